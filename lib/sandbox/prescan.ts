@@ -1,0 +1,557 @@
+// Static pre-scan of Python code before it reaches a reviewer (SPEC "Sandbox").
+//
+// A real parser (tree-sitter's Python grammar, WebAssembly build) walks the syntax tree. "Blocked"
+// findings mean the code goes back to the agent and never reaches a human; other findings become
+// risk tags on their lines. The scan is policy, not the security boundary: the OS sandbox is. So
+// the rules lean conservative (a false block costs the agent one revision; a miss is caught by the
+// sandbox anyway).
+import { createRequire } from "node:module";
+import path from "node:path";
+import * as TreeSitterModule from "@vscode/tree-sitter-wasm";
+import type { Language, Node, Parser } from "@vscode/tree-sitter-wasm";
+
+export type ScanSeverity = "low" | "medium" | "high" | "critical";
+
+export type ScanFinding = {
+  rule: string;
+  /** 1-based line. */
+  line: number;
+  /** 1-based column, in UTF-16 code units (how JavaScript indexes the line). */
+  column: number;
+  message: string;
+  severity: ScanSeverity;
+};
+
+export type ScanResult = {
+  /** The parser's message with its position, or null when the code parses. */
+  parseError: string | null;
+  /** Code with any blocked finding must never reach a human. */
+  blocked: ScanFinding[];
+  /** Non-blocking findings, shown to reviewers as risk tags on the line. */
+  findings: ScanFinding[];
+};
+
+export type ScanOptions = {
+  /** Top-level module names whose import is blocked. Defaults to DEFAULT_BANNED_MODULES. */
+  bannedModules?: string[];
+};
+
+export const DEFAULT_BANNED_MODULES: readonly string[] = Object.freeze([
+  "os",
+  "subprocess",
+  "shutil",
+  "socket",
+  "sys",
+]);
+
+// Lower-level modules that expose the same powers as a banned one under another name
+// (`posix.system`, `_socket.socket`...). Blocked whenever the module they stand in for is banned.
+const BANNED_EQUIVALENTS: Record<string, readonly string[]> = {
+  os: ["posix", "nt", "posixpath", "ntpath", "pty", "_posixsubprocess"],
+  subprocess: ["_posixsubprocess", "pty"],
+  socket: ["_socket"],
+  shutil: [],
+  sys: [],
+};
+
+const PACKAGE_INSTALLERS = new Set(["pip", "pip3", "ensurepip", "setuptools", "distutils", "pkg_resources", "conda", "mamba"]);
+const DYNAMIC_IMPORT_MODULES = new Set(["importlib", "imp", "zipimport", "runpy", "pkgutil"]);
+const BUILTINS_MODULES = new Set(["builtins", "__builtin__"]);
+const DYNAMIC_CODE_NAMES = new Set(["eval", "exec", "compile"]);
+// Attributes (or string keys) whose only everyday use is reaching interpreter internals.
+const ESCAPE_ATTRIBUTES = new Set([
+  "__builtins__",
+  "__import__",
+  "__subclasses__",
+  "__globals__",
+  "__loader__",
+  "__code__",
+  "__self__",
+  "f_globals",
+  "f_builtins",
+]);
+
+type ModuleRisk = { rule: string; severity: ScanSeverity; message: string };
+const RISKY_MODULES: Record<string, ModuleRisk> = {};
+for (const name of ["urllib", "urllib3", "http", "requests", "httpx", "aiohttp", "ftplib", "smtplib", "poplib", "imaplib", "telnetlib", "xmlrpc", "ssl", "websocket", "websockets", "paramiko"]) {
+  RISKY_MODULES[name] = { rule: "network-module", severity: "medium", message: `imports network module "${name}" (the sandbox has no network)` };
+}
+for (const name of ["ctypes", "cffi", "_ctypes", "mmap"]) {
+  RISKY_MODULES[name] = { rule: "native-code", severity: "high", message: `imports "${name}", which reaches native memory and C functions` };
+}
+for (const name of ["pickle", "_pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle", "joblib"]) {
+  RISKY_MODULES[name] = { rule: "unsafe-deserialization", severity: "medium", message: `imports "${name}", which can execute code while loading data` };
+}
+for (const name of ["multiprocessing", "threading", "_thread", "concurrent", "asyncio"]) {
+  RISKY_MODULES[name] = { rule: "concurrency", severity: "low", message: `imports "${name}" (parallel work competes for the sandbox's CPU and pids limits)` };
+}
+for (const name of ["signal", "resource", "gc", "inspect", "tempfile", "glob", "pathlib", "io", "fcntl"]) {
+  RISKY_MODULES[name] = { rule: "system-module", severity: "low", message: `imports "${name}" (touches the process or filesystem)` };
+}
+
+const INSTALL_COMMAND = /\b(pip3?|conda|mamba|easy_install|apt(?:-get)?|pipx|uv)\s+(install|add)\b|\b-m\s+(pip|ensurepip)\b/i;
+const LARGE_NUMBER = 10_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// Parser singleton: the WebAssembly runtime and grammar are loaded once per process (~20-45 ms).
+
+type TreeSitterApi = typeof TreeSitterModule;
+let parserPromise: Promise<Parser> | null = null;
+
+function wasmPath(file: string): string {
+  const dir = process.env.TREE_SITTER_WASM_DIR;
+  if (dir) return path.join(dir, file);
+  // Resolve from the working directory rather than this file: under a bundler (Next.js) this
+  // module's own location is not a real path, while the package is in the app's node_modules.
+  const requireFromCwd = createRequire(path.join(process.cwd(), "noop.js"));
+  return path.join(path.dirname(requireFromCwd.resolve("@vscode/tree-sitter-wasm/package.json")), "wasm", file);
+}
+
+function getParser(): Promise<Parser> {
+  if (!parserPromise) {
+    parserPromise = (async () => {
+      // The package is UMD: under Node's ESM loader only `default` carries the classes.
+      const api = ((TreeSitterModule as { default?: TreeSitterApi }).default ?? TreeSitterModule) as TreeSitterApi;
+      await api.Parser.init({ locateFile: () => wasmPath("tree-sitter.wasm") });
+      const python: Language = await api.Language.load(wasmPath("tree-sitter-python.wasm"));
+      const parser = new api.Parser();
+      parser.setLanguage(python);
+      return parser;
+    })();
+    parserPromise.catch(() => {
+      parserPromise = null; // let a later call retry instead of caching the failure
+    });
+  }
+  return parserPromise;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function scanPython(code: string, opts: ScanOptions = {}): Promise<ScanResult> {
+  const parser = await getParser();
+  const banned = new Set<string>();
+  for (const name of opts.bannedModules ?? DEFAULT_BANNED_MODULES) {
+    banned.add(name);
+    for (const eq of BANNED_EQUIVALENTS[name] ?? []) banned.add(eq);
+  }
+
+  const lines = code.split("\n");
+  const blocked: ScanFinding[] = [];
+  const findings: ScanFinding[] = [];
+
+  let tree = parser.parse(code);
+  if (!tree) throw new Error("tree-sitter returned no tree");
+
+  // Notebook lines (`!pip install x`, `%pip install x`, `!rm -rf /`) are not Python; they are
+  // syntax errors to the parser. Report them as what they are, then parse the rest without them.
+  if (tree.rootNode.hasError) {
+    const magicRows = findMagicLines(tree.rootNode, lines);
+    if (magicRows.length > 0) {
+      for (const row of magicRows) {
+        const text = lines[row];
+        const column = text.length - text.trimStart().length;
+        const command = text.trim();
+        const install = INSTALL_COMMAND.test(command) || /^[!%]\s*(pip|conda|mamba)\b/.test(command);
+        blocked.push({
+          rule: install ? "package-install" : "shell-escape",
+          line: row + 1,
+          column: column + 1,
+          message: install
+            ? `notebook package install "${clip(command)}" (nothing may be installed at run time)`
+            : `notebook shell/magic command "${clip(command)}" is not Python and cannot run`,
+          severity: "critical",
+        });
+      }
+      const masked = lines.map((line, row) => (magicRows.includes(row) ? " ".repeat(line.length) : line)).join("\n");
+      tree.delete();
+      tree = parser.parse(masked);
+      if (!tree) throw new Error("tree-sitter returned no tree");
+    }
+  }
+
+  try {
+    const parseError = tree.rootNode.hasError ? describeParseError(tree.rootNode) : null;
+    const ctx: ScanContext = { banned, blocked, findings, lines };
+    walk(tree.rootNode, (node) => visit(node, ctx));
+    return { parseError, blocked: dedupe(blocked), findings: dedupe(findings) };
+  } finally {
+    tree.delete();
+  }
+}
+
+type ScanContext = {
+  banned: Set<string>;
+  blocked: ScanFinding[];
+  findings: ScanFinding[];
+  lines: string[];
+};
+
+function visit(node: Node, ctx: ScanContext): void {
+  switch (node.type) {
+    case "import_statement":
+      for (const name of node.childrenForFieldName("name")) {
+        if (!name) continue;
+        const dotted = name.type === "aliased_import" ? name.childForFieldName("name") : name;
+        if (dotted) checkModule(dotted.text, dotted, ctx);
+      }
+      return;
+    case "import_from_statement": {
+      const moduleNode = node.childForFieldName("module_name");
+      if (moduleNode && moduleNode.type !== "relative_import") checkModule(moduleNode.text, moduleNode, ctx);
+      // `from importlib import x` is caught above; `from foo import eval` style re-exports of
+      // builtins are caught where the name is used.
+      return;
+    }
+    case "identifier":
+      checkName(node, ctx);
+      return;
+    case "attribute": {
+      const attr = node.childForFieldName("attribute");
+      if (attr && ESCAPE_ATTRIBUTES.has(attr.text)) {
+        block(ctx, "sandbox-escape", attr, `access to "${attr.text}" reaches interpreter internals`);
+      }
+      if (attr && (attr.text === "write_text" || attr.text === "write_bytes") && node.parent?.type === "call") {
+        note(ctx, "file-write", "medium", attr, `writes a file with ${attr.text}()`);
+      }
+      return;
+    }
+    case "string":
+      checkString(node, ctx);
+      return;
+    case "exec_statement": // Python 2 syntax the grammar still accepts: `exec "code"`
+      block(ctx, "dynamic-code", node, "uses exec, which runs code built at run time");
+      return;
+    case "call":
+      checkCall(node, ctx);
+      return;
+    case "while_statement":
+      checkWhile(node, ctx);
+      return;
+    case "binary_operator":
+      checkLargeAllocation(node, ctx);
+      return;
+    default:
+      return;
+  }
+}
+
+function checkModule(dottedName: string, node: Node, ctx: ScanContext): void {
+  const top = dottedName.split(".")[0].trim();
+  if (ctx.banned.has(top)) {
+    block(ctx, "banned-import", node, `imports banned module "${dottedName}"`);
+  } else if (PACKAGE_INSTALLERS.has(top)) {
+    block(ctx, "package-install", node, `imports package installer "${dottedName}" (nothing may be installed at run time)`);
+  } else if (DYNAMIC_IMPORT_MODULES.has(top)) {
+    block(ctx, "dynamic-import", node, `imports "${dottedName}", which loads modules dynamically`);
+  } else if (BUILTINS_MODULES.has(top)) {
+    block(ctx, "builtins-access", node, `imports "${dottedName}", which exposes every builtin (import, eval, open)`);
+  } else {
+    const risk = RISKY_MODULES[top];
+    if (risk) note(ctx, risk.rule, risk.severity, node, risk.message);
+  }
+}
+
+// Identifiers that are names being *used* (not attribute names, keyword names or definitions).
+function isNameReference(node: Node): boolean {
+  const parent = node.parent;
+  if (!parent) return true;
+  switch (parent.type) {
+    case "attribute":
+      return parent.childForFieldName("object")?.id === node.id;
+    case "keyword_argument":
+      return parent.childForFieldName("value")?.id === node.id;
+    case "dotted_name":
+    case "aliased_import":
+    case "import_statement":
+    case "import_from_statement":
+    case "parameters":
+    case "lambda_parameters":
+    case "default_parameter":
+    case "typed_parameter":
+    case "typed_default_parameter":
+      return parent.type === "default_parameter" || parent.type === "typed_default_parameter"
+        ? parent.childForFieldName("value")?.id === node.id
+        : false;
+    case "function_definition":
+    case "class_definition":
+      return parent.childForFieldName("name")?.id !== node.id;
+    default:
+      return true;
+  }
+}
+
+function checkName(node: Node, ctx: ScanContext): void {
+  if (!isNameReference(node)) return;
+  const name = node.text;
+  if (name === "__import__") {
+    block(ctx, "dynamic-import", node, "uses __import__(), which imports modules by computed name");
+  } else if (DYNAMIC_CODE_NAMES.has(name)) {
+    block(ctx, "dynamic-code", node, `uses ${name}(), which runs code built at run time`);
+  } else if (name === "__builtins__" || BUILTINS_MODULES.has(name)) {
+    block(ctx, "builtins-access", node, `uses "${name}", which exposes every builtin (import, eval, open)`);
+  } else if (DYNAMIC_IMPORT_MODULES.has(name)) {
+    block(ctx, "dynamic-import", node, `uses "${name}", which loads modules dynamically`);
+  }
+}
+
+function checkString(node: Node, ctx: ScanContext): void {
+  const content = node.namedChildren
+    .filter((c): c is Node => c !== null && c.type === "string_content")
+    .map((c) => c.text)
+    .join("");
+  if (ESCAPE_ATTRIBUTES.has(content) || BUILTINS_MODULES.has(content)) {
+    block(ctx, "builtins-access", node, `refers to "${content}" by name, a way to reach hidden builtins`);
+  } else if (content === "__import__" || DYNAMIC_CODE_NAMES.has(content)) {
+    block(ctx, "dynamic-code", node, `refers to "${content}" by name, a way to reach eval/exec/import`);
+  } else if (INSTALL_COMMAND.test(content)) {
+    block(ctx, "package-install", node, `contains a package install command "${clip(content)}"`);
+  }
+}
+
+function checkCall(node: Node, ctx: ScanContext): void {
+  const fn = node.childForFieldName("function");
+  const args = node.childForFieldName("arguments");
+  if (!fn || fn.type !== "identifier" || !args || args.type !== "argument_list") return;
+  const positional = args.namedChildren.filter((a): a is Node => a !== null && a.type !== "keyword_argument" && a.type !== "comment");
+  const keyword = (name: string): Node | null => {
+    for (const a of args.namedChildren) {
+      if (a?.type === "keyword_argument" && a.childForFieldName("name")?.text === name) return a.childForFieldName("value");
+    }
+    return null;
+  };
+
+  switch (fn.text) {
+    case "open": {
+      const mode = positional[1] ?? keyword("mode");
+      if (!mode) return;
+      const literal = stringLiteral(mode);
+      if (literal === null) {
+        note(ctx, "file-open-dynamic", "low", fn, "opens a file with a mode computed at run time");
+      } else if (/[wax+]/.test(literal)) {
+        const target = positional[0] ? stringLiteral(positional[0]) : null;
+        const where = target !== null ? ` "${clip(target)}"` : "";
+        note(ctx, "file-write", "medium", fn, `opens a file${where} for writing (mode "${literal}")`);
+      }
+      return;
+    }
+    case "getattr":
+    case "setattr":
+    case "delattr": {
+      const attrName = positional[1];
+      if (attrName && stringLiteral(attrName) === null) {
+        note(ctx, "dynamic-attribute", "medium", fn, `${fn.text}() with an attribute name computed at run time`);
+      }
+      return;
+    }
+    case "globals":
+    case "locals":
+    case "vars":
+      note(ctx, "namespace-access", "medium", fn, `${fn.text}() exposes the module's namespace`);
+      return;
+    case "range": {
+      for (const arg of positional) {
+        const value = constantInt(arg);
+        if (value !== null && Math.abs(value) >= LARGE_NUMBER) {
+          note(ctx, "large-range", "medium", node, `range over ${formatBig(value)} items may exhaust the time limit`);
+          return;
+        }
+      }
+      return;
+    }
+    case "input":
+      note(ctx, "stdin-read", "low", fn, "reads from stdin, which is empty in the sandbox");
+      return;
+    default:
+      return;
+  }
+}
+
+function checkWhile(node: Node, ctx: ScanContext): void {
+  const condition = node.childForFieldName("condition");
+  if (!condition) return;
+  const alwaysTrue = condition.type === "true" || (constantInt(condition) ?? 0) !== 0;
+  if (!alwaysTrue) return;
+  const body = node.childForFieldName("body");
+  const hasExit = body ? containsLoopExit(body) : false;
+  note(
+    ctx,
+    "unbounded-loop",
+    hasExit ? "low" : "medium",
+    node,
+    hasExit ? "`while True` loop; ends only through break/return" : "`while True` loop with no break or return: runs until the time limit",
+  );
+}
+
+function containsLoopExit(body: Node): boolean {
+  let found = false;
+  walk(body, (n) => {
+    if (n.type === "break_statement" || n.type === "return_statement" || n.type === "raise_statement") found = true;
+    // Breaks inside nested loops or functions do not leave this loop.
+    return !(n.type === "for_statement" || n.type === "while_statement" || n.type === "function_definition");
+  });
+  return found;
+}
+
+function checkLargeAllocation(node: Node, ctx: ScanContext): void {
+  const op = node.childForFieldName("operator")?.type;
+  if (op !== "*") return;
+  const left = node.childForFieldName("left");
+  const right = node.childForFieldName("right");
+  if (!left || !right) return;
+  // Only sequences repeated a huge number of times: `[0] * 10**9`, `"x" * 10**9`.
+  const sequenceTypes = new Set(["list", "string", "tuple", "concatenated_string"]);
+  const pairs: [Node, Node][] = [[left, right], [right, left]];
+  for (const [seq, count] of pairs) {
+    const n = constantInt(count);
+    if (sequenceTypes.has(seq.type) && n !== null && n >= LARGE_NUMBER) {
+      note(ctx, "large-allocation", "medium", node, `builds a sequence of ${formatBig(n)} items; may exceed the memory limit`);
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Folds integer literals and `+ - * **` between them; null when not a constant. */
+function constantInt(node: Node): number | null {
+  switch (node.type) {
+    case "integer": {
+      const text = node.text.replace(/_/g, "").toLowerCase();
+      if (/[lj]$/.test(text)) return null;
+      const value = Number(text.startsWith("0o") ? parseInt(text.slice(2), 8) : text);
+      return Number.isFinite(value) ? value : null;
+    }
+    case "true":
+      return 1;
+    case "parenthesized_expression": {
+      const inner = node.namedChildren[0];
+      return inner ? constantInt(inner) : null;
+    }
+    case "unary_operator": {
+      const operand = node.childForFieldName("argument");
+      const value = operand ? constantInt(operand) : null;
+      if (value === null) return null;
+      return node.child(0)?.type === "-" ? -value : value;
+    }
+    case "binary_operator": {
+      const left = node.childForFieldName("left");
+      const right = node.childForFieldName("right");
+      const a = left ? constantInt(left) : null;
+      const b = right ? constantInt(right) : null;
+      if (a === null || b === null) return null;
+      switch (node.childForFieldName("operator")?.type) {
+        case "+":
+          return a + b;
+        case "-":
+          return a - b;
+        case "*":
+          return a * b;
+        case "**":
+          return b >= 0 && b < 400 ? a ** b : null;
+        default:
+          return null;
+      }
+    }
+    default:
+      return null;
+  }
+}
+
+/** The value of a plain string literal (no f-string interpolation), else null. */
+function stringLiteral(node: Node): string | null {
+  if (node.type !== "string") return null;
+  if (node.namedChildren.some((c) => c?.type === "interpolation")) return null;
+  return node.namedChildren
+    .filter((c): c is Node => c !== null && c.type === "string_content")
+    .map((c) => c.text)
+    .join("");
+}
+
+/** Depth-first, iterative (deeply nested input must not overflow the stack). */
+function walk(root: Node, fn: (node: Node) => boolean | void): void {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    if (fn(node) === false) continue;
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child) stack.push(child);
+    }
+  }
+}
+
+function findMagicLines(root: Node, lines: string[]): number[] {
+  const rows: number[] = [];
+  lines.forEach((line, row) => {
+    const trimmed = line.trimStart();
+    if (!trimmed.startsWith("!") && !trimmed.startsWith("%")) return;
+    const column = line.length - trimmed.length;
+    // Only where the parser failed: `% 3` continuing an expression in brackets is valid Python,
+    // and the same text inside a triple-quoted string is just data.
+    // web-tree-sitter parses JavaScript strings, so its columns are UTF-16 indexes like ours.
+    const node = root.descendantForPosition({ row, column });
+    if (!node) return;
+    let insideError = false;
+    for (let n: Node | null = node; n; n = n.parent) {
+      if (n.type === "string" || n.type === "string_content") return;
+      if (n.isError) insideError = true;
+    }
+    if (insideError) rows.push(row);
+  });
+  return rows;
+}
+
+function describeParseError(root: Node): string {
+  let first: Node | null = null;
+  walk(root, (n) => {
+    if (first) return false;
+    if (n.isMissing || n.isError) {
+      first = n;
+      return false;
+    }
+    return n.hasError;
+  });
+  const node = first as Node | null;
+  if (!node) return "Syntax error";
+  const { row, column } = node.startPosition;
+  const where = `line ${row + 1}, column ${column + 1}`;
+  if (node.isMissing) return `Syntax error at ${where}: missing "${node.type}"`;
+  // tree-sitter's ERROR node spans the tokens it had to skip; quote the start of that stretch.
+  const snippet = clip(node.text.split("\n")[0].trim(), 30);
+  return snippet ? `Syntax error at ${where}: invalid syntax near "${snippet}"` : `Syntax error at ${where}: invalid syntax`;
+}
+
+function block(ctx: ScanContext, rule: string, node: Node, message: string): void {
+  ctx.blocked.push(finding(ctx, rule, "critical", node, message));
+}
+
+function note(ctx: ScanContext, rule: string, severity: ScanSeverity, node: Node, message: string): void {
+  ctx.findings.push(finding(ctx, rule, severity, node, message));
+}
+
+function finding(ctx: ScanContext, rule: string, severity: ScanSeverity, node: Node, message: string): ScanFinding {
+  const { row, column } = node.startPosition;
+  return { rule, line: row + 1, column: column + 1, message, severity };
+}
+
+function dedupe(list: ScanFinding[]): ScanFinding[] {
+  const seen = new Set<string>();
+  const out: ScanFinding[] = [];
+  for (const f of list) {
+    const key = `${f.rule}:${f.line}:${f.column}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(f);
+  }
+  return out.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function clip(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function formatBig(n: number): string {
+  return n >= 1e6 ? n.toExponential(0).replace("e+", "e") : String(n);
+}
