@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(__dirname) } },
+  test: {
+    include: ["lib/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
+    environment: "node",
+    globalSetup: ["./tests/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Test files share one PostgreSQL cluster but each gets its own database.
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
