@@ -1,0 +1,113 @@
+// The sandbox spec: where and under which limits approved code runs. It is part of the hashed
+// approval payload (SPEC invariant 2), so it is plain JSON — integers and strings only — and the
+// runner executes exactly what it says (it never fills in limits of its own).
+import { z } from "zod";
+
+export type SandboxIsolation = "container" | "namespace";
+
+export type SandboxSpec = {
+  isolation: SandboxIsolation;
+  /** Docker image id ("sha256:…"), or "bwrap:" + the python3 path for the namespace sandbox. */
+  image: string;
+  memoryBytes: number;
+  /** CPU quota in billionths of a CPU (1_000_000_000 = one core). */
+  nanoCpus: number;
+  pidsLimit: number;
+  timeoutMs: number;
+  /** Total characters kept from stdout + stderr; the rest is drained and dropped. */
+  outputLimitChars: number;
+  tmpfsBytes: number;
+  /** Largest file the code may write (RLIMIT_FSIZE). */
+  fileSizeBytes: number;
+  /** RLIMIT_NOFILE. */
+  openFiles: number;
+  network: "none";
+  /** "uid:gid" the code runs as. */
+  user: string;
+};
+
+export type SandboxLimits = Omit<SandboxSpec, "isolation" | "image">;
+
+export const SANDBOX_USER = "65534:65534";
+export const BWRAP_IMAGE_PREFIX = "bwrap:";
+
+const MB = 1024 * 1024;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+export const SandboxSpecSchema = z.strictObject({
+  isolation: z.enum(["container", "namespace"]),
+  image: z.string().regex(/^(sha256:[0-9a-f]{64}|bwrap:\/[A-Za-z0-9._\/-]+)$/, "image must be a sha256 id or bwrap:/path"),
+  memoryBytes: int(16 * MB, 64 * 1024 * MB),
+  nanoCpus: int(10_000_000, 64_000_000_000),
+  pidsLimit: int(8, 4096),
+  timeoutMs: int(100, 3_600_000),
+  outputLimitChars: int(100, 10_000_000),
+  tmpfsBytes: int(1 * MB, 4096 * MB),
+  fileSizeBytes: int(1024, 4096 * MB),
+  openFiles: int(16, 65_536),
+  network: z.literal("none"),
+  user: z.string().regex(/^[1-9][0-9]{0,9}:[1-9][0-9]{0,9}$/, "user must be a non-root uid:gid"),
+}) satisfies z.ZodType<SandboxSpec>;
+
+/** Validates a spec that comes back from storage or a client before anything runs with it. */
+export function parseSandboxSpec(value: unknown): SandboxSpec {
+  return SandboxSpecSchema.parse(value);
+}
+
+type EnvKnob = { env: string; fallback: number; scale: number; min: number; max: number };
+
+// Each limit: env variable, default in the variable's own unit, and the unit's size.
+const KNOBS = {
+  memoryBytes: { env: "SANDBOX_MEMORY_MB", fallback: 256, scale: MB, min: 16, max: 65_536 },
+  nanoCpus: { env: "SANDBOX_CPU_MILLIS", fallback: 1000, scale: 1_000_000, min: 10, max: 64_000 },
+  pidsLimit: { env: "SANDBOX_PIDS_LIMIT", fallback: 64, scale: 1, min: 8, max: 4096 },
+  timeoutMs: { env: "SANDBOX_TIMEOUT_MS", fallback: 10_000, scale: 1, min: 100, max: 3_600_000 },
+  outputLimitChars: { env: "SANDBOX_OUTPUT_LIMIT", fallback: 10_000, scale: 1, min: 100, max: 10_000_000 },
+  tmpfsBytes: { env: "SANDBOX_TMPFS_MB", fallback: 64, scale: MB, min: 1, max: 4096 },
+  fileSizeBytes: { env: "SANDBOX_FILE_SIZE_MB", fallback: 16, scale: MB, min: 1, max: 4096 },
+  openFiles: { env: "SANDBOX_OPEN_FILES", fallback: 64, scale: 1, min: 16, max: 65_536 },
+} satisfies Record<keyof Omit<SandboxLimits, "network" | "user">, EnvKnob>;
+
+export class SandboxConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxConfigError";
+  }
+}
+
+function readKnob(knob: EnvKnob, env: NodeJS.ProcessEnv): number {
+  const raw = env[knob.env];
+  if (raw === undefined || raw.trim() === "") return knob.fallback * knob.scale;
+  const value = Number(raw);
+  // A typo in a limit must not silently widen the sandbox, so refuse instead of defaulting.
+  if (!Number.isInteger(value) || value < knob.min || value > knob.max) {
+    throw new SandboxConfigError(`${knob.env}=${JSON.stringify(raw)} must be an integer from ${knob.min} to ${knob.max}`);
+  }
+  return value * knob.scale;
+}
+
+/** Limits from the environment (SANDBOX_MEMORY_MB, SANDBOX_TIMEOUT_MS, SANDBOX_OUTPUT_LIMIT, …). */
+export function defaultLimits(env: NodeJS.ProcessEnv = process.env): SandboxLimits {
+  return {
+    memoryBytes: readKnob(KNOBS.memoryBytes, env),
+    nanoCpus: readKnob(KNOBS.nanoCpus, env),
+    pidsLimit: readKnob(KNOBS.pidsLimit, env),
+    timeoutMs: readKnob(KNOBS.timeoutMs, env),
+    outputLimitChars: readKnob(KNOBS.outputLimitChars, env),
+    tmpfsBytes: readKnob(KNOBS.tmpfsBytes, env),
+    fileSizeBytes: readKnob(KNOBS.fileSizeBytes, env),
+    openFiles: readKnob(KNOBS.openFiles, env),
+    network: "none",
+    user: SANDBOX_USER,
+  };
+}
+
+export function buildSpec(isolation: SandboxIsolation, image: string, limits: SandboxLimits = defaultLimits()): SandboxSpec {
+  return parseSandboxSpec({ isolation, image, ...limits });
+}
+
+export function parseUser(user: string): { uid: number; gid: number } {
+  const [uid, gid] = user.split(":").map(Number);
+  return { uid, gid };
+}
