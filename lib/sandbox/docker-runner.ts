@@ -1,0 +1,256 @@
+// Runs Python in a throw-away Docker container (SPEC "Sandbox"). dockerode honours DOCKER_HOST, so
+// the daemon may be remote. Every container is used once and force-removed in a `finally`.
+import Docker from "dockerode";
+import { PassThrough } from "node:stream";
+import { sandboxLimiter } from "./concurrency";
+import { OutputCollector } from "./output";
+import type { SandboxSpec } from "./spec";
+import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+
+export const SANDBOX_LABEL = "countersign.sandbox";
+export const DEFAULT_SANDBOX_IMAGE_TAG = "countersign-sandbox:latest";
+
+// Limits, not secrets: numeric libraries would otherwise start a thread per host core and hit the
+// pids limit on a large machine; the CPU quota makes the extra threads useless anyway.
+const CONTAINER_ENV = [
+  "PATH=/usr/local/bin:/usr/bin:/bin",
+  "LANG=C.UTF-8",
+  "OPENBLAS_NUM_THREADS=1",
+  "OMP_NUM_THREADS=1",
+];
+
+let client: Docker | null = null;
+
+/** The shared client. `new Docker()` reads DOCKER_HOST / DOCKER_TLS_VERIFY / DOCKER_CERT_PATH. */
+export function dockerClient(): Docker {
+  client ??= new Docker();
+  return client;
+}
+
+/** For tests and tools that talk to another daemon. */
+export function setDockerClient(docker: Docker | null): void {
+  client = docker;
+}
+
+export function sandboxImageTag(): string {
+  return process.env.SANDBOX_IMAGE || DEFAULT_SANDBOX_IMAGE_TAG;
+}
+
+/** Resolves the image tag to its immutable id ("sha256:…"); the spec carries the id. */
+export async function resolveSandboxImageId(tag: string = sandboxImageTag(), docker: Docker = dockerClient()): Promise<string> {
+  const info = await docker.getImage(tag).inspect();
+  return info.Id;
+}
+
+/** Throws SandboxUnavailableError unless the daemon answers and the exact image id exists. */
+export async function assertDockerReady(image: string, docker: Docker = dockerClient()): Promise<void> {
+  try {
+    await docker.ping();
+  } catch (err) {
+    throw new SandboxUnavailableError(`Docker daemon does not answer: ${errorMessage(err)}`, { cause: err });
+  }
+  try {
+    await docker.getImage(image).inspect();
+  } catch (err) {
+    throw new SandboxUnavailableError(`sandbox image ${image} is not present on the Docker host (rebuilt or removed?)`, { cause: err });
+  }
+}
+
+/** The create options for one run: every hardening field lives in HostConfig (top level is ignored). */
+export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptions {
+  return {
+    Image: spec.image,
+    // -I: isolated mode (no PYTHON* variables, no user site); -u: unbuffered, so output streams
+    // to the reviewer as it is printed; -: code from stdin.
+    Cmd: ["python3", "-I", "-u", "-"],
+    User: spec.user,
+    WorkingDir: "/tmp",
+    Env: CONTAINER_ENV,
+    Labels: { [SANDBOX_LABEL]: "1" },
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: true,
+    Tty: false,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` },
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      Privileged: false,
+      Memory: spec.memoryBytes,
+      MemorySwap: spec.memoryBytes, // equal to Memory: no swap on top
+      NanoCpus: spec.nanoCpus,
+      PidsLimit: spec.pidsLimit,
+      Ulimits: [
+        { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
+        { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
+        // RLIMIT_NPROC counts per uid host-wide; PidsLimit is the per-container bound.
+        { Name: "nproc", Soft: spec.pidsLimit, Hard: spec.pidsLimit },
+      ],
+      IpcMode: "private",
+      AutoRemove: false,
+      // Output reaches us through attach; a log driver would also write it to the host's disk.
+      LogConfig: { Type: "none", Config: {} },
+    },
+  };
+}
+
+export type DockerRunOptions = RunOptions & {
+  docker?: Docker;
+  /** Called once the container runs (tests inspect its applied configuration here). */
+  onContainer?: (container: Docker.Container) => void | Promise<void>;
+};
+
+export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerRunOptions = {}): Promise<SandboxRunResult> {
+  if (spec.isolation !== "container") throw new Error(`runInDocker got a ${spec.isolation} spec`);
+  const docker = opts.docker ?? dockerClient();
+  const release = await sandboxLimiter().acquire(opts.signal);
+  try {
+    return await runOnce(docker, spec, code, opts);
+  } finally {
+    release();
+  }
+}
+
+async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: DockerRunOptions): Promise<SandboxRunResult> {
+  const started = performance.now();
+  const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
+  let container: Docker.Container | null = null;
+  let timedOut = false;
+  let aborted = false;
+  let timer: NodeJS.Timeout | null = null;
+  let onAbort: (() => void) | null = null;
+
+  try {
+    try {
+      container = await docker.createContainer(containerOptions(spec));
+    } catch (err) {
+      throw new SandboxUnavailableError(`could not create sandbox container: ${errorMessage(err)}`, { cause: err });
+    }
+    const running = container;
+
+    // Attach before start so no early output is lost and stdin is connected when python reads it.
+    const stream = (await running.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
+    stderr.on("data", (chunk: Buffer) => output.push("stderr", chunk));
+    docker.modem.demuxStream(stream, stdout, stderr);
+    const streamClosed = new Promise<void>((resolve) => {
+      stream.once("end", resolve);
+      stream.once("close", resolve);
+      stream.once("error", () => resolve());
+    });
+
+    const kill = (reason: "timeout" | "abort") => {
+      if (reason === "timeout") timedOut = true;
+      else aborted = true;
+      running.kill({ signal: "SIGKILL" }).catch(() => {
+        // Already gone; the finally block removes it either way.
+      });
+    };
+    timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
+    if (opts.signal) {
+      onAbort = () => kill("abort");
+      if (opts.signal.aborted) aborted = true;
+      else opts.signal.addEventListener("abort", onAbort, { once: true });
+    }
+    if (aborted) throw new AbortedBeforeStart();
+
+    const exited = running.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+    await running.start();
+    stream.end(code); // code on stdin, then EOF; it is never written to the image or a mount
+    if (opts.onContainer) await opts.onContainer(running);
+
+    const { StatusCode } = await exited;
+    if (timer) clearTimeout(timer);
+    // The exit may be reported before the last bytes arrive through the attach stream.
+    await Promise.race([streamClosed, delay(2000)]);
+    output.end();
+
+    const state = (await running.inspect()).State;
+    const oomKilled = state.OOMKilled === true;
+    const killed = timedOut || aborted || oomKilled;
+    return {
+      isolation: "container",
+      exitCode: killed ? null : StatusCode,
+      timedOut,
+      oomKilled,
+      aborted,
+      truncated: output.truncated,
+      stdout: output.text("stdout"),
+      stderr: output.text("stderr"),
+      durationMs: Math.round(performance.now() - started),
+      firstOutputMs: output.firstOutputAt === null ? null : Math.round(output.firstOutputAt - started),
+    };
+  } catch (err) {
+    if (err instanceof AbortedBeforeStart) {
+      return {
+        isolation: "container",
+        exitCode: null,
+        timedOut: false,
+        oomKilled: false,
+        aborted: true,
+        truncated: false,
+        stdout: "",
+        stderr: "",
+        durationMs: Math.round(performance.now() - started),
+        firstOutputMs: null,
+      };
+    }
+    throw err;
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onAbort) opts.signal?.removeEventListener("abort", onAbort);
+    if (container) await removeContainer(container);
+  }
+}
+
+class AbortedBeforeStart extends Error {}
+
+async function removeContainer(container: Docker.Container): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await container.remove({ force: true, v: true });
+      return;
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404) return; // already gone
+      if (status === 409) {
+        // "removal already in progress"
+        await delay(100);
+        continue;
+      }
+      if (attempt === 2) console.error(`sandbox: could not remove container ${container.id}:`, err);
+      await delay(200);
+    }
+  }
+}
+
+/**
+ * Removes labelled sandbox containers older than `olderThanMs` — leftovers of a crashed process.
+ * The age guard keeps it from killing runs of other app instances sharing the Docker host.
+ */
+export async function sweepSandboxContainers(olderThanMs = 15 * 60_000, docker: Docker = dockerClient()): Promise<number> {
+  const containers = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
+  const cutoff = Date.now() / 1000 - olderThanMs / 1000;
+  let removed = 0;
+  for (const info of containers) {
+    if (info.Created > cutoff) continue;
+    await removeContainer(docker.getContainer(info.Id));
+    removed++;
+  }
+  return removed;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
