@@ -92,7 +92,7 @@ log "docker import -> $IMAGE"
 docker import \
   --change 'USER 65534:65534' \
   --change 'WORKDIR /tmp' \
-  --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1' \
+  --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8' \
   --change 'CMD ["python3", "-"]' \
   --change 'LABEL org.opencontainers.image.title=countersign-sandbox' \
   "$TARBALL" "$IMAGE" >/dev/null

@@ -1,0 +1,128 @@
+// Chooses the sandbox and dispatches runs. Invariant 7: code never runs outside a sandbox — when
+// none is available, runs are refused with a reason; there is no host fallback.
+import { assertBwrapReady, bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
+import { assertDockerReady, dockerClient, resolveSandboxImageId, runInDocker, sandboxImageTag, type DockerRunOptions } from "./docker-runner";
+import { buildSpec, defaultLimits, parseSandboxSpec, type SandboxIsolation, type SandboxSpec } from "./spec";
+import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+
+export type SandboxDetection = {
+  available: boolean;
+  isolation: SandboxIsolation | null;
+  reason: string;
+  /** The spec new approvals should carry (limits from env, image pinned by id). */
+  spec: SandboxSpec | null;
+};
+
+type SandboxMode = "auto" | "docker" | "bwrap" | "none";
+
+function sandboxMode(): SandboxMode {
+  const raw = (process.env.SANDBOX_MODE ?? "").trim().toLowerCase();
+  if (raw === "" || raw === "auto") return "auto";
+  if (raw === "docker" || raw === "bwrap" || raw === "none") return raw;
+  throw new SandboxUnavailableError(`SANDBOX_MODE=${JSON.stringify(raw)} is not one of docker, bwrap, none, auto`);
+}
+
+async function detectDocker(): Promise<SandboxDetection> {
+  const tag = sandboxImageTag();
+  try {
+    await dockerClient().ping();
+  } catch (err) {
+    return unavailable(`Docker daemon does not answer (${message(err)})`);
+  }
+  let imageId: string;
+  try {
+    imageId = await resolveSandboxImageId(tag);
+  } catch {
+    return unavailable(`Docker answers but image ${tag} is missing (run scripts/build-sandbox-image.sh)`);
+  }
+  return {
+    available: true,
+    isolation: "container",
+    reason: `Docker with image ${tag} (${imageId.slice(0, 19)}…)`,
+    spec: buildSpec("container", imageId, defaultLimits()),
+  };
+}
+
+async function detectBwrap(): Promise<SandboxDetection> {
+  let spec: SandboxSpec;
+  try {
+    spec = buildSpec("namespace", bwrapImage(), defaultLimits());
+    assertBwrapReady(spec);
+  } catch (err) {
+    return unavailable(`bubblewrap unusable: ${message(err)}`);
+  }
+  const probe = await probeBwrap(spec);
+  if (!probe.ok) return unavailable(probe.reason);
+  return { available: true, isolation: "namespace", reason: "bubblewrap namespace sandbox (Docker unavailable)", spec };
+}
+
+let cached: { at: number; mode: string; value: Promise<SandboxDetection> } | null = null;
+const CACHE_MS = 10_000;
+
+/**
+ * Docker if the daemon answers and the image exists, else bubblewrap if a probe run works, else
+ * unavailable with the reasons. SANDBOX_MODE=docker|bwrap|none forces a choice. Cached for 10 s
+ * (health checks call it often); pass { fresh: true } to re-check.
+ */
+export function detectSandbox(opts: { fresh?: boolean } = {}): Promise<SandboxDetection> {
+  const modeKey = `${process.env.SANDBOX_MODE ?? ""}|${process.env.SANDBOX_IMAGE ?? ""}`;
+  if (!opts.fresh && cached && cached.mode === modeKey && performance.now() - cached.at < CACHE_MS) return cached.value;
+  const value = detectUncached();
+  cached = { at: performance.now(), mode: modeKey, value };
+  return value;
+}
+
+async function detectUncached(): Promise<SandboxDetection> {
+  let mode: SandboxMode;
+  try {
+    mode = sandboxMode();
+  } catch (err) {
+    return unavailable(message(err));
+  }
+  if (mode === "none") return unavailable("sandbox disabled by SANDBOX_MODE=none; code execution is refused");
+  if (mode === "docker") return describeFailure(await detectDocker(), "SANDBOX_MODE=docker");
+  if (mode === "bwrap") return describeFailure(await detectBwrap(), "SANDBOX_MODE=bwrap");
+
+  const docker = await detectDocker();
+  if (docker.available) return docker;
+  const bwrap = await detectBwrap();
+  if (bwrap.available) return { ...bwrap, reason: `${bwrap.reason}; ${docker.reason}` };
+  return unavailable(`no sandbox available, code execution is refused: ${docker.reason}; ${bwrap.reason}`);
+}
+
+function describeFailure(d: SandboxDetection, forced: string): SandboxDetection {
+  return d.available ? d : unavailable(`${forced}: ${d.reason}; code execution is refused`);
+}
+
+export type SandboxRunOptions = RunOptions & Pick<DockerRunOptions, "onContainer">;
+
+/**
+ * Runs code under exactly the given (approved) spec. Throws SandboxUnavailableError when that
+ * kind of sandbox cannot run now — it never substitutes another isolation or the host.
+ */
+export async function runInSandbox(spec: SandboxSpec, code: string, opts: SandboxRunOptions = {}): Promise<SandboxRunResult> {
+  const checked = parseSandboxSpec(spec);
+  let mode: SandboxMode;
+  try {
+    mode = sandboxMode();
+  } catch (err) {
+    throw new SandboxUnavailableError(message(err));
+  }
+  if (mode === "none") throw new SandboxUnavailableError("sandbox disabled by SANDBOX_MODE=none");
+  if (checked.isolation === "container") {
+    if (mode === "bwrap") throw new SandboxUnavailableError("container sandbox disabled by SANDBOX_MODE=bwrap");
+    await assertDockerReady(checked.image);
+    return runInDocker(checked, code, opts);
+  }
+  if (mode === "docker") throw new SandboxUnavailableError("namespace sandbox disabled by SANDBOX_MODE=docker");
+  assertBwrapReady(checked);
+  return runInBwrap(checked, code, { onOutput: opts.onOutput, signal: opts.signal });
+}
+
+function unavailable(reason: string): SandboxDetection {
+  return { available: false, isolation: null, reason, spec: null };
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
