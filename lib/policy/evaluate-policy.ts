@@ -1,0 +1,167 @@
+import { z } from "zod";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Effect, Policy, PolicyRule, Tier } from "./policy-document";
+import { toCelValue } from "./policy-cel";
+import type { Role } from "./role";
+import { compilePolicy, type CompiledPolicy } from "./validate-policy";
+
+export type PolicyContext = {
+  requesterRoles: string[];
+  amountMinor?: number;
+  recipientDomain?: string;
+  customerVerifiedDomains?: string[];
+  tenantDomains?: string[];
+  riskLevel?: string;
+  /** Ids of the risk tags lib/risk produced, e.g. "injection.instruction". */
+  riskTags?: string[];
+};
+
+export type PolicyInput = { tool: string; args: JsonObject; context: PolicyContext };
+
+export type PolicyDecision = {
+  effect: Effect;
+  /** The rule that decided, or null for a built-in fallback. */
+  ruleId: string | null;
+  /** Which rule matched and why, in words for requesters, reviewers and the agent. */
+  reason: string;
+  /** Distinct approvals needed; 0 unless effect is require_approval. */
+  quorum: number;
+  /** Who may approve; [] unless effect is require_approval. */
+  eligibleRoles: Role[];
+  ttlSeconds: number;
+  tier: Tier;
+};
+
+const PolicyContextSchema = z.strictObject({
+  requesterRoles: z.array(z.string()),
+  amountMinor: z.number().int().refine(Number.isSafeInteger, "must be a safe integer").optional(),
+  recipientDomain: z.string().optional(),
+  customerVerifiedDomains: z.array(z.string()).optional(),
+  tenantDomains: z.array(z.string()).optional(),
+  riskLevel: z.string().optional(),
+  riskTags: z.array(z.string()).optional(),
+});
+
+// Compiling is cheap but not free; a policy object loaded once is evaluated many times.
+const compiledCache = new WeakMap<Policy, ReturnType<typeof compilePolicy>>();
+
+/**
+ * Decides what happens to a proposed action. Rules of the tool are tried in order
+ * and the first whose `when` holds (or that has none) decides; its quorum, roles
+ * and ttl fall back to `policy.defaults`.
+ *
+ * Fallbacks, all chosen to fail closed:
+ * - tool not listed in the policy → deny: nobody has assessed it (it may be a name
+ *   the model made up), so there is nothing a reviewer could be asked to weigh.
+ * - tool listed but no rule matches → require_approval with the defaults: the
+ *   admin knows the tool, and anything not explicitly allowed goes past a human.
+ * - a `when` that errors at run time (missing key, wrong type, non-boolean) →
+ *   deny, naming the rule and the error. Skipping the rule could skip a deny;
+ *   matching it could match an allow. Authors guard optional data with has().
+ * - an invalid policy or context → deny.
+ * evaluatePolicy never throws.
+ */
+export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
+  let compiledResult = compiledCache.get(policy);
+  if (compiledResult === undefined) {
+    compiledResult = compilePolicy(policy);
+    compiledCache.set(policy, compiledResult);
+  }
+  if (!compiledResult.ok) {
+    const first = compiledResult.errors[0];
+    return failClosed(null, `The tenant's policy is invalid (${first?.path}: ${first?.message}); every action is denied until it is fixed.`);
+  }
+  const compiled = compiledResult.compiled;
+
+  const context = PolicyContextSchema.safeParse(input.context);
+  if (!context.success) {
+    const issue = context.error.issues[0];
+    return failClosed(null, `The policy context is malformed (ctx.${issue?.path.join(".")}: ${issue?.message}); denied.`);
+  }
+
+  const toolPolicy = Object.hasOwn(compiled.policy.tools, input.tool) ? compiled.policy.tools[input.tool] : undefined;
+  if (toolPolicy === undefined) {
+    return failClosed(null, `No policy covers the tool "${input.tool}", so it is denied; an admin must add it to the policy first.`);
+  }
+
+  const celContext = {
+    args: toCelValue(input.args),
+    tool: input.tool,
+    ctx: celCtx(context.data),
+  };
+
+  for (const rule of toolPolicy.rules) {
+    const outcome = ruleMatches(compiled, rule, celContext);
+    if (outcome.error !== undefined) {
+      return failClosed(
+        rule.id,
+        `Rule "${rule.id}" of ${input.tool} could not be evaluated (${outcome.error}); denied rather than guessed.`,
+      );
+    }
+    if (outcome.matched) return decide(compiled.policy, rule, input.tool);
+  }
+
+  const d = compiled.policy.defaults;
+  return {
+    effect: "require_approval",
+    ruleId: null,
+    reason: `No rule of ${input.tool} matched, so it needs approval with the policy defaults.`,
+    quorum: d.quorum,
+    eligibleRoles: [...d.eligibleRoles],
+    ttlSeconds: d.ttlSeconds,
+    tier: "standard",
+  };
+}
+
+function ruleMatches(
+  compiled: CompiledPolicy,
+  rule: PolicyRule,
+  celContext: Record<string, unknown>,
+): { matched: boolean; error?: string } {
+  if (rule.when === undefined) return { matched: true };
+  const condition = compiled.conditions.get(rule.id);
+  if (condition === undefined) return { matched: false, error: "its condition was not compiled" };
+  try {
+    const result: unknown = condition(celContext);
+    if (typeof result !== "boolean") return { matched: false, error: `the condition yielded ${typeof result}, not a boolean` };
+    return { matched: result };
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    return { matched: false, error: msg };
+  }
+}
+
+function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision {
+  const why = rule.when === undefined ? "applies to every call" : `matched: ${rule.when}`;
+  const base = {
+    effect: rule.effect,
+    ruleId: rule.id,
+    reason: `${rule.reason} (rule "${rule.id}" of ${tool} ${why})`,
+    ttlSeconds: rule.ttlSeconds ?? policy.defaults.ttlSeconds,
+    tier: rule.tier ?? "standard",
+  };
+  if (rule.effect !== "require_approval") return { ...base, quorum: 0, eligibleRoles: [] };
+  return {
+    ...base,
+    quorum: rule.quorum ?? policy.defaults.quorum,
+    eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
+  };
+}
+
+function failClosed(ruleId: string | null, reason: string, tier: Tier = "critical"): PolicyDecision {
+  return { effect: "deny", ruleId, reason, quorum: 0, eligibleRoles: [], ttlSeconds: 0, tier };
+}
+
+function celCtx(c: PolicyContext): Record<string, unknown> {
+  const lower = (xs: string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase().replace(/\.$/, ""));
+  const out: Record<string, unknown> = {
+    requesterRoles: c.requesterRoles,
+    customerVerifiedDomains: lower(c.customerVerifiedDomains),
+    tenantDomains: lower(c.tenantDomains),
+    riskTags: c.riskTags ?? [],
+  };
+  if (c.amountMinor !== undefined) out.amountMinor = BigInt(c.amountMinor);
+  if (c.recipientDomain !== undefined) out.recipientDomain = c.recipientDomain.toLowerCase();
+  if (c.riskLevel !== undefined) out.riskLevel = c.riskLevel;
+  return out;
+}

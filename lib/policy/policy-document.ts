@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { APPROVER_ROLES } from "./role";
+
+export const EFFECTS = ["allow", "require_approval", "deny"] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+export const TIERS = ["standard", "elevated", "critical"] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** Limits chosen so an approval can neither be eternal nor expire before anyone can read it. */
+export const TTL_MIN_SECONDS = 60;
+export const TTL_MAX_SECONDS = 7 * 24 * 3600;
+export const QUORUM_MAX = 10;
+
+const TtlSchema = z.number().int().min(TTL_MIN_SECONDS).max(TTL_MAX_SECONDS);
+const QuorumSchema = z.number().int().min(1).max(QUORUM_MAX);
+const EligibleRolesSchema = z
+  .array(z.enum(APPROVER_ROLES, { error: `must be one of ${APPROVER_ROLES.join(", ")} (auditors are read-only)` }))
+  .min(1)
+  .refine((roles) => new Set(roles).size === roles.length, "lists a role twice");
+
+export const PolicyRuleSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "use 1–64 of a-z 0-9 _ . - (starting with a letter or digit)"),
+  /** CEL over `args`, `ctx`, `tool`; absent means the rule always matches. */
+  when: z.string().trim().min(1).max(2000).optional(),
+  effect: z.enum(EFFECTS),
+  quorum: QuorumSchema.optional(),
+  eligibleRoles: EligibleRolesSchema.optional(),
+  ttlSeconds: TtlSchema.optional(),
+  tier: z.enum(TIERS).optional(),
+  /** Shown to requesters, reviewers and the agent: why this rule exists. */
+  reason: z.string().trim().min(1).max(500),
+});
+
+export const ToolPolicySchema = z.strictObject({
+  rules: z.array(PolicyRuleSchema).max(100),
+});
+
+export const PolicyDefaultsSchema = z.strictObject({
+  ttlSeconds: TtlSchema,
+  quorum: QuorumSchema,
+  eligibleRoles: EligibleRolesSchema,
+});
+
+export const PolicyDocumentSchema = z.strictObject({
+  version: z.number().int().min(0).optional(),
+  defaults: PolicyDefaultsSchema,
+  tools: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are snake_case"), ToolPolicySchema),
+  /** Python modules the sandbox pre-scan blocks; absent → the scanner's defaults. */
+  bannedModules: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/, "not a Python module name"))
+    .max(200)
+    .optional(),
+});
+
+export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
+export type PolicyDefaults = z.infer<typeof PolicyDefaultsSchema>;
+export type Policy = z.infer<typeof PolicyDocumentSchema>;

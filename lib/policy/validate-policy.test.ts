@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLICY } from "./default-policy";
+import { validatePolicy } from "./validate-policy";
+
+const base = { defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] } };
+const withRules = (rules: unknown[]) => ({ ...base, tools: { pay: { rules } } });
+const errorsOf = (doc: unknown) => {
+  const r = validatePolicy(doc);
+  if (r.ok) throw new Error("expected the policy to be refused");
+  return r.errors;
+};
+
+describe("validatePolicy", () => {
+  it("accepts the default policy and returns it as data", () => {
+    const r = validatePolicy(DEFAULT_POLICY);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.policy).toEqual(DEFAULT_POLICY);
+    // It survives a JSON round trip (it is stored as JSON).
+    expect(validatePolicy(JSON.parse(JSON.stringify(DEFAULT_POLICY))).ok).toBe(true);
+  });
+
+  it("refuses unknown keys at every level", () => {
+    expect(errorsOf({ ...DEFAULT_POLICY, extra: 1 })[0]?.message).toMatch(/extra/);
+    expect(errorsOf({ ...base, defaults: { ...base.defaults, maxAmount: 1 }, tools: {} })[0]?.path).toBe("defaults");
+    expect(errorsOf({ ...base, tools: { pay: { rules: [], mode: "x" } } })[0]?.path).toBe("tools.pay");
+    const e = errorsOf(withRules([{ id: "a", effect: "allow", reason: "r", approvers: 2 }]));
+    expect(e[0]).toMatchObject({ path: "tools.pay.rules.0" });
+    expect(e[0]?.message).toMatch(/approvers/);
+  });
+
+  it("reports CEL parse errors with the rule id and path", () => {
+    const e = errorsOf(withRules([
+      { id: "ok", when: "args.amount_minor > 1", effect: "allow", reason: "r" },
+      { id: "broken", when: "args.amount_minor >", effect: "deny", reason: "r" },
+    ]));
+    expect(e).toHaveLength(1);
+    expect(e[0]?.path).toBe("tools.pay.rules.1.when");
+    expect(e[0]?.message).toMatch(/^Rule "broken": does not parse/);
+  });
+
+  it("reports unknown variables and unknown ctx fields", () => {
+    const e = errorsOf(withRules([
+      { id: "var", when: "amount > 1", effect: "deny", reason: "r" },
+      { id: "field", when: "ctx.recipientDomainz == 'x'", effect: "deny", reason: "r" },
+      { id: "fine", when: "'admin' in ctx.requesterRoles && tool == 'pay'", effect: "allow", reason: "r" },
+    ]));
+    expect(e.map((x) => x.path)).toEqual(["tools.pay.rules.0.when", "tools.pay.rules.1.when"]);
+    expect(e[0]?.message).toMatch(/Rule "var".*Unknown variable: amount/);
+    expect(e[1]?.message).toMatch(/Rule "field".*recipientDomainz/);
+  });
+
+  it("reports type errors and non-boolean conditions", () => {
+    const e = errorsOf(withRules([
+      { id: "types", when: "ctx.amountMinor > 'big'", effect: "deny", reason: "r" },
+      { id: "number", when: "1 + 2", effect: "deny", reason: "r" },
+      { id: "string", when: "tool", effect: "deny", reason: "r" },
+    ]));
+    expect(e.map((x) => x.message.slice(0, 14))).toEqual(['Rule "types": ', 'Rule "number":', 'Rule "string":']);
+    expect(e[1]?.message).toMatch(/boolean/);
+  });
+
+  it("reports CEL errors together with shape errors", () => {
+    const e = errorsOf({ ...withRules([{ id: "x", when: "((", effect: "maybe", reason: "r" }]) });
+    expect(e.some((x) => x.path === "tools.pay.rules.0.effect")).toBe(true);
+    expect(e.some((x) => x.path === "tools.pay.rules.0.when" && /Rule "x"/.test(x.message))).toBe(true);
+  });
+
+  it("refuses duplicate rule ids across tools", () => {
+    const e = errorsOf({ ...base, tools: { a: { rules: [{ id: "r1", effect: "allow", reason: "r" }] }, b: { rules: [{ id: "r1", effect: "deny", reason: "r" }] } } });
+    expect(e[0]).toMatchObject({ path: "tools.b.rules.0.id" });
+  });
+
+  it("refuses approval settings on allow/deny rules, auditors as approvers, and out-of-range numbers", () => {
+    expect(errorsOf(withRules([{ id: "a", effect: "allow", quorum: 2, reason: "r" }]))[0]?.message).toMatch(/only applies to require_approval/);
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", eligibleRoles: ["auditor"], reason: "r" }]))[0]?.message).toMatch(/auditors are read-only/);
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", eligibleRoles: [], reason: "r" }])).length).toBe(1);
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", quorum: 0, reason: "r" }])).length).toBe(1);
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", quorum: 1.5, reason: "r" }])).length).toBe(1);
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", ttlSeconds: 5, reason: "r" }])).length).toBe(1);
+    expect(errorsOf(withRules([{ id: "a", effect: "allow", reason: "" }])).length).toBe(1);
+    expect(errorsOf(withRules([{ id: "A B", effect: "allow", reason: "r" }])).length).toBe(1);
+    expect(errorsOf({ ...base, tools: {}, bannedModules: ["os; rm"] }).length).toBe(1);
+    expect(errorsOf({ ...base, tools: { "Bad-Name": { rules: [] } } }).length).toBe(1);
+    expect(errorsOf({ tools: {} })[0]?.path).toBe("defaults");
+  });
+});

@@ -1,0 +1,109 @@
+import type { ParseResult } from "@marcbachmann/cel-js";
+import { PolicyDocumentSchema, type Policy } from "./policy-document";
+import { policyCelEnvironment } from "./policy-cel";
+
+export type PolicyValidationError = { path: string; message: string };
+export type PolicyValidationResult = { ok: true; policy: Policy } | { ok: false; errors: PolicyValidationError[] };
+
+/** A validated policy with each rule's `when` compiled, keyed by rule id. */
+export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, ParseResult> };
+
+/**
+ * Validates a policy document for the admin UI before it is saved: shape (unknown
+ * keys refused), rule ids unique across the document, and every `when` parsed and
+ * type-checked against `args` (map), `tool` (string) and `ctx` (the fields in
+ * POLICY_CONTEXT_FIELDS) — so a misspelt variable or ctx field, a type mismatch or
+ * a non-boolean condition is reported with its rule id before it can misfire.
+ */
+export function validatePolicy(doc: unknown): PolicyValidationResult {
+  const r = compilePolicy(doc);
+  return r.ok ? { ok: true, policy: r.compiled.policy } : r;
+}
+
+export function compilePolicy(
+  doc: unknown,
+): { ok: true; compiled: CompiledPolicy } | { ok: false; errors: PolicyValidationError[] } {
+  const parsed = PolicyDocumentSchema.safeParse(doc);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String).join(".") || "(document)",
+      message: issue.message,
+    }));
+    // Report broken conditions in the same pass, so an admin fixes everything at once.
+    for (const { path, id, when } of rawConditions(doc)) {
+      const message = compileError(when, () => undefined);
+      if (message !== null) errors.push({ path, message: `Rule "${id}": ${message}` });
+    }
+    return { ok: false, errors };
+  }
+  const policy = parsed.data;
+  const errors: PolicyValidationError[] = [];
+  const conditions = new Map<string, ParseResult>();
+  const seen = new Map<string, string>();
+
+  for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
+    toolPolicy.rules.forEach((rule, i) => {
+      const path = `tools.${tool}.rules.${i}`;
+      const firstUse = seen.get(rule.id);
+      if (firstUse !== undefined) {
+        errors.push({ path: `${path}.id`, message: `Rule id "${rule.id}" is already used at ${firstUse}.` });
+      } else {
+        seen.set(rule.id, path);
+      }
+      if (rule.effect !== "require_approval") {
+        for (const field of ["quorum", "eligibleRoles", "ttlSeconds"] as const) {
+          if (rule[field] !== undefined) {
+            errors.push({
+              path: `${path}.${field}`,
+              message: `Rule "${rule.id}": ${field} only applies to require_approval rules.`,
+            });
+          }
+        }
+      }
+      if (rule.when === undefined) return;
+      const message = compileError(rule.when, (compiled) => conditions.set(rule.id, compiled));
+      if (message !== null) errors.push({ path: `${path}.when`, message: `Rule "${rule.id}": ${message}` });
+    });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: { policy, conditions } };
+}
+
+function compileError(expression: string, onCompiled: (p: ParseResult) => void): string | null {
+  let compiled: ParseResult;
+  try {
+    compiled = policyCelEnvironment.parse(expression);
+  } catch (e) {
+    return `does not parse: ${firstLine(e)}`;
+  }
+  const check = compiled.check();
+  if (!check.valid) return `does not type-check: ${firstLine(check.error)}`;
+  if (check.type !== "bool" && check.type !== "dyn") return `must be a boolean condition, but it yields ${check.type}.`;
+  onCompiled(compiled);
+  return null;
+}
+
+function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split("\n")[0] ?? msg;
+}
+
+function rawConditions(doc: unknown): Array<{ path: string; id: string; when: string }> {
+  const out: Array<{ path: string; id: string; when: string }> = [];
+  const tools = isRecord(doc) ? doc.tools : undefined;
+  if (!isRecord(tools)) return out;
+  for (const [tool, toolPolicy] of Object.entries(tools)) {
+    const rules = isRecord(toolPolicy) ? toolPolicy.rules : undefined;
+    if (!Array.isArray(rules)) continue;
+    rules.forEach((rule: unknown, i) => {
+      if (isRecord(rule) && typeof rule.when === "string" && rule.when.trim() !== "") {
+        const id = typeof rule.id === "string" ? rule.id : `#${i}`;
+        out.push({ path: `tools.${tool}.rules.${i}.when`, id, when: rule.when });
+      }
+    });
+  }
+  return out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
