@@ -306,6 +306,7 @@ CREATE TABLE "Invoice" (
     "amountRefundedMinor" INTEGER NOT NULL DEFAULT 0,
     "dueDate" DATE NOT NULL,
     "version" INTEGER NOT NULL DEFAULT 1,
+    "cancelKey" TEXT,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -459,6 +460,9 @@ CREATE INDEX "Customer_tenantId_email_idx" ON "Customer"("tenantId", "email");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Customer_tenantId_externalRef_key" ON "Customer"("tenantId", "externalRef");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Invoice_cancelKey_key" ON "Invoice"("cancelKey");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Invoice_tenantId_number_key" ON "Invoice"("tenantId", "number");

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { oidcEnabled } from "@/lib/auth/auth-options";
+import { SIGN_IN_MESSAGES } from "@/lib/auth/sign-in";
+import { getActingMember } from "@/lib/server/acting-member";
+import { SignInForm } from "@/components/auth/sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+function safeCallback(url: string | undefined): string {
+  // Only same-site paths: an open redirect after sign-in would be a phishing aid.
+  return url && url.startsWith("/") && !url.startsWith("//") ? url : "/";
+}
+
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ callbackUrl?: string; error?: string }>;
+}) {
+  const { callbackUrl, error } = await searchParams;
+  const actor = await getActingMember();
+  if (actor.ok) redirect(safeCallback(callbackUrl));
+  const initialError = error ? (SIGN_IN_MESSAGES[error as keyof typeof SIGN_IN_MESSAGES] ?? SIGN_IN_MESSAGES.invalid) : null;
+
+  return (
+    <main className="mx-auto flex min-h-screen max-w-sm flex-col justify-center px-4">
+      <h1 className="text-2xl font-semibold tracking-tight">Countersign</h1>
+      <p className="mt-1 text-slate-600">Sign in to review and follow agent actions.</p>
+      <SignInForm callbackUrl={safeCallback(callbackUrl)} initialError={initialError} messages={SIGN_IN_MESSAGES} oidc={oidcEnabled()} />
+    </main>
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * An expected failure with a message meant for the person or program that caused it. Anything
+ * else that is thrown becomes a generic message, and its stack goes to the server log only.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number = 400,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export const notFound = (what = "That item") => new AppError("not_found", `${what} was not found.`, 404);
+export const forbiddenError = (message = "Your roles do not allow this.") => new AppError("forbidden", message, 403);
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+export type PublicError = { code: string; message: string; details?: unknown };
+
+/** What may leave the server for an error. Unexpected errors are logged here, once. */
+export function toPublicError(error: unknown, context: string): { status: number; body: PublicError } {
+  if (isAppError(error)) {
+    return { status: error.status, body: { code: error.code, message: error.message, details: error.details } };
+  }
+  console.error(`[countersign] unexpected error in ${context}:`, error);
+  return { status: 500, body: { code: "internal", message: "Something went wrong on our side. It has been logged." } };
+}

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineTool } from "@/lib/tools/tool";
+import { findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+
+const Args = z.strictObject({ invoice_number: z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042") });
+
+export const getInvoice = defineTool({
+  name: "get_invoice",
+  kind: "tool",
+  description: "Read one invoice by number (e.g. INV-1042): status, amounts in minor units, due date and its customer.",
+  classes: ["read"],
+  args: Args,
+  snapshot: async () => null,
+  preview: (args) => ({ summary: `Read invoice ${args.invoice_number}`, before: null, after: null }),
+  honoursIdempotencyKey: () => true,
+  async execute(ctx, args) {
+    const invoice = await findInvoice(ctx, args.invoice_number);
+    return {
+      ok: true,
+      result: { ...invoiceSnapshot(invoice), due_date: invoice.dueDate.toISOString().slice(0, 10), customer_name: invoice.customer.name },
+    };
+  },
+});

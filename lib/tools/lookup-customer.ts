@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { AppError, notFound } from "@/lib/errors";
+import { defineTool } from "@/lib/tools/tool";
+
+const Args = z.strictObject({
+  customer_ref: z.string().trim().min(1).max(64).optional(),
+  email: z.string().trim().toLowerCase().email().max(320).optional(),
+});
+
+export const lookupCustomer = defineTool({
+  name: "lookup_customer",
+  kind: "tool",
+  description: "Look up one customer by reference (CUST-001) or email. Returns contact details, verified domains, opt-out and CRM notes (untrusted free text).",
+  classes: ["read", "pii"],
+  args: Args,
+  snapshot: async () => null,
+  preview: (args) => ({ summary: `Read customer ${args.customer_ref ?? args.email}`, before: null, after: null }),
+  honoursIdempotencyKey: () => true,
+  async execute(ctx, args) {
+    if (!args.customer_ref && !args.email) throw new AppError("invalid_args", "Give customer_ref or email.", 400);
+    const customer = await ctx.db.customer.findFirst({
+      where: { tenantId: ctx.tenantId, ...(args.customer_ref ? { externalRef: args.customer_ref } : { email: args.email }) },
+      include: { invoices: { select: { number: true, status: true, amountDueMinor: true }, orderBy: { number: "asc" } } },
+    });
+    if (!customer) throw notFound("That customer");
+    return {
+      ok: true,
+      result: {
+        customer_ref: customer.externalRef,
+        name: customer.name,
+        email: customer.email,
+        verified_domains: customer.verifiedDomains,
+        opt_out: customer.optOut,
+        notes: customer.notes,
+        invoices: customer.invoices.map((i) => ({ number: i.number, status: i.status, amount_due_minor: i.amountDueMinor })),
+      },
+    };
+  },
+});

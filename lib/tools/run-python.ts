@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { runInSandbox } from "@/lib/sandbox/select-runner";
+import { parseSandboxSpec } from "@/lib/sandbox/spec";
+import { defineTool } from "@/lib/tools/tool";
+
+const Args = z.strictObject({
+  code: z.string().min(1).max(100_000),
+  language: z.literal("python").default("python"),
+});
+
+export const runPython = defineTool({
+  name: "run_python",
+  kind: "code",
+  description:
+    "Run a Python 3 snippet in an isolated sandbox with no network and no host access (csv, json, statistics, pandas and numpy are available; os, subprocess, sys, socket and shutil are not). Print what you want to see.",
+  classes: ["code-exec"],
+  args: Args,
+  snapshot: async () => null,
+  preview: (args) => ({ summary: `Run ${args.code.split("\n").length} lines of Python in the sandbox`, before: null, after: null }),
+  // Re-running sandboxed code after a crash is not "retrying with the same key": the output could
+  // differ, so a crashed run is left unknown for a person.
+  honoursIdempotencyKey: () => false,
+  async execute(_ctx, args, _key, options) {
+    if (!options.sandboxSpec) throw new AppError("sandbox_unavailable", "No sandbox spec was approved with this code.", 409);
+    const spec = parseSandboxSpec(options.sandboxSpec);
+    const run = await runInSandbox(spec, args.code, { onOutput: options.onOutput, signal: options.signal });
+    const ok = run.exitCode === 0 && !run.timedOut && !run.oomKilled && !run.aborted;
+    return {
+      ok,
+      isolation: run.isolation,
+      result: {
+        exit_code: run.exitCode,
+        timed_out: run.timedOut,
+        oom_killed: run.oomKilled,
+        truncated: run.truncated,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        duration_ms: Math.round(run.durationMs),
+        isolation: run.isolation,
+      },
+    };
+  },
+});

