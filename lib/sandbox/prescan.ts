@@ -170,7 +170,7 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
   }
 
   try {
-    const parseError = tree.rootNode.hasError ? describeParseError(tree.rootNode) : null;
+    const parseError = tree.rootNode.hasError ? describeParseError(tree.rootNode) : findIndentError(tree.rootNode);
     const ctx: ScanContext = { banned, blocked, findings, lines };
     walk(tree.rootNode, (node) => visit(node, ctx));
     return { parseError, blocked: dedupe(blocked), findings: dedupe(findings) };
@@ -501,6 +501,34 @@ function findMagicLines(root: Node, lines: string[]): number[] {
     if (insideError) rows.push(row);
   });
   return rows;
+}
+
+/**
+ * tree-sitter's indentation scanner accepts an indented statement where Python raises
+ * "unexpected indent"; catch it: statements of one block that start their own line must line up.
+ */
+function findIndentError(root: Node): string | null {
+  let error: string | null = null;
+  walk(root, (n) => {
+    if (error) return false;
+    if (n.type !== "module" && n.type !== "block") return true;
+    let column: number | null = n.type === "module" ? 0 : null;
+    let previousEndRow = -1;
+    for (const child of n.namedChildren) {
+      if (!child || child.type === "comment") continue;
+      const { row, column: col } = child.startPosition;
+      if (row !== previousEndRow) {
+        if (column === null) column = col;
+        else if (col !== column) {
+          error = `Syntax error at line ${row + 1}, column ${col + 1}: unexpected indent`;
+          return false;
+        }
+      }
+      previousEndRow = child.endPosition.row;
+    }
+    return true;
+  });
+  return error;
 }
 
 function describeParseError(root: Node): string {

@@ -1,0 +1,369 @@
+// The same hostile snippets against every OS sandbox. A runner that is not available here FAILS
+// (CI installs Docker and builds the image) unless SANDBOX_TESTS=skip-docker says to skip it.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
+import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL } from "./docker-runner";
+import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
+import type { RunOptions, SandboxRunResult } from "./types";
+
+const SKIP_UNAVAILABLE = process.env.SANDBOX_TESTS === "skip-docker";
+const MB = 1024 * 1024;
+
+const testLimits = {
+  ...defaultLimits({}),
+  memoryBytes: 128 * MB,
+  timeoutMs: 4000,
+  pidsLimit: 32,
+  outputLimitChars: 10_000,
+};
+
+type Runner = {
+  name: string;
+  available: boolean;
+  reason: string;
+  spec: SandboxSpec | null;
+  run: (spec: SandboxSpec, code: string, opts?: RunOptions & { onContainer?: (c: Docker.Container) => void | Promise<void> }) => Promise<SandboxRunResult>;
+};
+
+async function dockerRunner(): Promise<Runner> {
+  const base = { name: "docker", run: runInDocker };
+  try {
+    await dockerClient().ping();
+  } catch (err) {
+    return { ...base, available: false, reason: `Docker daemon does not answer: ${String(err)}`, spec: null };
+  }
+  try {
+    const id = await resolveSandboxImageId();
+    return { ...base, available: true, reason: "ok", spec: buildSpec("container", id, testLimits) };
+  } catch {
+    return { ...base, available: false, reason: "image countersign-sandbox:latest missing (scripts/build-sandbox-image.sh)", spec: null };
+  }
+}
+
+async function bwrapRunner(): Promise<Runner> {
+  const base = { name: "bwrap", run: (spec: SandboxSpec, code: string, opts?: RunOptions) => runInBwrap(spec, code, opts) };
+  try {
+    const spec = buildSpec("namespace", bwrapImage(), testLimits);
+    const probe = await probeBwrap(spec);
+    return { ...base, available: probe.ok, reason: probe.reason, spec: probe.ok ? spec : null };
+  } catch (err) {
+    return { ...base, available: false, reason: String(err), spec: null };
+  }
+}
+
+const runners = [await dockerRunner(), await bwrapRunner()];
+
+const HOST_SECRET = `ct-secret-${Math.random().toString(36).slice(2)}`;
+process.env.SECRET_TOKEN = HOST_SECRET;
+
+function sandboxPythonProcesses(): number {
+  // Processes still running the sandbox command line (`python3 -I -u -`), inside or outside Docker.
+  let count = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (cmd.includes("-I") && cmd.includes("-u") && cmd.some((c) => c.endsWith("python3"))) count++;
+    } catch {
+      // exited
+    }
+  }
+  return count;
+}
+
+describe.each(runners)("$name sandbox", (runner) => {
+  const skip = !runner.available && SKIP_UNAVAILABLE;
+
+  it.skipIf(skip)("is available here (set SANDBOX_TESTS=skip-docker to skip explicitly)", () => {
+    if (!runner.available) {
+      throw new Error(`${runner.name} sandbox unavailable: ${runner.reason}. Set SANDBOX_TESTS=skip-docker to skip explicitly.`);
+    }
+  });
+
+  describe.skipIf(!runner.available)("contains hostile code", () => {
+    const spec = runner.spec as SandboxSpec;
+    const isolation = spec?.isolation;
+    let plantedDir = "";
+    let plantedFile = "";
+    const plantedSecret = `planted-${Math.random().toString(36).slice(2)}`;
+
+    beforeAll(() => {
+      // A host file the code must not read: under /root when we can, else a mktemp dir.
+      const base = existsSync("/root") && process.getuid?.() === 0 ? "/root" : os.tmpdir();
+      plantedDir = mkdtempSync(path.join(base, "countersign-planted-"));
+      plantedFile = path.join(plantedDir, "secret.txt");
+      writeFileSync(plantedFile, plantedSecret, { mode: 0o644 });
+    });
+
+    afterAll(async () => {
+      rmSync(plantedDir, { recursive: true, force: true });
+      if (runner.name === "docker") {
+        const left = await dockerClient().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
+        expect(left).toEqual([]);
+      }
+      expect(sandboxPythonProcesses()).toBe(0);
+    });
+
+    it("runs a trivial snippet and streams its output", async () => {
+      const chunks: string[] = [];
+      const r = await runner.run(spec, "print('hello from the sandbox')\n", { onOutput: (_s, t) => chunks.push(t) });
+      expect(r).toMatchObject({ isolation, exitCode: 0, timedOut: false, oomKilled: false, truncated: false });
+      expect(r.stdout).toBe("hello from the sandbox\n");
+      expect(chunks.join("")).toBe("hello from the sandbox\n");
+      expect(r.firstOutputMs).not.toBeNull();
+    });
+
+    it("delivers output while the code still runs", async () => {
+      const seen: number[] = [];
+      const started = performance.now();
+      const r = await runner.run(spec, "import time\nprint('first')\ntime.sleep(1)\nprint('second')\n", {
+        onOutput: () => seen.push(performance.now() - started),
+      });
+      expect(r.stdout).toBe("first\nsecond\n");
+      expect(seen[0]).toBeLessThan(r.durationMs - 700);
+    });
+
+    if (runner.name === "docker") {
+      it("applies every hardening field to the container (inspect while it runs)", async () => {
+        let info: Docker.ContainerInspectInfo | null = null;
+        await runner.run(spec, "import time\ntime.sleep(0.5)\n", {
+          onContainer: async (c) => {
+            info = await c.inspect();
+          },
+        });
+        const i = info as unknown as Docker.ContainerInspectInfo;
+        expect(i.State.Running).toBe(true);
+        expect(i.Image).toBe(spec.image);
+        expect(i.Config.User).toBe("65534:65534");
+        expect(i.Config.Labels[SANDBOX_LABEL]).toBe("1");
+        expect(i.Config.Env.some((e) => e.startsWith("SECRET_TOKEN"))).toBe(false);
+        expect(i.Config.Env.filter((e) => !/^(PATH|LANG|OPENBLAS_NUM_THREADS|OMP_NUM_THREADS)=/.test(e))).toEqual([]);
+        expect(i.Config.OpenStdin).toBe(true);
+        expect(i.Config.StdinOnce).toBe(true);
+        expect(i.Config.NetworkDisabled).toBe(true);
+        expect(i.Mounts).toEqual([]); // code arrives on stdin, not through a mount
+        const h = i.HostConfig;
+        expect(h.NetworkMode).toBe("none");
+        expect(h.ReadonlyRootfs).toBe(true);
+        expect(h.Tmpfs).toEqual({ "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` });
+        expect(h.CapDrop).toEqual(["ALL"]);
+        expect(h.CapAdd ?? null).toBeNull();
+        expect(h.Privileged).toBe(false);
+        expect(h.SecurityOpt).toEqual(["no-new-privileges"]);
+        expect(h.Memory).toBe(spec.memoryBytes);
+        expect(h.MemorySwap).toBe(spec.memoryBytes);
+        expect(h.NanoCpus).toBe(spec.nanoCpus);
+        expect(h.PidsLimit).toBe(spec.pidsLimit);
+        expect(h.AutoRemove).toBe(false);
+        expect(h.Binds ?? null).toBeNull();
+        expect(h.Ulimits).toEqual(
+          expect.arrayContaining([
+            { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
+            { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
+            { Name: "nproc", Soft: spec.pidsLimit, Hard: spec.pidsLimit },
+          ]),
+        );
+      });
+    }
+
+    it("runs as nobody with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
+      const r = await runner.run(
+        spec,
+        [
+          "import os, json, resource",
+          "status = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)",
+          "print(json.dumps({",
+          "  'uid': os.getuid(), 'gid': os.getgid(), 'euid': os.geteuid(),",
+          "  'capEff': status['CapEff'].strip(), 'capBnd': status['CapBnd'].strip(), 'noNewPrivs': status['NoNewPrivs'].strip(),",
+          "  'env': sorted(os.environ), 'home': sorted(os.listdir('/home')) if os.path.isdir('/home') else [],",
+          "  'nproc': resource.getrlimit(resource.RLIMIT_NPROC)[1], 'fsize': resource.getrlimit(resource.RLIMIT_FSIZE)[1],",
+          "  'nofile': resource.getrlimit(resource.RLIMIT_NOFILE)[1],",
+          "  'net': sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else ['lo'],",
+          "}))",
+        ].join("\n"),
+      );
+      expect(r.stderr).toBe("");
+      const facts = JSON.parse(r.stdout) as Record<string, unknown>;
+      expect(facts).toMatchObject({ uid: 65534, gid: 65534, euid: 65534, capEff: "0000000000000000", noNewPrivs: "1" });
+      expect(facts.env).not.toContain("SECRET_TOKEN");
+      expect((facts.env as string[]).filter((k) => !["PATH", "LANG", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PWD", "HOME", "HOSTNAME", "LC_CTYPE"].includes(k))).toEqual([]);
+      expect(facts.home).toEqual([]); // no host home directories
+      expect(facts.fsize).toBe(spec.fileSizeBytes);
+      expect(facts.nofile).toBe(spec.openFiles);
+      expect(facts.net).toEqual(["lo"]);
+    });
+
+    it("cannot open a network connection, not even to the host's loopback", async () => {
+      let hostConnections = 0;
+      const server = net.createServer((s) => {
+        hostConnections++;
+        s.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      try {
+        const r = await runner.run(
+          spec,
+          [
+            "import socket",
+            "for target in [('1.1.1.1', 80), ('127.0.0.1', " + port + "), ('deb.debian.org', 80)]:",
+            "    try:",
+            "        socket.create_connection(target, timeout=2)",
+            "        print('CONNECTED', target)",
+            "    except OSError as e:",
+            "        print('blocked', target[0], type(e).__name__)",
+          ].join("\n"),
+        );
+        expect(r.stdout).not.toContain("CONNECTED");
+        expect(r.stdout.match(/blocked/g)).toHaveLength(3);
+        expect(hostConnections).toBe(0);
+      } finally {
+        server.close();
+      }
+    });
+
+    it("cannot write outside /tmp, and its /tmp is not the host's", async () => {
+      const marker = `countersign-escape-${Math.random().toString(36).slice(2)}`;
+      const r = await runner.run(
+        spec,
+        [
+          "for p in ['/etc/pwned', '/usr/pwned', '/pwned', '/var/pwned']:",
+          "    try:",
+          "        open(p, 'w').write('x')",
+          "        print('WROTE', p)",
+          "    except OSError as e:",
+          "        print('denied', p, e.errno)",
+          `open('/tmp/${marker}', 'w').write('inside')`,
+          `print('tmp ok', open('/tmp/${marker}').read())`,
+        ].join("\n"),
+      );
+      expect(r.stdout).not.toContain("WROTE");
+      expect(r.stdout.match(/denied/g)).toHaveLength(4);
+      expect(r.stdout).toContain("tmp ok inside");
+      expect(existsSync(`/tmp/${marker}`)).toBe(false);
+      expect(existsSync("/pwned")).toBe(false);
+    });
+
+    it("cannot read a file planted on the host or the host's environment", async () => {
+      const r = await runner.run(
+        spec,
+        [
+          "import os, glob",
+          "out = []",
+          `for p in [${JSON.stringify(plantedFile)}, '/proc/1/environ', '/proc/${process.pid}/environ', '/etc/shadow', '/root/.bash_history']:`,
+          "    try:",
+          "        out.append(open(p, errors='replace').read())",
+          "    except OSError as e:",
+          "        out.append('denied ' + p)",
+          "out.append(repr(dict(os.environ)))",
+          "for pid in os.listdir('/proc'):",
+          "    if pid.isdigit():",
+          "        try: out.append(open('/proc/%s/environ' % pid, errors='replace').read())",
+          "        except OSError: pass",
+          "print('\\n'.join(out))",
+        ].join("\n"),
+      );
+      expect(r.stdout).toContain(`denied ${plantedFile}`);
+      expect(r.stdout).not.toContain(plantedSecret);
+      expect(r.stdout + r.stderr).not.toContain(HOST_SECRET);
+      expect(r.stdout).not.toContain("SECRET_TOKEN");
+    });
+
+    it("contains a fork bomb (pids limit) and kills it at the deadline", async () => {
+      const started = performance.now();
+      const r = await runner.run(
+        { ...spec, timeoutMs: 3000 },
+        ["import os", "while True:", "    try:", "        os.fork()", "    except OSError:", "        pass"].join("\n"),
+      );
+      expect(r.timedOut).toBe(true);
+      expect(r.exitCode).toBeNull();
+      expect(performance.now() - started).toBeLessThan(3000 + 5000);
+      // The host can still start processes, and nothing of the bomb is left.
+      expect(execFileSync("/bin/echo", ["alive"]).toString()).toBe("alive\n");
+      await new Promise((r2) => setTimeout(r2, 200));
+      expect(sandboxPythonProcesses()).toBe(0);
+    });
+
+    it("stops an allocation past the memory limit and reports it", async () => {
+      const r = await runner.run(spec, "data = b'x' * (400 * 1024 * 1024)\nprint('ALLOCATED', len(data))\n");
+      expect(r.stdout).not.toContain("ALLOCATED");
+      expect(r.oomKilled).toBe(true);
+      expect(r.exitCode).not.toBe(0);
+    });
+
+    it("kills `while True` at the wall-clock timeout", async () => {
+      const r = await runner.run({ ...spec, timeoutMs: 1500 }, "while True:\n    pass\n");
+      expect(r).toMatchObject({ timedOut: true, exitCode: null, oomKilled: false });
+      expect(r.durationMs).toBeGreaterThanOrEqual(1400);
+      expect(r.durationMs).toBeLessThan(1500 + 3000);
+    });
+
+    it("kills code that ignores SIGTERM and swallows KeyboardInterrupt", async () => {
+      const r = await runner.run(
+        { ...spec, timeoutMs: 1500 },
+        [
+          "import signal",
+          "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
+          "signal.signal(signal.SIGINT, signal.SIG_IGN)",
+          "print('stubborn', flush=True)",
+          "while True:",
+          "    try:",
+          "        while True: pass",
+          "    except KeyboardInterrupt:",
+          "        pass",
+        ].join("\n"),
+      );
+      expect(r).toMatchObject({ timedOut: true, exitCode: null });
+      expect(r.stdout).toBe("stubborn\n");
+      expect(r.durationMs).toBeLessThan(1500 + 3000);
+    });
+
+    it("truncates a 100 MB print at the output limit without holding it in memory", async () => {
+      const before = process.memoryUsage();
+      let forwarded = 0;
+      const r = await runner.run(
+        { ...spec, timeoutMs: 30_000 },
+        "import sys\nchunk = 'x' * 1_000_000\nfor _ in range(100):\n    sys.stdout.write(chunk)\nprint('done', file=sys.stderr)\n",
+        { onOutput: (_s, t) => (forwarded += t.length) },
+      );
+      const after = process.memoryUsage();
+      expect(r.truncated).toBe(true);
+      expect(r.exitCode).toBe(0); // it ran to the end: the pipe kept draining
+      expect(r.stdout.length + r.stderr.length).toBeLessThanOrEqual(spec.outputLimitChars);
+      expect(r.stdout.length).toBe(spec.outputLimitChars);
+      expect(forwarded).toBe(spec.outputLimitChars);
+      // 100 MB went through; the heap and buffers grew by far less.
+      expect(after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers)).toBeLessThan(40 * MB);
+    });
+
+    it("reports a non-zero exit and the traceback", async () => {
+      const a = await runner.run(spec, "raise SystemExit(3)\n");
+      expect(a).toMatchObject({ exitCode: 3, timedOut: false, oomKilled: false });
+      const b = await runner.run(spec, "print('before')\n1/0\n");
+      expect(b.exitCode).toBe(1);
+      expect(b.stdout).toBe("before\n");
+      expect(b.stderr).toContain("ZeroDivisionError");
+    });
+
+    it("kills the run when the caller aborts", async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 500);
+      const started = performance.now();
+      const r = await runner.run({ ...spec, timeoutMs: 20_000 }, "while True:\n    pass\n", { signal: controller.signal });
+      expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
+      expect(performance.now() - started).toBeLessThan(4000);
+    });
+
+    it("has no package installer", async () => {
+      const r = await runner.run(spec, "from pip._internal.cli.main import main\nprint('PIP AVAILABLE')\n");
+      expect(r.stdout).not.toContain("PIP AVAILABLE");
+      expect(r.exitCode).not.toBe(0);
+    });
+  });
+});
