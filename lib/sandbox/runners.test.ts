@@ -146,7 +146,7 @@ describe.each(runners)("$name sandbox", (runner) => {
         expect(i.Config.Env.filter((e) => !/^(PATH|LANG|OPENBLAS_NUM_THREADS|OMP_NUM_THREADS)=/.test(e))).toEqual([]);
         expect(i.Config.OpenStdin).toBe(true);
         expect(i.Config.StdinOnce).toBe(true);
-        expect(i.Config.NetworkDisabled).toBe(true);
+        expect((i.Config as { NetworkDisabled?: boolean }).NetworkDisabled).toBe(true); // missing from @types/dockerode
         expect(i.Mounts).toEqual([]); // code arrives on stdin, not through a mount
         const h = i.HostConfig;
         expect(h.NetworkMode).toBe("none");

@@ -76,7 +76,10 @@ export class SandboxConfigError extends Error {
   }
 }
 
-function readKnob(knob: EnvKnob, env: NodeJS.ProcessEnv): number {
+/** Any map of environment variables (process.env, or a plain object in tests). */
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+function readKnob(knob: EnvKnob, env: EnvSource): number {
   const raw = env[knob.env];
   if (raw === undefined || raw.trim() === "") return knob.fallback * knob.scale;
   const value = Number(raw);
@@ -88,7 +91,7 @@ function readKnob(knob: EnvKnob, env: NodeJS.ProcessEnv): number {
 }
 
 /** Limits from the environment (SANDBOX_MEMORY_MB, SANDBOX_TIMEOUT_MS, SANDBOX_OUTPUT_LIMIT, …). */
-export function defaultLimits(env: NodeJS.ProcessEnv = process.env): SandboxLimits {
+export function defaultLimits(env: EnvSource = process.env): SandboxLimits {
   return {
     memoryBytes: readKnob(KNOBS.memoryBytes, env),
     nanoCpus: readKnob(KNOBS.nanoCpus, env),
