@@ -33,7 +33,7 @@ describe("assertCanonicalizable", () => {
     ["lone surrogate value", { s: "a\ud800" }, "lone_surrogate", "s"],
     ["lone surrogate key", { "\udc00": 1 }, "lone_surrogate", '["\\udc00"]'],
     ["unsafe integer", { amount_minor: 2 ** 53 }, "unsafe_integer", "amount_minor"],
-    ["sparse array", { items: [1, , 3] }, "sparse_array", "items[1]"], // eslint-disable-line no-sparse-arrays
+    ["sparse array", { items: [1, , 3] }, "sparse_array", "items[1]"],
     ["__proto__ key", JSON.parse('{"x":{"__proto__":1}}'), "forbidden_key", "x.__proto__"],
     ["constructor key", { constructor: 1 }, "forbidden_key", "constructor"],
     ["top-level undefined", undefined, "unsupported_value", undefined],
