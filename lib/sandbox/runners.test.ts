@@ -8,7 +8,7 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
-import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL } from "./docker-runner";
+import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
 import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
 
@@ -42,7 +42,7 @@ async function dockerRunner(): Promise<Runner> {
     const id = await resolveSandboxImageId();
     return { ...base, available: true, reason: "ok", spec: buildSpec("container", id, testLimits) };
   } catch {
-    return { ...base, available: false, reason: "image countersign-sandbox:latest missing (scripts/build-sandbox-image.sh)", spec: null };
+    return { ...base, available: false, reason: `image ${sandboxImageTag()} missing (scripts/build-sandbox-image.sh)`, spec: null };
   }
 }
 
