@@ -66,6 +66,14 @@ describe("provider model over real HTTP", () => {
     expect(body.tools.map((t) => t.function.name)).toEqual(["lookup_customer", "get_invoice", "get_dataset", "send_email", "cancel_invoice", "refund_invoice", "run_python"]);
   });
 
+  it("gives every tool call a unique id even when the vendor repeats one", async () => {
+    const server = await fake([{ toolCalls: [{ id: "dup", name: "get_invoice", arguments: "{}" }, { id: "dup", name: "get_invoice", arguments: "{}" }] }]);
+    const model = createProviderModel([makeProvider({ name: "p", baseURL: server.baseURL, model: "m", apiKey: KEY_A })], recordingOptions());
+    const ids = (await model.complete({ messages, tools })).toolCalls.map((c) => c.id);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids[0]).toBe("dup");
+  });
+
   it("hands malformed tool arguments back as errors for the model, never as executable calls", async () => {
     const server = await fake([
       {

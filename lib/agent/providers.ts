@@ -203,9 +203,15 @@ function redact(text: string, providers: readonly Provider[]): string {
 function toTurn(provider: Provider, completion: OpenAI.Chat.ChatCompletion): ModelTurn {
   const choice = completion.choices?.[0];
   if (!choice?.message) throw new MalformedResponseError("the response has no choices");
-  const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
-    call.type === "function" && call.function ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments ?? "" }] : [],
-  );
+  const seen = new Set<string>();
+  const toolCalls = (choice.message.tool_calls ?? []).flatMap((call, index) => {
+    if (call.type !== "function" || !call.function) return [];
+    // Tool results are matched to calls by id: a missing or repeated id would cross them.
+    let id = typeof call.id === "string" && call.id.trim() !== "" ? call.id : `call_${index}`;
+    while (seen.has(id)) id = `${id}_${index}`;
+    seen.add(id);
+    return [{ id, name: call.function.name, argumentsText: call.function.arguments ?? "" }];
+  });
   return { provider: provider.name, model: completion.model || provider.model, content: choice.message.content ?? null, toolCalls };
 }
 
