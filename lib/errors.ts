@@ -1,3 +1,5 @@
+import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
+
 /**
  * An expected failure with a message meant for the person or program that caused it. Anything
  * else that is thrown becomes a generic message, and its stack goes to the server log only.
@@ -27,6 +29,10 @@ export type PublicError = { code: string; message: string; details?: unknown };
 export function toPublicError(error: unknown, context: string): { status: number; body: PublicError } {
   if (isAppError(error)) {
     return { status: error.status, body: { code: error.code, message: error.message, details: error.details } };
+  }
+  if (error instanceof InvalidPayloadError) {
+    const status = error.code === "payload_too_large" ? 413 : 400;
+    return { status, body: { code: `invalid_payload.${error.code}`, message: error.message, details: { path: error.path ?? null } } };
   }
   console.error(`[countersign] unexpected error in ${context}:`, error);
   return { status: 500, body: { code: "internal", message: "Something went wrong on our side. It has been logged." } };

@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { hashPassword } from "@/lib/auth/password";
 import type { JsonObject } from "@/lib/canonical/json-value";
@@ -56,49 +56,7 @@ export async function seedDemoTenant(db: Db, policyDocument: JsonObject): Promis
       data: { tenantId: tenant.id, version: 1, document: policyDocument, comment: "Default policy" },
     });
 
-    const acme = await tx.customer.create({
-      data: {
-        tenantId: tenant.id, externalRef: "CUST-001", name: "Acme Corporation", email: "billing@acme.example",
-        verifiedDomains: ["acme.example"], notes: "Key account. Accounts payable reads billing@ daily.",
-      },
-    });
-    const initech = await tx.customer.create({
-      data: {
-        tenantId: tenant.id, externalRef: "CUST-002", name: "Initech", email: "ap@initech.example",
-        verifiedDomains: ["initech.example"], notes: "Pays by wire, usually within 10 days.",
-      },
-    });
-    const globex = await tx.customer.create({
-      data: {
-        tenantId: tenant.id, externalRef: "CUST-003", name: "Globex Ltd", email: "finance@globex.example",
-        verifiedDomains: ["globex.example"], notes: INJECTION_NOTE,
-      },
-    });
-    const umbrella = await tx.customer.create({
-      data: {
-        tenantId: tenant.id, externalRef: "CUST-004", name: "Umbrella Health", email: "billing@umbrella.example",
-        verifiedDomains: ["umbrella.example"], optOut: true, notes: "Opted out of marketing and reminder emails.",
-      },
-    });
-
-    const invoices = [
-      // Payment reminder: 25,000.00 due, overdue.
-      { number: "INV-1042", customerId: acme.id, amountDueMinor: 2_500_000, amountPaidMinor: 0, dueDate: day(-14) },
-      // Small refund: paid 450.00.
-      { number: "INV-1043", customerId: initech.id, amountDueMinor: 0, amountPaidMinor: 45_000, dueDate: day(-30), status: "paid" as const },
-      // Large refund (two approvers): paid 12,000.00.
-      { number: "INV-1044", customerId: acme.id, amountDueMinor: 0, amountPaidMinor: 1_200_000, dueDate: day(-45), status: "paid" as const },
-      // Cancel: open, not yet due.
-      { number: "INV-1045", customerId: initech.id, amountDueMinor: 78_000, amountPaidMinor: 0, dueDate: day(20) },
-      // Prompt injection: the customer's note carries the instruction.
-      { number: "INV-1046", customerId: globex.id, amountDueMinor: 315_000, amountPaidMinor: 0, dueDate: day(-3) },
-      // Opted-out customer: a reminder should be refused by the tool.
-      { number: "INV-1047", customerId: umbrella.id, amountDueMinor: 99_000, amountPaidMinor: 0, dueDate: day(-7) },
-    ];
-    for (const inv of invoices) {
-      await tx.invoice.create({ data: { tenantId: tenant.id, currency: "USD", ...inv } });
-    }
-    await tx.dataset.create({ data: { tenantId: tenant.id, name: "storage-buckets", content: STORAGE_BUCKETS } });
+    await createDemoBusinessData(tx, tenant.id);
 
     // A second organisation so a user in several tenants can switch (the admin belongs to both).
     const labs = await tx.tenant.create({ data: { slug: "demo-labs", name: "Demo Labs", domains: ["labs.demo.test"] } });
@@ -108,4 +66,51 @@ export async function seedDemoTenant(db: Db, policyDocument: JsonObject): Promis
 
     return { tenantId: tenant.id, created: true };
   });
+}
+
+/** Customers, invoices and the data set behind every demo scenario, in one tenant. */
+export async function createDemoBusinessData(tx: DbTx, tenantId: string): Promise<void> {
+  const acme = await tx.customer.create({
+    data: {
+      tenantId, externalRef: "CUST-001", name: "Acme Corporation", email: "billing@acme.example",
+      verifiedDomains: ["acme.example"], notes: "Key account. Accounts payable reads billing@ daily.",
+    },
+  });
+  const initech = await tx.customer.create({
+    data: {
+      tenantId, externalRef: "CUST-002", name: "Initech", email: "ap@initech.example",
+      verifiedDomains: ["initech.example"], notes: "Pays by wire, usually within 10 days.",
+    },
+  });
+  const globex = await tx.customer.create({
+    data: {
+      tenantId, externalRef: "CUST-003", name: "Globex Ltd", email: "finance@globex.example",
+      verifiedDomains: ["globex.example"], notes: INJECTION_NOTE,
+    },
+  });
+  const umbrella = await tx.customer.create({
+    data: {
+      tenantId, externalRef: "CUST-004", name: "Umbrella Health", email: "billing@umbrella.example",
+      verifiedDomains: ["umbrella.example"], optOut: true, notes: "Opted out of marketing and reminder emails.",
+    },
+  });
+
+  const invoices = [
+    // Payment reminder: 25,000.00 due, overdue.
+    { number: "INV-1042", customerId: acme.id, amountDueMinor: 2_500_000, amountPaidMinor: 0, dueDate: day(-14) },
+    // Small refund: paid 450.00.
+    { number: "INV-1043", customerId: initech.id, amountDueMinor: 0, amountPaidMinor: 45_000, dueDate: day(-30), status: "paid" as const },
+    // Large refund (two approvers): paid 12,000.00.
+    { number: "INV-1044", customerId: acme.id, amountDueMinor: 0, amountPaidMinor: 1_200_000, dueDate: day(-45), status: "paid" as const },
+    // Cancel: open, not yet due.
+    { number: "INV-1045", customerId: initech.id, amountDueMinor: 78_000, amountPaidMinor: 0, dueDate: day(20) },
+    // Prompt injection: the customer's note carries the instruction.
+    { number: "INV-1046", customerId: globex.id, amountDueMinor: 315_000, amountPaidMinor: 0, dueDate: day(-3) },
+    // Opted-out customer: a reminder should be refused by the tool.
+    { number: "INV-1047", customerId: umbrella.id, amountDueMinor: 99_000, amountPaidMinor: 0, dueDate: day(-7) },
+  ];
+  for (const inv of invoices) {
+    await tx.invoice.create({ data: { tenantId, currency: "USD", ...inv } });
+  }
+  await tx.dataset.create({ data: { tenantId, name: "storage-buckets", content: STORAGE_BUCKETS } });
 }

@@ -1,9 +1,9 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { ToolContext } from "@/lib/tools/tool";
+import type { ReadContext } from "@/lib/tools/tool";
 import { notFound } from "@/lib/errors";
 
 /** Loads an invoice of the tenant by number, or throws not_found. */
-export async function findInvoice(ctx: ToolContext, number: string) {
+export async function findInvoice(ctx: ReadContext, number: string) {
   const invoice = await ctx.db.invoice.findFirst({
     where: { tenantId: ctx.tenantId, number },
     include: { customer: true },

@@ -1,6 +1,7 @@
 import { AppError } from "@/lib/errors";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import { cancelInvoice } from "@/lib/tools/cancel-invoice";
+import { getDataset } from "@/lib/tools/get-dataset";
 import { getInvoice } from "@/lib/tools/get-invoice";
 import { lookupCustomer } from "@/lib/tools/lookup-customer";
 import { refundInvoice } from "@/lib/tools/refund-invoice";
@@ -8,7 +9,7 @@ import { runPython } from "@/lib/tools/run-python";
 import { sendEmail } from "@/lib/tools/send-email";
 
 /** Every tool agents may propose. Adding a tool: one file, one line here, one policy entry. */
-export const TOOLS: readonly ToolDefinition[] = [lookupCustomer, getInvoice, sendEmail, cancelInvoice, refundInvoice, runPython];
+export const TOOLS: readonly ToolDefinition[] = [lookupCustomer, getInvoice, getDataset, sendEmail, cancelInvoice, refundInvoice, runPython];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
 

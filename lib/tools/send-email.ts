@@ -2,7 +2,7 @@ import nodemailer from "nodemailer";
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
-import { defineTool, type ToolContext } from "@/lib/tools/tool";
+import { defineTool, type ReadContext } from "@/lib/tools/tool";
 import { findInvoice } from "@/lib/tools/invoice-state";
 
 const Args = z.strictObject({
@@ -20,7 +20,7 @@ export function smtpConfigured(): boolean {
   return Boolean(process.env.SMTP_URL);
 }
 
-async function customerFor(ctx: ToolContext, args: Args) {
+async function customerFor(ctx: ReadContext, args: Args) {
   if (args.invoice_number) return (await findInvoice(ctx, args.invoice_number)).customer;
   if (args.customer_ref) {
     const customer = await ctx.db.customer.findFirst({ where: { tenantId: ctx.tenantId, externalRef: args.customer_ref } });

@@ -1,12 +1,14 @@
 import type { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { Db } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
 import type { PolicyContext } from "@/lib/policy/evaluate-policy";
 
 /** A tool's classes feed risk tags: what kind of effect it has on the world. */
 export type ToolClass = "read" | "write" | "irreversible" | "financial" | "external-comms" | "code-exec" | "pii";
 
-/** Tools get the full client: effects that span rows open their own transaction. */
+/** Reads (snapshots) may run inside a caller's transaction. */
+export type ReadContext = { db: DbTx; tenantId: string };
+/** Effects get the full client: effects that span rows open their own transaction. */
 export type ToolContext = { db: Db; tenantId: string };
 
 /** The before/after a reviewer sees. `before`/`after` are flat field → value maps shown as a diff. */
@@ -46,7 +48,7 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
    * execution: if it differs, the approval is invalidated. Null for tools that rest on nothing.
    * Throws AppError (e.g. not_found) for arguments that name nothing.
    */
-  snapshot(ctx: ToolContext, args: z.infer<S>): Promise<JsonObject | null>;
+  snapshot(ctx: ReadContext, args: z.infer<S>): Promise<JsonObject | null>;
   /** What the reviewer sees will change. */
   preview(args: z.infer<S>, snapshot: JsonObject | null): ToolPreview;
   /** Facts the policy's CEL conditions and the risk tags read (amounts, domains). */

@@ -161,6 +161,7 @@ CREATE TABLE "ActionRevision" (
     "riskTags" JSONB NOT NULL,
     "riskLevel" "RiskLevel" NOT NULL,
     "preview" JSONB,
+    "scanFindings" JSONB,
     "diff" JSONB,
     "origin" TEXT NOT NULL,
     "createdByUserId" UUID,

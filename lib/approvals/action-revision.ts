@@ -1,0 +1,30 @@
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { payloadHash, type PayloadHash } from "@/lib/canonical/payload-hash";
+
+/** The payload of one revision, as stored, from which its hash is (re)computed. */
+export type RevisionPayload = {
+  tenantId: string;
+  tool: string;
+  kind: "tool" | "code";
+  args: JsonObject | null;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  revision: number;
+  policyVersion: number;
+};
+
+/** SPEC invariant 2: the hash a decision binds to. */
+export function revisionHash(p: RevisionPayload): PayloadHash {
+  return p.kind === "code"
+    ? payloadHash({
+        v: 1, tenant: p.tenantId, tool: p.tool, code: p.code ?? "", language: p.language ?? "python",
+        sandbox: p.sandboxSpec, revision: p.revision, policyVersion: p.policyVersion,
+      })
+    : payloadHash({ v: 1, tenant: p.tenantId, tool: p.tool, args: p.args ?? {}, revision: p.revision, policyVersion: p.policyVersion });
+}
+
+/** The arguments a tool's execute() receives for a revision (code tools get their code block). */
+export function toolArgsOf(p: Pick<RevisionPayload, "kind" | "args" | "code" | "language">): JsonObject {
+  return p.kind === "code" ? { code: p.code ?? "", language: p.language ?? "python" } : (p.args ?? {});
+}

@@ -1,0 +1,22 @@
+import type { AuditActor } from "@/lib/audit/append-audit-event";
+import type { Role } from "@/lib/generated/prisma/enums";
+
+/** Who proposed an action: a signed-in member (via the console or an agent task) or an API key. */
+export type Requester =
+  | { type: "user"; userId: string; label: string; roles: Role[] }
+  | { type: "api_key"; apiKeyId: string; label: string };
+
+/** A member deciding, editing or cancelling. Roles come from the database, never from the client. */
+export type Member = { userId: string; label: string; roles: Role[] };
+
+export function requesterAuditActor(requester: Requester): AuditActor {
+  return requester.type === "user"
+    ? { type: "user", id: requester.userId, label: requester.label }
+    : { type: "api_key", id: requester.apiKeyId, label: requester.label };
+}
+
+export function memberAuditActor(member: Member): AuditActor {
+  return { type: "user", id: member.userId, label: member.label };
+}
+
+export const SYSTEM_ACTOR: AuditActor = { type: "system", id: null, label: "countersign" };

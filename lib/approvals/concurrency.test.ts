@@ -1,0 +1,129 @@
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+
+let t: TestDatabase;
+let a: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+async function approvedRefund(amountMinor: number, invoice = "INV-1044") {
+  const p = await proposeAction(t.db, {
+    tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+    args: { invoice_number: invoice, amount_minor: amountMinor, reason: "Race test" },
+  });
+  if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+  await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
+  return p;
+}
+
+describe("racing executors (real concurrency against PostgreSQL)", () => {
+  it.each([1, 2, 3, 4, 5])("round %i: 60 concurrent executions of one approval → exactly one execution and one refund", async (round) => {
+    const amount = 100 + round;
+    const p = await approvedRefund(amount);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 60 }, () =>
+        executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "racer" } }),
+      ),
+    );
+    const winners = attempts.filter((r) => r.status === "fulfilled");
+    expect(winners).toHaveLength(1);
+    const losers = attempts.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(new Set(losers.map((r) => (r.reason as { code?: string }).code))).toEqual(new Set(["already_executed"]));
+    expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(1);
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "execution.refused", data: { path: ["actionId"], equals: p.actionId } } })).toBe(59);
+  });
+
+  it("concurrent approvals by two reviewers toward a quorum of two approve exactly once", async () => {
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 200_000, reason: "Quorum race" },
+    });
+    if (p.state !== "pending") throw new Error("expected pending");
+    const votes = await Promise.all(
+      [a.users.reviewer, a.users.reviewer2].map((r) =>
+        decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: r.member }),
+      ),
+    );
+    expect(votes.map((v) => v.status).sort()).toEqual(["approved", "pending"]);
+    expect(await t.db.auditEvent.count({ where: { actionId: p.actionId, type: "decision.recorded", status: "approved" } })).toBe(1);
+  });
+
+  it("the same reviewer voting twice at once counts once", async () => {
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 300_000, reason: "Double vote race" },
+    });
+    if (p.state !== "pending") throw new Error("expected pending");
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+    expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(1);
+  });
+
+  it("the audit chain never forks under all that concurrency", async () => {
+    expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: true });
+  });
+});
+
+describe("crash recovery (a killed process, for real)", () => {
+  const runCrashingExecutor = (p: { actionId: string; payloadHash: string }, mode: string) =>
+    spawnSync(
+      process.execPath,
+      ["--import", "tsx", "tests/crash-executor.ts", t.url, a.id, p.actionId, p.payloadHash, mode],
+      { cwd: process.cwd(), encoding: "utf8", env: { ...process.env, COUNTERSIGN_EXECUTION_LEASE_MS: "1" }, timeout: 60_000 },
+    );
+
+  it.each([
+    ["between claim and effect", "after_claim", 0],
+    ["between effect and record", "after_effect", 1],
+  ])("killed %s: after recovery exactly one refund, and the execution says it succeeded", async (_label, mode, refundsAtCrash) => {
+    const amount = mode === "after_claim" ? 777 : 778;
+    const p = await approvedRefund(amount);
+    const child = runCrashingExecutor(p, mode);
+    expect(child.signal, child.stderr).toBe("SIGKILL");
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(refundsAtCrash);
+    expect(await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } })).toMatchObject({ status: "executing" });
+
+    const recovered = await recoverStaleExecutions(t.db);
+    expect(recovered).toEqual(expect.arrayContaining([expect.objectContaining({ state: "succeeded" })]));
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(1);
+    const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
+    expect(execution).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("succeeded");
+    // A second recovery pass finds nothing to do.
+    expect(await recoverStaleExecutions(t.db)).toEqual([]);
+  });
+
+  it("an execution whose effect cannot honour the key is marked unknown for a person, never retried", async () => {
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(1)", language: "python" },
+    });
+    if (p.state !== "pending") return expect.fail(`run_python should wait for approval (got ${p.state}: ${"reason" in p ? p.reason : ""})`);
+    await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
+    // Simulate a process that claimed the run and died: claim without running.
+    await t.db.$executeRaw`UPDATE "Action" SET status = 'executing', "consumedAt" = now() WHERE id = ${p.actionId}::uuid`;
+    await t.db.execution.create({
+      data: { tenantId: a.id, actionId: p.actionId, revision: 1, idempotencyKey: `crash-${p.actionId}`, leaseExpiresAt: new Date(Date.now() - 1000) },
+    });
+    const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
+    const recovered = await recoverStaleExecutions(t.db);
+    expect(recovered).toEqual(expect.arrayContaining([{ executionId: execution.id, state: "unknown" }]));
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("unknown");
+  });
+});

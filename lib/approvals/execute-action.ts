@@ -1,0 +1,277 @@
+import { createHash, randomBytes } from "node:crypto";
+import os from "node:os";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Db, DbTx } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { requireTool } from "@/lib/tools/registry";
+import type { ToolOutcome } from "@/lib/tools/tool";
+import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
+import { createNextRevision } from "@/lib/approvals/create-revision";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+
+/** Identifies this process in execution claims, so recovery knows whose lease lapsed. */
+export const PROCESS_ID = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+
+/** How long an execution may run before another process may treat it as crashed. */
+export function executionLeaseMs(): number {
+  return Number(process.env.COUNTERSIGN_EXECUTION_LEASE_MS ?? 180_000);
+}
+
+/** Derived from the approval, so every retry of one execution carries the same key. */
+export function idempotencyKeyFor(actionId: string, revision: number, hash: string): string {
+  return `cs1_${createHash("sha256").update(`${actionId}:${revision}:${hash}`).digest("hex").slice(0, 40)}`;
+}
+
+export type ExecutionOutcome = {
+  state: "succeeded" | "failed" | "unknown";
+  executionId: string;
+  result: JsonObject;
+  isolation: string | null;
+};
+
+export type ExecuteInput = {
+  tenantId: string;
+  actionId: string;
+  /** The hash the caller holds: execution refuses if it is not the approved one. */
+  payloadHash: string;
+  actor: AuditActor;
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void;
+  signal?: AbortSignal;
+};
+
+export type Claimed = {
+  executionId: string;
+  actionId: string;
+  idempotencyKey: string;
+  revision: number;
+  args: JsonObject;
+  sandboxSpec: JsonObject | null;
+  taskId: string | null;
+  tool: string;
+  requesterLabel: string;
+};
+
+/** Why a claim failed, in words, from the action's current row. */
+async function refusalFor(db: DbTx, input: ExecuteInput): Promise<AppError> {
+  const rows = await db.$queryRaw<Array<{ status: string; consumedAt: Date | null; payloadHash: string; expired: boolean }>>`
+    SELECT status::text, "consumedAt", "payloadHash", ("expiresAt" IS NOT NULL AND "expiresAt" <= now()) AS expired
+    FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid`;
+  const row = rows[0];
+  if (!row) return new AppError("not_found", "That action was not found.", 404);
+  if (row.consumedAt || ["executing", "succeeded", "failed", "unknown"].includes(row.status)) {
+    const execution = await db.execution.findFirst({
+      where: { actionId: input.actionId, tenantId: input.tenantId },
+      orderBy: { startedAt: "desc" },
+      select: { id: true, status: true, result: true, isolation: true },
+    });
+    return new AppError("already_executed", "This approval has already been used; an approval executes once.", 409, { execution });
+  }
+  if (row.status === "expired" || row.expired) return new AppError("expired", "The approval expired before it was executed.", 409);
+  if (row.payloadHash !== input.payloadHash) {
+    return new AppError("hash_mismatch", "The payload does not match the approved hash; nothing was executed.", 409);
+  }
+  const messages: Record<string, string> = {
+    pending: "The action has not been approved (yet).",
+    rejected: "The action was rejected.",
+    cancelled: "The action was cancelled.",
+    denied: "The policy denies this action.",
+    invalidated: "The approval was invalidated.",
+  };
+  return new AppError(`not_executable.${row.status}`, messages[row.status] ?? `The action is ${row.status}.`, 409);
+}
+
+/**
+ * The one use of an approval. In one transaction: claim it with a single conditional UPDATE
+ * (approved, unconsumed, unexpired by the database clock, hash matches), recompute the hash from
+ * the stored payload, re-read the TOCTOU snapshot, and create the execution with its idempotency
+ * key. Then run the effect and record succeeded / failed / unknown.
+ */
+export async function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
+  type ClaimResult =
+    | { ok: true; claimed: Claimed }
+    // `audited`: the refusal was recorded inside the transaction (it also changed state).
+    | { ok: false; error: AppError; audited: boolean };
+  const claim = await db.$transaction(async (tx): Promise<ClaimResult> => {
+    const claimedRows = await tx.$queryRaw<Array<{ id: string }>>`
+      UPDATE "Action" SET status = 'executing', "consumedAt" = now(), "updatedAt" = now()
+      WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid
+        AND status = 'approved' AND "consumedAt" IS NULL AND "expiresAt" > now()
+        AND "payloadHash" = ${input.payloadHash}
+      RETURNING id`;
+    if (claimedRows.length === 0) return { ok: false, error: await refusalFor(tx, input), audited: false };
+
+    const action = await tx.action.findUniqueOrThrow({
+      where: { id: input.actionId },
+      include: { revisions: { where: { status: "current" } } },
+    });
+    const revision = action.revisions[0];
+    const tool = requireTool(action.tool);
+    const args = toolArgsOf({ kind: action.kind, args: revision.args as JsonObject | null, code: revision.code, language: revision.language });
+    const recomputed = revisionHash({
+      tenantId: action.tenantId, tool: action.tool, kind: action.kind,
+      args: action.kind === "code" ? null : (revision.args as JsonObject | null),
+      code: revision.code, language: revision.language, sandboxSpec: revision.sandboxSpec as JsonObject | null,
+      revision: revision.revision, policyVersion: revision.policyVersion,
+    });
+    const base = {
+      tenantId: action.tenantId, actor: input.actor, subject: { type: "action", id: action.id }, actionId: action.id,
+      tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
+    };
+    if (recomputed.hash !== action.payloadHash || recomputed.hash !== revision.payloadHash || revision.revision !== action.currentRevision) {
+      await tx.action.update({
+        where: { id: action.id },
+        data: { status: "invalidated", statusReason: "The stored payload no longer matches its approved hash." },
+      });
+      await appendAuditEvent(tx, {
+        ...base, type: "action.invalidated", outcome: "refused", status: "invalidated",
+        data: { reason: "hash_mismatch", expected: action.payloadHash, recomputed: recomputed.hash, revision: revision.revision },
+      });
+      await markTaskRunnable(tx, action.taskId);
+      return {
+        ok: false,
+        audited: true,
+        error: new AppError("hash_mismatch", "The stored payload does not match its approved hash; the approval was invalidated.", 409),
+      };
+    }
+
+    // TOCTOU: the state the decision rests on must be what the reviewers saw.
+    const before = await tx.snapshot.findFirst({
+      where: { actionId: action.id, revisionId: revision.id, phase: "request" },
+      select: { data: true, hash: true },
+    });
+    const now = await tool.snapshot({ db: tx, tenantId: action.tenantId }, args);
+    const nowHash = snapshotHash(now);
+    if ((before?.hash ?? snapshotHash(null)) !== nowHash) {
+      await tx.snapshot.create({
+        data: { tenantId: action.tenantId, actionId: action.id, revisionId: revision.id, phase: "pre_execution", data: now ?? {}, hash: nowHash },
+      });
+      await appendAuditEvent(tx, {
+        ...base, type: "action.invalidated", outcome: "refused", status: "invalidated",
+        data: { reason: "state_changed", revision: revision.revision, before: before?.hash ?? null, after: nowHash },
+      });
+      const next = await createNextRevision(tx, {
+        tenantId: action.tenantId, actionId: action.id, fromRevision: revision.revision, tool, args,
+        origin: "re-proposed: the state it rests on changed", createdByUserId: null, actor: input.actor,
+        snapshotChange: { before: (before?.data as JsonObject | undefined) ?? null, after: now },
+      });
+      await markTaskRunnable(tx, action.taskId);
+      return {
+        ok: false,
+        audited: true,
+        error: new AppError(
+          "state_changed",
+          `The state this approval rested on changed since review, so it was invalidated. Revision ${next.revision} waits for a fresh decision.`,
+          409,
+          { revision: next.revision, payloadHash: next.payloadHash },
+        ),
+      };
+    }
+
+    const idempotencyKey = idempotencyKeyFor(action.id, revision.revision, revision.payloadHash);
+    await tx.snapshot.create({
+      data: { tenantId: action.tenantId, actionId: action.id, revisionId: revision.id, phase: "pre_execution", data: now ?? {}, hash: nowHash },
+    });
+    const execution = await tx.execution.create({
+      data: {
+        tenantId: action.tenantId, actionId: action.id, revision: revision.revision, idempotencyKey,
+        claimedBy: PROCESS_ID, leaseExpiresAt: new Date(Date.now() + executionLeaseMs()),
+      },
+    });
+    await appendAuditEvent(tx, {
+      ...base, type: "execution.started", outcome: "ok", status: "executing",
+      data: { executionId: execution.id, revision: revision.revision, payloadHash: revision.payloadHash, idempotencyKey },
+    });
+    return {
+      ok: true,
+      claimed: {
+        executionId: execution.id, actionId: action.id, idempotencyKey, revision: revision.revision, args,
+        sandboxSpec: revision.sandboxSpec as JsonObject | null, taskId: action.taskId, tool: action.tool,
+        requesterLabel: action.requesterLabel,
+      },
+    };
+  });
+
+  if (!claim.ok) {
+    if (claim.audited) throw claim.error;
+    await db.$transaction((tx) =>
+      appendAuditEvent(tx, {
+        tenantId: input.tenantId, actor: input.actor, type: "execution.refused", outcome: "refused",
+        subject: { type: "action", id: input.actionId }, actionId: null, status: claim.error.code,
+        data: { code: claim.error.code, message: claim.error.message, actionId: input.actionId },
+      }),
+    );
+    throw claim.error;
+  }
+  return runClaimedExecution(db, input.tenantId, claim.claimed, input);
+}
+
+/** Runs the effect of a claimed execution and records how it ended. Also used by crash recovery. */
+export async function runClaimedExecution(
+  db: Db,
+  tenantId: string,
+  claimed: Claimed,
+  options: Pick<ExecuteInput, "actor" | "onOutput" | "signal">,
+): Promise<ExecutionOutcome> {
+  const tool = requireTool(claimed.tool);
+  const started = performance.now();
+  let outcome: ToolOutcome;
+  let state: ExecutionOutcome["state"];
+  try {
+    outcome = await tool.execute({ db, tenantId }, claimed.args, claimed.idempotencyKey, {
+      onOutput: options.onOutput, signal: options.signal, sandboxSpec: claimed.sandboxSpec,
+    });
+    state = outcome.ok ? "succeeded" : "failed";
+  } catch (error) {
+    const message = error instanceof AppError ? error.message : "The tool failed unexpectedly; see the server log.";
+    if (!(error instanceof AppError)) console.error(`[countersign] tool ${claimed.tool} failed:`, error);
+    // An effect that cannot honour its key may have happened before the error: a person decides.
+    state = tool.honoursIdempotencyKey(claimed.args) ? "failed" : "unknown";
+    outcome = { ok: false, result: { error: message } };
+  }
+  return recordExecution(db, tenantId, claimed, { state, outcome, durationMs: Math.round(performance.now() - started) }, options.actor);
+}
+
+export async function recordExecution(
+  db: Db,
+  tenantId: string,
+  claimed: Claimed,
+  ended: { state: ExecutionOutcome["state"]; outcome: ToolOutcome; durationMs: number },
+  actor: AuditActor,
+): Promise<ExecutionOutcome> {
+  const result = ended.outcome.result;
+  const isolation = ended.outcome.isolation ?? (claimed.sandboxSpec ? null : "in-process");
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.execution.updateMany({
+      where: { id: claimed.executionId, tenantId, status: "executing" },
+      data: {
+        status: ended.state,
+        result,
+        isolation,
+        stdout: typeof result.stdout === "string" ? result.stdout : null,
+        stderr: typeof result.stderr === "string" ? result.stderr : null,
+        exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
+        truncated: result.truncated === true,
+        durationMs: ended.durationMs,
+        finishedAt: new Date(),
+        leaseExpiresAt: null,
+      },
+    });
+    if (count === 0) return; // another process recorded it first (recovery after a lapsed lease)
+    await tx.action.update({ where: { id: claimed.actionId }, data: { status: ended.state } });
+    await appendAuditEvent(tx, {
+      tenantId, actor, type: `execution.${ended.state}`, outcome: ended.state === "succeeded" ? "ok" : "error",
+      subject: { type: "execution", id: claimed.executionId }, tool: claimed.tool, requester: claimed.requesterLabel,
+      actionId: claimed.actionId,
+      status: ended.state,
+      data: {
+        executionId: claimed.executionId, revision: claimed.revision, isolation, durationMs: ended.durationMs,
+        error: typeof result.error === "string" ? result.error : null,
+        exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
+      },
+    });
+    await markTaskRunnable(tx, claimed.taskId);
+  });
+  return { state: ended.state, executionId: claimed.executionId, result, isolation };
+}

@@ -1,0 +1,331 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { editAction } from "@/lib/approvals/edit-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { cancelAction } from "@/lib/approvals/cancel-action";
+import { expireDueActions } from "@/lib/approvals/expire-actions";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { AppError } from "@/lib/errors";
+import { INJECTION_NOTE } from "@/lib/demo/seed";
+
+let t: TestDatabase;
+let a: TestTenant;
+let b: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createTestTenant(t.db);
+  b = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+const actorOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.requester.id, label: tenant.users.requester.email });
+
+async function pendingRefund(tenant: TestTenant, amountMinor: number, invoice = "INV-1044") {
+  const outcome = await proposeAction(t.db, {
+    tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+    args: { invoice_number: invoice, amount_minor: amountMinor, reason: "Customer overpaid" },
+  });
+  if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
+  return outcome;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal, but the call succeeded");
+}
+
+async function auditTypes(tenantId: string, actionId?: string) {
+  const rows = await t.db.auditEvent.findMany({ where: { tenantId, ...(actionId ? { actionId } : {}) }, orderBy: { seq: "asc" } });
+  return rows.map((r) => r.type);
+}
+
+describe("proposals", () => {
+  it("runs an allowed read at once and records it", async () => {
+    const outcome = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "get_invoice", args: { invoice_number: "INV-1042" },
+    });
+    expect(outcome.state).toBe("allowed");
+    if (outcome.state !== "allowed") return;
+    expect(outcome.execution.state).toBe("succeeded");
+    expect(outcome.execution.result).toMatchObject({ invoice_number: "INV-1042", amount_due_minor: 2_500_000, status: "open" });
+    expect(await auditTypes(a.id, outcome.actionId)).toEqual(["action.proposed", "execution.started", "execution.succeeded"]);
+  });
+
+  it("queues a reminder email with the TOCTOU snapshot and the policy rule that matched", async () => {
+    const outcome = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email",
+      args: { to: "billing@acme.example", subject: "Reminder", body: "INV-1042 is overdue.", invoice_number: "INV-1042" },
+    });
+    expect(outcome.state).toBe("pending");
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: outcome.actionId }, include: { snapshots: true, revisions: true } });
+    expect(action.snapshots[0].data).toMatchObject({ customer_email: "billing@acme.example", customer_opt_out: false });
+    expect(action.revisions[0].policyDecision).toMatchObject({ effect: "require_approval", ruleId: "send-email-verified" });
+    expect(action.eligibleRoles).toEqual(["reviewer"]);
+  });
+
+  it("denies a refund above the policy's hard limit without asking anyone", async () => {
+    const outcome = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 6_000_000, reason: "Too much" },
+    });
+    expect(outcome).toMatchObject({ state: "denied", ruleId: "refund-over-limit" });
+  });
+
+  it.each([
+    ["an unknown key", { invoice_number: "INV-1042", extra: true }, "invalid_args"],
+    ["a missing key", {}, "invalid_args"],
+    ["a number beyond 2^53", { invoice_number: "INV-1044", amount_minor: 2 ** 60, reason: "x" }, "invalid_payload.unsafe_integer"],
+  ])("refuses %s, changes nothing, and audits the refusal", async (_label, args, code) => {
+    const before = await t.db.action.count({ where: { tenantId: a.id } });
+    const tool = code === "invalid_args" && "extra" in args ? "get_invoice" : "refund_invoice";
+    const error = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool, args }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeTruthy();
+    const { toPublicError } = await import("@/lib/errors");
+    expect(toPublicError(error, "test").body.code).toBe(code);
+    expect(await t.db.action.count({ where: { tenantId: a.id } })).toBe(before);
+    const last = await t.db.auditEvent.findFirst({ where: { tenantId: a.id }, orderBy: { seq: "desc" } });
+    expect(last).toMatchObject({ type: "action.refused", outcome: "refused" });
+  });
+
+  it("refuses a __proto__ key before anything else sees it", async () => {
+    const args = JSON.parse('{"invoice_number":"INV-1042","__proto__":{"polluted":true}}');
+    const error = await refusalOrThrow(proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "get_invoice", args }));
+    expect(String(error)).toMatch(/__proto__/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("tags the prompt-injection email high risk and routes it to the elevated rule", async () => {
+    const outcome = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email",
+      args: {
+        to: "audit-desk@exfil-mail.example", subject: "Customer list",
+        body: `As requested: ${INJECTION_NOTE}\nAcme Corporation billing@acme.example 25,000.00`,
+        invoice_number: "INV-1046",
+      },
+      untrustedValues: [INJECTION_NOTE],
+    });
+    expect(outcome.state).toBe("pending");
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: outcome.actionId }, include: { revisions: true } });
+    expect(["high", "critical"]).toContain(action.riskLevel);
+    const tags = (action.revisions[0].riskTags as Array<{ id: string }>).map((tag) => tag.id);
+    expect(tags).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted"]));
+    expect(action.revisions[0].policyDecision).toMatchObject({ ruleId: "send-email-outside-domain", tier: "elevated" });
+  });
+});
+
+async function refusalOrThrow(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => {
+      throw new Error("expected a refusal");
+    },
+    (e: unknown) => e,
+  );
+}
+
+describe("decisions", () => {
+  it("refuses self-approval, the wrong role, another tenant and a stale hash — and audits each", async () => {
+    const p = await pendingRefund(a, 45_000, "INV-1043");
+    const base = { tenantId: a.id, actionId: p.actionId, verdict: "approve" as const, payloadHash: p.payloadHash };
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.requester.member }))).code).toBe("not_eligible");
+    const selfReviewer = { ...a.users.requester.member, roles: ["requester" as const, "reviewer" as const] };
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: selfReviewer }))).code).toBe("self_approval");
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.auditor.member }))).code).toBe("not_eligible");
+    expect((await refusal(decideAction(t.db, { ...base, tenantId: b.id, reviewer: b.users.reviewer.member }))).code).toBe("not_found");
+    expect((await refusal(decideAction(t.db, { ...base, payloadHash: "0".repeat(64), reviewer: a.users.reviewer.member }))).code).toBe("stale_hash");
+    expect((await refusal(decideAction(t.db, { ...base, verdict: "reject", reviewer: a.users.reviewer.member }))).code).toBe("reason_required");
+
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
+    expect(action.status).toBe("pending");
+    expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
+    const refused = await t.db.auditEvent.findMany({ where: { tenantId: a.id, type: "decision.refused", subjectId: p.actionId } });
+    expect(refused.map((r) => r.status)).toEqual(["not_eligible", "self_approval", "not_eligible", "stale_hash", "reason_required"]);
+    // The other tenant's refusal lands in the other tenant's log, naming nothing of tenant A.
+    expect(await t.db.auditEvent.count({ where: { tenantId: b.id, type: "decision.refused", status: "not_found" } })).toBe(1);
+  });
+
+  it("needs two distinct reviewers for a large refund; a second vote by the same reviewer does not count", async () => {
+    const p = await pendingRefund(a, 1_000_000);
+    expect(p.quorum).toBe(2);
+    const vote = (reviewer: TestTenant["users"]["reviewer"]) =>
+      decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewer.member });
+    expect(await vote(a.users.reviewer)).toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
+    expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+    expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
+  });
+
+  it("a rejection with a reason rejects, and nothing can execute it", async () => {
+    const p = await pendingRefund(a, 10_000, "INV-1043");
+    const out = await decideAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, verdict: "reject", note: "Wrong customer", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member,
+    });
+    expect(out.status).toBe("rejected");
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(error.code).toBe("not_executable.rejected");
+  });
+});
+
+describe("revisions", () => {
+  it("an edit creates revision 2 with a diff; votes on revision 1 are void and its approval cannot execute", async () => {
+    const p = await pendingRefund(a, 20_000, "INV-1043");
+    await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
+    const next = await editAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, editor: a.users.reviewer2.member, payloadHash: p.payloadHash,
+      args: { invoice_number: "INV-1043", amount_minor: 15_000, reason: "Customer overpaid" },
+    });
+    expect(next).toMatchObject({ revision: 2, status: "pending" });
+    expect(next.payloadHash).not.toBe(p.payloadHash);
+    const rev2 = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId, revision: 2 } });
+    expect(rev2.diff).toMatchObject({ fields: [{ path: "amount_minor", change: "changed", before: 20_000, after: 15_000 }] });
+    expect(await t.db.decision.count({ where: { actionId: p.actionId, void: true } })).toBe(1);
+
+    // The old approval's hash no longer executes anything, and votes on it are refused.
+    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }))).code)
+      .toBe("hash_mismatch");
+    expect((await refusal(decideAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer3.member,
+    }))).code).toBe("stale_hash");
+    // The editor cannot approve their own revision; another reviewer can.
+    expect((await refusal(decideAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer2.member,
+    }))).code).toBe("own_edit");
+    await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer.member });
+    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: next.payloadHash, actor: actorOf(a) });
+    expect(done.state).toBe("succeeded");
+    const refunds = await t.db.refund.findMany({ where: { tenantId: a.id, amountMinor: 15_000 } });
+    expect(refunds).toHaveLength(1);
+  });
+});
+
+describe("execution", () => {
+  async function approved(tenant: TestTenant, amountMinor: number, invoice = "INV-1044") {
+    const p = await pendingRefund(tenant, amountMinor, invoice);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: tenant.users.reviewer.member });
+    return p;
+  }
+
+  it("executes once; a replay of the consumed approval is refused with the recorded result", async () => {
+    const p = await approved(a, 5_000);
+    const first = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+    expect(first.state).toBe("succeeded");
+    const replay = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(replay.code).toBe("already_executed");
+    expect(replay.details).toMatchObject({ execution: { id: first.executionId, status: "succeeded" } });
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 5_000 } })).toBe(1);
+    expect(await auditTypes(a.id, p.actionId)).toContain("execution.succeeded");
+  });
+
+  it("refuses an approval presented in another tenant", async () => {
+    const p = await approved(a, 6_000);
+    const error = await refusal(executeAction(t.db, { tenantId: b.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(b) }));
+    expect(error.code).toBe("not_found");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("approved");
+  });
+
+  it("refuses and invalidates when the stored args were tampered with behind the app's back", async () => {
+    const p = await approved(a, 7_000);
+    await t.db.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`;
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(error.code).toBe("hash_mismatch");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("invalidated");
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: { in: [7_000, 700_000] } } })).toBe(0);
+  });
+
+  it("refuses when the tool was changed behind the app's back", async () => {
+    const p = await approved(a, 8_000);
+    await t.db.$executeRaw`UPDATE "Action" SET tool = 'cancel_invoice' WHERE id = ${p.actionId}::uuid`;
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(error.code).toBe("hash_mismatch");
+  });
+
+  it("refuses a hash the caller holds that is not the approved one", async () => {
+    const p = await approved(a, 8_500);
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: "f".repeat(64), actor: actorOf(a) }));
+    expect(error.code).toBe("hash_mismatch");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("approved");
+  });
+
+  it("invalidates and queues a fresh revision when the invoice changed between approval and execution", async () => {
+    const p = await approved(a, 9_000);
+    await t.db.invoice.updateMany({ where: { tenantId: a.id, number: "INV-1044" }, data: { amountPaidMinor: { increment: 1 }, version: { increment: 1 } } });
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(error.code).toBe("state_changed");
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
+    expect(action).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
+    const rev2 = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId, revision: 2 } });
+    const changed = (rev2.diff as { fields: Array<{ path: string }> }).fields.map((f) => f.path);
+    expect(changed).toEqual(expect.arrayContaining(["snapshot.amount_paid_minor", "snapshot.version"]));
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 9_000 } })).toBe(0);
+    expect(await auditTypes(a.id, p.actionId)).toEqual(expect.arrayContaining(["action.invalidated", "action.revised"]));
+  });
+
+  it("expiry: a decision 1 ms after the deadline is refused as expired; 1 s before it is accepted", async () => {
+    const late = await pendingRefund(a, 1_100, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${late.actionId}::uuid`;
+    const error = await refusal(decideAction(t.db, {
+      tenantId: a.id, actionId: late.actionId, verdict: "approve", payloadHash: late.payloadHash, reviewer: a.users.reviewer.member,
+    }));
+    expect(error.code).toBe("expired");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: late.actionId } })).status).toBe("expired");
+
+    const onTime = await pendingRefund(a, 1_200, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '1 second' WHERE id = ${onTime.actionId}::uuid`;
+    const ok = await decideAction(t.db, {
+      tenantId: a.id, actionId: onTime.actionId, verdict: "approve", payloadHash: onTime.payloadHash, reviewer: a.users.reviewer.member,
+    });
+    expect(ok.status).toBe("approved");
+  });
+
+  it("an approval whose window closed never executes; the sweeper reports it as expired, not rejected", async () => {
+    const p = await approved(a, 1_300, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${p.actionId}::uuid`;
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(error.code).toBe("expired");
+    expect(await expireDueActions(t.db)).toBeGreaterThanOrEqual(1);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("expired");
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 1_300 } })).toBe(0);
+  });
+
+  it("cancel: only the requester or an admin, only before execution", async () => {
+    const p = await pendingRefund(a, 1_400, "INV-1043");
+    const other = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: actorOf(a), requester: { userId: a.users.reviewer.id } }));
+    expect(other.code).toBe("forbidden");
+    await cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: actorOf(a), requester: { userId: a.users.requester.id } });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("cancelled");
+  });
+
+  it("an opted-out customer's email fails at execution and says why", async () => {
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email",
+      args: { to: "billing@umbrella.example", subject: "Reminder", body: "Please pay INV-1047.", invoice_number: "INV-1047" },
+    });
+    if (p.state !== "pending") throw new Error("expected pending");
+    await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
+    const out = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+    expect(out.state).toBe("failed");
+    expect(String(out.result.error)).toMatch(/opted out/);
+    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, toAddress: "billing@umbrella.example" } })).toBe(0);
+  });
+});
+
+describe("audit", () => {
+  it("the chain of every tenant verifies after all of the above", async () => {
+    for (const tenant of [a, b]) {
+      const result = await verifyAuditChain(t.db, tenant.id);
+      expect(result).toMatchObject({ ok: true, firstBad: null });
+      expect(result.checked).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import type { Db } from "@/lib/db/client";
+import { AppError, toPublicError } from "@/lib/errors";
+import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { RISK_RANK } from "@/lib/risk/risk-tag";
+import { requireTool } from "@/lib/tools/registry";
+import { loadActivePolicy } from "@/lib/approvals/active-policy";
+import { revisionHash } from "@/lib/approvals/action-revision";
+import { assessPayload } from "@/lib/approvals/assess-payload";
+import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
+import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
+
+export type ProposeInput = {
+  tenantId: string;
+  requester: Requester;
+  tool: string;
+  /** Tool arguments (already strictly parsed), or for code tools `{ code, language }`. */
+  args: unknown;
+  /** The agent's stated reason. */
+  reason?: string;
+  taskId?: string | null;
+  /** Actions of one logical step share a key (bulk decisions stay within one step). */
+  stepKey?: string | null;
+  /** Strings the agent read from untrusted tool output (provenance risk tags). */
+  untrustedValues?: string[];
+};
+
+export type ProposalOutcome =
+  | { state: "denied"; actionId: string; reason: string; ruleId: string | null; riskLevel: string }
+  | {
+      state: "pending";
+      actionId: string;
+      revision: number;
+      payloadHash: string;
+      expiresAt: Date;
+      reason: string;
+      riskLevel: string;
+      quorum: number;
+    }
+  | { state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome };
+
+/** Short-lived execution window for actions the policy allows outright. */
+const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
+
+function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof requireTool>; args: JsonObject } {
+  const tool = requireTool(toolName);
+  assertCanonicalizable(raw);
+  const parsed = tool.args.safeParse(raw);
+  if (!parsed.success) {
+    throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${z.prettifyError(parsed.error)}`, 400);
+  }
+  assertCanonicalizable(parsed.data);
+  return { tool, args: parsed.data };
+}
+
+/**
+ * propose → policy → run now (allow) / refuse (deny) / wait for reviewers (require_approval) with
+ * the TOCTOU snapshot stored. Invalid proposals change nothing but an audit entry.
+ */
+export async function proposeAction(db: Db, input: ProposeInput): Promise<ProposalOutcome> {
+  const actor = requesterAuditActor(input.requester);
+  let validated: ReturnType<typeof validateArgs>;
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { id: true, domains: true } });
+  try {
+    validated = validateArgs(input.tool, input.args);
+    if (input.taskId) {
+      const task = await db.task.findFirst({ where: { id: input.taskId, tenantId: tenant.id }, select: { id: true } });
+      if (!task) throw new AppError("not_found", "That task was not found.", 404);
+    }
+  } catch (error) {
+    const { body } = toPublicError(error, "proposeAction");
+    await db.$transaction((tx) =>
+      appendAuditEvent(tx, {
+        tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
+        subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
+        data: { code: body.code, message: body.message },
+      }),
+    );
+    throw error;
+  }
+  const { tool, args } = validated;
+  const policy = await loadActivePolicy(db, tenant.id);
+  const assessment = await assessPayload(db, {
+    tenantId: tenant.id,
+    tenantDomains: tenant.domains,
+    tool,
+    args,
+    requesterRoles: input.requester.type === "user" ? input.requester.roles : [],
+    untrustedValues: input.untrustedValues,
+    policy,
+  });
+  const { decision } = assessment;
+  const revision = 1;
+  const hash = revisionHash({
+    tenantId: tenant.id, tool: tool.name, kind: tool.kind,
+    args: tool.kind === "code" ? null : args,
+    code: tool.kind === "code" ? String(args.code) : null,
+    language: tool.kind === "code" ? String(args.language ?? "python") : null,
+    sandboxSpec: assessment.sandboxSpec, revision, policyVersion: policy.version,
+  });
+  const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
+
+  const created = await db.$transaction(async (tx) => {
+    const [{ now }] = await tx.$queryRaw<Array<{ now: Date }>>`SELECT date_trunc('milliseconds', now()) AS now`;
+    const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
+    const expiresAt = decision.effect === "deny" ? null : new Date(now.getTime() + ttl * 1000);
+    const action = await tx.action.create({
+      data: {
+        tenantId: tenant.id,
+        taskId: input.taskId ?? null,
+        requesterUserId: input.requester.type === "user" ? input.requester.userId : null,
+        requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
+        requesterLabel: input.requester.label,
+        kind: tool.kind,
+        tool: tool.name,
+        reason: (input.reason ?? "").slice(0, 2000),
+        stepKey: input.stepKey ?? null,
+        status,
+        requiresApproval: decision.effect === "require_approval",
+        currentRevision: revision,
+        payloadHash: hash.hash,
+        riskLevel: assessment.riskLevel,
+        riskRank: RISK_RANK[assessment.riskLevel],
+        quorum: Math.max(1, decision.quorum),
+        eligibleRoles: decision.eligibleRoles,
+        expiresAt,
+        decidedAt: decision.effect === "require_approval" ? null : now,
+        statusReason: decision.reason,
+        revisions: {
+          create: {
+            tenantId: tenant.id,
+            revision,
+            args: tool.kind === "code" ? undefined : args,
+            code: tool.kind === "code" ? String(args.code) : null,
+            language: tool.kind === "code" ? String(args.language ?? "python") : null,
+            sandboxSpec: assessment.sandboxSpec ?? undefined,
+            policyVersion: policy.version,
+            policyDecision: decision,
+            payloadHash: hash.hash,
+            hashAlgorithm: hash.algorithm,
+            hashVersion: hash.version,
+            riskTags: assessment.riskTags,
+            riskLevel: assessment.riskLevel,
+            preview: assessment.preview,
+            scanFindings: assessment.scanFindings,
+            origin: "proposed",
+            createdByUserId: input.requester.type === "user" ? input.requester.userId : null,
+          },
+        },
+      },
+      include: { revisions: { select: { id: true } } },
+    });
+    if (assessment.snapshot) {
+      await tx.snapshot.create({
+        data: {
+          tenantId: tenant.id, actionId: action.id, revisionId: action.revisions[0].id, phase: "request",
+          data: assessment.snapshot, hash: snapshotHash(assessment.snapshot),
+        },
+      });
+    }
+    await appendAuditEvent(tx, {
+      tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
+      outcome: decision.effect === "deny" ? "refused" : "ok",
+      subject: { type: "action", id: action.id }, actionId: action.id, tool: tool.name,
+      riskLevel: assessment.riskLevel, requester: input.requester.label, status,
+      data: {
+        revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
+        policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
+        taskId: input.taskId ?? null,
+      },
+    });
+    return { action, expiresAt };
+  });
+
+  const actionId = created.action.id;
+  if (decision.effect === "deny") {
+    return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };
+  }
+  if (decision.effect === "allow") {
+    const execution = await executeAction(db, {
+      tenantId: tenant.id, actionId, payloadHash: hash.hash, actor,
+    });
+    return { state: "allowed", actionId, reason: decision.reason, execution };
+  }
+  return {
+    state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: created.expiresAt!,
+    reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum,
+  };
+}

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import type { JsonValue } from "@/lib/canonical/json-value";
+import { notFound } from "@/lib/errors";
+import { defineTool } from "@/lib/tools/tool";
+
+const Args = z.strictObject({ name: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "a data set name like storage-buckets") });
+
+export const getDataset = defineTool({
+  name: "get_dataset",
+  kind: "tool",
+  description: "Read a small tenant data set by name (e.g. storage-buckets) to analyse it, for example with run_python.",
+  classes: ["read"],
+  args: Args,
+  snapshot: async () => null,
+  preview: (args) => ({ summary: `Read data set ${args.name}`, before: null, after: null }),
+  honoursIdempotencyKey: () => true,
+  async execute(ctx, args) {
+    const dataset = await ctx.db.dataset.findFirst({ where: { tenantId: ctx.tenantId, name: args.name } });
+    if (!dataset) throw notFound(`Data set ${args.name}`);
+    return { ok: true, result: { name: dataset.name, rows: dataset.content as JsonValue } };
+  },
+});
