@@ -1,0 +1,54 @@
+/**
+ * The app under test for Playwright: a throw-away embedded PostgreSQL, migrations, the demo tenant,
+ * and the built console (`next start`). Writes e2e/.runtime.json so tests can seed their own data.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "pg";
+import { createDb } from "@/lib/db/client";
+import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { seedDemoTenant } from "@/lib/demo/seed";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { E2E_PORT, RUNTIME_FILE } from "@/e2e/support/config";
+
+const root = process.cwd();
+const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-"));
+chmodSync(dir, 0o755);
+const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 57_000, ephemeral: true });
+const admin = new Client({ connectionString: cluster.url() });
+await admin.connect();
+await admin.query("CREATE DATABASE countersign");
+await admin.end();
+const databaseUrl = cluster.url("countersign");
+await migrateDatabase(databaseUrl, root);
+const db = createDb(databaseUrl, { max: 2 });
+await seedDemoTenant(db, DEFAULT_POLICY);
+await db.$disconnect();
+writeFileSync(RUNTIME_FILE, JSON.stringify({ databaseUrl, baseURL: `http://127.0.0.1:${E2E_PORT}` }));
+
+const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {
+  cwd: root,
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_URL: `http://127.0.0.1:${E2E_PORT}`,
+    NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
+    COUNTERSIGN_IN_PROCESS_WORKER: "1",
+    COUNTERSIGN_WORKER_POLL_MS: "200",
+  },
+});
+
+const stop = async () => {
+  next.kill("SIGTERM");
+  await cluster.stop().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(RUNTIME_FILE, { force: true });
+  process.exit(0);
+};
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());
+next.on("exit", () => void stop());

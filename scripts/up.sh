@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Brings the console up on a fresh machine: system packages where possible, npm packages, then
+# `npm start` (bundled PostgreSQL, demo tenant, offline planner, the best sandbox available).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+
+COUNTERSIGN_SKIP_BROWSER=1 bash scripts/ensure-system.sh || echo "› Continuing without some system packages (see above)."
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "› Installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+exec npm start -- "$@"
