@@ -8,6 +8,7 @@ const config = [
     ignores: [
       "node_modules/**",
       ".next/**",
+      ".next-*/**",
       "lib/generated/**",
       ".data/**",
       ".cache/**",

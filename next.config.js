@@ -1,6 +1,8 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
+  // Lets several builds of one checkout coexist (parallel e2e runs); defaults to .next.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   // forbidden() renders app/forbidden.tsx with a real 403 status.
   experimental: { authInterrupts: true },
