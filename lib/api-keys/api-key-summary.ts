@@ -1,0 +1,30 @@
+/** What may be shown about a key: never its hash. */
+export type ApiKeySummary = {
+  id: string;
+  name: string;
+  prefix: string;
+  allowedTools: string[];
+  createdAt: Date;
+};
+
+export type ApiKeyListItem = ApiKeySummary & {
+  createdById: string | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+export const API_KEY_PUBLIC_SELECT = {
+  id: true,
+  name: true,
+  prefix: true,
+  allowedTools: true,
+  createdAt: true,
+  createdById: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
+
+/** How an agent is named in lists and the audit log. */
+export function apiKeyLabel(name: string): string {
+  return `api:${name}`;
+}

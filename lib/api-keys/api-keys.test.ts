@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { AppError } from "@/lib/errors";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { listApiKeys } from "@/lib/api-keys/list-api-keys";
+import { authenticateApiKey, resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
+
+let t: TestDatabase;
+let a: TestTenant;
+let b: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createTestTenant(t.db);
+  b = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+const adminActor = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("createApiKey", () => {
+  it("returns the secret once and stores only its SHA-256", async () => {
+    const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name: "ci-bot", allowedTools: ["run_python", "run_python"], createdById: a.users.admin.id });
+    expect(secret).toMatch(/^cs_live_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(parseApiKeySecret(secret)?.prefix).toBe(apiKey.prefix);
+    expect(apiKey).toEqual({ id: expect.any(String), name: "ci-bot", prefix: apiKey.prefix, allowedTools: ["run_python"], createdAt: expect.any(Date) });
+    expect(apiKey).not.toHaveProperty("secretHash");
+    const row = await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id }, select: { secretHash: true } });
+    expect(row.secretHash).toBe(hashApiKeySecret(secret));
+    expect(JSON.stringify(await t.db.apiKey.findMany({ where: { id: apiKey.id }, select: { secretHash: true } }))).not.toContain(secret);
+    const audit = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "api_key.created", subjectId: apiKey.id } });
+    expect(audit.actorId).toBe(a.users.admin.id);
+    expect(JSON.stringify(audit.data)).not.toContain(secret.split("_").at(-1));
+  });
+
+  it("refuses unknown tools, empty scopes, bad names and non-members", async () => {
+    expect((await refusal(createApiKey(t.db, { tenantId: a.id, name: "x", allowedTools: ["rm_rf"], createdById: a.users.admin.id }))).code).toBe("invalid_tools");
+    expect((await refusal(createApiKey(t.db, { tenantId: a.id, name: "x", allowedTools: [], createdById: a.users.admin.id }))).code).toBe("invalid_tools");
+    expect((await refusal(createApiKey(t.db, { tenantId: a.id, name: "  ", allowedTools: ["get_invoice"], createdById: a.users.admin.id }))).code).toBe("invalid_name");
+    expect((await refusal(createApiKey(t.db, { tenantId: a.id, name: "<script>", allowedTools: ["get_invoice"], createdById: a.users.admin.id }))).code).toBe("invalid_name");
+    expect((await refusal(createApiKey(t.db, { tenantId: a.id, name: "x", allowedTools: ["get_invoice"], createdById: b.users.admin.id }))).code).toBe("forbidden");
+  });
+});
+
+describe("authenticateApiKey", () => {
+  it("resolves a valid secret to its key and tenant, and records use at most once a minute", async () => {
+    const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name: "agent-1", allowedTools: ["get_invoice"], createdById: a.users.admin.id });
+    const auth = await authenticateApiKey(t.db, secret);
+    expect(auth?.apiKey).toMatchObject({ id: apiKey.id, tenantId: a.id, label: "api:agent-1", allowedTools: ["get_invoice"] });
+    expect(auth?.tenant.id).toBe(a.id);
+    const first = (await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt;
+    expect(first).toBeInstanceOf(Date);
+    await authenticateApiKey(t.db, secret);
+    expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt).toEqual(first);
+  });
+
+  it("refuses malformed, unknown, tampered and revoked secrets", async () => {
+    const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name: "agent-2", allowedTools: ["get_invoice"], createdById: a.users.admin.id });
+    expect(await authenticateApiKey(t.db, "not-a-key")).toBeNull();
+    expect(await authenticateApiKey(t.db, "")).toBeNull();
+    const last = secret.at(-1) === "A" ? "B" : "A";
+    expect(await resolveApiKey(t.db, secret.slice(0, -1) + last)).toEqual({ ok: false, reason: "unknown" });
+    expect(await resolveApiKey(t.db, `cs_live_000000000000_${"A".repeat(43)}`)).toEqual({ ok: false, reason: "unknown" });
+
+    await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
+    expect(await authenticateApiKey(t.db, secret)).toBeNull();
+    expect(await resolveApiKey(t.db, secret)).toMatchObject({ ok: false, reason: "revoked", tenantId: a.id });
+  });
+
+  it("compares hashes of equal length only, in constant time", () => {
+    expect(secretHashesEqual(hashApiKeySecret("a"), hashApiKeySecret("a"))).toBe(true);
+    expect(secretHashesEqual(hashApiKeySecret("a"), hashApiKeySecret("b"))).toBe(false);
+    expect(secretHashesEqual(hashApiKeySecret("a"), "ab")).toBe(false);
+    expect(secretHashesEqual("", "")).toBe(false);
+  });
+});
+
+describe("revokeApiKey and listApiKeys", () => {
+  it("revokes once (audited once), and another tenant's key is not found", async () => {
+    const { apiKey } = await createApiKey(t.db, { tenantId: a.id, name: "agent-3", allowedTools: ["get_invoice"], createdById: a.users.admin.id });
+    expect((await refusal(revokeApiKey(t.db, { tenantId: b.id, id: apiKey.id, actor: adminActor(b) }))).status).toBe(404);
+    expect((await refusal(revokeApiKey(t.db, { tenantId: a.id, id: "nope", actor: adminActor(a) }))).status).toBe(404);
+    expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).revokedAt).toBeNull();
+
+    const first = await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
+    const again = await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
+    expect(again.revokedAt).toEqual(first.revokedAt);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "api_key.revoked", subjectId: apiKey.id } })).toBe(1);
+  });
+
+  it("lists the tenant's keys without any hash", async () => {
+    const keys = await listApiKeys(t.db, a.id);
+    expect(keys.length).toBeGreaterThanOrEqual(3);
+    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["allowedTools", "createdAt", "createdById", "id", "lastUsedAt", "name", "prefix", "revokedAt"]);
+    expect(await listApiKeys(t.db, b.id)).toEqual([]);
+  });
+});

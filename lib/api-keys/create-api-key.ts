@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { findTool } from "@/lib/tools/registry";
+import { generateApiKeySecret, hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
+import { API_KEY_PUBLIC_SELECT, type ApiKeySummary } from "@/lib/api-keys/api-key-summary";
+
+export type CreateApiKeyInput = {
+  tenantId: string;
+  name: string;
+  /** Tools this key may propose; each must be a registered tool. */
+  allowedTools: string[];
+  /** The admin creating it (the caller has checked `admin:manage`). */
+  createdById: string;
+};
+
+const NameSchema = z
+  .string()
+  .trim()
+  .min(1, "Give the key a name.")
+  .max(64, "Key names are at most 64 characters.")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, "Use letters, digits, spaces, dots, dashes and underscores.");
+
+/**
+ * Creates a tenant-scoped key for an external agent. The secret is returned once and never
+ * stored: only its SHA-256 is. The agent appears as `api:<name>` in the audit log.
+ */
+export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ apiKey: ApiKeySummary; secret: string }> {
+  const name = NameSchema.safeParse(input.name);
+  if (!name.success) throw new AppError("invalid_name", name.error.issues[0]?.message ?? "Invalid key name.", 400);
+  const tools = [...new Set(input.allowedTools)];
+  if (tools.length === 0) throw new AppError("invalid_tools", "Choose at least one tool the key may propose.", 400);
+  const unknown = tools.filter((tool) => !findTool(tool));
+  if (unknown.length > 0) throw new AppError("invalid_tools", `Unknown tools: ${unknown.join(", ")}.`, 400);
+
+  const creator = await db.membership.findFirst({
+    where: { tenantId: input.tenantId, userId: input.createdById },
+    select: { user: { select: { email: true } } },
+  });
+  if (!creator) throw new AppError("forbidden", "Only members of this organisation may create its API keys.", 403);
+  const actor: AuditActor = { type: "user", id: input.createdById, label: creator.user.email };
+
+  const { prefix, secret } = generateApiKeySecret();
+  const apiKey = await db.$transaction(async (tx) => {
+    const created = await tx.apiKey.create({
+      data: {
+        tenantId: input.tenantId, name: name.data, prefix, secretHash: hashApiKeySecret(secret),
+        allowedTools: tools, createdById: input.createdById,
+      },
+      select: API_KEY_PUBLIC_SELECT,
+    });
+    await appendAuditEvent(tx, {
+      tenantId: input.tenantId, actor, type: "api_key.created", outcome: "ok", subject: { type: "api_key", id: created.id },
+      data: { name: created.name, prefix: created.prefix, allowedTools: created.allowedTools },
+    });
+    return created;
+  });
+  return { apiKey: { id: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, allowedTools: apiKey.allowedTools, createdAt: apiKey.createdAt }, secret };
+}
