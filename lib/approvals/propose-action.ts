@@ -24,6 +24,8 @@ export type ProposeInput = {
   taskId?: string | null;
   /** Actions of one logical step share a key (bulk decisions stay within one step). */
   stepKey?: string | null;
+  /** The model's tool-call id (tasks only): unique per task, so a repeated step cannot propose twice. */
+  agentCallId?: string | null;
   /** Strings the agent read from untrusted tool output (provenance risk tags). */
   untrustedValues?: string[];
 };
@@ -118,6 +120,7 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
         tool: tool.name,
         reason: (input.reason ?? "").slice(0, 2000),
         stepKey: input.stepKey ?? null,
+        agentCallId: input.agentCallId ?? null,
         status,
         requiresApproval: decision.effect === "require_approval",
         currentRevision: revision,

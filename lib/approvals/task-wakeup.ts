@@ -7,6 +7,6 @@ import type { DbTx } from "@/lib/db/client";
 export async function markTaskRunnable(tx: DbTx, taskId: string | null | undefined): Promise<void> {
   if (!taskId) return;
   await tx.$executeRaw`
-    UPDATE "Task" SET "runnableAt" = now(), "updatedAt" = now()
+    UPDATE "Task" SET "runnableAt" = now(), "wakeSeq" = "wakeSeq" + 1, "updatedAt" = now()
     WHERE id = ${taskId}::uuid AND status IN ('running', 'waiting_approval', 'queued')`;
 }

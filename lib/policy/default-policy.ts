@@ -36,6 +36,16 @@ export const DEFAULT_POLICY: Policy = {
         },
       ],
     },
+    get_dataset: {
+      rules: [
+        {
+          id: "get-dataset-read",
+          effect: "allow",
+          tier: "standard",
+          reason: "Reading one of this tenant's small analysis data sets changes nothing.",
+        },
+      ],
+    },
     send_email: {
       rules: [
         {

@@ -106,6 +106,7 @@ CREATE TABLE "Task" (
     "leaseOwner" TEXT,
     "leaseExpiresAt" TIMESTAMPTZ(3),
     "runnableAt" TIMESTAMPTZ(3),
+    "wakeSeq" INTEGER NOT NULL DEFAULT 0,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -124,6 +125,7 @@ CREATE TABLE "Action" (
     "tool" TEXT NOT NULL,
     "reason" TEXT NOT NULL DEFAULT '',
     "stepKey" TEXT,
+    "agentCallId" TEXT,
     "status" "ActionStatus" NOT NULL,
     "requiresApproval" BOOLEAN NOT NULL,
     "currentRevision" INTEGER NOT NULL DEFAULT 1,
@@ -392,6 +394,9 @@ CREATE INDEX "Action_status_expiresAt_idx" ON "Action"("status", "expiresAt");
 
 -- CreateIndex
 CREATE INDEX "Action_tenantId_createdAt_idx" ON "Action"("tenantId", "createdAt" DESC);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Action_taskId_agentCallId_key" ON "Action"("taskId", "agentCallId");
 
 -- CreateIndex
 CREATE INDEX "ActionRevision_tenantId_payloadHash_idx" ON "ActionRevision"("tenantId", "payloadHash");

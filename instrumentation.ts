@@ -1,0 +1,9 @@
+/**
+ * Next.js calls register() once per server process. With COUNTERSIGN_IN_PROCESS_WORKER=1 (set by
+ * `npm start`) the server also runs one task worker; `npm run worker` runs more, anywhere.
+ */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.COUNTERSIGN_IN_PROCESS_WORKER !== "1") return;
+  const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
+  startInProcessWorker();
+}

@@ -1,0 +1,239 @@
+import type OpenAI from "openai";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Db } from "@/lib/db/client";
+import { AppError, toPublicError } from "@/lib/errors";
+import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import type { GateOutcome } from "@/lib/agent/gate-outcome";
+import { assistantMessageFromTurn, type ChatMessage, type ChatModel } from "@/lib/agent/model";
+import { parseToolCall, toolSpecsForModel } from "@/lib/agent/tool-specs";
+import { gateOutcomeToolMessage, toolResultMessage } from "@/lib/agent/tool-messages";
+import { collectUntrustedStrings } from "@/lib/agent/untrusted";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import type { Requester } from "@/lib/approvals/actors";
+import { parseRunState, type RunState } from "@/lib/tasks/run-state";
+
+export const MAX_REVIEW_CYCLES = Number(process.env.COUNTERSIGN_MAX_REVIEW_CYCLES ?? 5);
+export const MAX_MODEL_TURNS = Number(process.env.COUNTERSIGN_MAX_MODEL_TURNS ?? 20);
+const MAX_UNTRUSTED = 200;
+
+export type StepResult = "continue" | "waiting" | "done" | "lease_lost";
+
+type ClaimedTask = { id: string; tenantId: string; leaseOwner: string };
+
+/** Persists the run state only while this worker still holds the lease (two workers never both write). */
+async function save(db: Db, task: ClaimedTask, state: RunState, data: Record<string, unknown> = {}): Promise<boolean> {
+  const { count } = await db.task.updateMany({
+    where: { id: task.id, leaseOwner: task.leaseOwner },
+    data: { runState: state as unknown as JsonObject, ...data },
+  });
+  return count === 1;
+}
+
+function agentActor(taskId: string, requesterLabel: string) {
+  return { type: "agent" as const, id: taskId, label: `agent for ${requesterLabel}` };
+}
+
+/** The tool message for an action that has reached an end state, or null while it must wait. */
+async function resolvePending(
+  db: Db,
+  task: ClaimedTask & { requesterLabel: string },
+  entry: RunState["pending"][number],
+  state: RunState,
+): Promise<ChatMessage | null> {
+  const action = await db.action.findFirst({
+    where: { id: entry.actionId, tenantId: task.tenantId },
+    select: { status: true, statusReason: true, payloadHash: true, tool: true },
+  });
+  if (!action) return gateOutcomeToolMessage(entry.callId, { kind: "failed", tool: entry.tool, reason: "The action disappeared." });
+  const outcome = (o: GateOutcome) => gateOutcomeToolMessage(entry.callId, o);
+  switch (action.status) {
+    case "pending":
+    case "executing":
+      return null;
+    case "approved":
+      try {
+        const run = await executeAction(db, {
+          tenantId: task.tenantId, actionId: entry.actionId, payloadHash: action.payloadHash,
+          actor: agentActor(task.id, task.requesterLabel),
+        });
+        return executedMessage(entry, run.state, run.result, state);
+      } catch (error) {
+        if (error instanceof AppError && error.code === "state_changed") return null; // a fresh revision waits for review
+        if (error instanceof AppError && error.code === "already_executed") return null; // recorded by whoever ran it; read next pass
+        if (error instanceof AppError && error.code === "expired") return outcome({ kind: "expired", tool: entry.tool });
+        return outcome({ kind: "failed", tool: entry.tool, reason: toPublicError(error, "task execution").body.message });
+      }
+    case "succeeded":
+    case "failed":
+    case "unknown": {
+      const execution = await db.execution.findFirst({
+        where: { actionId: entry.actionId, tenantId: task.tenantId }, orderBy: { startedAt: "desc" }, select: { result: true },
+      });
+      return executedMessage(entry, action.status, (execution?.result as JsonObject | null) ?? {}, state);
+    }
+    case "rejected":
+      return outcome({ kind: "rejected", tool: entry.tool, reason: action.statusReason ?? "" });
+    case "expired":
+      return outcome({ kind: "expired", tool: entry.tool });
+    case "cancelled":
+      return outcome({ kind: "cancelled", tool: entry.tool, reason: action.statusReason ?? "Cancelled." });
+    case "denied":
+      return outcome({ kind: "denied", tool: entry.tool, reason: action.statusReason ?? "Denied by policy." });
+    case "invalidated":
+      return outcome({ kind: "failed", tool: entry.tool, reason: action.statusReason ?? "The approval was invalidated." });
+  }
+}
+
+function executedMessage(entry: { callId: string; tool: string }, status: string, result: JsonObject, state: RunState): ChatMessage {
+  if (status === "unknown") {
+    return gateOutcomeToolMessage(entry.callId, { kind: "failed", tool: entry.tool, reason: "The outcome is unknown; a person must confirm it." });
+  }
+  remember(state, result);
+  return toolResultMessage(entry.callId, entry.tool, { ok: status === "succeeded", result });
+}
+
+function remember(state: RunState, output: unknown) {
+  state.untrusted = [...new Set([...state.untrusted, ...collectUntrustedStrings(output)])].slice(-MAX_UNTRUSTED);
+}
+
+/** Tool calls of the last assistant message that have neither a tool message nor a pending entry. */
+function unresolvedCalls(state: RunState): OpenAI.Chat.ChatCompletionMessageToolCall[] {
+  const last = [...state.messages].reverse().find((m) => m.role === "assistant");
+  if (!last || last.role !== "assistant" || !last.tool_calls?.length) return [];
+  const answered = new Set(state.messages.filter((m) => m.role === "tool").map((m) => (m as { tool_call_id: string }).tool_call_id));
+  const waiting = new Set(state.pending.map((p) => p.callId));
+  return last.tool_calls.filter((c) => !answered.has(c.id) && !waiting.has(c.id));
+}
+
+/**
+ * One step of a task's run, under this worker's lease: resolve decided actions (executing the
+ * approved ones through the approval core), or ask the model for its next turn and propose its
+ * tool calls. Each model turn is saved before its calls are proposed, and each proposal is keyed
+ * by its tool-call id, so a step repeated after a crash neither asks the model twice nor
+ * proposes twice.
+ */
+export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel, signal?: AbortSignal): Promise<StepResult> {
+  const task = await db.task.findUniqueOrThrow({ where: { id: claimed.id } });
+  if (task.leaseOwner !== claimed.leaseOwner) return "lease_lost";
+  if (["completed", "failed", "cancelled"].includes(task.status)) return "done";
+  const state = parseRunState(task.runState);
+
+  const membership = task.requesterUserId
+    ? await db.membership.findUnique({
+        where: { tenantId_userId: { tenantId: task.tenantId, userId: task.requesterUserId } },
+        select: { roles: true, user: { select: { email: true } } },
+      })
+    : null;
+  if (!membership || !task.requesterUserId) {
+    await finish(db, claimed, state, "failed", null, "The requester is no longer a member of this organisation.");
+    return "done";
+  }
+  const requester: Requester = { type: "user", userId: task.requesterUserId, label: membership.user.email, roles: membership.roles };
+  const ctx = { ...claimed, requesterLabel: requester.label };
+
+  // 1. Decided actions come back as tool results, in call order.
+  if (state.pending.length > 0) {
+    const stillWaiting: RunState["pending"] = [];
+    for (const entry of state.pending) {
+      const message = await resolvePending(db, ctx, entry, state);
+      if (message) state.messages.push(message);
+      else stillWaiting.push(entry);
+    }
+    const resolvedSome = stillWaiting.length < state.pending.length;
+    state.pending = stillWaiting;
+    if (state.pending.length > 0) {
+      if (!(await save(db, claimed, state, { status: "waiting_approval" }))) return "lease_lost";
+      return "waiting";
+    }
+    if (resolvedSome) {
+      const cycles = task.cycleCount + 1;
+      if (!(await save(db, claimed, state, { status: "running", cycleCount: cycles }))) return "lease_lost";
+      if (cycles >= MAX_REVIEW_CYCLES) {
+        await finish(db, claimed, state, "failed", null, `Stopped after ${cycles} review cycles without finishing.`);
+        return "done";
+      }
+    }
+  }
+
+  // 2. The model's next turn, saved before anything is proposed.
+  let calls = unresolvedCalls(state);
+  let stepCount = task.stepCount;
+  if (calls.length === 0) {
+    if (stepCount >= MAX_MODEL_TURNS) {
+      await finish(db, claimed, state, "failed", null, `Stopped after ${stepCount} model turns without a final answer.`);
+      return "done";
+    }
+    let turn;
+    try {
+      turn = await model.complete({ messages: state.messages, tools: toolSpecsForModel(), signal });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : "The model could not be reached.";
+      await finish(db, claimed, state, "failed", null, `The agent could not continue: ${message}`);
+      return "done";
+    }
+    state.messages.push(assistantMessageFromTurn(turn));
+    stepCount += 1;
+    if (!(await save(db, claimed, state, { status: "running", stepCount, planner: turn.provider }))) return "lease_lost";
+    if (turn.toolCalls.length === 0) {
+      await finish(db, claimed, state, "completed", turn.content ?? "", null);
+      return "done";
+    }
+    calls = unresolvedCalls(state);
+  }
+
+  // 3. Propose each call through the same gate as everyone else.
+  const reason = (() => {
+    const last = [...state.messages].reverse().find((m) => m.role === "assistant");
+    return typeof last?.content === "string" ? last.content : "";
+  })();
+  for (const call of calls) {
+    if (call.type !== "function") continue;
+    const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments });
+    if (!parsed.ok) {
+      state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: call.function.name, reason: parsed.error }));
+      continue;
+    }
+    const existing = await db.action.findUnique({ where: { taskId_agentCallId: { taskId: task.id, agentCallId: call.id } }, select: { id: true } });
+    if (existing) {
+      state.pending.push({ callId: call.id, actionId: existing.id, tool: parsed.tool.name });
+      continue;
+    }
+    try {
+      const outcome = await proposeAction(db, {
+        tenantId: task.tenantId, requester, tool: parsed.tool.name, args: parsed.args, reason,
+        taskId: task.id, stepKey: `${task.id}:${stepCount}`, agentCallId: call.id, untrustedValues: state.untrusted,
+      });
+      if (outcome.state === "allowed") {
+        remember(state, outcome.execution.result);
+        state.messages.push(toolResultMessage(call.id, parsed.tool.name, { ok: outcome.execution.state === "succeeded", result: outcome.execution.result }));
+      } else if (outcome.state === "denied") {
+        const blocked = parsed.tool.kind === "code" && /blocked|does not parse|No sandbox/.test(outcome.reason);
+        state.messages.push(gateOutcomeToolMessage(call.id, { kind: blocked ? "blocked" : "denied", tool: parsed.tool.name, reason: outcome.reason }));
+      } else {
+        state.pending.push({ callId: call.id, actionId: outcome.actionId, tool: parsed.tool.name });
+      }
+    } catch (error) {
+      const message = toPublicError(error, "task proposal").body.message;
+      state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: parsed.tool.name, reason: message }));
+    }
+  }
+  const waiting = state.pending.length > 0;
+  if (!(await save(db, claimed, state, { status: waiting ? "waiting_approval" : "running" }))) return "lease_lost";
+  return waiting ? "waiting" : "continue";
+}
+
+async function finish(db: Db, task: ClaimedTask, state: RunState, status: "completed" | "failed", answer: string | null, error: string | null) {
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.task.updateMany({
+      where: { id: task.id, leaseOwner: task.leaseOwner },
+      data: { status, finalAnswer: answer, error, runState: state as unknown as JsonObject, runnableAt: null },
+    });
+    if (count === 0) return;
+    await appendAuditEvent(tx, {
+      tenantId: task.tenantId, actor: { type: "agent", id: task.id, label: "agent" }, type: `task.${status}`,
+      outcome: status === "completed" ? "ok" : "error", subject: { type: "task", id: task.id }, status,
+      data: { error },
+    });
+  });
+}

@@ -1,0 +1,17 @@
+import { configuredModel } from "@/lib/agent/providers";
+import { getDb } from "@/lib/db/client";
+import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
+import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
+
+const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
+
+/** One worker inside the web server process (the default start command). */
+export function startInProcessWorker(): void {
+  if (globalForWorker.countersignWorker) return;
+  const controller = new AbortController();
+  globalForWorker.countersignWorker = controller;
+  const model = configuredModel();
+  void sweepSandboxContainers().catch(() => 0);
+  void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
+  process.once("SIGTERM", () => controller.abort());
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { AGENT_SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
+import type { RunState } from "@/lib/tasks/run-state";
+
+export const InstructionSchema = z.string().trim().min(3, "Describe the task in a few words.").max(4000, "Keep the instruction under 4,000 characters.");
+
+/**
+ * A requester's instruction becomes a task whose run a worker picks up. `planner` records who will
+ * drive it ("offline" for the built-in planner, or the configured providers) so the UI can label it.
+ */
+export async function startTask(
+  db: Db,
+  input: { tenantId: string; requester: { userId: string; label: string }; instruction: string; planner: string },
+): Promise<{ taskId: string }> {
+  const parsed = InstructionSchema.safeParse(input.instruction);
+  if (!parsed.success) throw new AppError("invalid_instruction", parsed.error.issues[0]?.message ?? "Invalid instruction.", 400);
+  const runState: RunState = {
+    v: 1,
+    messages: [
+      { role: "system", content: AGENT_SYSTEM_PROMPT },
+      { role: "user", content: parsed.data },
+    ],
+    pending: [],
+    untrusted: [],
+  };
+  return db.$transaction(async (tx) => {
+    const task = await tx.task.create({
+      data: {
+        tenantId: input.tenantId, requesterUserId: input.requester.userId, instruction: parsed.data,
+        status: "queued", planner: input.planner, runState: runState as unknown as JsonObject, runnableAt: new Date(),
+      },
+    });
+    await appendAuditEvent(tx, {
+      tenantId: input.tenantId, actor: { type: "user", id: input.requester.userId, label: input.requester.label },
+      type: "task.started", outcome: "ok", subject: { type: "task", id: task.id }, requester: input.requester.label,
+      status: "queued", data: { planner: input.planner, instructionLength: parsed.data.length },
+    });
+    return { taskId: task.id };
+  });
+}

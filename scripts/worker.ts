@@ -1,0 +1,22 @@
+/**
+ * `npm run worker`: one more task worker against DATABASE_URL. Run as many as you like, on any
+ * number of machines: tasks and executions are claimed with leases in the database.
+ */
+import { configuredModel } from "@/lib/agent/providers";
+import { createDb } from "@/lib/db/client";
+import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error("DATABASE_URL is not set. Point it at the console's database (npm start prints it).");
+  process.exit(1);
+}
+const db = createDb(url);
+const model = configuredModel();
+const workerId = newWorkerId();
+const controller = new AbortController();
+process.on("SIGINT", () => controller.abort());
+process.on("SIGTERM", () => controller.abort());
+console.log(`${workerId} running with the ${model.id === "offline" ? "offline planner" : `providers ${model.id}`}`);
+await runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) });
+await db.$disconnect();
