@@ -1,15 +1,23 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
+
+function subscribe(onTick: () => void): () => void {
+  const timer = setInterval(onTick, 1000);
+  return () => clearInterval(timer);
+}
+const currentSecond = () => Math.floor(Date.now() / 1000) * 1000;
+/** The server renders the absolute time; the browser takes over with the live countdown. */
+const noClockOnServer = () => null;
+
+/** The current time, updated every second in the browser (null while server-rendering). */
+export function useNow(): number | null {
+  return useSyncExternalStore(subscribe, currentSecond, noClockOnServer);
+}
 
 /** "in 4 min" / "expired 2 min ago", ticking every second; the exact time is in the title. */
 export function TimeLeft({ until, expiredLabel = "expired" }: { until: string | null; expiredLabel?: string }) {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow();
   if (!until) return <span>—</span>;
   const target = new Date(until).getTime();
   if (now === null) return <time dateTime={until}>{new Date(until).toISOString().replace("T", " ").slice(0, 16)} UTC</time>;
