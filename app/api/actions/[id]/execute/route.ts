@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { memberAuditActor } from "@/lib/approvals/actors";
+import { getDb } from "@/lib/db/client";
+import { memberRoute } from "@/lib/server/acting-member";
+import { executionResponse } from "@/lib/api/execution-response";
+import { findScopedAction } from "@/lib/api/load-action-view";
+import { readJsonBody } from "@/lib/api/read-json-body";
+import { assertNotCrossSite } from "@/lib/api/same-origin";
+import { BrowserExecuteBodySchema } from "@/lib/api/schemas";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * The console's execution route: a reviewer runs an approved action and watches its output
+ * stream (NDJSON, see lib/api/stream-execution.ts). Same-origin only; the body carries the hash
+ * the reviewer saw, and the server reloads everything else.
+ */
+export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
+  { name: "executeActionFromConsole", permission: "actions:decide" },
+  async (request, member, context) => {
+    assertNotCrossSite(request);
+    const raw = await readJsonBody(request);
+    if (raw === undefined) throw new AppError("invalid_input", "Send the payload hash you reviewed: { \"payloadHash\": \"…\" }.", 400);
+    const parsed = BrowserExecuteBodySchema.safeParse(raw);
+    if (!parsed.success) throw new AppError("invalid_input", z.prettifyError(parsed.error), 400);
+    const { id } = await context.params;
+    const db = getDb();
+    const action = await findScopedAction(db, { tenantId: member.tenant.id, actionId: id, apiKeyId: null });
+    return executionResponse({
+      db, tenantId: member.tenant.id, actionId: action.id, kind: action.kind, state: action.state,
+      payloadHash: parsed.data.payloadHash,
+      actor: memberAuditActor({ userId: member.user.id, label: member.user.email, roles: member.roles }),
+      signal: request.signal, format: "stream",
+    });
+  },
+);

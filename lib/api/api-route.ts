@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { getDb, type Db } from "@/lib/db/client";
+import { AppError, toPublicError } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import type { Requester } from "@/lib/approvals/actors";
+import { resolveApiKey, type AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { ApiRouteDefinition } from "@/lib/api/api-routes";
+import { readJsonBody } from "@/lib/api/read-json-body";
+import { apiKeyRateLimitKey, consumeRateLimit } from "@/lib/api/rate-limit";
+import { assertNotCrossSite } from "@/lib/api/same-origin";
+
+export type ApiContext<B, Q> = {
+  request: Request;
+  db: Db;
+  key: AuthenticatedApiKey["apiKey"];
+  tenant: AuthenticatedApiKey["tenant"];
+  /** The agent as the audit log and the approval core see it. */
+  actor: AuditActor;
+  requester: Extract<Requester, { type: "api_key" }>;
+  body: B;
+  query: Q;
+  /** Dynamic route segments, e.g. `id`. */
+  params: Record<string, string>;
+};
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+/** The JSON error shape every /api/v1 refusal uses. */
+export function apiErrorResponse(error: unknown, context: string, headers?: HeadersInit): Response {
+  const { status, body } = toPublicError(error, context);
+  const out = new Headers(headers);
+  out.set("Cache-Control", "no-store");
+  if (status === 401) out.set("WWW-Authenticate", 'Bearer realm="countersign"');
+  if (error instanceof AppError && error.code === "rate_limited") {
+    const details = error.details as { retryAfterSeconds: number } | undefined;
+    out.set("Retry-After", String(details?.retryAfterSeconds ?? 1));
+  }
+  return Response.json({ error: body }, { status, headers: out });
+}
+
+function bearerFrom(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (!header) return null;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError("invalid_api_key", "Send the key as `Authorization: Bearer <api key>`.", 401);
+  return match[1];
+}
+
+const AUTH_MESSAGES = {
+  malformed: "That is not a Countersign API key.",
+  unknown: "That API key is not valid.",
+  revoked: "That API key has been revoked.",
+} as const;
+
+/**
+ * The one layered wrapper for /api/v1 handlers: refuse cross-site browser requests (state-changing
+ * methods), authenticate the bearer key (never cookies), count the request against the key's rate
+ * limit, read the body with a size cap and parse it strictly, validate body and query with the
+ * route's zod schemas (unknown keys refused), run the handler, and map every error to
+ * `{ error: { code, message, details? } }`. Refusals after authentication are audited.
+ */
+export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
+  definition: ApiRouteDefinition<B, Q>,
+  handler: (ctx: ApiContext<Infer<B>, Infer<Q>>) => Promise<Response>,
+): (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> {
+  const name = definition.operationId;
+  return async (request, context) => {
+    let authenticated: AuthenticatedApiKey | null = null;
+    let inHandler = false;
+    const db = getDb();
+    try {
+      if (definition.method !== "GET") assertNotCrossSite(request);
+
+      const bearer = bearerFrom(request);
+      if (!bearer) throw new AppError("unauthenticated", "Send an API key as `Authorization: Bearer <api key>`.", 401);
+      const resolved = await resolveApiKey(db, bearer);
+      if (!resolved.ok) {
+        if (resolved.reason === "revoked" && resolved.tenantId) {
+          await auditRefusal(db, resolved.tenantId, { type: "api_key", id: resolved.keyId, label: "api:revoked-key" }, name, "api_key_revoked", AUTH_MESSAGES.revoked);
+        }
+        throw new AppError(resolved.reason === "revoked" ? "api_key_revoked" : "invalid_api_key", AUTH_MESSAGES[resolved.reason], 401);
+      }
+      authenticated = resolved.value;
+
+      const limit = await consumeRateLimit(db, apiKeyRateLimitKey(authenticated.apiKey.id));
+      if (!limit.allowed) {
+        // Not audited: a flood of refusals would flood the chain; the counter is the record.
+        throw new AppError("rate_limited", `Rate limit of ${limit.limit} requests per window exceeded; retry in ${limit.retryAfterSeconds} s.`, 429, {
+          limit: limit.limit, retryAfterSeconds: limit.retryAfterSeconds, resetAt: limit.resetAt.toISOString(),
+        });
+      }
+
+      const body = definition.body ? await parseBody(request, definition) : undefined;
+      const query = definition.query ? parseWith(definition.query, Object.fromEntries(new URL(request.url).searchParams), "invalid_query") : undefined;
+      const params = (await context.params) ?? {};
+      const { apiKey, tenant } = authenticated;
+      inHandler = true;
+      return await handler({
+        request, db, key: apiKey, tenant,
+        actor: { type: "api_key", id: apiKey.id, label: apiKey.label },
+        requester: { type: "api_key", apiKeyId: apiKey.id, label: apiKey.label },
+        body: body as Infer<B>, query: query as Infer<Q>, params,
+      });
+    } catch (error) {
+      const response = apiErrorResponse(error, `api ${name}`);
+      if (authenticated && response.status !== 429 && response.status < 500 && (!inHandler || handlerRefusalToAudit(error))) {
+        const { body } = toPublicError(error, `api ${name}`);
+        await auditRefusal(db, authenticated.tenant.id, { type: "api_key", id: authenticated.apiKey.id, label: authenticated.apiKey.label }, name, body.code, body.message).catch(
+          (auditError) => console.error("[countersign] could not audit an API refusal:", auditError),
+        );
+      }
+      return response;
+    }
+  };
+}
+
+/** Domain functions audit their own refusals; of the handlers' own checks, these are audited here. */
+const HANDLER_REFUSALS_TO_AUDIT = new Set(["tool_not_allowed", "not_found", "idempotency_key_required"]);
+function handlerRefusalToAudit(error: unknown): boolean {
+  return error instanceof AppError && HANDLER_REFUSALS_TO_AUDIT.has(error.code);
+}
+
+async function auditRefusal(db: Db, tenantId: string, actor: AuditActor, operation: string, code: string, message: string) {
+  await db.$transaction((tx) =>
+    appendAuditEvent(tx, {
+      tenantId, actor, type: "api.refused", outcome: "refused", subject: { type: "api", id: operation }, requester: actor.label,
+      status: code, data: { operation, code, message: message.slice(0, 500) },
+    }),
+  );
+}
+
+async function parseBody(request: Request, definition: ApiRouteDefinition): Promise<unknown> {
+  const raw = await readJsonBody(request);
+  if (raw === undefined) {
+    if (definition.bodyRequired) throw new AppError("invalid_input", "This request needs a JSON body.", 400);
+    return parseWith(definition.body!, {}, "invalid_input");
+  }
+  return parseWith(definition.body!, raw, "invalid_input");
+}
+
+function parseWith(schema: z.ZodType, value: unknown, code: string): unknown {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError(code, z.prettifyError(parsed.error), 400, {
+      issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message, code: issue.code })),
+    });
+  }
+  return parsed.data;
+}

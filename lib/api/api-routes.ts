@@ -1,0 +1,127 @@
+import type { z } from "zod";
+import {
+  ActionViewSchema,
+  CancelBodySchema,
+  CancelResponseSchema,
+  DecisionWaitQuerySchema,
+  DecisionWaitResponseSchema,
+  ExecuteBodySchema,
+  ExecuteToolResponseSchema,
+  StreamEventSchema,
+  SubmitActionSchema,
+  SubmitResponseSchema,
+} from "@/lib/api/schemas";
+
+export type ApiResponseSpec = { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+
+/**
+ * One agent-API operation: what the handler validates and what the OpenAPI document says. The
+ * route handlers are built from these (lib/api/api-route.ts), so the two cannot disagree.
+ */
+export type ApiRouteDefinition<B extends z.ZodType | undefined = z.ZodType | undefined, Q extends z.ZodType | undefined = z.ZodType | undefined> = {
+  operationId: string;
+  method: "GET" | "POST";
+  /** OpenAPI form: /api/v1/actions/{id} */
+  path: string;
+  summary: string;
+  description?: string;
+  body?: B;
+  /** Whether an empty body is refused (with a body schema) or read as `{}`. */
+  bodyRequired?: boolean;
+  query?: Q;
+  headers?: Array<{ name: string; required: boolean; description: string }>;
+  /** Public document (no key, no rate limit). */
+  public?: boolean;
+  responses: Record<number, ApiResponseSpec>;
+};
+
+const ERR = {
+  400: { description: "Invalid input: malformed or non-strict JSON, unknown fields, invalid arguments." },
+  401: { description: "Missing, malformed, unknown or revoked API key." },
+  404: { description: "No such action for this key (unknown ids and other tenants' or keys' actions look the same)." },
+  413: { description: "Body larger than the limit (256 KiB)." },
+  415: { description: "Body not sent as application/json." },
+  429: { description: "Rate limit exceeded for this key; retry after Retry-After seconds.", headers: { "Retry-After": "Seconds until the window resets" } },
+} satisfies Record<number, ApiResponseSpec>;
+
+const crossSite403 = "Cross-site browser request refused (cross_site_request).";
+
+function defineRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(route: ApiRouteDefinition<B, Q>) {
+  return route;
+}
+
+export const API_ROUTES = {
+  submitAction: defineRoute({
+    operationId: "submitAction",
+    method: "POST",
+    path: "/api/v1/actions",
+    summary: "Submit a tool call or a code block",
+    description:
+      "The policy classifies it at once. `allowed`: it ran and the result is included (200). `denied`: refused by policy with the reason (200; the action is recorded). `pending`: it waits for reviewers (201); wait with GET /decision, then execute.",
+    body: SubmitActionSchema,
+    bodyRequired: true,
+    responses: {
+      200: { description: "Allowed (ran now, result included) or denied by policy (reason included).", schema: SubmitResponseSchema },
+      201: { description: "Pending: waits for a reviewer's decision.", schema: SubmitResponseSchema },
+      ...ERR,
+      403: { description: `The key may not propose this tool (tool_not_allowed), or ${crossSite403}` },
+    },
+  }),
+  getAction: defineRoute({
+    operationId: "getAction",
+    method: "GET",
+    path: "/api/v1/actions/{id}",
+    summary: "Read an action: state, decisions with reviewer notes, revision, hash, expiry, execution",
+    responses: { 200: { description: "The action.", schema: ActionViewSchema }, 401: ERR[401], 404: ERR[404], 429: ERR[429] },
+  }),
+  waitForDecision: defineRoute({
+    operationId: "waitForDecision",
+    method: "GET",
+    path: "/api/v1/actions/{id}/decision",
+    summary: "Long-poll until the action is no longer pending (bounded timeout)",
+    description: "Returns as soon as the action is decided (or expires, or is cancelled), or after `timeout` seconds with `decided: false`.",
+    query: DecisionWaitQuerySchema,
+    responses: { 200: { description: "Decided, or still pending after the timeout.", schema: DecisionWaitResponseSchema }, 400: ERR[400], 401: ERR[401], 404: ERR[404], 429: ERR[429] },
+  }),
+  executeAction: defineRoute({
+    operationId: "executeAction",
+    method: "POST",
+    path: "/api/v1/actions/{id}/execute",
+    summary: "Execute an approved action, once",
+    description:
+      "Tool calls answer JSON. Code answers an NDJSON stream (application/x-ndjson): stdout/stderr lines as they come, then one `result` line (or an `error` line). Any later call returns the recorded result with `replayed: true`, never a second run.",
+    body: ExecuteBodySchema,
+    headers: [{ name: "Idempotency-Key", required: true, description: "1–200 visible ASCII characters; retries must reuse it. Echoed back and recorded in the audit log." }],
+    responses: {
+      200: { description: "Tool result (JSON) or the execution stream (NDJSON, code).", schema: ExecuteToolResponseSchema },
+      ...ERR,
+      400: { description: "Missing Idempotency-Key (idempotency_key_required) or invalid body." },
+      403: { description: crossSite403 },
+      409: { description: "Not executable: not_executable.<state> (e.g. pending, rejected), expired, hash_mismatch, state_changed." },
+    },
+  }),
+  cancelAction: defineRoute({
+    operationId: "cancelAction",
+    method: "POST",
+    path: "/api/v1/actions/{id}/cancel",
+    summary: "Withdraw a pending or approved (unexecuted) action",
+    body: CancelBodySchema,
+    responses: {
+      200: { description: "Cancelled.", schema: CancelResponseSchema },
+      ...ERR,
+      403: { description: crossSite403 },
+      409: { description: "Already decided past cancelling (not_cancellable)." },
+    },
+  }),
+  openApi: defineRoute({
+    operationId: "getOpenApiDocument",
+    method: "GET",
+    path: "/api/v1/openapi.json",
+    summary: "This document",
+    public: true,
+    responses: { 200: { description: "OpenAPI 3.1 document." } },
+  }),
+};
+
+/** The execution stream's line schema, documented as a component. */
+export const STREAM_EVENT_SCHEMA = StreamEventSchema;

@@ -1,0 +1,184 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { detectSandbox } from "@/lib/sandbox/select-runner";
+import { API_ROUTES } from "@/lib/api/api-routes";
+import { buildOpenApiDocument } from "@/lib/api/openapi";
+import { consumeRateLimit } from "@/lib/api/rate-limit";
+import { StreamEventSchema, type StreamEvent } from "@/lib/api/schemas";
+import { streamExecution } from "@/lib/api/stream-execution";
+import { waitForDecision } from "@/lib/api/wait-for-decision";
+
+let t: TestDatabase;
+let a: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+async function readEvents(stream: ReadableStream<Uint8Array>): Promise<StreamEvent[]> {
+  const text = await new Response(stream).text();
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => StreamEventSchema.parse(JSON.parse(line)));
+}
+
+async function approvedCode(code: string) {
+  const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code, language: "python" } });
+  if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+  await decideAction(t.db, { tenantId: a.id, actionId: proposed.actionId, reviewer: a.users.reviewer.member, verdict: "approve", payloadHash: proposed.payloadHash });
+  return proposed;
+}
+
+const actor = { type: "user" as const, id: "00000000-0000-4000-8000-000000000001", label: "reviewer" };
+
+describe("rate limit", () => {
+  it("counts in one atomic upsert per fixed window and says when to retry", async () => {
+    const rule = { limit: 3, windowSeconds: 60 };
+    const results = await Promise.all(Array.from({ length: 5 }, () => consumeRateLimit(t.db, "test:burst", rule)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    expect(results.map((r) => r.count).sort()).toEqual([1, 2, 3, 4, 5]);
+    const refused = results.find((r) => !r.allowed)!;
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    // Another key has its own window.
+    expect((await consumeRateLimit(t.db, "test:other", rule)).allowed).toBe(true);
+  });
+
+  it("starts over in a new window", async () => {
+    await t.db.rateLimitBucket.create({ data: { key: "test:old", windowStart: new Date(Date.now() - 3600_000), count: 999 } });
+    const result = await consumeRateLimit(t.db, "test:old", { limit: 2, windowSeconds: 60 });
+    expect(result).toMatchObject({ allowed: true, count: 1 });
+  });
+});
+
+describe("OpenAPI document", () => {
+  const doc = buildOpenApiDocument();
+
+  it("is OpenAPI 3.1 with every route, operation ids unique, every $ref resolving", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => ({ p, m, op: op as Record<string, unknown> })));
+    expect(operations.map((o) => `${o.m.toUpperCase()} ${o.p}`).sort()).toEqual(
+      Object.values(API_ROUTES).map((r) => `${r.method} ${r.path}`).sort(),
+    );
+    expect(new Set(operations.map((o) => o.op.operationId)).size).toBe(operations.length);
+    for (const { op, p } of operations) {
+      expect(Object.keys(op.responses as object).length, p).toBeGreaterThan(0);
+      for (const status of Object.keys(op.responses as object)) expect(status).toMatch(/^[1-5]\d\d$/);
+      const pathParams = [...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const declared = ((op.parameters as Array<{ name: string; in: string; required: boolean }> | undefined) ?? []).filter((x) => x.in === "path");
+      expect(declared.map((x) => x.name)).toEqual(pathParams);
+      for (const param of declared) expect(param.required).toBe(true);
+    }
+    const text = JSON.stringify(doc);
+    for (const [, ref] of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas, ref).toHaveProperty(ref.split("/").at(-1)!);
+    }
+    expect(text).not.toContain("$defs");
+    expect(doc.components.schemas.Error).toMatchObject({ type: "object", required: ["error"] });
+  });
+
+  it("describes the request bodies the handlers validate, unknown keys refused", () => {
+    const submit = doc.paths["/api/v1/actions"].post as { requestBody: { content: { "application/json": { schema: unknown } } } };
+    expect(submit.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SubmitAction" });
+    expect(doc.components.schemas.SubmitToolCall).toMatchObject({ additionalProperties: false, required: ["tool", "args"] });
+    expect(doc.components.schemas.SubmitCode).toMatchObject({ additionalProperties: false, required: ["code", "language"] });
+  });
+
+  it("lists every route handler under app/api/v1, with the methods it exports", () => {
+    const root = path.join(process.cwd(), "app/api/v1");
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (name === "route.ts") files.push(full);
+      }
+    };
+    walk(root);
+    const found = files.flatMap((file) => {
+      const routePath = "/api/v1/" + path.relative(root, path.dirname(file)).replace(/\[(\w+)\]/g, "{$1}");
+      const source = readFileSync(file, "utf8");
+      return [...source.matchAll(/export (?:const|async function|function) (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => `${m[1]} ${routePath.replace(/\/$/, "")}`);
+    });
+    expect(found.sort()).toEqual(Object.values(API_ROUTES).map((r) => `${r.method} ${r.path}`).sort());
+  });
+});
+
+describe("waitForDecision", () => {
+  it("returns as soon as a reviewer decides, and times out with decided: false", async () => {
+    const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(2)", language: "python" } });
+    if (proposed.state !== "pending") throw new Error("expected pending");
+    const scope = { tenantId: a.id, actionId: proposed.actionId, apiKeyId: null };
+    const timedOut = await waitForDecision(t.db, scope, { timeoutSeconds: 0.3, pollMs: 100 });
+    expect(timedOut).toMatchObject({ state: "pending", decided: false });
+
+    const started = Date.now();
+    const waiting = waitForDecision(t.db, scope, { timeoutSeconds: 20, pollMs: 100 });
+    setTimeout(() => {
+      void decideAction(t.db, { tenantId: a.id, actionId: proposed.actionId, reviewer: a.users.reviewer.member, verdict: "reject", note: "Not today", payloadHash: proposed.payloadHash });
+    }, 300);
+    const decided = await waiting;
+    expect(decided).toMatchObject({ state: "rejected", decided: true, reason: "Not today" });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("stops when the client goes away", async () => {
+    const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(3)", language: "python" } });
+    if (proposed.state !== "pending") throw new Error("expected pending");
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 200);
+    const started = Date.now();
+    const result = await waitForDecision(t.db, { tenantId: a.id, actionId: proposed.actionId, apiKeyId: null }, { timeoutSeconds: 30, signal: abort.signal });
+    expect(result.decided).toBe(false);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe("streamExecution", async () => {
+  const sandbox = await detectSandbox({ fresh: true });
+
+  it.skipIf(!sandbox.available)("streams output lines then a result, and a second call replays the record without running again", async () => {
+    const proposed = await approvedCode('print("hello")\nimport json\nprint(json.dumps({"n": 3}))');
+    const input = { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor };
+    const events = await readEvents(streamExecution(t.db, input));
+    const stdout = events.filter((e) => e.type === "stdout").map((e) => ("text" in e ? e.text : "")).join("");
+    expect(stdout).toBe('hello\n{"n": 3}\n');
+    const result = events.at(-1);
+    expect(result).toMatchObject({ type: "result", state: "succeeded", exitCode: 0, truncated: false, replayed: false, isolation: sandbox.isolation });
+    expect(result).not.toHaveProperty("stdout");
+
+    const replay = await readEvents(streamExecution(t.db, input));
+    expect(replay).toEqual([expect.objectContaining({ type: "result", replayed: true, state: "succeeded", exitCode: 0, stdout: 'hello\n{"n": 3}\n' })]);
+    expect(await t.db.execution.count({ where: { actionId: proposed.actionId } })).toBe(1);
+  });
+
+  it.skipIf(!sandbox.available)("aborts the sandbox run when the client disconnects", async () => {
+    const proposed = await approvedCode('import time\nprint("start", flush=True)\ntime.sleep(20)\nprint("never")');
+    const stream = streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor });
+    const reader = stream.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('"start');
+    const started = Date.now();
+    await reader.cancel();
+    await expect.poll(async () => (await t.db.execution.findFirst({ where: { actionId: proposed.actionId } }))?.status, { timeout: 10_000 }).not.toBe("executing");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: proposed.actionId } });
+    expect(execution.stdout ?? "").not.toContain("never");
+  });
+
+  it("answers a refused claim with an error line", async () => {
+    const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(4)", language: "python" } });
+    if (proposed.state !== "pending") throw new Error("expected pending");
+    const events = await readEvents(streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor }));
+    expect(events).toEqual([{ type: "error", code: "not_executable.pending", message: expect.any(String) }]);
+  });
+});

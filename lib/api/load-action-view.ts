@@ -1,0 +1,89 @@
+import type { DbTx } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import type { ActionView } from "@/lib/api/schemas";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `apiKeyId`: the key whose own actions are visible; null for a member of the tenant (browser). */
+export type ActionScope = { tenantId: string; actionId: string; apiKeyId: string | null };
+
+const notFound = () => new AppError("not_found", "That action was not found.", 404);
+
+/**
+ * An action as the key that submitted it may see it. A key sees only its own actions: another
+ * key's, another tenant's and unknown ids are all the same 404.
+ */
+export async function findScopedAction(db: DbTx, scope: ActionScope) {
+  if (!UUID.test(scope.actionId)) throw notFound();
+  const rows = await db.$queryRaw<Array<{ id: string; kind: "tool" | "code"; status: string; payloadHash: string; expired: boolean }>>`
+    SELECT id, kind::text AS kind, status::text AS status, "payloadHash",
+      (status IN ('pending', 'approved') AND "expiresAt" IS NOT NULL AND "expiresAt" <= now()) AS expired
+    FROM "Action"
+    WHERE id = ${scope.actionId}::uuid AND "tenantId" = ${scope.tenantId}::uuid
+      AND (${scope.apiKeyId}::uuid IS NULL OR "requesterApiKeyId" = ${scope.apiKeyId}::uuid)`;
+  const row = rows[0];
+  if (!row) throw notFound();
+  // Expiry is by the database clock, reported as `expired` even before the sweeper marks the row.
+  return { ...row, state: (row.expired ? "expired" : row.status) as ActionView["state"] };
+}
+
+export async function loadActionView(db: DbTx, scope: ActionScope): Promise<ActionView> {
+  const own = await findScopedAction(db, scope);
+  const action = await db.action.findFirstOrThrow({
+    where: { id: own.id, tenantId: scope.tenantId },
+    include: {
+      revisions: { where: { status: "current" } },
+      decisions: { orderBy: { createdAt: "asc" }, include: { revision: { select: { revision: true } } } },
+      executions: { orderBy: { startedAt: "desc" }, take: 1 },
+    },
+  });
+  const revision = action.revisions[0];
+  const reviewerIds = [...new Set(action.decisions.map((d) => d.reviewerId))];
+  const reviewers = reviewerIds.length
+    ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: scope.tenantId } } }, select: { id: true, name: true } })
+    : [];
+  const reviewerName = new Map(reviewers.map((r) => [r.id, r.name]));
+  const execution = action.executions[0];
+  return {
+    id: action.id,
+    state: own.state,
+    statusReason: own.expired ? "The approval window closed." : action.statusReason,
+    kind: action.kind,
+    tool: action.tool,
+    args: action.kind === "tool" ? ((revision?.args as Record<string, unknown> | null) ?? null) : null,
+    code: revision?.code ?? null,
+    language: revision?.language ?? null,
+    reason: action.reason,
+    requester: action.requesterLabel,
+    riskLevel: action.riskLevel,
+    riskTags: Array.isArray(revision?.riskTags) ? (revision.riskTags as Array<Record<string, unknown>>) : [],
+    revision: action.currentRevision,
+    payloadHash: action.payloadHash,
+    quorum: action.quorum,
+    approvals: action.decisions.filter((d) => d.verdict === "approve" && !d.void && d.revisionId === revision?.id).length,
+    expiresAt: action.expiresAt?.toISOString() ?? null,
+    createdAt: action.createdAt.toISOString(),
+    decidedAt: action.decidedAt?.toISOString() ?? null,
+    decisions: action.decisions.map((d) => ({
+      revision: d.revision.revision,
+      verdict: d.verdict,
+      note: d.note,
+      reviewer: reviewerName.get(d.reviewerId) ?? "a reviewer",
+      decidedAt: d.createdAt.toISOString(),
+      void: d.void,
+    })),
+    execution: execution
+      ? {
+          id: execution.id,
+          state: execution.status,
+          isolation: execution.isolation,
+          result: (execution.result as Record<string, unknown> | null) ?? null,
+          exitCode: execution.exitCode,
+          truncated: execution.truncated,
+          durationMs: execution.durationMs,
+          startedAt: execution.startedAt.toISOString(),
+          finishedAt: execution.finishedAt?.toISOString() ?? null,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { API_ROUTES, STREAM_EVENT_SCHEMA, type ApiRouteDefinition } from "@/lib/api/api-routes";
+import { ErrorResponseSchema } from "@/lib/api/schemas";
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Converts a zod schema to JSON Schema 2020-12 (OpenAPI 3.1's dialect), moving named
+ * sub-schemas (`.meta({ id })`) into components so each is described once.
+ */
+function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<string, JsonSchema>): JsonSchema {
+  const converted = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as JsonSchema;
+  const rewritten = JSON.parse(JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
+  const { $schema: _dialect, $defs, ...rest } = rewritten as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  for (const [id, def] of Object.entries($defs ?? {})) components[id] ??= def;
+  return rest;
+}
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+
+function operationFor(route: ApiRouteDefinition, components: Record<string, JsonSchema>) {
+  const parameters: JsonSchema[] = [];
+  if (route.path.includes("{id}")) {
+    parameters.push({ name: "id", in: "path", required: true, description: "The action id.", schema: { type: "string", format: "uuid" } });
+  }
+  if (route.query) {
+    const query = toSchema(route.query, "input", components) as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(query.properties ?? {})) {
+      parameters.push({ name, in: "query", required: query.required?.includes(name) ?? false, description: schema.description, schema });
+    }
+  }
+  for (const header of route.headers ?? []) {
+    parameters.push({ name: header.name, in: "header", required: header.required, description: header.description, schema: { type: "string" } });
+  }
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const code = Number(status);
+    const content: JsonSchema = {};
+    if (spec.schema) content["application/json"] = { schema: toSchema(spec.schema, "output", components) };
+    else if (code >= 400) content["application/json"] = { schema: ERROR_REF };
+    if (route.operationId === "executeAction" && code === 200) {
+      content["application/x-ndjson"] = { schema: toSchema(STREAM_EVENT_SCHEMA, "output", components) };
+    }
+    responses[status] = {
+      description: spec.description,
+      ...(Object.keys(content).length ? { content } : {}),
+      ...(spec.headers
+        ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: "integer" } }])) }
+        : {}),
+    };
+  }
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    ...(route.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: Boolean(route.bodyRequired), content: { "application/json": { schema: toSchema(route.body, "input", components) } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document for /api/v1, built from the route definitions the handlers use. */
+export function buildOpenApiDocument() {
+  const components: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of Object.values(API_ROUTES) as ApiRouteDefinition[]) {
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = operationFor(route, components);
+  }
+  // Registers the Error component that every 4xx response refers to.
+  toSchema(ErrorResponseSchema, "output", components);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Countersign agent API",
+      version: "1.0.0",
+      description:
+        "Put a human gate in front of an agent's side effects: submit a tool call or code, wait for a reviewer's decision, execute the approved action once. Authenticate with `Authorization: Bearer <api key>` (created by an admin). Errors are `{ error: { code, message, details? } }`.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key: cs_live_<prefix>_<secret>." } },
+      schemas: components,
+    },
+  };
+}

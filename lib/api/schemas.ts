@@ -1,0 +1,210 @@
+import { z } from "zod";
+
+/**
+ * The agent API's request and response shapes. The same schemas validate requests in the route
+ * handlers and generate /api/v1/openapi.json (lib/api/openapi.ts), so the document cannot drift.
+ * Request objects are strict: unknown keys are refused.
+ */
+
+const ReasonSchema = z.string().max(2000).describe("Why the agent wants this; shown to the reviewer.");
+const UntrustedValuesSchema = z
+  .array(z.string().max(2000))
+  .max(50)
+  .describe("Strings the agent read from untrusted sources (web pages, emails, tool output); arguments containing them are tagged.");
+
+export const SubmitToolCallSchema = z
+  .strictObject({
+    tool: z.string().min(1).max(64).describe("A tool name this key may propose, e.g. refund_invoice."),
+    args: z.record(z.string(), z.unknown()).describe("The tool's arguments; each tool's schema refuses unknown keys."),
+    reason: ReasonSchema.optional(),
+    untrustedValues: UntrustedValuesSchema.optional(),
+  })
+  .meta({ id: "SubmitToolCall", title: "Tool call" });
+
+export const SubmitCodeSchema = z
+  .strictObject({
+    code: z.string().min(1).max(100_000).describe("Python 3 source, run in the sandbox once approved."),
+    language: z.literal("python"),
+    reason: ReasonSchema.optional(),
+    untrustedValues: UntrustedValuesSchema.optional(),
+  })
+  .meta({ id: "SubmitCode", title: "Code block" });
+
+export const SubmitActionSchema = z.union([SubmitToolCallSchema, SubmitCodeSchema]).meta({ id: "SubmitAction" });
+export type SubmitAction = z.infer<typeof SubmitActionSchema>;
+
+export const ActionStateSchema = z
+  .enum(["pending", "approved", "rejected", "expired", "cancelled", "invalidated", "denied", "executing", "succeeded", "failed", "unknown"])
+  .describe("pending → approved | rejected | expired | cancelled; approved → executing → succeeded | failed | unknown; invalidated when the state it rests on changed.")
+  .meta({ id: "ActionState" });
+
+const IdSchema = z.uuid();
+const TimestampSchema = z.string().describe("ISO 8601 timestamp");
+
+export const ExecutionSchema = z
+  .object({
+    id: IdSchema,
+    state: z.enum(["executing", "succeeded", "failed", "unknown"]),
+    isolation: z.string().nullable().describe("container | namespace (code) or in-process (tools)"),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    exitCode: z.number().int().nullable(),
+    truncated: z.boolean(),
+    durationMs: z.number().int().nullable(),
+    startedAt: TimestampSchema,
+    finishedAt: TimestampSchema.nullable(),
+  })
+  .meta({ id: "Execution" });
+
+export const SubmitResponseSchema = z
+  .discriminatedUnion("state", [
+    z.object({
+      state: z.literal("pending"),
+      id: IdSchema,
+      revision: z.number().int(),
+      payloadHash: z.string(),
+      expiresAt: TimestampSchema,
+      riskLevel: z.string(),
+      quorum: z.number().int(),
+      policyReason: z.string(),
+    }),
+    z.object({
+      state: z.literal("allowed"),
+      id: IdSchema,
+      policyReason: z.string(),
+      execution: z.object({
+        state: z.enum(["succeeded", "failed", "unknown"]),
+        executionId: IdSchema,
+        result: z.record(z.string(), z.unknown()),
+        isolation: z.string().nullable(),
+      }),
+    }),
+    z.object({
+      state: z.literal("denied"),
+      id: IdSchema,
+      reason: z.string(),
+      ruleId: z.string().nullable(),
+      riskLevel: z.string(),
+    }),
+  ])
+  .meta({ id: "SubmitResponse" });
+
+export const DecisionEntrySchema = z.object({
+  revision: z.number().int(),
+  verdict: z.enum(["approve", "reject"]),
+  note: z.string().nullable().describe("The reviewer's note; for a rejection, the reason."),
+  reviewer: z.string().describe("The reviewer's display name."),
+  decidedAt: TimestampSchema,
+  void: z.boolean().describe("True when the vote was on a revision that has since been superseded."),
+});
+
+export const ActionViewSchema = z
+  .object({
+    id: IdSchema,
+    state: ActionStateSchema,
+    statusReason: z.string().nullable().describe("Why it is in this state (policy reason, rejection reason, expiry)."),
+    kind: z.enum(["tool", "code"]),
+    tool: z.string(),
+    args: z.record(z.string(), z.unknown()).nullable(),
+    code: z.string().nullable(),
+    language: z.string().nullable(),
+    reason: z.string(),
+    requester: z.string(),
+    riskLevel: z.string(),
+    riskTags: z.array(z.record(z.string(), z.unknown())),
+    revision: z.number().int(),
+    payloadHash: z.string(),
+    quorum: z.number().int(),
+    approvals: z.number().int().describe("Approvals of the current revision so far."),
+    expiresAt: TimestampSchema.nullable(),
+    createdAt: TimestampSchema,
+    decidedAt: TimestampSchema.nullable(),
+    decisions: z.array(DecisionEntrySchema),
+    execution: ExecutionSchema.nullable(),
+  })
+  .meta({ id: "Action" });
+export type ActionView = z.infer<typeof ActionViewSchema>;
+
+export const DecisionWaitQuerySchema = z.strictObject({
+  timeout: z.coerce.number().int().min(0).max(60).default(25).describe("Seconds to wait for a decision (0–60, default 25)."),
+});
+
+export const DecisionWaitResponseSchema = z
+  .object({
+    id: IdSchema,
+    state: ActionStateSchema,
+    decided: z.boolean().describe("False when the wait timed out and the action is still pending: ask again."),
+    revision: z.number().int(),
+    payloadHash: z.string().describe("The hash of the current revision: send it to execute what was approved."),
+    reason: z.string().nullable().describe("The rejection reason, or why it is in this state."),
+    expiresAt: TimestampSchema.nullable(),
+  })
+  .meta({ id: "DecisionWait" });
+
+export const ExecuteBodySchema = z
+  .strictObject({
+    payloadHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe("The hash you expect to execute; refused with hash_mismatch if a reviewer edited the action since. Omit to execute the approved revision."),
+  })
+  .meta({ id: "ExecuteRequest" });
+
+export const BrowserExecuteBodySchema = z.strictObject({
+  payloadHash: z.string().regex(/^[0-9a-f]{64}$/).describe("The hash the reviewer saw."),
+});
+
+export const ExecuteToolResponseSchema = z
+  .object({
+    id: IdSchema,
+    executionId: IdSchema,
+    state: z.enum(["succeeded", "failed", "unknown", "executing"]),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    isolation: z.string().nullable(),
+    replayed: z.boolean().describe("True when this is the recorded result of an earlier execution, not a new run."),
+    idempotencyKey: z.string(),
+  })
+  .meta({ id: "ExecuteToolResult" });
+
+export const StreamEventSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("stdout"), text: z.string() }),
+    z.object({ type: z.literal("stderr"), text: z.string() }),
+    z.object({ type: z.literal("heartbeat") }),
+    z.object({
+      type: z.literal("result"),
+      state: z.enum(["succeeded", "failed", "unknown", "executing"]),
+      executionId: z.string().nullable(),
+      exitCode: z.number().int().nullable(),
+      durationMs: z.number().int().nullable(),
+      truncated: z.boolean(),
+      timedOut: z.boolean().optional(),
+      isolation: z.string().nullable(),
+      replayed: z.boolean(),
+      stdout: z.string().optional().describe("Only on a replay: the recorded output."),
+      stderr: z.string().optional().describe("Only on a replay: the recorded output."),
+      result: z.record(z.string(), z.unknown()).nullable().optional().describe("Tool actions: the tool's result."),
+    }),
+    z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
+  ])
+  .describe("One line of the application/x-ndjson stream.")
+  .meta({ id: "ExecutionStreamEvent" });
+export type StreamEvent = z.infer<typeof StreamEventSchema>;
+
+export const CancelBodySchema = z
+  .strictObject({ reason: z.string().max(2000).optional() })
+  .meta({ id: "CancelRequest" });
+
+export const CancelResponseSchema = z.object({ id: IdSchema, state: z.literal("cancelled") }).meta({ id: "CancelResult" });
+
+export const ErrorResponseSchema = z
+  .object({
+    error: z.object({
+      code: z.string().describe("Stable, machine-readable, e.g. invalid_input, tool_not_allowed, not_executable.pending."),
+      message: z.string().describe("For a person."),
+      details: z.unknown().optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const ActionIdParamsSchema = z.strictObject({ id: z.string() });
