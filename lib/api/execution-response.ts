@@ -14,12 +14,14 @@ export type ExecutionRequest = {
   payloadHash: string;
   actor: AuditActor;
   kind: "tool" | "code";
-  /** The action's state as just read (expiry by the database clock applied). */
+  /** The action's state and current hash as just read (expiry by the database clock applied). */
   state: string;
+  currentHash: string;
   signal?: AbortSignal;
   /** "stream": NDJSON for every kind (browser route); "auto": JSON for tool calls, NDJSON for code. */
   format: "auto" | "stream";
-  headers?: Record<string, string>;
+  /** The agent's Idempotency-Key: echoed in a header and in tool results. */
+  idempotencyKey?: string;
 };
 
 /**
@@ -28,11 +30,13 @@ export type ExecutionRequest = {
  * a refusal discovered during the claim (a race) arrives as the stream's `error` line.
  */
 export async function executionResponse(req: ExecutionRequest): Promise<Response> {
-  const headers = { "Cache-Control": "no-store", ...req.headers };
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (req.idempotencyKey) headers["Idempotency-Key"] = req.idempotencyKey;
   const input = { tenantId: req.tenantId, actionId: req.actionId, payloadHash: req.payloadHash, actor: req.actor };
   if (req.kind === "code" || req.format === "stream") {
     const ndjson = { ...headers, "Content-Type": NDJSON_CONTENT_TYPE, "X-Accel-Buffering": "no" };
-    if (!STREAMABLE_STATES.has(req.state)) {
+    const refusedUpFront = !STREAMABLE_STATES.has(req.state) || (req.state === "approved" && req.payloadHash !== req.currentHash);
+    if (refusedUpFront) {
       // Throws the refusal (audited by the core); if the action became approved meanwhile, it runs.
       const outcome = await executeAction(req.db, { ...input, signal: req.signal });
       return new Response(streamOf([resultEvent(outcomeAsRecorded(outcome), false)]), { headers: ndjson });
@@ -41,11 +45,11 @@ export async function executionResponse(req: ExecutionRequest): Promise<Response
   }
   try {
     const outcome = await executeAction(req.db, { ...input, signal: req.signal });
-    return Response.json({ ...toolBody(outcomeAsRecorded(outcome)), replayed: false }, { headers });
+    return Response.json({ ...toolBody(outcomeAsRecorded(outcome)), replayed: false, idempotencyKey: req.idempotencyKey }, { headers });
   } catch (error) {
     if (error instanceof AppError && error.code === "already_executed") {
       const recorded = (error.details as { execution?: RecordedExecution | null } | undefined)?.execution;
-      if (recorded) return Response.json({ ...toolBody(recorded), replayed: true }, { headers });
+      if (recorded) return Response.json({ ...toolBody(recorded), replayed: true, idempotencyKey: req.idempotencyKey }, { headers });
     }
     throw error;
   }

@@ -8,14 +8,17 @@ type DecisionWait = z.infer<typeof DecisionWaitResponseSchema>;
 /** How often the long-poll re-reads the action: one indexed single-row query per tick. */
 export const DECISION_POLL_MS = 400;
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
+}
 
 /**
  * Waits until the action is no longer pending (decided, expired by the database clock, cancelled,

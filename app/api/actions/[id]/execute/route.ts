@@ -28,7 +28,7 @@ export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
     const db = getDb();
     const action = await findScopedAction(db, { tenantId: member.tenant.id, actionId: id, apiKeyId: null });
     return executionResponse({
-      db, tenantId: member.tenant.id, actionId: action.id, kind: action.kind, state: action.state,
+      db, tenantId: member.tenant.id, actionId: action.id, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       payloadHash: parsed.data.payloadHash,
       actor: memberAuditActor({ userId: member.user.id, label: member.user.email, roles: member.roles }),
       signal: request.signal, format: "stream",

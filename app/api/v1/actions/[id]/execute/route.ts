@@ -30,10 +30,10 @@ export const POST = apiRoute(
       }),
     );
     return executionResponse({
-      db, tenantId: tenant.id, actionId: action.id, actor, kind: action.kind, state: action.state,
+      db, tenantId: tenant.id, actionId: action.id, actor, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       // Without a hash the caller executes whatever revision was approved; with one, only that one.
       payloadHash: body.payloadHash ?? action.payloadHash,
-      signal: request.signal, format: "auto", headers: { "Idempotency-Key": idempotencyKey },
+      signal: request.signal, format: "auto", idempotencyKey,
     });
   },
 );

@@ -1,0 +1,25 @@
+import { expect, test } from "@playwright/test";
+
+const EXPECTED = [
+  "POST /api/v1/actions",
+  "GET /api/v1/actions/{id}",
+  "GET /api/v1/actions/{id}/decision",
+  "POST /api/v1/actions/{id}/execute",
+  "POST /api/v1/actions/{id}/cancel",
+  "GET /api/v1/openapi.json",
+];
+
+test("the OpenAPI 3.1 document is served without a key and lists every route", async ({ request }) => {
+  const res = await request.get("/api/v1/openapi.json");
+  expect(res.status()).toBe(200);
+  const doc = await res.json();
+  expect(doc.openapi).toBe("3.1.0");
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+  expect(listed.sort()).toEqual([...EXPECTED].sort());
+  const execute = doc.paths["/api/v1/actions/{id}/execute"].post;
+  expect(execute.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true })]));
+  expect(Object.keys(execute.responses["200"].content)).toEqual(expect.arrayContaining(["application/json", "application/x-ndjson"]));
+  expect(doc.paths["/api/v1/actions"].post.responses["429"].headers["Retry-After"]).toBeTruthy();
+  for (const [, ref] of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas).toHaveProperty(ref);
+});
