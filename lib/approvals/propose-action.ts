@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
@@ -105,69 +106,50 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   });
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
 
-  const created = await db.$transaction(async (tx) => {
-    const [{ now }] = await tx.$queryRaw<Array<{ now: Date }>>`SELECT date_trunc('milliseconds', now()) AS now`;
-    const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
-    const expiresAt = decision.effect === "deny" ? null : new Date(now.getTime() + ttl * 1000);
-    const action = await tx.action.create({
-      data: {
-        tenantId: tenant.id,
-        taskId: input.taskId ?? null,
-        requesterUserId: input.requester.type === "user" ? input.requester.userId : null,
-        requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
-        requesterLabel: input.requester.label,
-        kind: tool.kind,
-        tool: tool.name,
-        reason: (input.reason ?? "").slice(0, 2000),
-        stepKey: input.stepKey ?? null,
-        agentCallId: input.agentCallId ?? null,
-        status,
-        requiresApproval: decision.effect === "require_approval",
-        currentRevision: revision,
-        payloadHash: hash.hash,
-        riskLevel: assessment.riskLevel,
-        riskRank: RISK_RANK[assessment.riskLevel],
-        quorum: Math.max(1, decision.quorum),
-        eligibleRoles: decision.eligibleRoles,
-        expiresAt,
-        decidedAt: decision.effect === "require_approval" ? null : now,
-        statusReason: decision.reason,
-        revisions: {
-          create: {
-            tenantId: tenant.id,
-            revision,
-            args: tool.kind === "code" ? undefined : args,
-            code: tool.kind === "code" ? String(args.code) : null,
-            language: tool.kind === "code" ? String(args.language ?? "python") : null,
-            sandboxSpec: assessment.sandboxSpec ?? undefined,
-            policyVersion: policy.version,
-            policyDecision: decision,
-            payloadHash: hash.hash,
-            hashAlgorithm: hash.algorithm,
-            hashVersion: hash.version,
-            riskTags: assessment.riskTags,
-            riskLevel: assessment.riskLevel,
-            preview: assessment.preview,
-            scanFindings: assessment.scanFindings,
-            origin: "proposed",
-            createdByUserId: input.requester.type === "user" ? input.requester.userId : null,
-          },
-        },
-      },
-      include: { revisions: { select: { id: true } } },
-    });
-    if (assessment.snapshot) {
-      await tx.snapshot.create({
-        data: {
-          tenantId: tenant.id, actionId: action.id, revisionId: action.revisions[0].id, phase: "request",
-          data: assessment.snapshot, hash: snapshotHash(assessment.snapshot),
-        },
-      });
-    }
+  const actionId = randomUUID();
+  const revisionId = randomUUID();
+  const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
+  const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  const expiresAt = await db.$transaction(async (tx) => {
+    // One statement writes the action, its first revision and the TOCTOU snapshot (the hot path
+    // of every proposal; the expiry comes from the database clock).
+    const [row] = await tx.$queryRaw<Array<{ expiresAt: Date | null }>>`
+      WITH a AS (
+        INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
+          reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
+          quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
+        VALUES (${actionId}::uuid, ${tenant.id}::uuid, ${input.taskId ?? null}::uuid, ${requesterUserId}::uuid,
+          ${input.requester.type === "api_key" ? input.requester.apiKeyId : null}::uuid, ${input.requester.label},
+          ${tool.kind}::"ActionKind", ${tool.name}, ${(input.reason ?? "").slice(0, 2000)}, ${input.stepKey ?? null},
+          ${input.agentCallId ?? null}, ${status}::"ActionStatus", ${decision.effect === "require_approval"}, ${revision},
+          ${hash.hash}, ${assessment.riskLevel}::"RiskLevel", ${RISK_RANK[assessment.riskLevel]}, ${Math.max(1, decision.quorum)},
+          ${decision.eligibleRoles}::"Role"[],
+          CASE WHEN ${decision.effect === "deny"} THEN NULL ELSE date_trunc('milliseconds', now()) + make_interval(secs => ${ttl}) END,
+          CASE WHEN ${decision.effect === "require_approval"} THEN NULL ELSE now() END, ${decision.reason})
+        RETURNING "expiresAt"
+      ), r AS (
+        INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
+          "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
+          origin, "createdByUserId")
+        SELECT ${revisionId}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revision},
+          ${tool.kind === "code" ? null : json(args)}::jsonb, ${tool.kind === "code" ? String(args.code) : null},
+          ${tool.kind === "code" ? String(args.language ?? "python") : null}, ${json(assessment.sandboxSpec)}::jsonb,
+          ${policy.version}, ${json(decision)}::jsonb, ${hash.hash}, ${hash.algorithm}, ${hash.version},
+          ${json(assessment.riskTags)}::jsonb, ${assessment.riskLevel}::"RiskLevel", ${json(assessment.preview)}::jsonb,
+          ${json(assessment.scanFindings)}::jsonb, 'proposed', ${requesterUserId}::uuid
+        FROM a
+      ), s AS (
+        INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+        SELECT ${randomUUID()}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revisionId}::uuid, 'request',
+          ${json(assessment.snapshot)}::jsonb, ${snapshotHash(assessment.snapshot)}
+        FROM a WHERE ${assessment.snapshot !== null}
+      )
+      SELECT "expiresAt" FROM a`;
     await appendAuditEvent(tx, {
       tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
       outcome: decision.effect === "deny" ? "refused" : "ok",
-      subject: { type: "action", id: action.id }, actionId: action.id, tool: tool.name,
+      subject: { type: "action", id: actionId }, actionId, tool: tool.name,
       riskLevel: assessment.riskLevel, requester: input.requester.label, status,
       data: {
         revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
@@ -175,10 +157,9 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
         taskId: input.taskId ?? null,
       },
     });
-    return { action, expiresAt };
+    return row.expiresAt;
   });
 
-  const actionId = created.action.id;
   if (decision.effect === "deny") {
     return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };
   }
@@ -189,7 +170,7 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
     return { state: "allowed", actionId, reason: decision.reason, execution };
   }
   return {
-    state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: created.expiresAt!,
+    state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
     reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum,
   };
 }

@@ -66,15 +66,13 @@ export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promis
     prevHash: head.hash ?? GENESIS_HASH,
   };
   const hash = auditEventHash(record);
-  await tx.auditEvent.create({
-    data: {
-      ...record,
-      seq,
-      at: head.at,
-      verdict: event.verdict ?? null,
-      riskLevel: event.riskLevel ?? null,
-      hash,
-    },
-  });
+  // A raw INSERT: this runs inside every state-changing transaction, while the chain lock is held.
+  await tx.$executeRaw`
+    INSERT INTO "AuditEvent" ("tenantId", seq, at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
+      "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data, "prevHash", hash)
+    VALUES (${record.tenantId}::uuid, ${seq}, ${head.at}, ${record.actorType}, ${record.actorId}, ${record.actorLabel},
+      ${record.type}, ${record.outcome}, ${record.subjectType}, ${record.subjectId}, ${record.actionId}::uuid, ${record.tool},
+      ${record.verdict}::"Verdict", ${record.riskLevel}::"RiskLevel", ${record.reviewerId}::uuid, ${record.requester},
+      ${record.status}, ${JSON.stringify(data)}::jsonb, ${record.prevHash}, ${hash})`;
   return { seq, hash };
 }

@@ -1,13 +1,26 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Customer, Invoice } from "@/lib/generated/prisma/client";
 import type { ReadContext } from "@/lib/tools/tool";
 import { notFound } from "@/lib/errors";
 
-/** Loads an invoice of the tenant by number, or throws not_found. */
-export async function findInvoice(ctx: ReadContext, number: string) {
-  const invoice = await ctx.db.invoice.findFirst({
-    where: { tenantId: ctx.tenantId, number },
-    include: { customer: true },
-  });
+type InvoiceRow = Invoice & {
+  customer: Pick<Customer, "id" | "tenantId" | "externalRef" | "name" | "email" | "verifiedDomains" | "optOut" | "notes" | "version">;
+};
+
+/**
+ * Loads an invoice of the tenant by number with its customer, or throws not_found. One query:
+ * this is the snapshot read of every invoice tool, on the hot path of proposals and executions.
+ */
+export async function findInvoice(ctx: ReadContext, number: string): Promise<InvoiceRow> {
+  const rows = await ctx.db.$queryRaw<InvoiceRow[]>`
+    SELECT i.id, i."tenantId", i.number, i."customerId", i.status::text AS status, i.currency, i."amountDueMinor",
+      i."amountPaidMinor", i."amountRefundedMinor", i."dueDate", i.version, i."cancelKey", i."createdAt", i."updatedAt",
+      json_build_object('id', c.id, 'tenantId', c."tenantId", 'externalRef', c."externalRef", 'name', c.name,
+        'email', c.email, 'verifiedDomains', c."verifiedDomains", 'optOut', c."optOut", 'notes', c.notes,
+        'version', c.version) AS customer
+    FROM "Invoice" i JOIN "Customer" c ON c.id = i."customerId" AND c."tenantId" = i."tenantId"
+    WHERE i."tenantId" = ${ctx.tenantId}::uuid AND i.number = ${number}`;
+  const invoice = rows[0];
   if (!invoice) throw notFound(`Invoice ${number}`);
   return invoice;
 }

@@ -1,0 +1,150 @@
+/**
+ * Approval-core benchmark (a script, not a test): proposals per second and decision-to-execution
+ * latency through the real domain functions at 1, 16 and 64 concurrent callers, next to the raw
+ * INSERT rate of the same rows measured in the same run on the same database.
+ *
+ *   npm run bench:approvals            (or: node --import tsx bench/approvals.ts [seconds-per-level])
+ */
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { Client, Pool } from "pg";
+import { createDb } from "@/lib/db/client";
+import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { createTestTenant } from "@/tests/factories";
+
+const SECONDS = Number(process.argv[2] ?? 4);
+const LEVELS = [1, 16, 64];
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-bench-"));
+chmodSync(dir, 0o755);
+const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 58_000, ephemeral: true });
+const admin = new Client({ connectionString: cluster.url() });
+await admin.connect();
+await admin.query("CREATE DATABASE bench");
+await admin.end();
+const url = cluster.url("bench");
+await migrateDatabase(url);
+const db = createDb(url, { max: 64 });
+const tenant = await createTestTenant(db);
+// A large paid invoice so every refund proposal is valid.
+await db.invoice.updateMany({ where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountPaidMinor: 900_000_000 } });
+
+async function forDuration(callers: number, seconds: number, work: () => Promise<void>): Promise<number> {
+  const deadline = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < deadline) {
+        await work();
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+const propose = () =>
+  proposeAction(db, {
+    tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+    args: { invoice_number: "INV-1044", amount_minor: 1_000 + Math.floor(Math.random() * 50_000), reason: "benchmark" },
+  });
+
+// The same rows a proposal writes (action, revision, snapshot, audit event), as plain INSERTs.
+const pool = new Pool({ connectionString: url, max: 64 });
+const invoice = await db.invoice.findFirstOrThrow({ where: { tenantId: tenant.id, number: "INV-1044" } });
+let rawSeq = 10_000_000;
+async function rawInsert() {
+  const client = await pool.connect();
+  try {
+    const actionId = randomUUID();
+    const revisionId = randomUUID();
+    await client.query("BEGIN");
+    await client.query(
+      `INSERT INTO "Action" (id, "tenantId", "requesterLabel", kind, tool, status, "requiresApproval", "payloadHash", "riskLevel", "riskRank", quorum, "eligibleRoles", "expiresAt", "updatedAt")
+       VALUES ($1, $2, 'bench', 'tool', 'refund_invoice', 'pending', true, $3, 'medium', 1, 1, '{reviewer}', now() + interval '1 day', now())`,
+      [actionId, tenant.id, "a".repeat(64)],
+    );
+    await client.query(
+      `INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, "policyVersion", "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, origin)
+       VALUES ($1, $2, $3, 1, $4, 1, '{}', $5, 'sha256-jcs', 1, '[]', 'medium', '{}', 'proposed')`,
+      [revisionId, tenant.id, actionId, JSON.stringify({ invoice_number: invoice.number, amount_minor: 1000, reason: "benchmark" }), "a".repeat(64)],
+    );
+    await client.query(
+      `INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash) VALUES ($1, $2, $3, $4, 'request', '{}', $5)`,
+      [randomUUID(), tenant.id, actionId, revisionId, "b".repeat(64)],
+    );
+    await client.query(
+      `INSERT INTO "AuditEvent" ("tenantId", seq, "actorType", "actorLabel", type, outcome, "subjectType", data, "prevHash", hash)
+       VALUES ($1, $2, 'user', 'bench', 'raw', 'ok', 'action', '{}', $3, $3)`,
+      [randomUUID(), rawSeq++, "c".repeat(64)],
+    );
+    await client.query("COMMIT");
+  } finally {
+    client.release();
+  }
+}
+
+console.log(`Countersign approval-core benchmark — ${os.cpus().length} cores, ${SECONDS}s per level, real PostgreSQL 17\n`);
+console.log("callers  proposals/s  raw INSERT/s  ratio");
+const results: Record<number, { proposals: number; raw: number }> = {};
+for (const callers of LEVELS) {
+  await forDuration(callers, 1, () => propose().then(() => {})); // warm-up
+  const proposals = await forDuration(callers, SECONDS, () => propose().then(() => {}));
+  const raw = await forDuration(callers, SECONDS, rawInsert);
+  results[callers] = { proposals, raw };
+  console.log(`${String(callers).padStart(7)}  ${proposals.toFixed(0).padStart(11)}  ${raw.toFixed(0).padStart(12)}  ${(proposals / raw).toFixed(2).padStart(5)}`);
+}
+
+// Executions here are reminder emails: a refund would change the invoice and (correctly) invalidate
+// every other pending refund on it.
+const proposeEmail = () =>
+  proposeAction(db, {
+    tenantId: tenant.id, requester: tenant.requester, tool: "send_email",
+    args: { to: "billing@acme.example", subject: "Reminder", body: `Benchmark ${Math.random()}`, invoice_number: "INV-1042" },
+  });
+
+console.log("\ncallers  decision→execution-start p50 / p99 (database clock)");
+const latency: Record<number, { p50: number; p99: number }> = {};
+for (const callers of LEVELS) {
+  const perCaller = Math.max(4, Math.ceil(256 / callers));
+  const pending: Array<{ actionId: string; payloadHash: string }> = [];
+  for (let i = 0; i < callers * perCaller; i++) {
+    const p = await proposeEmail();
+    if (p.state === "pending") pending.push(p);
+  }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next < pending.length) {
+        const p = pending[next++];
+        await decideAction(db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: tenant.users.reviewer.member });
+        await executeAction(db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "bench" } });
+      }
+    }),
+  );
+  const rows = await db.$queryRaw<Array<{ ms: number }>>`
+    SELECT EXTRACT(EPOCH FROM (s.at - d.at)) * 1000 AS ms
+    FROM "AuditEvent" d JOIN "AuditEvent" s ON s."actionId" = d."actionId" AND s.type = 'execution.started'
+    WHERE d.type = 'decision.recorded' AND d.status = 'approved' AND d."actionId" = ANY(${pending.map((p) => p.actionId)}::uuid[])`;
+  const sorted = rows.map((r) => Number(r.ms)).sort((x, y) => x - y);
+  const pct = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  latency[callers] = { p50: pct(0.5), p99: pct(0.99) };
+  console.log(`${String(callers).padStart(7)}  ${pct(0.5).toFixed(1)} ms / ${pct(0.99).toFixed(1)} ms  (${sorted.length} executions)`);
+}
+
+const at16 = results[16];
+console.log("\nTargets on 2 cores:");
+console.log(`  ≥ 1,000 proposals/s at 16 callers: ${at16.proposals.toFixed(0)} → ${at16.proposals >= 1000 ? "met" : "NOT met"}`);
+console.log(`  ≥ 0.25 × raw INSERT rate at 16 callers: ${(at16.proposals / at16.raw).toFixed(2)} → ${at16.proposals / at16.raw >= 0.25 ? "met" : "NOT met"}`);
+console.log(`  p99 decision→execution-start ≤ 50 ms at 64 callers: ${latency[64].p99.toFixed(1)} ms → ${latency[64].p99 <= 50 ? "met" : "NOT met"}`);
+
+await pool.end();
+await db.$disconnect();
+await cluster.stop();
+rmSync(dir, { recursive: true, force: true });
