@@ -1,9 +1,16 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { requirePageMember } from "@/lib/server/acting-member";
+import { getTaskTimeline } from "@/lib/tasks/get-task-timeline";
 import { PageHeader } from "@/components/shell/page-header";
+import { AutoRefresh } from "@/components/ui/auto-refresh";
+import { StatusBadge } from "@/components/ui/badges";
+import { formatUtc } from "@/components/ui/format";
+import { PlannerLabel } from "@/components/tasks/planner-label";
+import { TaskTimelineView } from "@/components/tasks/task-timeline";
 
 export const metadata: Metadata = { title: "Task" };
 
@@ -11,15 +18,21 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   const { id } = await params;
   const member = await requirePageMember("tasks:use", `/tasks/${id}`);
   if (!z.uuid().safeParse(id).success) notFound();
-  const task = await getDb().task.findFirst({
-    where: { id, tenantId: member.tenant.id, requesterUserId: member.user.id },
-    select: { instruction: true, status: true, finalAnswer: true },
-  });
-  if (!task) notFound();
+  const timeline = await getTaskTimeline(getDb(), { tenantId: member.tenant.id, taskId: id, requesterUserId: member.user.id });
+  if (!timeline) notFound();
   return (
     <>
-      <PageHeader title={task.instruction} description={`Status: ${task.status.replace("_", " ")}`} />
-      {task.finalAnswer && <p className="rounded-lg border border-slate-200 bg-white p-4 whitespace-pre-wrap">{task.finalAnswer}</p>}
+      <p className="mb-2 text-sm"><Link href="/tasks" className="text-indigo-700 hover:underline">← My tasks</Link></p>
+      <PageHeader title={timeline.instruction} description={`Started ${formatUtc(timeline.createdAt)} · last change ${formatUtc(timeline.updatedAt)}`}>
+        <div className="flex items-center gap-2">
+          <StatusBadge status={timeline.status} className="text-sm" />
+          <PlannerLabel planner={timeline.planner} />
+        </div>
+      </PageHeader>
+      <div className="max-w-4xl">
+        <TaskTimelineView timeline={timeline} />
+      </div>
+      <AutoRefresh intervalMs={timeline.refreshMs} />
     </>
   );
 }

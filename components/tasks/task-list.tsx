@@ -1,0 +1,35 @@
+import Link from "next/link";
+import { StatusBadge } from "@/components/ui/badges";
+import { formatUtc } from "@/components/ui/format";
+import { PlannerLabel } from "@/components/tasks/planner-label";
+import type { MyTask } from "@/lib/tasks/list-my-tasks";
+
+export function TaskList({ tasks }: { tasks: MyTask[] }) {
+  return (
+    <table className="w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm">
+      <caption className="sr-only">My tasks, newest first</caption>
+      <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+        <tr>
+          <th scope="col" className="px-3 py-2">Task</th>
+          <th scope="col" className="px-3 py-2">Status</th>
+          <th scope="col" className="px-3 py-2">Waiting for review</th>
+          <th scope="col" className="px-3 py-2">Planner</th>
+          <th scope="col" className="px-3 py-2">Started</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tasks.map((t) => (
+          <tr key={t.id} className="border-t border-slate-100 align-top" data-testid="task-row">
+            <td className="max-w-md px-3 py-2">
+              <Link href={`/tasks/${t.id}`} className="font-medium text-indigo-700 hover:underline">{t.instruction}</Link>
+            </td>
+            <td className="px-3 py-2"><StatusBadge status={t.status} /></td>
+            <td className="px-3 py-2 text-slate-700">{t.pendingActions > 0 ? `${t.pendingActions} action${t.pendingActions === 1 ? "" : "s"}` : "—"}</td>
+            <td className="px-3 py-2"><PlannerLabel planner={t.planner} /></td>
+            <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-600">{formatUtc(t.createdAt, false)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

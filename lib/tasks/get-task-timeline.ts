@@ -1,0 +1,172 @@
+import type { DbTx } from "@/lib/db/client";
+import type { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";
+import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outcome";
+import { messageText } from "@/lib/agent/read-conversation";
+import { unwrapUntrustedToolOutput } from "@/lib/agent/untrusted";
+import { parseRunState } from "@/lib/tasks/run-state";
+
+/** Longest text shown for one model message or tool output (the rest is marked as cut). */
+const MAX_TEXT = 8_000;
+
+export type TimelineDecision = { reviewer: string; verdict: Verdict; note: string | null; at: Date; void: boolean; revision: number };
+
+export type TimelineExecution = {
+  status: string;
+  isolation: string | null;
+  stdout: string | null;
+  stderr: string | null;
+  exitCode: number | null;
+  truncated: boolean;
+  error: string | null;
+  durationMs: number | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+};
+
+export type TimelineAction = {
+  id: string;
+  tool: string;
+  kind: "tool" | "code";
+  status: ActionStatus;
+  statusReason: string | null;
+  riskLevel: RiskLevel;
+  requiresApproval: boolean;
+  quorum: number;
+  revision: number;
+  reason: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+  decisions: TimelineDecision[];
+  executions: TimelineExecution[];
+};
+
+/** What the tool call gave back to the model: a result (plain text), or what the gate did. */
+export type TimelineToolResult = { kind: "output"; text: string; truncated: boolean } | { kind: "gate"; outcome: GateOutcome };
+
+export type TimelineEntry =
+  | { kind: "instruction"; text: string; at: Date }
+  | { kind: "model"; text: string }
+  | { kind: "call"; callId: string; tool: string; argsText: string; action: TimelineAction | null; result: TimelineToolResult | null }
+  | { kind: "action"; action: TimelineAction };
+
+export type TaskTimeline = {
+  id: string;
+  instruction: string;
+  status: TaskStatus;
+  planner: string;
+  offline: boolean;
+  finalAnswer: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  entries: TimelineEntry[];
+  /** How often the page should refresh itself: fast while a run or execution is in flight, slower while it waits for a reviewer, never once it ended. */
+  refreshMs: number | null;
+};
+
+function clip(text: string): { text: string; truncated: boolean } {
+  return text.length > MAX_TEXT ? { text: text.slice(0, MAX_TEXT), truncated: true } : { text, truncated: false };
+}
+
+function toolResult(text: string): TimelineToolResult {
+  const gate = parseGateOutcomeMessage(text);
+  if (gate) return { kind: "gate", outcome: gate };
+  const wrapped = unwrapUntrustedToolOutput(text);
+  const clipped = clip(wrapped ? wrapped.content : text);
+  return { kind: "output", text: clipped.text, truncated: clipped.truncated || (wrapped?.truncated ?? false) };
+}
+
+function prettyArgs(argumentsText: string): string {
+  try {
+    return JSON.stringify(JSON.parse(argumentsText), null, 2);
+  } catch {
+    return argumentsText;
+  }
+}
+
+/**
+ * A requester's task as a timeline: the instruction, what the model said, each tool call with the
+ * action it became (state, decisions by whom and why, execution output) and what went back to the
+ * model, then the final answer or error. Scoped to the tenant and the requester who started it.
+ * Everything is returned as text; the page renders it as text, never as HTML.
+ */
+export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskId: string; requesterUserId: string }): Promise<TaskTimeline | null> {
+  const task = await db.task.findFirst({
+    where: { id: input.taskId, tenantId: input.tenantId, requesterUserId: input.requesterUserId },
+    select: {
+      id: true, instruction: true, status: true, planner: true, finalAnswer: true, error: true, runState: true, createdAt: true, updatedAt: true,
+    },
+  });
+  if (!task) return null;
+  const actions = await db.action.findMany({
+    where: { tenantId: input.tenantId, taskId: task.id },
+    orderBy: { createdAt: "asc" },
+    select: {
+      id: true, tool: true, kind: true, status: true, statusReason: true, riskLevel: true, requiresApproval: true, quorum: true,
+      currentRevision: true, reason: true, expiresAt: true, createdAt: true, agentCallId: true,
+      decisions: { orderBy: { createdAt: "asc" }, select: { reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
+      executions: {
+        orderBy: { startedAt: "asc" },
+        select: { status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true },
+      },
+    },
+  });
+  const reviewerIds = [...new Set(actions.flatMap((a) => a.decisions.map((d) => d.reviewerId)))];
+  const reviewers = reviewerIds.length
+    ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: input.tenantId } } }, select: { id: true, email: true } })
+    : [];
+  const reviewerLabel = new Map(reviewers.map((u) => [u.id, u.email]));
+
+  const views = new Map<string, TimelineAction>();
+  const byCallId = new Map<string, TimelineAction>();
+  for (const a of actions) {
+    const view: TimelineAction = {
+      id: a.id, tool: a.tool, kind: a.kind, status: a.status, statusReason: a.statusReason, riskLevel: a.riskLevel,
+      requiresApproval: a.requiresApproval, quorum: a.quorum, revision: a.currentRevision, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt,
+      decisions: a.decisions.map((d) => ({
+        reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
+      })),
+      executions: a.executions,
+    };
+    views.set(a.id, view);
+    if (a.agentCallId) byCallId.set(a.agentCallId, view);
+  }
+
+  const entries: TimelineEntry[] = [{ kind: "instruction", text: task.instruction, at: task.createdAt }];
+  const shown = new Set<string>();
+  let messages: ReturnType<typeof parseRunState>["messages"] = [];
+  try {
+    messages = parseRunState(task.runState).messages;
+  } catch {
+    messages = [];
+  }
+  const callEntries = new Map<string, Extract<TimelineEntry, { kind: "call" }>>();
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      const text = messageText(message.content).trim();
+      if (text) entries.push({ kind: "model", text: clip(text).text });
+      for (const call of message.tool_calls ?? []) {
+        if (call.type !== "function") continue;
+        const action = byCallId.get(call.id) ?? null;
+        if (action) shown.add(action.id);
+        const entry: Extract<TimelineEntry, { kind: "call" }> = {
+          kind: "call", callId: call.id, tool: call.function.name, argsText: clip(prettyArgs(call.function.arguments)).text, action, result: null,
+        };
+        callEntries.set(call.id, entry);
+        entries.push(entry);
+      }
+    } else if (message.role === "tool") {
+      const entry = callEntries.get(message.tool_call_id);
+      if (entry) entry.result = toolResult(messageText(message.content));
+    }
+  }
+  // Actions the conversation does not (yet) mention, e.g. proposed in a step still being saved.
+  for (const view of views.values()) if (!shown.has(view.id)) entries.push({ kind: "action", action: view });
+
+  const executing = actions.some((a) => a.status === "executing" || a.status === "approved");
+  const refreshMs = task.status === "queued" || task.status === "running" || executing ? 1_000 : task.status === "waiting_approval" ? 3_000 : null;
+  return {
+    id: task.id, instruction: task.instruction, status: task.status, planner: task.planner, offline: task.planner === "offline",
+    finalAnswer: task.finalAnswer, error: task.error, createdAt: task.createdAt, updatedAt: task.updatedAt, entries, refreshMs,
+  };
+}
