@@ -1,38 +1,111 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { ActionStatus, TaskStatus } from "@/lib/generated/prisma/enums";
+import { getAuditCharts } from "@/lib/audit/audit-charts";
+import { KNOWN_AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
+import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
+import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { getDb } from "@/lib/db/client";
+import { listMembers } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
+import { TOOLS } from "@/lib/tools/registry";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
+import { buttonClass } from "@/components/ui/button";
+import { AuditChartsView } from "@/components/audit/audit-charts";
+import { AuditExportForm, AuditFilterForm } from "@/components/audit/audit-filter-form";
+import { AuditTable } from "@/components/audit/audit-table";
+import { ChainStatus } from "@/components/audit/chain-status";
 
 export const metadata: Metadata = { title: "Audit" };
 
-export default async function AuditPage() {
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+async function ChainVerification({ tenantId }: { tenantId: string }) {
+  return <ChainStatus result={await verifyAuditChain(getDb(), tenantId)} />;
+}
+
+async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditFilters }) {
+  return <AuditChartsView charts={await getAuditCharts(getDb(), { tenantId, from: filters.from, to: filters.to })} />;
+}
+
+function Placeholder({ label, className = "h-10" }: { label: string; className?: string }) {
+  return <div role="status" className={`flex items-center rounded-lg border border-slate-200 bg-white px-4 text-slate-600 ${className}`}>{label}</div>;
+}
+
+export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
   const member = await requirePageMember("audit:read", "/audit");
-  const events = await getDb().auditEvent.findMany({
-    where: { tenantId: member.tenant.id },
-    select: { id: true, at: true, type: true, actorLabel: true, outcome: true, tool: true },
-    orderBy: { id: "desc" },
-    take: 50,
-  });
+  const params = await searchParams;
+  const parsed = parseAuditFilters(params);
+  const filters: AuditFilters = parsed.ok ? parsed.filters : {};
+  const cursorParam = Array.isArray(params.cursor) ? params.cursor[0] : params.cursor;
+  const cursor = parseAuditCursor(cursorParam);
+  const db = getDb();
+  const tenantId = member.tenant.id;
+
+  const [page, members] = await Promise.all([
+    parsed.ok ? searchAuditEvents(db, { tenantId, filters, cursor }) : Promise.resolve(null),
+    listMembers(db, tenantId),
+  ]);
+  const reviewerEmail = new Map(members.map((m) => [m.userId, m.email]));
+  const options = {
+    tools: TOOLS.map((t) => t.name),
+    reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
+    statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
+    types: [...KNOWN_AUDIT_EVENT_TYPES],
+  };
+  const canExport = member.roles.includes("auditor") || member.roles.includes("admin");
+  const filtered = Object.keys(filters).length > 0;
+
   return (
     <>
-      <PageHeader title="Audit" description="Every proposal, decision, refusal and execution, hash-chained." />
-      {events.length === 0 ? (
-        <EmptyState title="No events yet">Events appear as agents propose actions and reviewers decide them.</EmptyState>
-      ) : (
-        <table className="w-full rounded-lg border border-slate-200 bg-white text-left">
-          <tbody>
-            {events.map((e) => (
-              <tr key={String(e.id)} className="border-t border-slate-100">
-                <td className="px-3 py-1.5 font-mono text-xs">{e.at.toISOString()}</td>
-                <td className="px-3 py-1.5">{e.type}</td>
-                <td className="px-3 py-1.5">{e.actorLabel}</td>
-                <td className="px-3 py-1.5">{e.tool ?? ""}</td>
-                <td className="px-3 py-1.5">{e.outcome}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <PageHeader title="Audit" description="Every proposal, decision, refusal and execution in this organisation, hash-chained.">
+        {canExport && <AuditExportForm filters={filters} />}
+      </PageHeader>
+      <div className="space-y-4">
+        <Suspense fallback={<Placeholder label="Verifying the audit chain…" />}>
+          <ChainVerification tenantId={tenantId} />
+        </Suspense>
+        <AuditFilterForm filters={filters} options={options} />
+        {!parsed.ok && (
+          <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">
+            <p className="font-medium">These filters cannot be applied:</p>
+            <ul className="list-disc pl-5">{parsed.errors.map((e) => <li key={e}>{e}</li>)}</ul>
+          </div>
+        )}
+        <Suspense fallback={<Placeholder label="Drawing charts…" className="h-52" />}>
+          <Charts tenantId={tenantId} filters={filters} />
+        </Suspense>
+        {page && (
+          <section aria-labelledby="events-heading" className="space-y-2">
+            <div className="flex flex-wrap items-baseline justify-between gap-2">
+              <h2 id="events-heading" className="font-semibold">
+                Events {cursor !== null && <span className="font-normal text-slate-600">(older page)</span>}
+              </h2>
+              {page.textScan && (
+                <p className="text-xs text-slate-600">
+                  Text search looked through {page.textScan.scanned.toLocaleString("en-US")} events
+                  {page.textScan.scanned >= page.textScan.limit ? " (its limit per page); “Older events” searches further back, or narrow the dates." : "."}
+                </p>
+              )}
+            </div>
+            {page.events.length === 0 ? (
+              <EmptyState title={filtered ? "No events match these filters" : "No events yet"}>
+                {filtered
+                  ? page.nextCursor ? "None in this stretch; use “Older events” to keep searching." : "Widen the date range or clear a filter."
+                  : "Events appear as requesters start tasks, agents propose actions and reviewers decide them."}
+              </EmptyState>
+            ) : (
+              <AuditTable events={page.events} reviewerEmail={reviewerEmail} />
+            )}
+            <nav aria-label="Pages" className="flex gap-2">
+              {cursor !== null && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters)}`}>Newest events</Link>}
+              {page.nextCursor && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters, { cursor: page.nextCursor })}`}>Older events →</Link>}
+            </nav>
+          </section>
+        )}
+      </div>
     </>
   );
 }

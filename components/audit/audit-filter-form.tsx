@@ -1,0 +1,63 @@
+import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
+import type { AuditFilters } from "@/lib/audit/audit-filters";
+
+export type FilterOptions = {
+  tools: string[];
+  reviewers: Array<{ id: string; email: string }>;
+  statuses: string[];
+  types: string[];
+};
+
+const field = "w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-indigo-600 focus:outline-none focus:ring-2 focus:ring-indigo-600/30";
+
+function Select({ name, label, value, options }: { name: string; label: string; value?: string; options: Array<{ value: string; label: string }> }) {
+  return (
+    <label className="block text-xs font-medium text-slate-700">
+      {label}
+      <select name={name} defaultValue={value ?? ""} className={`${field} mt-0.5`}>
+        <option value="">Any</option>
+        {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+    </label>
+  );
+}
+
+/** A plain GET form: filters live in the URL, so a filtered view can be bookmarked and shared. */
+export function AuditFilterForm({ filters, options }: { filters: AuditFilters; options: FilterOptions }) {
+  const plain = (values: string[]) => values.map((v) => ({ value: v, label: v.replaceAll("_", " ") }));
+  return (
+    <form method="get" action="/audit" aria-label="Audit filters" className="rounded-lg border border-slate-200 bg-white p-3">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-8">
+        <label className="block text-xs font-medium text-slate-700">From<input type="date" name="from" defaultValue={filters.from} className={`${field} mt-0.5`} /></label>
+        <label className="block text-xs font-medium text-slate-700">To<input type="date" name="to" defaultValue={filters.to} className={`${field} mt-0.5`} /></label>
+        <Select name="tool" label="Tool" value={filters.tool} options={plain(options.tools)} />
+        <Select name="verdict" label="Decision" value={filters.verdict} options={[{ value: "approve", label: "approved" }, { value: "reject", label: "rejected" }]} />
+        <Select name="risk" label="Risk" value={filters.risk} options={plain(["low", "medium", "high", "critical"])} />
+        <Select name="reviewer" label="Reviewer" value={filters.reviewer} options={options.reviewers.map((r) => ({ value: r.id, label: r.email }))} />
+        <label className="block text-xs font-medium text-slate-700">Requester<input name="requester" defaultValue={filters.requester} placeholder="email or api:name" className={`${field} mt-0.5`} /></label>
+        <Select name="status" label="Status" value={filters.status} options={plain(options.statuses)} />
+      </div>
+      <div className="mt-2 flex flex-wrap items-end gap-2">
+        <div className="w-44"><Select name="type" label="Event type" value={filters.type} options={options.types.map((t) => ({ value: t, label: t }))} /></div>
+        <label className="block min-w-60 flex-1 text-xs font-medium text-slate-700">
+          Search text
+          <input type="search" name="q" defaultValue={filters.q} placeholder="type, actor, requester or tool contains…" className={`${field} mt-0.5`} />
+        </label>
+        <button type="submit" className={buttonClass.primary}>Apply filters</button>
+        <Link href="/audit" className={buttonClass.secondary}>Clear</Link>
+      </div>
+    </form>
+  );
+}
+
+/** Export buttons: a GET form to the streaming route with the same filters. */
+export function AuditExportForm({ filters }: { filters: AuditFilters }) {
+  return (
+    <form method="get" action="/api/audit/export" className="flex items-center gap-2" aria-label="Export the filtered events">
+      {Object.entries(filters).map(([key, value]) => (value === undefined ? null : <input key={key} type="hidden" name={key} value={String(value)} />))}
+      <button type="submit" name="format" value="csv" className={buttonClass.secondary}>Export CSV</button>
+      <button type="submit" name="format" value="jsonl" className={buttonClass.secondary}>Export JSONL</button>
+    </form>
+  );
+}

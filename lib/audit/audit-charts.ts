@@ -1,0 +1,88 @@
+import type { DbTx } from "@/lib/db/client";
+
+export type DecisionsPerDay = { day: string; approve: number; reject: number; expired: number };
+export type TimeToDecisionBucket = { label: string; count: number };
+export type OutcomesByRisk = { risk: "low" | "medium" | "high" | "critical"; outcomes: Record<OutcomeName, number> };
+export type OutcomeName = "executed" | "approved" | "rejected" | "expired" | "denied" | "pending" | "other";
+
+export type AuditCharts = {
+  from: Date;
+  to: Date;
+  decisionsPerDay: DecisionsPerDay[];
+  timeToDecision: { buckets: TimeToDecisionBucket[]; medianSeconds: number | null; p90Seconds: number | null; decided: number };
+  outcomesByRisk: OutcomesByRisk[];
+};
+
+const BUCKETS: Array<{ label: string; upTo: number }> = [
+  { label: "< 1 min", upTo: 60 },
+  { label: "1–5 min", upTo: 300 },
+  { label: "5–30 min", upTo: 1800 },
+  { label: "30 min–2 h", upTo: 7200 },
+  { label: "2–24 h", upTo: 86_400 },
+  { label: "> 1 day", upTo: Number.POSITIVE_INFINITY },
+];
+
+const OUTCOME_OF: Record<string, OutcomeName> = {
+  succeeded: "executed", approved: "approved", executing: "approved", rejected: "rejected", expired: "expired",
+  denied: "denied", pending: "pending", failed: "other", invalidated: "other", cancelled: "other", unknown: "other",
+};
+
+/** Charts over a bounded window (the filter's dates, else the last 30 days): decisions, time to decision, outcomes by risk. */
+export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?: string; to?: string }): Promise<AuditCharts> {
+  const to = input.to ? new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000) : new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000);
+  const from = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * 86_400_000);
+
+  const [decisions, expiries, durations, outcomes] = await Promise.all([
+    db.$queryRaw<Array<{ day: Date; verdict: string; n: bigint }>>`
+      SELECT date_trunc('day', "createdAt" AT TIME ZONE 'UTC') AS day, verdict::text AS verdict, count(*) AS n
+      FROM "Decision" WHERE "tenantId" = ${input.tenantId}::uuid AND "createdAt" >= ${from} AND "createdAt" < ${to} AND NOT void
+      GROUP BY 1, 2`,
+    db.$queryRaw<Array<{ day: Date; n: bigint }>>`
+      SELECT date_trunc('day', "decidedAt" AT TIME ZONE 'UTC') AS day, count(*) AS n
+      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND status = 'expired' AND "decidedAt" >= ${from} AND "decidedAt" < ${to}
+      GROUP BY 1`,
+    db.$queryRaw<Array<{ seconds: number }>>`
+      SELECT EXTRACT(EPOCH FROM ("decidedAt" - "createdAt"))::float8 AS seconds
+      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND "requiresApproval" AND "decidedAt" >= ${from} AND "decidedAt" < ${to}
+        AND status IN ('approved', 'rejected', 'executing', 'succeeded', 'failed', 'unknown')
+      LIMIT 100000`,
+    db.$queryRaw<Array<{ risk: OutcomesByRisk["risk"]; status: string; n: bigint }>>`
+      SELECT "riskLevel"::text AS risk, status::text AS status, count(*) AS n
+      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND "createdAt" >= ${from} AND "createdAt" < ${to}
+      GROUP BY 1, 2`,
+  ]);
+
+  const days = new Map<string, DecisionsPerDay>();
+  for (let t = from.getTime(); t < to.getTime(); t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    days.set(day, { day, approve: 0, reject: 0, expired: 0 });
+  }
+  const dayKey = (d: Date) => d.toISOString().slice(0, 10);
+  for (const row of decisions) {
+    const entry = days.get(dayKey(row.day));
+    if (entry && (row.verdict === "approve" || row.verdict === "reject")) entry[row.verdict] += Number(row.n);
+  }
+  for (const row of expiries) {
+    const entry = days.get(dayKey(row.day));
+    if (entry) entry.expired += Number(row.n);
+  }
+
+  const seconds = durations.map((d) => d.seconds).sort((a, b) => a - b);
+  const quantile = (q: number) => (seconds.length ? seconds[Math.min(seconds.length - 1, Math.floor(q * seconds.length))] : null);
+  const buckets = BUCKETS.map((b) => ({ label: b.label, count: 0 }));
+  for (const s of seconds) buckets[BUCKETS.findIndex((b) => s < b.upTo)].count += 1;
+
+  const risks: OutcomesByRisk["risk"][] = ["low", "medium", "high", "critical"];
+  const outcomesByRisk = risks.map((risk) => {
+    const counts: Record<OutcomeName, number> = { executed: 0, approved: 0, rejected: 0, expired: 0, denied: 0, pending: 0, other: 0 };
+    for (const row of outcomes) if (row.risk === risk) counts[OUTCOME_OF[row.status] ?? "other"] += Number(row.n);
+    return { risk, outcomes: counts };
+  });
+
+  return {
+    from, to,
+    decisionsPerDay: [...days.values()],
+    timeToDecision: { buckets, medianSeconds: quantile(0.5), p90Seconds: quantile(0.9), decided: seconds.length },
+    outcomesByRisk,
+  };
+}

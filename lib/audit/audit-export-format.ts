@@ -1,0 +1,39 @@
+import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+
+export const AUDIT_EXPORT_COLUMNS = [
+  "id", "seq", "at", "actorType", "actorId", "actorLabel", "type", "outcome", "subjectType", "subjectId", "actionId",
+  "tool", "verdict", "riskLevel", "reviewerId", "requester", "status", "data", "prevHash", "hash",
+] as const satisfies ReadonlyArray<keyof AuditEventRow>;
+
+/** The event as plain JSON (bigints as strings, times as ISO 8601). */
+export function auditEventJson(row: AuditEventRow): Record<string, unknown> {
+  return Object.fromEntries(
+    AUDIT_EXPORT_COLUMNS.map((key) => {
+      const value = row[key];
+      return [key, typeof value === "bigint" ? value.toString() : value instanceof Date ? value.toISOString() : value ?? null];
+    }),
+  );
+}
+
+/**
+ * One CSV cell (RFC 4180 quoting). A value a spreadsheet would read as a formula (starting with
+ * = + - @, or a tab/carriage return) is prefixed with an apostrophe so it stays text.
+ */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function csvHeader(): string {
+  return `${AUDIT_EXPORT_COLUMNS.join(",")}\r\n`;
+}
+
+export function csvLine(row: AuditEventRow): string {
+  const json = auditEventJson(row);
+  return `${AUDIT_EXPORT_COLUMNS.map((key) => csvCell(json[key])).join(",")}\r\n`;
+}
+
+export function jsonLine(row: AuditEventRow): string {
+  return `${JSON.stringify(auditEventJson(row))}\n`;
+}
