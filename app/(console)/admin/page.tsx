@@ -1,37 +1,75 @@
 import type { Metadata } from "next";
+import { listApiKeys } from "@/lib/api-keys/list-api-keys";
 import { getDb } from "@/lib/db/client";
+import { listMembers } from "@/lib/members/list-members";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { listPolicyVersions } from "@/lib/policy/save-policy";
 import { requirePageMember } from "@/lib/server/acting-member";
+import { TOOLS } from "@/lib/tools/registry";
 import { PageHeader } from "@/components/shell/page-header";
+import { ApiKeys } from "@/components/admin/api-keys";
+import { MemberRoles } from "@/components/admin/member-roles";
+import { PolicyEditor } from "@/components/admin/policy-editor";
+import { PolicyHistory } from "@/components/admin/policy-history";
+import { createApiKeyAction, revokeApiKeyAction, savePolicyAction, setMemberRolesAction, validatePolicyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Admin" };
 
+function Section({ id, title, description, children }: { id: string; title: string; description: string; children: React.ReactNode }) {
+  return (
+    <section aria-labelledby={`${id}-heading`} className="rounded-lg border border-slate-200 bg-white">
+      <div className="border-b border-slate-200 px-4 py-2">
+        <h2 id={`${id}-heading`} className="font-semibold">{title}</h2>
+        <p className="text-sm text-slate-600">{description}</p>
+      </div>
+      <div className="p-3">{children}</div>
+    </section>
+  );
+}
+
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
-  const members = await getDb().membership.findMany({
-    where: { tenantId: member.tenant.id },
-    select: { id: true, roles: true, user: { select: { email: true, name: true } } },
-    orderBy: { user: { email: "asc" } },
-  });
+  const db = getDb();
+  const [members, versions, keys] = await Promise.all([
+    listMembers(db, member.tenant.id),
+    listPolicyVersions(db, member.tenant.id),
+    listApiKeys(db, member.tenant.id),
+  ]);
+  const current = versions[0];
+  const currentDocument = current ? current.document : DEFAULT_POLICY;
   return (
     <>
-      <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}.`} />
-      <section aria-labelledby="members-heading" className="rounded-lg border border-slate-200 bg-white">
-        <h2 id="members-heading" className="border-b border-slate-200 px-4 py-2 font-semibold">Members</h2>
-        <table className="w-full text-left">
-          <thead className="text-xs uppercase text-slate-500">
-            <tr><th className="px-4 py-2">Name</th><th className="px-4 py-2">Email</th><th className="px-4 py-2">Roles</th></tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.id} className="border-t border-slate-100">
-                <td className="px-4 py-2">{m.user.name}</td>
-                <td className="px-4 py-2 font-mono text-xs">{m.user.email}</td>
-                <td className="px-4 py-2">{m.roles.join(", ")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}. Every change is audited.`} />
+      <div className="space-y-5">
+        <Section id="members" title="Members and roles" description="Roles are per organisation; one person may hold several. The last admin keeps the admin role.">
+          <MemberRoles members={members} selfUserId={member.user.id} setRoles={setMemberRolesAction} />
+        </Section>
+        <Section id="policy" title="Tool policy" description="What runs at once, what waits for which reviewers, and what is refused. Validated before saving; every save is a new version.">
+          <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+            <PolicyEditor
+              baseVersion={current?.version ?? 0}
+              initialText={JSON.stringify(currentDocument, null, 2)}
+              validate={validatePolicyAction}
+              save={savePolicyAction}
+            />
+            <div>
+              <h3 className="mb-1 text-sm font-semibold">Version history</h3>
+              <PolicyHistory versions={versions} />
+            </div>
+          </div>
+        </Section>
+        <Section id="api-keys" title="API keys" description="For external agents calling /api/v1. The secret is shown once; only its hash is stored. Revoking takes effect at once.">
+          <ApiKeys
+            keys={keys.map((k) => ({
+              id: k.id, name: k.name, prefix: k.prefix, allowedTools: k.allowedTools, createdAt: k.createdAt.toISOString(),
+              lastUsedAt: k.lastUsedAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null,
+            }))}
+            tools={TOOLS.map((t) => t.name)}
+            create={createApiKeyAction}
+            revoke={revokeApiKeyAction}
+          />
+        </Section>
+      </div>
     </>
   );
 }

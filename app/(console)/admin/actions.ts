@@ -1,0 +1,88 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
+import { getDb } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { Role } from "@/lib/generated/prisma/enums";
+import { setMemberRoles } from "@/lib/members/set-member-roles";
+import { savePolicy } from "@/lib/policy/save-policy";
+import { validatePolicy, type PolicyValidationError } from "@/lib/policy/validate-policy";
+import { memberAction, type ActionResult } from "@/lib/server/acting-member";
+import type { ActingMember } from "@/lib/auth/acting-member";
+
+const actorOf = (member: ActingMember) => ({ type: "user" as const, id: member.user.id, label: member.user.email });
+
+const setRoles = memberAction(
+  { name: "admin.set_roles", permission: "admin:manage", input: z.strictObject({ membershipId: z.uuid(), roles: z.array(z.enum(Role)).max(4) }) },
+  async ({ membershipId, roles }, member) => {
+    const result = await setMemberRoles(getDb(), { tenantId: member.tenant.id, membershipId, roles, actor: actorOf(member) });
+    revalidatePath("/admin");
+    return result;
+  },
+);
+export async function setMemberRolesAction(raw: unknown) {
+  return setRoles(raw);
+}
+
+/** The textarea's JSON, parsed strictly (duplicate keys, lone surrogates and huge input refused). */
+function parsePolicyText(text: string): unknown {
+  try {
+    return parseStrictJson(text, { maxBytes: 256 * 1024, maxDepth: 32 });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : "not valid JSON";
+    throw new AppError("invalid_policy", "The policy is not valid JSON.", 400, { errors: [{ path: "(JSON)", message }] satisfies PolicyValidationError[] });
+  }
+}
+
+const PolicyTextSchema = z.strictObject({ text: z.string().max(300_000, "The policy is too long.") });
+
+const validate = memberAction({ name: "admin.validate_policy", permission: "admin:manage", input: PolicyTextSchema }, async ({ text }) => {
+  const result = validatePolicy(parsePolicyText(text));
+  return result.ok ? { ok: true as const, errors: [] } : { ok: false as const, errors: result.errors };
+});
+export async function validatePolicyAction(raw: unknown) {
+  return validate(raw);
+}
+
+const save = memberAction(
+  {
+    name: "admin.save_policy", permission: "admin:manage",
+    input: PolicyTextSchema.extend({ baseVersion: z.number().int().min(0), comment: z.string().max(500).optional() }),
+  },
+  async ({ text, baseVersion, comment }, member) => {
+    const result = await savePolicy(getDb(), { tenantId: member.tenant.id, baseVersion, document: parsePolicyText(text), comment, actor: actorOf(member) });
+    revalidatePath("/admin");
+    return result;
+  },
+);
+export async function savePolicyAction(raw: unknown): Promise<ActionResult<{ version: number }>> {
+  return save(raw);
+}
+
+const createKey = memberAction(
+  { name: "admin.create_api_key", permission: "admin:manage", input: z.strictObject({ name: z.string().max(200), allowedTools: z.array(z.string().max(64)).max(50) }) },
+  async ({ name, allowedTools }, member) => {
+    const { apiKey, secret } = await createApiKey(getDb(), { tenantId: member.tenant.id, name, allowedTools, createdById: member.user.id });
+    revalidatePath("/admin");
+    return { name: apiKey.name, prefix: apiKey.prefix, secret };
+  },
+);
+export async function createApiKeyAction(raw: unknown): Promise<ActionResult<{ name: string; prefix: string; secret: string }>> {
+  return createKey(raw);
+}
+
+const revokeKey = memberAction(
+  { name: "admin.revoke_api_key", permission: "admin:manage", input: z.strictObject({ id: z.uuid() }) },
+  async ({ id }, member) => {
+    const result = await revokeApiKey(getDb(), { tenantId: member.tenant.id, id, actor: actorOf(member) });
+    revalidatePath("/admin");
+    return { id: result.id };
+  },
+);
+export async function revokeApiKeyAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
+  return revokeKey(raw);
+}

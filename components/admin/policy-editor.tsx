@@ -1,0 +1,93 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { buttonClass } from "@/components/ui/button";
+import type { PolicyValidationError } from "@/lib/policy/validate-policy";
+import type { ActionResult } from "@/lib/server/acting-member";
+
+type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[] }>>;
+type Save = (raw: unknown) => Promise<ActionResult<{ version: number }>>;
+
+function errorsOf(details: unknown): PolicyValidationError[] {
+  const errors = (details as { errors?: unknown } | undefined)?.errors;
+  return Array.isArray(errors) ? (errors as PolicyValidationError[]) : [];
+}
+
+export function PolicyEditor({ baseVersion, initialText, validate, save }: { baseVersion: number; initialText: string; validate: Validate; save: Save }) {
+  const router = useRouter();
+  const [text, setText] = useState(initialText);
+  const [comment, setComment] = useState("");
+  const [errors, setErrors] = useState<PolicyValidationError[]>([]);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function run(kind: "validate" | "save") {
+    setMessage(null);
+    setErrors([]);
+    startTransition(async () => {
+      if (kind === "validate") {
+        const result = await validate({ text });
+        if (!result.ok) {
+          setErrors(errorsOf(result.error.details));
+          setMessage({ ok: false, text: result.error.message });
+        } else if (!result.data.ok) {
+          setErrors(result.data.errors);
+          setMessage({ ok: false, text: `${result.data.errors.length} problem${result.data.errors.length === 1 ? "" : "s"} to fix before saving.` });
+        } else setMessage({ ok: true, text: "The policy is valid: every condition compiles and type-checks." });
+        return;
+      }
+      const result = await save({ text, baseVersion, comment: comment || undefined });
+      if (!result.ok) {
+        setErrors(errorsOf(result.error.details));
+        setMessage({ ok: false, text: result.error.message });
+        return;
+      }
+      setComment("");
+      setMessage({ ok: true, text: `Saved as version ${result.data.version}; it is in force for new proposals now.` });
+      router.refresh();
+    });
+  }
+
+  return (
+    <div className="space-y-2">
+      <label htmlFor="policy-json" className="block text-sm font-medium">
+        Policy document (JSON) — editing version {baseVersion === 0 ? "0 (built-in default)" : baseVersion}
+      </label>
+      <textarea
+        id="policy-json"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        spellCheck={false}
+        rows={22}
+        aria-invalid={errors.length > 0 ? true : undefined}
+        aria-describedby="policy-help"
+        className="w-full rounded-md border border-slate-300 bg-slate-50 p-2 font-mono text-xs leading-5 focus:border-indigo-600 focus:outline-none focus:ring-2 focus:ring-indigo-600/30"
+      />
+      <p id="policy-help" className="text-xs text-slate-600">
+        Each tool has rules tried in order; the first whose CEL condition <code>when</code> matches decides: <code>allow</code>, <code>require_approval</code> or <code>deny</code>.
+        Conditions see <code>args</code>, <code>tool</code> and <code>ctx</code>. Saving creates a new version; old versions are kept.
+      </p>
+      <div className="flex flex-wrap items-end gap-2">
+        <label className="block min-w-72 flex-1 text-xs font-medium text-slate-700">
+          Comment for the history (optional)
+          <input value={comment} onChange={(e) => setComment(e.target.value)} maxLength={500} className="mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+        </label>
+        <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => run("validate")}>Validate</button>
+        <button type="button" className={buttonClass.primary} disabled={pending} onClick={() => run("save")}>Save policy</button>
+      </div>
+      {message && (
+        <div role={message.ok ? "status" : "alert"} className={`rounded-md px-3 py-2 text-sm ${message.ok ? "bg-emerald-50 text-emerald-900" : "bg-red-50 text-red-900"}`}>
+          <p className="font-medium">{message.text}</p>
+          {errors.length > 0 && (
+            <ul className="mt-1 space-y-0.5" aria-label="Policy problems">
+              {errors.map((e, i) => (
+                <li key={i}><code className="rounded bg-white/70 px-1 font-mono text-xs">{e.path}</code> {e.message}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Db } from "@/lib/db/client";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { AppError } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { ALL_ROLES } from "@/lib/auth/permissions";
+
+export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
+
+/**
+ * Replaces a member's roles in one tenant, audited with before and after. The tenant's admin
+ * memberships are locked first, so two admins demoting each other at once cannot leave the
+ * organisation without an admin: the last admin's admin role cannot be removed.
+ */
+export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promise<{ roles: Role[]; changed: boolean }> {
+  const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
+  if (!/^[0-9a-f-]{36}$/i.test(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
+  const result = await db.$transaction(async (tx) => {
+    const admins = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`;
+    const target = await tx.$queryRaw<Array<{ id: string; roles: Role[]; email: string }>>`
+      SELECT m.id, m.roles::text[] AS roles, u.email FROM "Membership" m JOIN "User" u ON u.id = m."userId"
+      WHERE m.id = ${input.membershipId}::uuid AND m."tenantId" = ${input.tenantId}::uuid FOR UPDATE OF m`;
+    const member = target[0];
+    if (!member) throw new AppError("not_found", "That member was not found.", 404);
+    const before = ALL_ROLES.filter((role) => member.roles.includes(role));
+    const changed = before.join(",") !== roles.join(",");
+    if (!changed) return { roles, changed };
+    const losesAdmin = before.includes("admin") && !roles.includes("admin");
+    if (losesAdmin && admins.filter((a) => a.id !== member.id).length === 0) return { refused: { id: member.id, email: member.email, before } };
+    await tx.membership.update({ where: { id: member.id, tenantId: input.tenantId }, data: { roles } });
+    await appendAuditEvent(tx, {
+      tenantId: input.tenantId, actor: input.actor, type: "member.roles_changed", outcome: "ok", subject: { type: "membership", id: member.id },
+      data: { member: member.email, before, after: roles },
+    });
+    return { roles, changed };
+  });
+  if ("refused" in result && result.refused) {
+    // Refusals are audited too, in their own transaction (the attempted change was rolled back).
+    const { id, email, before } = result.refused;
+    await db.$transaction((tx) =>
+      appendAuditEvent(tx, {
+        tenantId: input.tenantId, actor: input.actor, type: "member.roles_refused", outcome: "refused", subject: { type: "membership", id },
+        data: { member: email, before, requested: roles, reason: "last_admin" },
+      }),
+    );
+    throw new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409);
+  }
+  return result;
+}

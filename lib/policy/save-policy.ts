@@ -1,0 +1,77 @@
+import type { Db, DbTx } from "@/lib/db/client";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { AppError } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { validatePolicy } from "@/lib/policy/validate-policy";
+
+export type SavePolicyInput = {
+  tenantId: string;
+  /** The version the admin edited (0 when the tenant still runs on the built-in default). */
+  baseVersion: number;
+  document: unknown;
+  comment?: string | null;
+  actor: AuditActor & { id: string };
+};
+
+async function auditRefusal(db: Db, input: SavePolicyInput, data: JsonObject) {
+  await db.$transaction((tx) =>
+    appendAuditEvent(tx, {
+      tenantId: input.tenantId, actor: input.actor, type: "policy.save_refused", outcome: "refused", subject: { type: "policy", id: null },
+      data: { baseVersion: input.baseVersion, ...data },
+    }),
+  );
+}
+
+/**
+ * Saves an edited policy as version n+1. The document is validated first (shape, unique rule
+ * ids, every CEL condition compiled and type-checked); then one conditional INSERT writes n+1 only
+ * if n is still the newest version, so an admin who edited a stale version is refused rather than
+ * silently overwriting a colleague's save. Policy rows are never updated. Audited, refusals too.
+ */
+export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
+  if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
+  const comment = input.comment?.trim().slice(0, 500) || null;
+  const result = validatePolicy(input.document);
+  if (!result.ok) {
+    await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
+    throw new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors });
+  }
+  const version = input.baseVersion + 1;
+  const document = { ...result.policy, version } as JsonObject;
+  const saved = await db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ id: string; version: number }>>`
+      INSERT INTO "ToolPolicy" (id, "tenantId", version, document, comment, "createdById", "createdAt")
+      SELECT gen_random_uuid(), ${input.tenantId}::uuid, ${version}::int, ${JSON.stringify(document)}::jsonb, ${comment}, ${input.actor.id}::uuid, now()
+      WHERE COALESCE((SELECT max(version) FROM "ToolPolicy" WHERE "tenantId" = ${input.tenantId}::uuid), 0) = ${input.baseVersion}::int
+      ON CONFLICT ("tenantId", version) DO NOTHING
+      RETURNING id, version`;
+    const row = rows[0];
+    if (!row) return null;
+    await appendAuditEvent(tx, {
+      tenantId: input.tenantId, actor: input.actor, type: "policy.saved", outcome: "ok", subject: { type: "policy", id: row.id },
+      data: { version, baseVersion: input.baseVersion, comment, tools: Object.keys(result.policy.tools).sort() },
+    });
+    return { version: row.version };
+  });
+  if (!saved) {
+    await auditRefusal(db, input, { reason: "stale_base_version" });
+    throw new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409);
+  }
+  return saved;
+}
+
+export type PolicyVersionSummary = { id: string; version: number; comment: string | null; createdAt: Date; createdBy: string | null; document: unknown };
+
+/** The tenant's policy versions, newest first (the first one is in force). */
+export async function listPolicyVersions(db: DbTx, tenantId: string, take = 20): Promise<PolicyVersionSummary[]> {
+  const rows = await db.toolPolicy.findMany({
+    where: { tenantId },
+    orderBy: { version: "desc" },
+    take,
+    select: { id: true, version: true, comment: true, createdAt: true, createdById: true, document: true },
+  });
+  const ids = [...new Set(rows.map((r) => r.createdById).filter((id): id is string => id !== null))];
+  const users = ids.length ? await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } }) : [];
+  const email = new Map(users.map((u) => [u.id, u.email]));
+  return rows.map((r) => ({ id: r.id, version: r.version, comment: r.comment, createdAt: r.createdAt, createdBy: r.createdById ? email.get(r.createdById) ?? "a former member" : null, document: r.document }));
+}
