@@ -18,7 +18,7 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
     if (rows.length === 0) return new AppError("not_found", "That action was not found.", 404);
-    const action = await tx.action.findUniqueOrThrow({ where: { id: input.actionId } });
+    const action = await tx.action.findFirstOrThrow({ where: { id: input.actionId, tenantId: input.tenantId } });
     const own =
       (input.requester.userId && action.requesterUserId === input.requester.userId) ||
       (input.requester.apiKeyId && action.requesterApiKeyId === input.requester.apiKeyId);

@@ -39,8 +39,8 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       SELECT id, ("expiresAt" IS NOT NULL AND "expiresAt" <= now()) AS expired FROM "Action"
       WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
     if (locked.length === 0) return { ok: false, refusal: { error: new AppError("not_found", "That action was not found.", 404) } };
-    const action = await tx.action.findUniqueOrThrow({
-      where: { id: input.actionId },
+    const action = await tx.action.findFirstOrThrow({
+      where: { id: input.actionId, tenantId: input.tenantId },
       include: { revisions: { where: { status: "current" }, select: { id: true, revision: true, createdByUserId: true } } },
     });
     const revision = action.revisions[0];

@@ -29,7 +29,7 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
       const locked = await tx.$queryRaw<Array<{ id: string }>>`
         SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
       if (locked.length === 0) throw new AppError("not_found", "That action was not found.", 404);
-      const action = await tx.action.findUniqueOrThrow({ where: { id: input.actionId } });
+      const action = await tx.action.findFirstOrThrow({ where: { id: input.actionId, tenantId: input.tenantId } });
       if (!["pending", "approved"].includes(action.status)) {
         throw new AppError("not_editable", `This action is ${action.status}; only pending or approved actions can be edited.`, 409);
       }

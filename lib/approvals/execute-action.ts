@@ -102,8 +102,8 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
       RETURNING id`;
     if (claimedRows.length === 0) return { ok: false, error: await refusalFor(tx, input), audited: false };
 
-    const action = await tx.action.findUniqueOrThrow({
-      where: { id: input.actionId },
+    const action = await tx.action.findFirstOrThrow({
+      where: { id: input.actionId, tenantId: input.tenantId },
       include: { revisions: { where: { status: "current" } } },
     });
     const revision = action.revisions[0];
