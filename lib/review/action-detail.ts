@@ -1,0 +1,104 @@
+import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
+import type { FieldChange, LineChange } from "@/lib/approvals/payload-diff";
+import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
+
+export type ScanFindingView = { rule: string; line: number; column?: number; message: string; severity: RiskLevel };
+
+export type RevisionView = {
+  id: string;
+  revision: number;
+  status: "current" | "superseded";
+  /** What the tool receives: the arguments, or for code `{ code, language }`. */
+  args: JsonObject;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  policyVersion: number;
+  policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string };
+  payloadHash: string;
+  hashAlgorithm: string;
+  hashVersion: number;
+  riskTags: RiskTag[];
+  riskLevel: RiskLevel;
+  preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null;
+  scanFindings: ScanFindingView[];
+  diff: { fields: FieldChange[]; code?: LineChange[] } | null;
+  origin: string;
+  createdBy: string | null;
+  createdAt: string;
+};
+
+export type DecisionView = {
+  id: string;
+  reviewer: string;
+  reviewerId: string;
+  verdict: "approve" | "reject";
+  note: string | null;
+  revision: number;
+  void: boolean;
+  createdAt: string;
+};
+
+export type SnapshotView = { phase: string; revision: number; data: JsonValue; hash: string; takenAt: string };
+
+export type StateNow =
+  | { state: "none" }
+  | { state: "unchanged"; data: JsonObject | null; hash: string }
+  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[] }
+  | { state: "unreadable"; message: string };
+
+export type ExecutionView = {
+  id: string;
+  revision: number;
+  status: string;
+  isolation: string | null;
+  exitCode: number | null;
+  stdout: string | null;
+  stderr: string | null;
+  truncated: boolean;
+  durationMs: number | null;
+  error: string | null;
+  result: JsonValue | null;
+  startedAt: string;
+};
+
+/** What this viewer may do here, and if not, why (in words). The server re-checks everything. */
+export type ViewerCapabilities = {
+  canDecide: boolean;
+  canEdit: boolean;
+  canRun: boolean;
+  /** Shown instead of the buttons when a reviewer cannot decide. */
+  decideBlockedReason: string | null;
+  myVote: "approve" | "reject" | null;
+};
+
+export type ActionDetail = {
+  id: string;
+  tool: string;
+  kind: "tool" | "code";
+  status: string;
+  statusReason: string | null;
+  reason: string;
+  requesterLabel: string;
+  task: { id: string; instruction: string; status: string } | null;
+  stepKey: string | null;
+  riskLevel: RiskLevel;
+  quorum: number;
+  eligibleRoles: string[];
+  expiresAt: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  currentRevision: number;
+  payloadHash: string;
+  /** Approvals on the current revision (not void). */
+  approvals: number;
+  revisions: RevisionView[];
+  current: RevisionView;
+  decisions: DecisionView[];
+  requestSnapshot: SnapshotView | null;
+  /** Snapshots taken just before an execution attempt, newest first. */
+  preExecutionSnapshots: SnapshotView[];
+  stateNow: StateNow;
+  executions: ExecutionView[];
+  viewer: ViewerCapabilities;
+};

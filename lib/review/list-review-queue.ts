@@ -1,0 +1,124 @@
+import type { Db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { RISK_RANK, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
+import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
+
+export const QUEUE_PAGE_SIZE = 50;
+
+export type ReviewQueue = {
+  items: QueueItem[];
+  /** Cursor of the next page, or null on the last page. */
+  next: string | null;
+  /** The reviewer's own requests that wait for someone else (they may not decide them). */
+  ownRequests: Array<{ id: string; tool: string; summary: string; riskLevel: RiskLevel; expiresAt: string | null }>;
+};
+
+type ReviewerRef = { tenantId: string; userId: string; roles: Role[] };
+
+const ROW_SELECT = {
+  id: true, tool: true, kind: true, riskLevel: true, riskRank: true, requesterLabel: true, stepKey: true,
+  expiresAt: true, currentRevision: true, payloadHash: true, quorum: true,
+  task: { select: { id: true, instruction: true } },
+  revisions: { where: { status: "current" }, select: { id: true, preview: true, riskTags: true, createdByUserId: true } },
+} as const satisfies Prisma.ActionSelect;
+
+/**
+ * The pending actions this reviewer may decide in this tenant, riskiest first, then soonest to
+ * expire: one limit query walking the (tenantId, status, riskRank, expiresAt) index, keyset-paged.
+ * The reviewer's own requests are never in the list (they may not decide them).
+ */
+export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { after?: QueueCursor | null; now?: Date } = {}): Promise<ReviewQueue> {
+  const now = options.now ?? new Date();
+  const after = options.after;
+  const keyset: Prisma.ActionWhereInput = after
+    ? {
+        OR: [
+          { riskRank: { lt: after.riskRank } },
+          { riskRank: after.riskRank, expiresAt: { gt: new Date(after.expiresAt) } },
+          { riskRank: after.riskRank, expiresAt: new Date(after.expiresAt), id: { gt: after.id } },
+        ],
+      }
+    : {};
+  const rows = await db.action.findMany({
+    where: {
+      tenantId: reviewer.tenantId,
+      status: "pending",
+      expiresAt: { gt: now },
+      eligibleRoles: { hasSome: reviewer.roles },
+      AND: [{ OR: [{ requesterUserId: null }, { requesterUserId: { not: reviewer.userId } }] }, keyset],
+    },
+    orderBy: [{ riskRank: "desc" }, { expiresAt: "asc" }, { id: "asc" }],
+    take: QUEUE_PAGE_SIZE + 1,
+    select: ROW_SELECT,
+  });
+  const page = rows.slice(0, QUEUE_PAGE_SIZE);
+  const revisionIds = page.flatMap((row) => row.revisions.map((r) => r.id));
+  const [votes, ownRequests] = await Promise.all([
+    revisionIds.length
+      ? db.decision.findMany({
+          where: { tenantId: reviewer.tenantId, revisionId: { in: revisionIds }, void: false },
+          select: { revisionId: true, reviewerId: true, verdict: true },
+        })
+      : Promise.resolve([]),
+    after
+      ? Promise.resolve([])
+      : db.action.findMany({
+          where: { tenantId: reviewer.tenantId, status: "pending", expiresAt: { gt: now }, requesterUserId: reviewer.userId },
+          orderBy: [{ riskRank: "desc" }, { expiresAt: "asc" }],
+          take: 20,
+          select: { id: true, tool: true, riskLevel: true, expiresAt: true, revisions: { where: { status: "current" }, select: { preview: true } } },
+        }),
+  ]);
+
+  const items = page.map((row): QueueItem => {
+    const revision = row.revisions[0];
+    const mine = votes.filter((v) => v.revisionId === revision?.id);
+    const myVote = mine.find((v) => v.reviewerId === reviewer.userId)?.verdict ?? null;
+    const tags = sortedTags(revision?.riskTags);
+    return {
+      id: row.id,
+      tool: row.tool,
+      kind: row.kind,
+      summary: summaryOf(revision?.preview, row.tool),
+      riskLevel: row.riskLevel,
+      riskTags: tags.slice(0, 4).map(({ id, severity, reason }) => ({ id, severity, reason })),
+      moreTags: Math.max(0, tags.length - 4),
+      requesterLabel: row.requesterLabel,
+      task: row.task,
+      stepKey: row.stepKey,
+      expiresAt: row.expiresAt?.toISOString() ?? null,
+      revision: row.currentRevision,
+      payloadHash: row.payloadHash,
+      approvals: mine.filter((v) => v.verdict === "approve").length,
+      quorum: row.quorum,
+      myVote,
+      blockedReason: revision?.createdByUserId === reviewer.userId ? "You wrote this revision; another reviewer decides it." : null,
+    };
+  });
+  const last = page.at(-1);
+  const next =
+    rows.length > QUEUE_PAGE_SIZE && last?.expiresAt
+      ? encodeQueueCursor({ riskRank: last.riskRank, expiresAt: last.expiresAt.toISOString(), id: last.id })
+      : null;
+  return {
+    items,
+    next,
+    ownRequests: ownRequests.map((row) => ({
+      id: row.id, tool: row.tool, riskLevel: row.riskLevel, expiresAt: row.expiresAt?.toISOString() ?? null,
+      summary: summaryOf(row.revisions[0]?.preview, row.tool),
+    })),
+  };
+}
+
+export function summaryOf(preview: unknown, tool: string): string {
+  const summary = preview && typeof preview === "object" ? (preview as { summary?: unknown }).summary : null;
+  return typeof summary === "string" && summary ? summary : tool;
+}
+
+export function sortedTags(raw: unknown): RiskTag[] {
+  if (!Array.isArray(raw)) return [];
+  return (raw as RiskTag[])
+    .filter((t) => t && typeof t.id === "string" && t.severity in RISK_RANK)
+    .sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]);
+}

@@ -1,0 +1,152 @@
+import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
+import type { Db } from "@/lib/db/client";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { toolArgsOf } from "@/lib/approvals/action-revision";
+import { diffFields } from "@/lib/approvals/payload-diff";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { hasPermission } from "@/lib/auth/permissions";
+import { isAppError } from "@/lib/errors";
+import { findTool } from "@/lib/tools/registry";
+import { sortedTags } from "@/lib/review/list-review-queue";
+import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, ViewerCapabilities } from "@/lib/review/action-detail";
+
+type Viewer = { tenantId: string; userId: string; roles: Role[] };
+
+/**
+ * Everything the action page shows, read in this tenant only (another tenant's id is simply not
+ * found). The state the decision rests on is read again now, to show whether it changed.
+ */
+export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string): Promise<ActionDetail | null> {
+  const action = await db.action.findFirst({
+    where: { id: actionId, tenantId: viewer.tenantId },
+    include: {
+      task: { select: { id: true, instruction: true, status: true } },
+      revisions: { where: { tenantId: viewer.tenantId }, orderBy: { revision: "desc" } },
+      decisions: { where: { tenantId: viewer.tenantId }, orderBy: { createdAt: "asc" } },
+      snapshots: { where: { tenantId: viewer.tenantId }, orderBy: { takenAt: "desc" } },
+      executions: { where: { tenantId: viewer.tenantId }, orderBy: { startedAt: "desc" } },
+    },
+  });
+  if (!action) return null;
+
+  const userIds = [...new Set([...action.decisions.map((d) => d.reviewerId), ...action.revisions.flatMap((r) => (r.createdByUserId ? [r.createdByUserId] : []))])];
+  const users = userIds.length
+    ? await db.user.findMany({ where: { id: { in: userIds }, memberships: { some: { tenantId: viewer.tenantId } } }, select: { id: true, email: true } })
+    : [];
+  const label = (id: string) => users.find((u) => u.id === id)?.email ?? "a former member";
+  const revisionNumber = new Map(action.revisions.map((r) => [r.id, r.revision]));
+
+  const revisions = action.revisions.map((r): RevisionView => ({
+    id: r.id,
+    revision: r.revision,
+    status: r.status,
+    args: toolArgsOf({ kind: action.kind, args: r.args as JsonObject | null, code: r.code, language: r.language }),
+    code: r.code,
+    language: r.language,
+    sandboxSpec: (r.sandboxSpec as JsonObject | null) ?? null,
+    policyVersion: r.policyVersion,
+    policyDecision: (r.policyDecision as RevisionView["policyDecision"]) ?? {},
+    payloadHash: r.payloadHash,
+    hashAlgorithm: r.hashAlgorithm,
+    hashVersion: r.hashVersion,
+    riskTags: sortedTags(r.riskTags),
+    riskLevel: r.riskLevel,
+    preview: (r.preview as RevisionView["preview"]) ?? null,
+    scanFindings: Array.isArray(r.scanFindings) ? (r.scanFindings as ScanFindingView[]) : [],
+    diff: (r.diff as RevisionView["diff"]) ?? null,
+    origin: r.origin,
+    createdBy: r.createdByUserId ? label(r.createdByUserId) : null,
+    createdAt: r.createdAt.toISOString(),
+  }));
+  const current = revisions.find((r) => r.revision === action.currentRevision) ?? revisions[0];
+
+  const decisions = action.decisions.map((d): DecisionView => ({
+    id: d.id, reviewer: label(d.reviewerId), reviewerId: d.reviewerId, verdict: d.verdict, note: d.note,
+    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(),
+  }));
+  const snapshots = action.snapshots.map((s): SnapshotView => ({
+    phase: s.phase, revision: revisionNumber.get(s.revisionId) ?? 0, data: s.data as JsonValue, hash: s.hash, takenAt: s.takenAt.toISOString(),
+  }));
+  const requestSnapshot = snapshots.find((s) => s.phase === "request" && s.revision === current.revision) ?? null;
+  const currentVotes = decisions.filter((d) => d.revision === current.revision && !d.void);
+
+  return {
+    id: action.id,
+    tool: action.tool,
+    kind: action.kind,
+    status: action.status,
+    statusReason: action.statusReason,
+    reason: action.reason,
+    requesterLabel: action.requesterLabel,
+    task: action.task,
+    stepKey: action.stepKey,
+    riskLevel: action.riskLevel,
+    quorum: action.quorum,
+    eligibleRoles: action.eligibleRoles,
+    expiresAt: action.expiresAt?.toISOString() ?? null,
+    createdAt: action.createdAt.toISOString(),
+    decidedAt: action.decidedAt?.toISOString() ?? null,
+    currentRevision: action.currentRevision,
+    payloadHash: action.payloadHash,
+    approvals: currentVotes.filter((d) => d.verdict === "approve").length,
+    revisions,
+    current,
+    decisions,
+    requestSnapshot,
+    preExecutionSnapshots: snapshots.filter((s) => s.phase === "pre_execution"),
+    stateNow: await readStateNow(db, viewer.tenantId, action.tool, current, requestSnapshot, action.status),
+    executions: action.executions.map((e) => ({
+      id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode, stdout: e.stdout, stderr: e.stderr,
+      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: (e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
+    })),
+    viewer: capabilities(viewer, {
+      status: action.status, eligibleRoles: action.eligibleRoles, requesterUserId: action.requesterUserId,
+      editorId: action.revisions.find((r) => r.revision === action.currentRevision)?.createdByUserId ?? null,
+      myVote: currentVotes.find((d) => d.reviewerId === viewer.userId)?.verdict ?? null,
+      expired: action.expiresAt !== null && action.expiresAt.getTime() <= Date.now(),
+      kind: action.kind,
+    }),
+  };
+}
+
+/** Only while the decision still matters is the state read again. */
+const LIVE_STATES = new Set(["pending", "approved"]);
+
+async function readStateNow(db: Db, tenantId: string, toolName: string, current: RevisionView, atRequest: SnapshotView | null, status: string): Promise<StateNow> {
+  const tool = findTool(toolName);
+  if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
+  try {
+    const now = await tool.snapshot({ db, tenantId }, current.args);
+    const hash = snapshotHash(now);
+    if (hash === atRequest.hash) return { state: "unchanged", data: now, hash };
+    const before = atRequest.data && typeof atRequest.data === "object" && !Array.isArray(atRequest.data) ? atRequest.data : null;
+    return { state: "changed", data: now, hash, changes: diffFields(before, now) };
+  } catch (error) {
+    return { state: "unreadable", message: isAppError(error) ? error.message : "The current state could not be read." };
+  }
+}
+
+function capabilities(
+  viewer: Viewer,
+  a: { status: string; eligibleRoles: Role[]; requesterUserId: string | null; editorId: string | null; myVote: "approve" | "reject" | null; expired: boolean; kind: string },
+): ViewerCapabilities {
+  const mayDecide = hasPermission(viewer.roles, "actions:decide");
+  const eligible = viewer.roles.some((role) => a.eligibleRoles.includes(role));
+  const own = a.requesterUserId === viewer.userId;
+  let reason: string | null = null;
+  if (!mayDecide) reason = "Your roles let you read this action, not decide it.";
+  else if (a.status !== "pending") reason = null;
+  else if (a.expired) reason = "The approval window has closed.";
+  else if (!eligible) reason = `Only ${a.eligibleRoles.join(" or ")} members may decide this action.`;
+  else if (own) reason = "You requested this action, so another reviewer must decide it.";
+  else if (a.editorId === viewer.userId) reason = "You wrote this revision, so another reviewer must decide it.";
+  else if (a.myVote) reason = `You already ${a.myVote === "approve" ? "approved" : "rejected"} this revision; another reviewer must add the next vote.`;
+  const canDecide = mayDecide && a.status === "pending" && reason === null;
+  return {
+    canDecide,
+    canEdit: mayDecide && ["pending", "approved"].includes(a.status) && eligible && !own && !a.expired,
+    canRun: mayDecide && a.kind === "code" && a.status === "approved" && !a.expired,
+    decideBlockedReason: a.status === "pending" ? reason : null,
+    myVote: a.myVote,
+  };
+}

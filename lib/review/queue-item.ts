@@ -1,0 +1,51 @@
+import type { RiskLevel } from "@/lib/risk/risk-tag";
+
+/** One row of the review queue, as the page (and its client list) receives it. */
+export type QueueItem = {
+  id: string;
+  tool: string;
+  kind: "tool" | "code";
+  summary: string;
+  riskLevel: RiskLevel;
+  /** The highest-severity tags of the current revision (at most four). */
+  riskTags: Array<{ id: string; severity: RiskLevel; reason: string }>;
+  moreTags: number;
+  requesterLabel: string;
+  task: { id: string; instruction: string } | null;
+  stepKey: string | null;
+  expiresAt: string | null;
+  revision: number;
+  /** The hash this reviewer is shown; a decision sends it back and the server compares. */
+  payloadHash: string;
+  approvals: number;
+  quorum: number;
+  /** This reviewer's vote on the current revision, if any. */
+  myVote: "approve" | "reject" | null;
+  /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
+  blockedReason: string | null;
+};
+
+/** The queue sort key of the last row shown, for the next page (keyset pagination). */
+export type QueueCursor = { riskRank: number; expiresAt: string; id: string };
+
+export function encodeQueueCursor(cursor: QueueCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
+}
+
+/** A malformed cursor is treated as "first page", never as an error. */
+export function decodeQueueCursor(raw: string | undefined | null): QueueCursor | null {
+  if (!raw || raw.length > 300) return null;
+  try {
+    const value = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<QueueCursor>;
+    if (
+      typeof value.riskRank === "number" && Number.isInteger(value.riskRank) &&
+      typeof value.expiresAt === "string" && !Number.isNaN(Date.parse(value.expiresAt)) &&
+      typeof value.id === "string" && /^[0-9a-f-]{36}$/.test(value.id)
+    ) {
+      return { riskRank: value.riskRank, expiresAt: value.expiresAt, id: value.id };
+    }
+  } catch {
+    // fall through
+  }
+  return null;
+}
