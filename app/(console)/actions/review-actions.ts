@@ -1,0 +1,64 @@
+"use server";
+
+import { z } from "zod";
+import { decideAction, type DecisionOutcome } from "@/lib/approvals/decide-action";
+import { editAction } from "@/lib/approvals/edit-action";
+import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
+import { getDb } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { memberAction } from "@/lib/server/acting-member";
+import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
+
+const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, "a payload hash is 64 hex digits");
+
+/** The decision form sends exactly this; the server reloads everything else (SPEC invariant 5). */
+const DecideSchema = z.strictObject({
+  actionId: z.uuid(),
+  payloadHash: HashSchema,
+  verdict: z.enum(["approve", "reject"]),
+  note: z.string().max(2000).optional(),
+});
+
+export const decideFromConsole = memberAction(
+  { name: "decideFromConsole", permission: "actions:decide", input: DecideSchema },
+  async (input, member): Promise<DecisionOutcome> =>
+    decideAction(getDb(), {
+      tenantId: member.tenant.id,
+      actionId: input.actionId,
+      reviewer: { userId: member.user.id, label: member.user.email, roles: member.roles },
+      verdict: input.verdict,
+      note: input.note ?? null,
+      payloadHash: input.payloadHash,
+    }),
+);
+
+const EditSchema = z.strictObject({
+  actionId: z.uuid(),
+  payloadHash: HashSchema,
+  /** The edited arguments as JSON text, parsed strictly on the server (duplicate keys refused). */
+  argsJson: z.string().min(2).max(200_000),
+});
+
+export const editFromConsole = memberAction(
+  { name: "editFromConsole", permission: "actions:decide", input: EditSchema },
+  async (input, member) => {
+    let args: unknown;
+    try {
+      args = parseStrictJson(input.argsJson);
+    } catch (error) {
+      if (error instanceof InvalidPayloadError) throw new AppError("invalid_json", `The arguments are not valid JSON: ${error.message}`, 400);
+      throw error;
+    }
+    if (!args || typeof args !== "object" || Array.isArray(args)) {
+      throw new AppError("invalid_json", "The arguments must be one JSON object, like { \"invoice_number\": \"INV-1042\" }.", 400);
+    }
+    const next = await editAction(getDb(), {
+      tenantId: member.tenant.id,
+      actionId: input.actionId,
+      editor: { userId: member.user.id, label: member.user.email, roles: member.roles },
+      payloadHash: input.payloadHash,
+      args,
+    });
+    return { revision: next.revision, status: next.status };
+  },
+);

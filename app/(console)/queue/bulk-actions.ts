@@ -1,0 +1,57 @@
+"use server";
+
+import { z } from "zod";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { getDb } from "@/lib/db/client";
+import { AppError, toPublicError } from "@/lib/errors";
+import { memberAction } from "@/lib/server/acting-member";
+import { BULK_MAX_ITEMS, bulkRefusal } from "@/lib/review/bulk-eligibility";
+
+/** Ids and the hashes the reviewer was shown, one verdict and note for all: nothing else is trusted. */
+const BulkSchema = z.strictObject({
+  items: z
+    .array(z.strictObject({ actionId: z.uuid(), payloadHash: z.string().regex(/^[0-9a-f]{64}$/) }))
+    .min(2)
+    .max(BULK_MAX_ITEMS),
+  verdict: z.enum(["approve", "reject"]),
+  note: z.string().max(2000).optional(),
+});
+
+export type BulkItemResult = { actionId: string; ok: true; status: string } | { actionId: string; ok: false; code: string; message: string };
+
+/**
+ * One confirmation, many decisions: the server re-reads the actions in this tenant, refuses the
+ * whole batch unless they are all low risk and of one step, then decides each one through the
+ * approval core (which re-checks role, self-approval, hash, quorum and expiry per action).
+ */
+export const bulkDecideFromQueue = memberAction(
+  { name: "bulkDecideFromQueue", permission: "actions:decide", input: BulkSchema },
+  async (input, member): Promise<BulkItemResult[]> => {
+    const db = getDb();
+    const ids = [...new Set(input.items.map((item) => item.actionId))];
+    if (ids.length !== input.items.length) throw new AppError("invalid_input", "Each action may appear once.", 400);
+    const actions = await db.action.findMany({
+      where: { tenantId: member.tenant.id, id: { in: ids } },
+      select: { id: true, riskLevel: true, stepKey: true },
+    });
+    if (actions.length !== ids.length) throw new AppError("not_found", "Some of these actions were not found in this organisation.", 404);
+    const refusal = bulkRefusal(actions);
+    if (refusal) throw new AppError("bulk_not_allowed", refusal, 400);
+
+    const reviewer = { userId: member.user.id, label: member.user.email, roles: member.roles };
+    const results: BulkItemResult[] = [];
+    for (const item of input.items) {
+      try {
+        const outcome = await decideAction(db, {
+          tenantId: member.tenant.id, actionId: item.actionId, reviewer, verdict: input.verdict,
+          note: input.note ?? null, payloadHash: item.payloadHash,
+        });
+        results.push({ actionId: item.actionId, ok: true, status: outcome.status });
+      } catch (error) {
+        const { body } = toPublicError(error, "bulkDecideFromQueue");
+        results.push({ actionId: item.actionId, ok: false, code: body.code, message: body.message });
+      }
+    }
+    return results;
+  },
+);
