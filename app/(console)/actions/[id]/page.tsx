@@ -3,18 +3,17 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { requirePageMember } from "@/lib/server/acting-member";
-import { PageHeader } from "@/components/shell/page-header";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { ActionView } from "@/components/actions/action-view";
 
 export const metadata: Metadata = { title: "Action" };
 
 export default async function ActionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const member = await requirePageMember("actions:read", `/actions/${id}`);
+  const member = await requirePageMember("actions:read", `/actions/${encodeURIComponent(id)}`);
+  // A malformed id and another tenant's id look the same: not found.
   if (!z.uuid().safeParse(id).success) notFound();
-  const action = await getDb().action.findFirst({
-    where: { id, tenantId: member.tenant.id },
-    select: { tool: true, status: true, reason: true },
-  });
+  const action = await loadActionDetail(getDb(), { tenantId: member.tenant.id, userId: member.user.id, roles: member.roles }, id);
   if (!action) notFound();
-  return <PageHeader title={action.tool} description={`Status: ${action.status}`} />;
+  return <ActionView action={action} />;
 }

@@ -1,0 +1,197 @@
+import Link from "next/link";
+import type { ActionDetail } from "@/lib/review/action-detail";
+import { PageHeader } from "@/components/shell/page-header";
+import { RiskBadge, StatusBadge } from "@/components/ui/badges";
+import { TimeLeft } from "@/components/ui/time";
+import { CodeView, LineDiff } from "@/components/actions/code-view";
+import { DecisionPanel } from "@/components/actions/decision-panel";
+import { EditArgs } from "@/components/actions/edit-args";
+import { FieldDiff } from "@/components/actions/field-diff";
+import { formatUtcTime } from "@/components/actions/format";
+import { DecisionHistory, RevisionHistory } from "@/components/actions/histories";
+import { PreviewView } from "@/components/actions/preview-view";
+import { RiskTagList } from "@/components/actions/risk-tags";
+import { RunInSandbox } from "@/components/actions/run-in-sandbox";
+import { JsonBlock, Section } from "@/components/actions/section";
+import { SnapshotCompare } from "@/components/actions/snapshot-compare";
+import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
+
+/** The action page: everything a reviewer needs to decide, and the record of what happened. */
+export function ActionView({ action }: { action: ActionDetail }) {
+  const { current, viewer } = action;
+  const summary = current.preview?.summary ?? action.tool;
+  const previous = action.revisions.find((r) => r.revision === current.revision - 1) ?? null;
+  const stateChangeRevision = current.diff?.fields.some((f) => f.path.startsWith("snapshot.")) ?? false;
+  return (
+    <>
+      <PageHeader title={summary}>
+        <div className="flex flex-wrap items-center gap-2">
+          <StatusBadge status={action.status} />
+          <RiskBadge level={action.riskLevel} />
+          <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">revision {action.currentRevision}</span>
+        </div>
+      </PageHeader>
+
+      <dl className="mb-4 grid grid-cols-2 gap-x-6 gap-y-2 rounded-lg border border-slate-200 bg-white px-4 py-3 text-[0.85rem] sm:grid-cols-3 lg:grid-cols-6">
+        <Fact label="Tool"><span className="font-mono">{action.tool}</span></Fact>
+        <Fact label="Requester">{action.requesterLabel}</Fact>
+        <Fact label="Task">
+          {action.task ? (
+            <Link href={`/tasks/${action.task.id}`} className="text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">
+              {action.task.instruction.length > 60 ? `${action.task.instruction.slice(0, 59)}…` : action.task.instruction}
+            </Link>
+          ) : (
+            <span className="text-slate-500">none (submitted directly)</span>
+          )}
+        </Fact>
+        <Fact label="Approvals">
+          <span className="font-semibold">{action.approvals}</span> of {action.quorum} · {action.eligibleRoles.join(" or ")}
+        </Fact>
+        <Fact label="Expires">
+          {action.status === "pending" || action.status === "approved" ? <TimeLeft until={action.expiresAt} /> : formatUtcTime(action.expiresAt)}
+        </Fact>
+        <Fact label="Proposed">{formatUtcTime(action.createdAt)}</Fact>
+      </dl>
+
+      {action.statusReason && action.status !== "pending" && (
+        <p className="mb-4 rounded-md border border-slate-200 bg-white px-4 py-2 text-[0.85rem]">
+          <span className="font-medium">Why it is {action.status.replaceAll("_", " ")}: </span>
+          <span className="whitespace-pre-wrap">{action.statusReason}</span>
+        </p>
+      )}
+
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_23rem]">
+        <div className="min-w-0 space-y-4">
+          <Section title="The agent's stated reason" id="reason">
+            {action.reason ? <p className="whitespace-pre-wrap break-words">{action.reason}</p> : <p className="text-slate-600">The agent gave no reason.</p>}
+          </Section>
+
+          <Section title={`Risk tags (${current.riskTags.length})`} id="risk">
+            <RiskTagList tags={current.riskTags} />
+          </Section>
+
+          <Section title="State it rests on: at request and now" id="snapshot" aside={action.stateNow.state === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
+            <SnapshotCompare atRequest={action.requestSnapshot} now={action.stateNow} preExecution={action.preExecutionSnapshots} />
+          </Section>
+
+          {action.kind === "code" && current.code !== null ? (
+            <Section title={`Code (${current.language ?? "python"}) with scan findings`} id="code" aside={<span className="text-xs text-slate-600">{current.scanFindings.length} finding{current.scanFindings.length === 1 ? "" : "s"}</span>}>
+              <CodeView code={current.code} findings={current.scanFindings} language={current.language} />
+            </Section>
+          ) : (
+            <Section title="Arguments" id="arguments" aside={<span className="text-xs text-slate-600">plain text, exactly as they will be executed</span>}>
+              <JsonBlock value={current.args} label="Arguments as plain text" />
+            </Section>
+          )}
+
+          {previous && current.diff && (
+            <Section title={stateChangeRevision ? `Why revision ${current.revision} exists: the state changed` : `Changes from revision ${previous.revision}`} id="diff" aside={<span className="text-xs text-slate-600">{current.origin}</span>}>
+              <FieldDiff changes={current.diff.fields} caption={`Changes from revision ${previous.revision} to ${current.revision}`} />
+              {current.diff.code && current.diff.code.some((l) => l.kind !== "same") && (
+                <div className="mt-3">
+                  <h3 className="mb-1 text-xs font-medium text-slate-600">Code changes</h3>
+                  <LineDiff lines={current.diff.code} />
+                </div>
+              )}
+            </Section>
+          )}
+
+          <Section title="Effect: before and after" id="preview">
+            <PreviewView preview={current.preview} />
+          </Section>
+
+          {action.executions.length > 0 && (
+            <Section title="Execution" id="execution">
+              <ul className="space-y-3">
+                {action.executions.map((e) => (
+                  <li key={e.id} className="space-y-1 text-[0.85rem]">
+                    <div className="flex flex-wrap items-center gap-2">
+                      <StatusBadge status={e.status} />
+                      <span className="text-slate-700">
+                        revision {e.revision} · {formatUtcTime(e.startedAt)}
+                        {e.isolation ? ` · isolation ${e.isolation}` : ""}
+                        {e.exitCode !== null ? ` · exit code ${e.exitCode}` : ""}
+                        {e.durationMs !== null ? ` · ${e.durationMs} ms` : ""}
+                        {e.truncated ? " · output truncated" : ""}
+                      </span>
+                    </div>
+                    {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{e.stdout}</pre>}
+                    {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{e.stderr}</pre>}
+                    {!e.stdout && !e.stderr && e.result !== null && <JsonBlock value={e.result} label="Result" />}
+                  </li>
+                ))}
+              </ul>
+            </Section>
+          )}
+        </div>
+
+        <aside className="min-w-0 space-y-4" aria-label="Decide and record">
+          <Section title="Decision" id="decide">
+            <DecisionPanel
+              actionId={action.id}
+              payloadHash={action.payloadHash}
+              revision={action.currentRevision}
+              canDecide={action.status === "pending" && viewer.canDecide}
+              blockedText={
+                viewer.decideBlockedReason ??
+                (action.status === "pending" ? "Waiting for reviewers." : `No decision is open: this action is ${action.status.replaceAll("_", " ")}.`)
+              }
+            />
+            {viewer.canEdit && (
+              <div className="mt-3 border-t border-slate-100 pt-3">
+                <EditArgs actionId={action.id} payloadHash={action.payloadHash} args={current.args} isCode={action.kind === "code"} />
+              </div>
+            )}
+            {viewer.canRun && (
+              <div className="mt-3 border-t border-slate-100 pt-3">
+                <RunInSandbox actionId={action.id} payloadHash={action.payloadHash} />
+              </div>
+            )}
+          </Section>
+
+          <Section title="Payload hash and policy" id="hash">
+            <dl className="space-y-2 text-[0.85rem]">
+              <div>
+                <dt className="text-xs text-slate-600">Payload hash ({current.hashAlgorithm === "sha256-jcs" ? "SHA-256 over RFC 8785 canonical JSON" : current.hashAlgorithm}, v{current.hashVersion})</dt>
+                <dd className="break-all font-mono text-[0.78rem]" data-testid="payload-hash">{action.payloadHash}</dd>
+              </div>
+              <div>
+                <dt className="text-xs text-slate-600">Policy rule that matched (policy version {current.policyVersion})</dt>
+                <dd>
+                  <span className="font-mono">{current.policyDecision.ruleId ?? "(default)"}</span>
+                  {current.policyDecision.effect && <> · {current.policyDecision.effect.replaceAll("_", " ")}</>}
+                  {current.policyDecision.tier && <> · {current.policyDecision.tier} tier</>}
+                </dd>
+                {current.policyDecision.reason && <dd className="mt-0.5 text-slate-700">{current.policyDecision.reason}</dd>}
+              </div>
+            </dl>
+          </Section>
+
+          {current.sandboxSpec && (
+            <Section title="Sandbox spec (part of the hash)" id="sandbox">
+              <JsonBlock value={current.sandboxSpec} label="Sandbox spec" />
+            </Section>
+          )}
+
+          <Section title="Decision history" id="decisions">
+            <DecisionHistory decisions={action.decisions} />
+          </Section>
+
+          <Section title={`Revisions (${action.revisions.length})`} id="revisions">
+            <RevisionHistory revisions={action.revisions} />
+          </Section>
+        </aside>
+      </div>
+      <ActionAutoRefresh active={action.status === "pending" || action.status === "executing"} />
+    </>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-slate-500">{label}</dt>
+      <dd className="truncate">{children}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useId, useRef, useState, useTransition } from "react";
+import { decideFromConsole } from "@/app/(console)/actions/review-actions";
+import { buttonClass } from "@/components/ui/button";
+import { decisionErrorMessage } from "@/lib/review/decision-messages";
+
+type Message = { tone: "ok" | "error"; text: string };
+
+/**
+ * Approve (note optional) or Reject (reason required, sent back to the agent). The form carries
+ * only the action id, the hash shown on this page, the verdict and the note; the server reloads
+ * everything else and re-checks every rule.
+ */
+export function DecisionPanel({
+  actionId,
+  payloadHash,
+  revision,
+  canDecide,
+  blockedText,
+}: {
+  actionId: string;
+  payloadHash: string;
+  revision: number;
+  canDecide: boolean;
+  /** Why there is nothing to decide for this viewer (shown instead of the form). */
+  blockedText: string;
+}) {
+  const router = useRouter();
+  const noteId = useId();
+  const hintId = useId();
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const [message, setMessage] = useState<Message | null>(null);
+  const [busy, setBusy] = useState<"approve" | "reject" | null>(null);
+  const [, startTransition] = useTransition();
+  // The hash of what this reviewer has been reading. A live refresh may bring a newer revision;
+  // the form keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
+  const [shownHash] = useState(payloadHash);
+  const [shownRevision] = useState(revision);
+
+  const submit = (event: React.FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    const form = new FormData(event.currentTarget);
+    const verdict = submitter?.value === "reject" ? "reject" : "approve";
+    const note = String(form.get("note") ?? "").trim();
+    if (verdict === "reject" && !note) {
+      setMessage({ tone: "error", text: "Write a reason for the rejection; it is sent back to the agent." });
+      noteRef.current?.focus();
+      return;
+    }
+    setBusy(verdict);
+    setMessage(null);
+    startTransition(async () => {
+      const result = await decideFromConsole({
+        actionId: String(form.get("actionId")),
+        payloadHash: String(form.get("payloadHash")),
+        verdict,
+        note: note || undefined,
+      });
+      setBusy(null);
+      if (!result.ok) {
+        setMessage({ tone: "error", text: decisionErrorMessage(result.error) });
+        return;
+      }
+      const { status, approvals, quorum } = result.data;
+      setMessage({
+        tone: "ok",
+        text:
+          status === "pending"
+            ? `Your approval is recorded: ${approvals} of ${quorum} approvals. Another reviewer must approve before it can run.`
+            : status === "approved"
+              ? `Approved (${approvals} of ${quorum}).`
+              : "Rejected. The reason goes back to the agent.",
+      });
+      router.refresh();
+    });
+  };
+
+  const outcome = message && (
+    <p role={message.tone === "error" ? "alert" : "status"} className={`rounded-md px-3 py-2 text-[0.85rem] ${message.tone === "ok" ? "bg-emerald-50 text-emerald-900" : "bg-red-50 text-red-800"}`}>
+      {message.text}
+    </p>
+  );
+  // After a decision the page refreshes and the form may give way to "you already voted"; this
+  // component stays mounted, so the outcome message stays on screen.
+  if (!canDecide) {
+    return (
+      <div className="space-y-2">
+        {outcome}
+        <p className="text-[0.85rem] text-slate-700">{blockedText}</p>
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label="Decision" className="space-y-2">
+      <input type="hidden" name="actionId" value={actionId} />
+      <input type="hidden" name="payloadHash" value={shownHash} />
+      {shownHash !== payloadHash && (
+        <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">
+          This action changed while you were reading it (revision {revision} is current now). Reload the page to review and decide the current revision.
+        </p>
+      )}
+      <label htmlFor={noteId} className="block font-medium">Note or reason</label>
+      <textarea
+        ref={noteRef}
+        id={noteId}
+        name="note"
+        rows={3}
+        maxLength={2000}
+        aria-describedby={hintId}
+        className="w-full rounded-md border border-slate-300 px-2 py-1.5 focus:border-indigo-600"
+        placeholder="Optional for an approval; required for a rejection."
+      />
+      <p id={hintId} className="text-xs text-slate-600">You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.</p>
+      <div className="flex gap-2">
+        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null} aria-busy={busy === "approve"}>
+          {busy === "approve" ? "Approving…" : "Approve"}
+        </button>
+        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null} aria-busy={busy === "reject"}>
+          {busy === "reject" ? "Rejecting…" : "Reject"}
+        </button>
+      </div>
+      {outcome}
+    </form>
+  );
+}

@@ -1,0 +1,33 @@
+import type { RiskTag } from "@/lib/risk/risk-tag";
+
+const TONE = {
+  low: "border-emerald-300 bg-emerald-50 text-emerald-900",
+  medium: "border-amber-300 bg-amber-50 text-amber-950",
+  high: "border-orange-300 bg-orange-50 text-orange-950",
+  critical: "border-red-300 bg-red-50 text-red-950",
+} as const;
+
+const SOURCE = { class: "tool class", argument: "argument", provenance: "provenance", injection: "injected instruction", scan: "code scan" } as const;
+
+/** Risk tags with their severity in colour AND words, and the one-line reason. */
+export function RiskTagList({ tags }: { tags: RiskTag[] }) {
+  if (tags.length === 0) return <p className="text-slate-600">No risk tags.</p>;
+  return (
+    <ul className="space-y-1.5">
+      {tags.map((tag, i) => (
+        <li key={`${tag.id}-${tag.path ?? ""}-${tag.line ?? ""}-${i}`} className={`rounded-md border-l-4 px-3 py-1.5 ${TONE[tag.severity]}`}>
+          <div className="flex flex-wrap items-baseline gap-x-2">
+            <span className="text-xs font-bold uppercase tracking-wide">{tag.severity}</span>
+            <span className="font-mono text-[0.8rem] font-medium">{tag.id}</span>
+            <span className="text-xs">
+              {SOURCE[tag.source] ?? tag.source}
+              {tag.path ? ` · ${tag.path}` : ""}
+              {tag.line ? ` · line ${tag.line}` : ""}
+            </span>
+          </div>
+          <p className="text-[0.85rem]">{tag.reason}</p>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,28 @@
+/** One titled block of the action page. */
+export function Section({ title, id, aside, children }: { title: string; id: string; aside?: React.ReactNode; children: React.ReactNode }) {
+  return (
+    <section aria-labelledby={id} className="rounded-lg border border-slate-200 bg-white">
+      <div className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-2">
+        <h2 id={id} className="text-sm font-semibold text-slate-900">{title}</h2>
+        {aside}
+      </div>
+      <div className="px-4 py-3">{children}</div>
+    </section>
+  );
+}
+
+/** Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. */
+export function JsonBlock({ value, label }: { value: unknown; label?: string }) {
+  return (
+    <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+/** A JSON value inline (strings without quotes when short and simple). */
+export function InlineValue({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return <span className="whitespace-pre-wrap break-words font-mono text-[0.8rem]">{text}</span>;
+}

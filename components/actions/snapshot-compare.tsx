@@ -1,0 +1,59 @@
+import type { SnapshotView, StateNow } from "@/lib/review/action-detail";
+import { FieldDiff } from "@/components/actions/field-diff";
+import { JsonBlock } from "@/components/actions/section";
+import { formatUtcTime } from "@/components/actions/format";
+
+/**
+ * The state the decision rests on, as read at request, next to the same state read now. A change
+ * means an approval would be invalidated at execution, so it is said loudly, with its diff.
+ */
+export function SnapshotCompare({ atRequest, now, preExecution }: { atRequest: SnapshotView | null; now: StateNow; preExecution: SnapshotView[] }) {
+  if (!atRequest) return <p className="text-slate-600">This action rests on no stored state (nothing to compare before execution).</p>;
+  return (
+    <div className="space-y-3">
+      {now.state === "changed" && (
+        <div role="alert" className="rounded-md border-l-4 border-red-600 bg-red-50 px-3 py-2 text-red-900">
+          <p className="font-semibold">Changed since request</p>
+          <p className="text-[0.85rem]">
+            The state this action rests on is different now. An approval would be invalidated at execution and a fresh revision
+            queued. Check the changes below before deciding.
+          </p>
+          <div className="mt-2 rounded bg-white/70 p-2">
+            <FieldDiff changes={now.changes} caption="State changes since request" />
+          </div>
+        </div>
+      )}
+      {now.state === "unchanged" && (
+        <p className="rounded-md bg-emerald-50 px-3 py-1.5 text-emerald-900">Unchanged since request: the state read now has the same hash.</p>
+      )}
+      {now.state === "unreadable" && <p className="rounded-md bg-amber-50 px-3 py-1.5 text-amber-950">The state now could not be read: {now.message}</p>}
+      <div className="grid gap-3 md:grid-cols-2">
+        <div>
+          <h3 className="mb-1 text-xs font-medium text-slate-600">At request (revision {atRequest.revision}, {formatUtcTime(atRequest.takenAt)})</h3>
+          <JsonBlock value={atRequest.data} label="Snapshot at request" />
+        </div>
+        <div>
+          <h3 className="mb-1 text-xs font-medium text-slate-600">Now</h3>
+          {now.state === "changed" || now.state === "unchanged" ? (
+            <JsonBlock value={now.data} label="State now" />
+          ) : (
+            <p className="text-slate-600">{now.state === "none" ? "Not read again: the action is no longer waiting to run." : "—"}</p>
+          )}
+        </div>
+      </div>
+      {preExecution.length > 0 && (
+        <details className="text-[0.85rem]">
+          <summary className="cursor-pointer text-slate-700">Read just before execution ({preExecution.length})</summary>
+          <ul className="mt-1 space-y-2">
+            {preExecution.map((s, i) => (
+              <li key={i}>
+                <p className="text-xs text-slate-600">Revision {s.revision}, {formatUtcTime(s.takenAt)} · hash <span className="font-mono">{s.hash.slice(0, 16)}…</span></p>
+                <JsonBlock value={s.data} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
