@@ -80,8 +80,7 @@ export function MemberRoles({ members, selfUserId, setRoles }: { members: Member
       </thead>
       <tbody>
         {members.map((m) => (
-          // Keyed by roles too, so a saved change (server re-render) resets the row's local state.
-          <MemberRow key={`${m.membershipId}:${m.roles.join()}`} member={m} isSelf={m.userId === selfUserId} setRoles={setRoles} />
+          <MemberRow key={m.membershipId} member={m} isSelf={m.userId === selfUserId} setRoles={setRoles} />
         ))}
       </tbody>
     </table>

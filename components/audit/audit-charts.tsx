@@ -1,4 +1,4 @@
-import { formatDuration } from "@/components/ui/time";
+import { formatSeconds } from "@/components/ui/format";
 import type { AuditCharts, OutcomeName } from "@/lib/audit/audit-charts";
 
 // Plain SVG and Tailwind. Every chart carries its numbers as text too (legend, labels, <title>).
@@ -90,7 +90,7 @@ function TimeToDecision({ data }: { data: AuditCharts["timeToDecision"] }) {
       <p className="mt-2 text-xs text-slate-700">
         {data.decided === 0
           ? "No decided actions in this period."
-          : `${data.decided.toLocaleString("en-US")} decided · median ${formatDuration(Math.round(data.medianSeconds ?? 0))} · 90th percentile ${formatDuration(Math.round(data.p90Seconds ?? 0))}`}
+          : `${data.decided.toLocaleString("en-US")} decided · median ${formatSeconds(data.medianSeconds ?? 0)} · 90th percentile ${formatSeconds(data.p90Seconds ?? 0)}`}
       </p>
     </>
   );

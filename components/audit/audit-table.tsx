@@ -13,7 +13,7 @@ const OUTCOME_STYLE: Record<string, string> = {
 export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[]; reviewerEmail: Map<string, string> }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="w-full text-left text-sm">
+      <table className="w-full text-left text-xs">
         <caption className="sr-only">Audit events, newest first</caption>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
           <tr>
@@ -35,18 +35,18 @@ export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[];
             <tr key={String(e.id)} className="border-t border-slate-100 align-top" data-testid="audit-row">
               <td className="px-2 py-1.5 font-mono text-xs text-slate-500">{String(e.seq)}</td>
               <td className="whitespace-nowrap px-2 py-1.5 font-mono text-xs">{formatUtc(e.at).replace(" UTC", "")}</td>
-              <td className="px-2 py-1.5 font-medium">{e.type}</td>
+              <td className="whitespace-nowrap px-2 py-1.5 font-medium">{e.type}</td>
               <td className={`px-2 py-1.5 ${OUTCOME_STYLE[e.outcome] ?? ""}`}>{e.outcome}</td>
-              <td className="max-w-48 truncate px-2 py-1.5" title={e.actorLabel}>{e.actorLabel}</td>
+              <td className="max-w-40 truncate px-2 py-1.5" title={e.actorLabel}>{e.actorLabel}</td>
               <td className="px-2 py-1.5 font-mono text-xs">{e.tool ?? ""}</td>
-              <td className="px-2 py-1.5">{e.riskLevel ? <RiskBadge level={e.riskLevel as RiskLevelName} /> : ""}</td>
+              <td className="px-2 py-1.5">{e.riskLevel ? <RiskBadge level={e.riskLevel as RiskLevelName} className="whitespace-nowrap" /> : ""}</td>
               <td className="px-2 py-1.5">
                 {e.verdict === "approve" ? <span className="text-emerald-800">approved</span> : e.verdict === "reject" ? <span className="text-red-800">rejected</span> : ""}
                 {e.reviewerId && <span className="block text-xs text-slate-600">{reviewerEmail.get(e.reviewerId) ?? "former member"}</span>}
               </td>
-              <td className="px-2 py-1.5">{e.status ? <StatusBadge status={e.status} /> : ""}</td>
-              <td className="max-w-44 truncate px-2 py-1.5" title={e.requester ?? ""}>{e.requester ?? ""}</td>
-              <td className="px-2 py-1.5">
+              <td className="px-2 py-1.5">{e.status ? <StatusBadge status={e.status} className="whitespace-nowrap" /> : ""}</td>
+              <td className="max-w-36 truncate px-2 py-1.5" title={e.requester ?? ""}>{e.requester ?? ""}</td>
+              <td className="whitespace-nowrap px-2 py-1.5">
                 {e.actionId && <Link className="mr-2 text-indigo-700 hover:underline" href={`/actions/${e.actionId}`}>action</Link>}
                 <details className="inline">
                   <summary className="cursor-pointer text-xs text-slate-600">data</summary>

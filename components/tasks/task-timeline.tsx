@@ -143,7 +143,7 @@ function Entry({ entry }: { entry: TimelineEntry }) {
               <summary className="cursor-pointer text-sm text-slate-700">Arguments</summary>
               <pre className="mt-1 max-h-64 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs whitespace-pre-wrap break-words ring-1 ring-slate-200">{entry.argsText}</pre>
             </details>
-            {entry.action?.reason && <PlainText className="text-sm text-slate-700" text={`Agent's reason: ${entry.action.reason}`} />}
+            {entry.action?.reason && !entry.reasonRepeatsModelText && <PlainText className="text-sm text-slate-700" text={`Agent's reason: ${entry.action.reason}`} />}
             {entry.action && <ActionView action={entry.action} />}
             {entry.result && <ToolResult result={entry.result} />}
           </div>

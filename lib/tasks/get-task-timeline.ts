@@ -46,7 +46,7 @@ export type TimelineToolResult = { kind: "output"; text: string; truncated: bool
 export type TimelineEntry =
   | { kind: "instruction"; text: string; at: Date }
   | { kind: "model"; text: string }
-  | { kind: "call"; callId: string; tool: string; argsText: string; action: TimelineAction | null; result: TimelineToolResult | null }
+  | { kind: "call"; callId: string; tool: string; argsText: string; action: TimelineAction | null; result: TimelineToolResult | null; reasonRepeatsModelText: boolean }
   | { kind: "action"; action: TimelineAction };
 
 export type TaskTimeline = {
@@ -144,13 +144,15 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
   for (const message of messages) {
     if (message.role === "assistant") {
       const text = messageText(message.content).trim();
-      if (text) entries.push({ kind: "model", text: clip(text).text });
+      // The closing message usually is the final answer, shown once at the end.
+      if (text && text !== task.finalAnswer?.trim()) entries.push({ kind: "model", text: clip(text).text });
       for (const call of message.tool_calls ?? []) {
         if (call.type !== "function") continue;
         const action = byCallId.get(call.id) ?? null;
         if (action) shown.add(action.id);
         const entry: Extract<TimelineEntry, { kind: "call" }> = {
           kind: "call", callId: call.id, tool: call.function.name, argsText: clip(prettyArgs(call.function.arguments)).text, action, result: null,
+          reasonRepeatsModelText: action !== null && action.reason.trim() === text,
         };
         callEntries.set(call.id, entry);
         entries.push(entry);
