@@ -1,0 +1,142 @@
+import { readFileSync } from "node:fs";
+import { expect, request as playwrightRequest, test } from "@playwright/test";
+import { signIn } from "@/e2e/support/auth";
+import { seedTenant, TEST_PASSWORD, type TestTenant } from "@/e2e/support/factories";
+import { e2eDb } from "@/e2e/support/runtime";
+import { AUDIT_EXPORT_COLUMNS } from "@/lib/audit/audit-export-format";
+import { decide, expectNoSeriousA11yViolations, pendingAction, startTaskInDb, taskStatus } from "@/e2e/tasks/task-helpers";
+
+/** A tenant with a decided email (approved) and a decided cancellation (rejected). */
+async function tenantWithHistory(): Promise<{ tenant: TestTenant; emailRisk: string }> {
+  const tenant = await seedTenant();
+  const reminder = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
+  const cancel = await startTaskInDb(tenant, "Cancel invoice INV-1045");
+  const email = await pendingAction(reminder, "send_email");
+  const cancellation = await pendingAction(cancel, "cancel_invoice");
+  await decide(tenant, email, tenant.users.reviewer, "approve");
+  await decide(tenant, cancellation, tenant.users.reviewer2, "reject", "Not this quarter");
+  await taskStatus(reminder, "completed");
+  await taskStatus(cancel, "completed");
+  return { tenant, emailRisk: email.riskLevel };
+}
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; }
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") { row.push(cell); cell = ""; }
+    else if (ch === "\r" && text[i + 1] === "\n") { row.push(cell); rows.push(row); row = []; cell = ""; i++; }
+    else cell += ch;
+  }
+  if (cell || row.length) { row.push(cell); rows.push(row); }
+  return rows;
+}
+
+test.describe("audit explorer", () => {
+  test("an auditor filters by tool and risk, sees the chain verified, and exports both formats", async ({ page }) => {
+    const { tenant, emailRisk } = await tenantWithHistory();
+    await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
+    await page.goto("/audit");
+    await expect(page.getByText("Chain verified")).toBeVisible();
+    await expect(page.getByRole("figure").filter({ hasText: "Decisions over time" })).toContainText("approved: 1");
+
+    const filters = page.getByRole("form", { name: "Audit filters" });
+    await filters.getByLabel("Tool").selectOption("send_email");
+    await filters.getByLabel("Risk").selectOption(emailRisk);
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await expect(page).toHaveURL(new RegExp(`tool=send_email.*risk=${emailRisk}|risk=${emailRisk}.*tool=send_email`));
+    const rows = page.getByTestId("audit-row");
+    await expect(rows.first()).toBeVisible();
+    const count = await rows.count();
+    for (let i = 0; i < count; i++) await expect(rows.nth(i)).toContainText("send_email");
+    await expect(page.getByTestId("audit-row").filter({ hasText: "cancel_invoice" })).toHaveCount(0);
+
+    const expected = await e2eDb().auditEvent.count({ where: { tenantId: tenant.id, tool: "send_email", riskLevel: emailRisk as never } });
+    expect(expected).toBeGreaterThan(0);
+
+    const [csvDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+    const csv = parseCsv(readFileSync(await csvDownload.path(), "utf8"));
+    expect(csv[0]).toEqual([...AUDIT_EXPORT_COLUMNS]);
+    const body = csv.slice(1);
+    expect(body).toHaveLength(expected);
+    const col = (name: string) => AUDIT_EXPORT_COLUMNS.indexOf(name as (typeof AUDIT_EXPORT_COLUMNS)[number]);
+    for (const row of body) {
+      expect(row[col("tool")]).toBe("send_email");
+      expect(row[col("riskLevel")]).toBe(emailRisk);
+    }
+
+    const [jsonlDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL" }).click()]);
+    const lines = readFileSync(await jsonlDownload.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(expected);
+    for (const line of lines) expect(line).toMatchObject({ tool: "send_email", riskLevel: emailRisk });
+    // Newest first, and the same events in both formats.
+    expect(lines.map((l) => l.id)).toEqual(body.map((r) => r[col("id")]));
+
+    // The decision filter: only the rejected cancellation.
+    await page.goto("/audit?verdict=reject");
+    await expect(page.getByTestId("audit-row")).toHaveCount(1);
+    await expect(page.getByTestId("audit-row")).toContainText("cancel_invoice");
+    // Free text over type / actor / requester / tool.
+    await page.goto(`/audit?q=${encodeURIComponent("decision.rec")}`);
+    await expect(page.getByTestId("audit-row")).toHaveCount(2);
+    await expectNoSeriousA11yViolations(page);
+  });
+
+  test("a tampered event is named by the chain verification", async ({ page }) => {
+    const tenant = await seedTenant();
+    const taskId = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
+    await pendingAction(taskId, "send_email");
+    const victim = await e2eDb().auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, seq: 2 } });
+    await e2eDb().$transaction([
+      e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
+      e2eDb().$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.id}`,
+      e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
+    ]);
+    await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
+    await page.goto("/audit");
+    const alert = page.getByRole("alert").filter({ hasText: "Chain verification failed" });
+    await expect(alert).toBeVisible();
+    await expect(alert).toContainText(`#2 (id ${victim.id})`);
+    await expect(alert).toContainText("edited");
+  });
+
+  test("filters and exports are scoped to the auditor's own tenant", async ({ page }) => {
+    const mine = await seedTenant();
+    const theirs = await seedTenant();
+    await startTaskInDb(theirs, "Send a payment reminder for INV-1042");
+    await expect.poll(() => e2eDb().auditEvent.count({ where: { tenantId: theirs.id } })).toBeGreaterThan(0);
+    await signIn(page, mine.users.auditor.email, TEST_PASSWORD);
+    await page.goto(`/audit?requester=${encodeURIComponent(theirs.users.requester.email)}`);
+    await expect(page.getByText("No events match these filters")).toBeVisible();
+    const res = await page.request.get(`/api/audit/export?format=jsonl&requester=${encodeURIComponent(theirs.users.requester.email)}`);
+    expect(res.status()).toBe(200);
+    expect((await res.text()).trim()).toBe("");
+    const all = await page.request.get("/api/audit/export?format=jsonl");
+    const events = (await all.text()).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { requester: string | null; actorLabel: string });
+    expect(events.some((e) => e.requester === theirs.users.requester.email || e.actorLabel === theirs.users.requester.email)).toBe(false);
+  });
+
+  test("refusals: requesters get 403 for /audit and the export; strangers get 401; bad filters get 400", async ({ page, baseURL }) => {
+    const tenant = await seedTenant();
+    await signIn(page, tenant.users.requester.email, TEST_PASSWORD);
+    expect((await page.goto("/audit"))?.status()).toBe(403);
+    expect((await page.request.get("/api/audit/export?format=csv")).status()).toBe(403);
+    const anonymous = await playwrightRequest.newContext({ baseURL });
+    const res = await anonymous.get("/api/audit/export?format=csv");
+    expect(res.status()).toBe(401);
+    await anonymous.dispose();
+    await page.context().clearCookies();
+    await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
+    const bad = await page.request.get("/api/audit/export?format=csv&risk=apocalyptic");
+    expect(bad.status()).toBe(400);
+    expect((await bad.json()).error.message).toContain("risk");
+  });
+});
