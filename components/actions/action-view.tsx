@@ -142,10 +142,8 @@ export function ActionView({ action }: { action: ActionDetail }) {
                 <EditArgs actionId={action.id} payloadHash={action.payloadHash} args={current.args} isCode={action.kind === "code"} />
               </div>
             )}
-            {viewer.canRun && (
-              <div className="mt-3 border-t border-slate-100 pt-3">
-                <RunInSandbox actionId={action.id} payloadHash={action.payloadHash} />
-              </div>
+            {action.kind === "code" && (
+              <RunInSandbox actionId={action.id} payloadHash={action.payloadHash} canRun={viewer.canRun} />
             )}
           </Section>
 

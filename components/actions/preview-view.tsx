@@ -13,7 +13,7 @@ export function PreviewView({ preview }: { preview: { summary: string; before: J
           <caption className="sr-only">Effect before and after execution</caption>
           <thead className="text-xs text-slate-600">
             <tr>
-              <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
+              <th scope="col" className="w-1/3 py-1 pr-2 font-medium">Field</th>
               <th scope="col" className="py-1 pr-2 font-medium">Now</th>
               <th scope="col" className="py-1 font-medium">After execution</th>
             </tr>
@@ -25,9 +25,9 @@ export function PreviewView({ preview }: { preview: { summary: string; before: J
               const changed = preview.before !== null && JSON.stringify(before) !== JSON.stringify(after);
               return (
                 <tr key={key} className={`border-t border-slate-100 align-top ${changed ? "bg-amber-50/60" : ""}`}>
-                  <td className="py-1 pr-2 font-mono text-[0.8rem]">
+                  <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">
                     {key}
-                    {changed && <span className="ml-1 rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
+                    {changed && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
                   </td>
                   <td className="py-1 pr-2">{preview.before ? <InlineValue value={before} /> : <span className="text-slate-400">(new)</span>}</td>
                   <td className="py-1"><InlineValue value={after} /></td>

@@ -10,7 +10,7 @@ type Line = { stream: "stdout" | "stderr" | "info" | "error"; text: string };
  * Runs approved code once through the console's execution route and shows the sandbox's output
  * as it streams (NDJSON: stdout/stderr lines, then one result or error line).
  */
-export function RunInSandbox({ actionId, payloadHash }: { actionId: string; payloadHash: string }) {
+export function RunInSandbox({ actionId, payloadHash, canRun }: { actionId: string; payloadHash: string; canRun: boolean }) {
   const router = useRouter();
   const [lines, setLines] = useState<Line[]>([]);
   const [running, setRunning] = useState(false);
@@ -49,11 +49,14 @@ export function RunInSandbox({ actionId, payloadHash }: { actionId: string; payl
     }
   };
 
+  // After the run the page refreshes and the button goes (an approval runs once); this component
+  // stays mounted so the streamed output stays on screen.
+  if (!canRun && lines.length === 0) return null;
   return (
-    <div className="space-y-2">
-      <button type="button" className={buttonClass.primary} disabled={running} aria-busy={running} onClick={run}>
+    <div className="mt-3 space-y-2 border-t border-slate-100 pt-3">
+      {canRun && <button type="button" className={buttonClass.primary} disabled={running} aria-busy={running} onClick={run}>
         {running ? "Running…" : "Run in sandbox"}
-      </button>
+      </button>}
       {lines.length > 0 && (
         <pre aria-label="Sandbox output" aria-live="polite" className="max-h-80 overflow-auto rounded-md bg-slate-950 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-100">
           {lines.map((line, i) => (

@@ -12,10 +12,11 @@ export function Section({ title, id, aside, children }: { title: string; id: str
 }
 
 /** Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. */
-export function JsonBlock({ value, label }: { value: unknown; label?: string }) {
+export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; label?: string; sortKeys?: boolean }) {
+  const shown = sortKeys ? sortedKeys(value) : value;
   return (
     <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
-      {JSON.stringify(value, null, 2)}
+      {JSON.stringify(shown, null, 2)}
     </pre>
   );
 }
@@ -25,4 +26,13 @@ export function InlineValue({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   return <span className="whitespace-pre-wrap break-words font-mono text-[0.8rem]">{text}</span>;
+}
+
+/** Objects with their keys in one order, so two snapshots can be read side by side. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]));
+  }
+  return value;
 }

@@ -30,12 +30,12 @@ export function SnapshotCompare({ atRequest, now, preExecution }: { atRequest: S
       <div className="grid gap-3 md:grid-cols-2">
         <div>
           <h3 className="mb-1 text-xs font-medium text-slate-600">At request (revision {atRequest.revision}, {formatUtcTime(atRequest.takenAt)})</h3>
-          <JsonBlock value={atRequest.data} label="Snapshot at request" />
+          <JsonBlock value={atRequest.data} label="Snapshot at request" sortKeys />
         </div>
         <div>
           <h3 className="mb-1 text-xs font-medium text-slate-600">Now</h3>
           {now.state === "changed" || now.state === "unchanged" ? (
-            <JsonBlock value={now.data} label="State now" />
+            <JsonBlock value={now.data} label="State now" sortKeys />
           ) : (
             <p className="text-slate-600">{now.state === "none" ? "Not read again: the action is no longer waiting to run." : "—"}</p>
           )}
@@ -48,7 +48,7 @@ export function SnapshotCompare({ atRequest, now, preExecution }: { atRequest: S
             {preExecution.map((s, i) => (
               <li key={i}>
                 <p className="text-xs text-slate-600">Revision {s.revision}, {formatUtcTime(s.takenAt)} · hash <span className="font-mono">{s.hash.slice(0, 16)}…</span></p>
-                <JsonBlock value={s.data} />
+                <JsonBlock value={s.data} sortKeys />
               </li>
             ))}
           </ul>
