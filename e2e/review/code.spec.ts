@@ -1,0 +1,33 @@
+import { expect, test } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { actionRow, propose, seedTenant, signInAs } from "@/e2e/review/fixtures";
+
+const CODE = ["import json", "import pickle", "rows = [1, 2, 3]", "print('total', sum(rows))"].join("\n");
+
+test("code shows with line numbers and findings; once approved it runs in the sandbox and the output streams in", async ({ page }) => {
+  test.slow(); // a real sandbox run (Docker or bubblewrap) on a shared machine
+  const tenant = await seedTenant();
+  const { id } = await propose(tenant, "run_python", { code: CODE, language: "python" }, { reason: "Add up the rows" });
+  await signInAs(page, tenant.users.reviewer.email);
+  await page.goto(`/actions/${id}`);
+  const code = page.getByRole("region", { name: "python code with scan findings" });
+  await expect(code.locator("#code-line-4")).toContainText("print('total', sum(rows))");
+  // The scan finding sits under the line it is about.
+  await expect(code.locator("#code-line-2")).toContainText("unsafe-deserialization");
+  await expect(code.locator("#code-line-1")).not.toContainText("unsafe-deserialization");
+  await expect(page.getByRole("region", { name: /^Risk tags/ })).toContainText("line 2");
+  await expect(page.getByRole("region", { name: "Sandbox spec (part of the hash)" })).toContainText("memoryBytes");
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+
+  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByRole("button", { name: "Run in sandbox" })).toBeVisible();
+  await page.getByRole("button", { name: "Run in sandbox" }).click();
+  const output = page.getByLabel("Sandbox output");
+  await expect(output).toContainText("total 6", { timeout: 90_000 });
+  await expect(output).toContainText("Finished: succeeded", { timeout: 30_000 });
+  expect((await actionRow(id)).status).toBe("succeeded");
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Run in sandbox" })).toHaveCount(0);
+  await expect(page.getByLabel("Standard output")).toContainText("total 6");
+});
