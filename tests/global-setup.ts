@@ -2,8 +2,26 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
+import type { EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
+
+/**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0) —
+ * which would throw away vitest's failing exit code and let a red run pass CI. Import it here and
+ * drop the `beforeExit` and `exit` listeners it added (we stop the cluster ourselves in the
+ * teardown; its `exit` handler would otherwise run the async shutdown without a callback).
+ */
+async function importEmbeddedPostgres() {
+  const events = ["beforeExit", "exit"] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const module = await import("@/lib/db/embedded-postgres");
+  for (const event of events) {
+    for (const listener of process.listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return module;
+}
 
 /**
  * One real PostgreSQL cluster per test run. Migrations are applied once to a template database;
@@ -22,6 +40,7 @@ export default async function setup() {
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-test-pg-"));
   // As root, PostgreSQL runs as a separate "postgres" user that must be able to enter the folder.
   chmodSync(dir, 0o755);
+  const { startEmbeddedPostgres } = await importEmbeddedPostgres();
   cluster = await startEmbeddedPostgres({ dataDir: dir, port: 56_000, ephemeral: true });
   await prepareTemplate(cluster.url());
   process.env.COUNTERSIGN_TEST_PG = cluster.url();

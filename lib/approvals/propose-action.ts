@@ -8,7 +8,7 @@ import { AppError, toPublicError } from "@/lib/errors";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
-import { loadActivePolicy } from "@/lib/approvals/active-policy";
+import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
@@ -66,7 +66,9 @@ function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof
 export async function proposeAction(db: Db, input: ProposeInput): Promise<ProposalOutcome> {
   const actor = requesterAuditActor(input.requester);
   let validated: ReturnType<typeof validateArgs>;
-  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { id: true, domains: true } });
+  const loaded = await loadTenantPolicy(db, input.tenantId);
+  if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
+  const { tenant, policy } = loaded;
   try {
     validated = validateArgs(input.tool, input.args);
     if (input.taskId) {
@@ -85,7 +87,6 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
     throw error;
   }
   const { tool, args } = validated;
-  const policy = await loadActivePolicy(db, tenant.id);
   const assessment = await assessPayload(db, {
     tenantId: tenant.id,
     tenantDomains: tenant.domains,
