@@ -12,15 +12,12 @@ import { migrateDatabase } from "@/lib/db/migrate";
  * teardown; its `exit` handler would otherwise run the async shutdown without a callback).
  */
 async function importEmbeddedPostgres() {
-  const events = ["beforeExit", "exit"] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
-  const module = await import("@/lib/db/embedded-postgres");
-  for (const event of events) {
-    for (const listener of process.listeners(event)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
-  return module;
+  const beforeExit = new Set(process.listeners("beforeExit"));
+  const exit = new Set(process.listeners("exit"));
+  const embedded = await import("@/lib/db/embedded-postgres");
+  for (const listener of process.listeners("beforeExit")) if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
+  for (const listener of process.listeners("exit")) if (!exit.has(listener)) process.removeListener("exit", listener);
+  return embedded;
 }
 
 /**
