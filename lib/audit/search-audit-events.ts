@@ -1,29 +1,8 @@
 import type { DbTx } from "@/lib/db/client";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma, type AuditEvent } from "@/lib/generated/prisma/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
 
-export type AuditEventRow = {
-  id: bigint;
-  seq: bigint;
-  at: Date;
-  actorType: string;
-  actorId: string | null;
-  actorLabel: string;
-  type: string;
-  outcome: string;
-  subjectType: string;
-  subjectId: string | null;
-  actionId: string | null;
-  tool: string | null;
-  verdict: string | null;
-  riskLevel: string | null;
-  reviewerId: string | null;
-  requester: string | null;
-  status: string | null;
-  data: unknown;
-  prevHash: string;
-  hash: string;
-};
+export type AuditEventRow = AuditEvent;
 
 export type AuditSearchResult = {
   events: AuditEventRow[];

@@ -225,18 +225,7 @@ function runOnce(
       output.end();
       const oomKilled = !timedOut && !aborted && code !== 0 && /(^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
       const killed = timedOut || aborted || signal !== null;
-      resolve({
-        isolation: "namespace",
-        exitCode: killed ? null : code,
-        timedOut,
-        oomKilled,
-        aborted,
-        truncated: output.truncated,
-        stdout: output.text("stdout"),
-        stderr: output.text("stderr"),
-        durationMs: Math.round(performance.now() - started),
-        firstOutputMs: output.firstOutputAt === null ? null : Math.round(output.firstOutputAt - started),
-      });
+      resolve(output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started }));
     });
   });
 }

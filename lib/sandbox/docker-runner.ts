@@ -175,18 +175,7 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     const state = (await running.inspect()).State;
     const oomKilled = state.OOMKilled === true;
     const killed = timedOut || aborted || oomKilled;
-    return {
-      isolation: "container",
-      exitCode: killed ? null : StatusCode,
-      timedOut,
-      oomKilled,
-      aborted,
-      truncated: output.truncated,
-      stdout: output.text("stdout"),
-      stderr: output.text("stderr"),
-      durationMs: Math.round(performance.now() - started),
-      firstOutputMs: output.firstOutputAt === null ? null : Math.round(output.firstOutputAt - started),
-    };
+    return output.result({ isolation: "container", exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
   } catch (err) {
     if (err instanceof AbortedBeforeStart) {
       return {

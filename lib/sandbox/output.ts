@@ -1,5 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
-import type { OutputStream } from "./types";
+import type { SandboxIsolation } from "./spec";
+import type { OutputStream, SandboxRunResult } from "./types";
 
 /**
  * Collects stdout/stderr up to a total character limit. Past the limit it keeps accepting (so the
@@ -35,6 +36,29 @@ export class OutputCollector {
 
   text(stream: OutputStream): string {
     return this.parts[stream].join("");
+  }
+
+  /** The run's result, with what was collected (call after end()). */
+  result(run: {
+    isolation: SandboxIsolation;
+    exitCode: number | null;
+    timedOut: boolean;
+    oomKilled: boolean;
+    aborted: boolean;
+    startedAt: number;
+  }): SandboxRunResult {
+    return {
+      isolation: run.isolation,
+      exitCode: run.exitCode,
+      timedOut: run.timedOut,
+      oomKilled: run.oomKilled,
+      aborted: run.aborted,
+      truncated: this.truncated,
+      stdout: this.text("stdout"),
+      stderr: this.text("stderr"),
+      durationMs: Math.round(performance.now() - run.startedAt),
+      firstOutputMs: this.firstOutputAt === null ? null : Math.round(this.firstOutputAt - run.startedAt),
+    };
   }
 
   private accept(stream: OutputStream, text: string): void {
