@@ -4,7 +4,8 @@ const PROBLEM_WORDS = {
   edited: "its contents do not match its hash — it was edited",
   missing_or_reordered: "the sequence has a gap or is out of order — an event was removed or reordered",
   broken_link: "it does not link to the event before it — the chain was cut or spliced",
-} as const;
+  tail_removed: "the chain stops before the last event that was appended — the newest events were removed",
+} as const satisfies Record<NonNullable<ChainVerification["firstBad"]>["problem"], string>;
 
 export function ChainStatus({ result }: { result: ChainVerification }) {
   if (result.ok) {

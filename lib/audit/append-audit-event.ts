@@ -2,7 +2,7 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
 import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
-import { auditEventHash, GENESIS_HASH, type AuditRecord } from "@/lib/audit/audit-record";
+import { auditBodyJson, GENESIS_HASH, type AuditBody } from "@/lib/audit/audit-record";
 
 export type AuditActor = { type: "user" | "api_key" | "system" | "agent"; id?: string | null; label: string };
 
@@ -23,31 +23,18 @@ export type AuditEventInput = {
   data?: JsonObject;
 };
 
-// Namespace for the per-tenant advisory lock that serialises appends (so the chain never forks).
-const AUDIT_LOCK_NAMESPACE = 0x0a0d17;
-
 /**
- * Appends one event to the tenant's hash chain. Call it inside the transaction that makes the
- * change it records, as late as possible: the tenant's chain lock is held until that commit.
+ * Appends one event to the tenant's hash chain in a single statement: it advances the tenant's
+ * AuditHead row (whose row lock serialises appends until this transaction commits, so the chain
+ * never forks) and inserts the event with the sequence number, time and hash the database computed
+ * from the head's latest committed state. Call it inside the transaction that makes the change it
+ * records, as late as possible: the head stays locked until that commit.
  */
 export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promise<{ seq: bigint; hash: string }> {
   const data = event.data ?? {};
   assertCanonicalizable(data);
-  // Lock first, in its own statement: under READ COMMITTED a statement reads the snapshot taken
-  // when it starts, so reading the head in the same statement that waited for the lock would see
-  // a stale head and fork the chain.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_NAMESPACE}::int, hashtext(${event.tenantId}::text))`;
-  const [head] = await tx.$queryRaw<Array<{ seq: bigint | null; hash: string | null; at: Date }>>`
-    SELECT last.seq, last.hash, date_trunc('milliseconds', clock_timestamp()) AS at
-    FROM (SELECT 1) one
-    LEFT JOIN LATERAL (
-      SELECT seq, hash FROM "AuditEvent" WHERE "tenantId" = ${event.tenantId}::uuid ORDER BY seq DESC LIMIT 1
-    ) last ON true`;
-  const seq = (head.seq ?? 0n) + 1n;
-  const record: AuditRecord = {
+  const body: AuditBody = {
     tenantId: event.tenantId,
-    seq: seq.toString(),
-    at: head.at.toISOString(),
     actorType: event.actor.type,
     actorId: event.actor.id ?? null,
     actorLabel: event.actor.label,
@@ -63,16 +50,41 @@ export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promis
     requester: event.requester ?? null,
     status: event.status ?? null,
     data,
-    prevHash: head.hash ?? GENESIS_HASH,
   };
-  const hash = auditEventHash(record);
-  // A raw INSERT: this runs inside every state-changing transaction, while the chain lock is held.
-  await tx.$executeRaw`
-    INSERT INTO "AuditEvent" ("tenantId", seq, at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
-      "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data, "prevHash", hash)
-    VALUES (${record.tenantId}::uuid, ${seq}, ${head.at}, ${record.actorType}, ${record.actorId}, ${record.actorLabel},
-      ${record.type}, ${record.outcome}, ${record.subjectType}, ${record.subjectId}, ${record.actionId}::uuid, ${record.tool},
-      ${record.verdict}::"Verdict", ${record.riskLevel}::"RiskLevel", ${record.reviewerId}::uuid, ${record.requester},
-      ${record.status}, ${JSON.stringify(data)}::jsonb, ${record.prevHash}, ${hash})`;
-  return { seq, hash };
+  const bodyJson = auditBodyJson(body);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    // Under READ COMMITTED an UPDATE that waited for the row lock re-evaluates its SET expressions
+    // on the newest committed head, so seq, prevHash and hash always extend the latest event.
+    // `at` never goes backwards along the chain (GREATEST with the head's time).
+    const rows = await tx.$queryRaw<Array<{ seq: bigint; hash: string }>>`
+      WITH clock AS (SELECT date_trunc('milliseconds', clock_timestamp()) AS now),
+      head AS (
+        UPDATE "AuditHead" h SET
+          seq = h.seq + 1,
+          "prevHash" = h.hash,
+          at = GREATEST(clock.now, h.at),
+          hash = encode(sha256(convert_to(
+            h.hash || '|' || (h.seq + 1)::text || '|' ||
+            to_char(GREATEST(clock.now, h.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '|' || ${bodyJson},
+            'UTF8')), 'hex')
+        FROM clock
+        WHERE h."tenantId" = ${event.tenantId}::uuid
+        RETURNING h.seq, h.hash, h."prevHash", h.at
+      )
+      INSERT INTO "AuditEvent" ("tenantId", seq, at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
+        "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data, "prevHash", hash)
+      SELECT ${body.tenantId}::uuid, head.seq, head.at, ${body.actorType}, ${body.actorId}, ${body.actorLabel}, ${body.type},
+        ${body.outcome}, ${body.subjectType}, ${body.subjectId}, ${body.actionId}::uuid, ${body.tool},
+        ${body.verdict}::"Verdict", ${body.riskLevel}::"RiskLevel", ${body.reviewerId}::uuid, ${body.requester},
+        ${body.status}, ${JSON.stringify(data)}::jsonb, head."prevHash", head.hash
+      FROM head
+      RETURNING seq, hash`;
+    if (rows[0]) return rows[0];
+    // The tenant's first event: create its head (at the genesis) and append again.
+    await tx.$executeRaw`
+      INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
+      VALUES (${event.tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
+      ON CONFLICT ("tenantId") DO NOTHING`;
+  }
+  throw new Error(`Could not append to the audit chain of tenant ${event.tenantId}`);
 }

@@ -78,6 +78,18 @@ describe("the audit log", () => {
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: false, firstBad: { seq: "3", problem: "missing_or_reordered" } });
   });
 
+  it("finds a removed tail (the newest events deleted)", async () => {
+    const other = await createTestTenant(t.db);
+    for (let i = 0; i < 3; i++) {
+      await t.db.$transaction((tx) =>
+        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+      );
+    }
+    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 3 });
+    await behindTheAppsBack(`DELETE FROM "AuditEvent" WHERE "tenantId" = '${other.id}' AND seq = 3`);
+    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: false, firstBad: { seq: "3", problem: "tail_removed" } });
+  });
+
   it("finds reordered events (swapped sequence numbers)", async () => {
     const other = await createTestTenant(t.db);
     for (let i = 0; i < 3; i++) {

@@ -4,11 +4,9 @@ import { sha256Hex } from "@/lib/canonical/sha256-hex";
 
 export const GENESIS_HASH = "0".repeat(64);
 
-/** Every column an audit event's hash covers (all but id and hash itself). */
-export type AuditRecord = {
+/** What an audit event says, apart from its place in the chain (seq, time, previous hash). */
+export type AuditBody = {
   tenantId: string;
-  seq: string;
-  at: string;
   actorType: string;
   actorId: string | null;
   actorLabel: string;
@@ -24,10 +22,19 @@ export type AuditRecord = {
   requester: string | null;
   status: string | null;
   data: JsonObject;
-  prevHash: string;
 };
 
-/** SHA-256 over the RFC 8785 canonical JSON of the record, which includes the previous hash. */
-export function auditEventHash(record: AuditRecord): string {
-  return sha256Hex(canonicalJson({ v: 1, ...record }));
+/** RFC 8785 canonical JSON of the body: the part of the hashed text computed in JavaScript. */
+export function auditBodyJson(body: AuditBody): string {
+  return canonicalJson({ v: 2, ...body });
+}
+
+/**
+ * An event's hash: SHA-256 of `prevHash|seq|at|canonical body`, with `at` as an ISO-8601 UTC
+ * timestamp in milliseconds. The database computes the same text when it appends (so the chain
+ * position, time and hash are fixed in one statement under the head row's lock); the verifier
+ * recomputes it here.
+ */
+export function auditEventHash(link: { prevHash: string; seq: string; at: string }, bodyJson: string): string {
+  return sha256Hex(`${link.prevHash}|${link.seq}|${link.at}|${bodyJson}`);
 }

@@ -255,6 +255,17 @@ CREATE TABLE "AuditEvent" (
 );
 
 -- CreateTable
+CREATE TABLE "AuditHead" (
+    "tenantId" UUID NOT NULL,
+    "seq" BIGINT NOT NULL,
+    "hash" TEXT NOT NULL,
+    "prevHash" TEXT NOT NULL,
+    "at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "AuditHead_pkey" PRIMARY KEY ("tenantId")
+);
+
+-- CreateTable
 CREATE TABLE "ApiKey" (
     "id" UUID NOT NULL,
     "tenantId" UUID NOT NULL,
