@@ -9,6 +9,7 @@ import type { ToolOutcome } from "@/lib/tools/tool";
 import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
 import { createNextRevision } from "@/lib/approvals/create-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { liveExecutionOutput } from "@/lib/approvals/live-output";
 import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
 
 /** Identifies this process in execution claims, so recovery knows whose lease lapsed. */
@@ -216,11 +217,17 @@ export async function runClaimedExecution(
 ): Promise<ExecutionOutcome> {
   const tool = requireTool(claimed.tool);
   const started = performance.now();
+  const live = liveExecutionOutput(db, tenantId, claimed.executionId);
   let outcome: ToolOutcome;
   let state: ExecutionOutcome["state"];
   try {
     outcome = await tool.execute({ db, tenantId }, claimed.args, claimed.idempotencyKey, {
-      onOutput: options.onOutput, signal: options.signal, sandboxSpec: claimed.sandboxSpec,
+      onOutput: (stream, text) => {
+        live.push(stream, text);
+        options.onOutput?.(stream, text);
+      },
+      signal: options.signal,
+      sandboxSpec: claimed.sandboxSpec,
     });
     state = outcome.ok ? "succeeded" : "failed";
   } catch (error) {
@@ -229,6 +236,8 @@ export async function runClaimedExecution(
     // An effect that cannot honour its key may have happened before the error: a person decides.
     state = tool.honoursIdempotencyKey(claimed.args) ? "failed" : "unknown";
     outcome = { ok: false, result: { error: message } };
+  } finally {
+    await live.stop();
   }
   return recordExecution(db, tenantId, claimed, { state, outcome, durationMs: Math.round(performance.now() - started) }, options.actor);
 }
