@@ -90,13 +90,14 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
         data: { status, decidedAt: new Date(), statusReason: status === "rejected" ? note : `Approved by ${approvals} of ${action.quorum} required reviewers.` },
       });
     }
+    if (status !== "pending") await markTaskRunnable(tx, action.taskId);
+    // Last, so the tenant's audit head stays locked only until the commit.
     await appendAuditEvent(tx, {
       tenantId: input.tenantId, actor, type: "decision.recorded", outcome: "ok", subject: { type: "action", id: action.id },
       actionId: action.id, tool: action.tool, verdict: input.verdict, riskLevel: action.riskLevel,
       reviewerId: input.reviewer.userId, requester: action.requesterLabel, status,
       data: { revision: revision.revision, payloadHash: input.payloadHash, note, approvals, quorum: action.quorum },
     });
-    if (status !== "pending") await markTaskRunnable(tx, action.taskId);
     return { ok: true, outcome: { status, approvals, quorum: action.quorum, revision: revision.revision } };
   });
 

@@ -269,6 +269,7 @@ export async function recordExecution(
     });
     if (count === 0) return; // another process recorded it first (recovery after a lapsed lease)
     await tx.action.update({ where: { id: claimed.actionId }, data: { status: ended.state } });
+    await markTaskRunnable(tx, claimed.taskId);
     await appendAuditEvent(tx, {
       tenantId, actor, type: `execution.${ended.state}`, outcome: ended.state === "succeeded" ? "ok" : "error",
       subject: { type: "execution", id: claimed.executionId }, tool: claimed.tool, requester: claimed.requesterLabel,
@@ -280,7 +281,6 @@ export async function recordExecution(
         exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
       },
     });
-    await markTaskRunnable(tx, claimed.taskId);
   });
   return { state: ended.state, executionId: claimed.executionId, result, isolation };
 }
