@@ -23,6 +23,9 @@ export type AuditEventInput = {
   data?: JsonObject;
 };
 
+// Namespace of the per-tenant advisory lock appends queue on.
+const AUDIT_LOCK_NAMESPACE = 0x0a0d17;
+
 /**
  * Appends one event to the tenant's hash chain in a single statement: it advances the tenant's
  * AuditHead row (whose row lock serialises appends until this transaction commits, so the chain
@@ -52,6 +55,10 @@ export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promis
     data,
   };
   const bodyJson = auditBodyJson(body);
+  // Queue for the tenant's chain in the lock manager first: advisory-lock waiters are served in
+  // order, whereas many transactions waiting on one row lock are woken all at once and served in
+  // no particular order (a long latency tail under load). The head row's lock then never waits.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_NAMESPACE}::int, hashtext(${event.tenantId}::text))`;
   for (let attempt = 0; attempt < 2; attempt++) {
     // Under READ COMMITTED an UPDATE that waited for the row lock re-evaluates its SET expressions
     // on the newest committed head, so seq, prevHash and hash always extend the latest event.
