@@ -28,3 +28,10 @@ export function revisionHash(p: RevisionPayload): PayloadHash {
 export function toolArgsOf(p: Pick<RevisionPayload, "kind" | "args" | "code" | "language">): JsonObject {
   return p.kind === "code" ? { code: p.code ?? "", language: p.language ?? "python" } : (p.args ?? {});
 }
+
+/** How a tool's arguments are stored and hashed: a code tool's as code + language, others as args. */
+export function payloadColumns(kind: "tool" | "code", args: JsonObject): Pick<RevisionPayload, "args" | "code" | "language"> {
+  return kind === "code"
+    ? { args: null, code: String(args.code ?? ""), language: String(args.language ?? "python") }
+    : { args, code: null, language: null };
+}

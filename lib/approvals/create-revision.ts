@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
-import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
+import { payloadColumns, revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
 import { loadActivePolicy } from "@/lib/approvals/active-policy";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { diffCode, diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
@@ -50,11 +50,9 @@ export async function createNextRevision(tx: DbTx, input: NextRevisionInput): Pr
   const { decision } = assessment;
   const revision = input.fromRevision + 1;
   const isCode = input.tool.kind === "code";
+  const columns = payloadColumns(input.tool.kind, input.args);
   const hash = revisionHash({
-    tenantId: input.tenantId, tool: input.tool.name, kind: input.tool.kind,
-    args: isCode ? null : input.args,
-    code: isCode ? String(input.args.code) : null,
-    language: isCode ? String(input.args.language ?? "python") : null,
+    tenantId: input.tenantId, tool: input.tool.name, kind: input.tool.kind, ...columns,
     sandboxSpec: assessment.sandboxSpec, revision, policyVersion: policy.version,
   });
 
@@ -77,9 +75,9 @@ export async function createNextRevision(tx: DbTx, input: NextRevisionInput): Pr
   const created = await tx.actionRevision.create({
     data: {
       tenantId: input.tenantId, actionId: action.id, revision,
-      args: isCode ? undefined : input.args,
-      code: isCode ? String(input.args.code) : null,
-      language: isCode ? String(input.args.language ?? "python") : null,
+      args: columns.args ?? undefined,
+      code: columns.code,
+      language: columns.language,
       sandboxSpec: assessment.sandboxSpec ?? undefined,
       policyVersion: policy.version, policyDecision: decision,
       payloadHash: hash.hash, hashAlgorithm: hash.algorithm, hashVersion: hash.version,

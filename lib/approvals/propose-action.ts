@@ -9,7 +9,7 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
-import { revisionHash } from "@/lib/approvals/action-revision";
+import { payloadColumns, revisionHash } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
@@ -98,11 +98,9 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   });
   const { decision } = assessment;
   const revision = 1;
+  const columns = payloadColumns(tool.kind, args);
   const hash = revisionHash({
-    tenantId: tenant.id, tool: tool.name, kind: tool.kind,
-    args: tool.kind === "code" ? null : args,
-    code: tool.kind === "code" ? String(args.code) : null,
-    language: tool.kind === "code" ? String(args.language ?? "python") : null,
+    tenantId: tenant.id, tool: tool.name, kind: tool.kind, ...columns,
     sandboxSpec: assessment.sandboxSpec, revision, policyVersion: policy.version,
   });
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
@@ -134,8 +132,7 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
           "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
           origin, "createdByUserId")
         SELECT ${revisionId}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revision},
-          ${tool.kind === "code" ? null : json(args)}::jsonb, ${tool.kind === "code" ? String(args.code) : null},
-          ${tool.kind === "code" ? String(args.language ?? "python") : null}, ${json(assessment.sandboxSpec)}::jsonb,
+          ${json(columns.args)}::jsonb, ${columns.code}, ${columns.language}, ${json(assessment.sandboxSpec)}::jsonb,
           ${policy.version}, ${json(decision)}::jsonb, ${hash.hash}, ${hash.algorithm}, ${hash.version},
           ${json(assessment.riskTags)}::jsonb, ${assessment.riskLevel}::"RiskLevel", ${json(assessment.preview)}::jsonb,
           ${json(assessment.scanFindings)}::jsonb, 'proposed', ${requesterUserId}::uuid
