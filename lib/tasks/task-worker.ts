@@ -86,10 +86,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const pollMs = options.pollMs ?? Number(process.env.COUNTERSIGN_WORKER_POLL_MS ?? 1000);
   const log = options.log ?? (() => {});
   let lastSweep = 0;
+  // Sleeps until the next poll or until the worker is stopped; the abort listener goes away
+  // with each sleep (one per poll would pile up on a long-lived signal).
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      options.signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+      const wake = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      options.signal?.addEventListener("abort", wake, { once: true });
     });
   while (!options.signal?.aborted) {
     try {

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
@@ -9,7 +10,7 @@ import { offlinePlanner } from "@/lib/agent/offline-planner";
 import { createProviderModel, makeProvider } from "@/lib/agent/providers";
 import { startTask } from "@/lib/tasks/start-task";
 import { parseRunState } from "@/lib/tasks/run-state";
-import { claimNextTask, runClaimedTask } from "@/lib/tasks/task-worker";
+import { claimNextTask, runClaimedTask, runWorker } from "@/lib/tasks/task-worker";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -134,5 +135,14 @@ describe("workers", () => {
       const actions = await t.db.action.findMany({ where: { taskId: id }, orderBy: { createdAt: "asc" } });
       expect(actions.map((x) => x.tool)).toEqual(["get_invoice", "lookup_customer", "send_email"]);
     }
+  });
+
+  it("an idle worker polls without piling up listeners on its stop signal, and stops when told", async () => {
+    const controller = new AbortController();
+    const running = runWorker({ db: t.db, model: () => offlinePlanner, workerId: "idle", pollMs: 5, signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(getEventListeners(controller.signal, "abort").length).toBeLessThanOrEqual(1);
+    controller.abort();
+    await running;
   });
 });
