@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "@/lib/tools/tool";
-import { findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 
-const Args = z.strictObject({ invoice_number: z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042") });
+const Args = z.strictObject({ invoice_number: InvoiceNumberSchema });
 
 export const getInvoice = defineTool({
   name: "get_invoice",

@@ -1,7 +1,11 @@
+import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Customer, Invoice } from "@/lib/generated/prisma/client";
 import type { ReadContext } from "@/lib/tools/tool";
 import { notFound } from "@/lib/errors";
+
+/** An invoice number as tools accept it (INV-1042). */
+export const InvoiceNumberSchema = z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042");
 
 type InvoiceRow = Invoice & {
   customer: Pick<Customer, "id" | "tenantId" | "externalRef" | "name" | "email" | "verifiedDomains" | "optOut" | "notes" | "version">;

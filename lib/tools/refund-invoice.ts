@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineTool, type ToolOutcome } from "@/lib/tools/tool";
-import { findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
-  invoice_number: z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042"),
+  invoice_number: InvoiceNumberSchema,
   amount_minor: z.number().int().positive().max(1_000_000_000),
   reason: z.string().trim().min(3).max(500),
 });

@@ -3,14 +3,14 @@ import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
 import { defineTool, type ReadContext } from "@/lib/tools/tool";
-import { findInvoice } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
 
 const Args = z.strictObject({
   to: z.string().trim().toLowerCase().email().max(320),
   subject: z.string().trim().min(1).max(200),
   body: z.string().min(1).max(20_000),
   /** The invoice or customer the email is about: its customer's verified domains and opt-out apply. */
-  invoice_number: z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042").optional(),
+  invoice_number: InvoiceNumberSchema.optional(),
   customer_ref: z.string().trim().min(1).max(64).optional(),
 });
 type Args = z.infer<typeof Args>;
