@@ -1,4 +1,6 @@
 import type { DbTx } from "@/lib/db/client";
+import { sqlQuery } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { validatePolicy } from "@/lib/policy/validate-policy";
@@ -38,11 +40,11 @@ export async function loadTenantPolicy(
   db: DbTx,
   tenantId: string,
 ): Promise<{ tenant: { id: string; domains: string[] }; policy: ActivePolicy } | null> {
-  const [row] = await db.$queryRaw<Array<{ id: string; domains: string[]; policyId: string | null; version: number | null }>>`
+  const [row] = await sqlQuery<{ id: string; domains: string[]; policyId: string | null; version: number | null }>(db, Prisma.sql`
     SELECT t.id, t.domains, p.id AS "policyId", p.version
     FROM "Tenant" t
     LEFT JOIN LATERAL (SELECT id, version FROM "ToolPolicy" WHERE "tenantId" = t.id ORDER BY version DESC LIMIT 1) p ON true
-    WHERE t.id = ${tenantId}::uuid`;
+    WHERE t.id = ${tenantId}::uuid`);
   if (!row) return null;
   return { tenant: { id: row.id, domains: row.domains }, policy: await activePolicyFor(db, row.policyId, row.version) };
 }

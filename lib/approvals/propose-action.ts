@@ -5,7 +5,9 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
-import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { sqlQuery } from "@/lib/db/sql";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
@@ -72,18 +74,16 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   try {
     validated = validateArgs(input.tool, input.args);
     if (input.taskId) {
-      const task = await db.task.findFirst({ where: { id: input.taskId, tenantId: tenant.id }, select: { id: true } });
+      const [task] = await sqlQuery(db, Prisma.sql`SELECT id FROM "Task" WHERE id = ${input.taskId}::uuid AND "tenantId" = ${tenant.id}::uuid`);
       if (!task) throw new AppError("not_found", "That task was not found.", 404);
     }
   } catch (error) {
     const { body } = toPublicError(error, "proposeAction");
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
-        subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
-        data: { code: body.code, message: body.message },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
+      subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
+      data: { code: body.code, message: body.message },
+    });
     throw error;
   }
   const { tool, args } = validated;
@@ -110,53 +110,56 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
   const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-  const expiresAt = await db.$transaction(async (tx) => {
-    // One statement writes the action, its first revision and the TOCTOU snapshot (the hot path
-    // of every proposal; the expiry comes from the database clock).
-    const [row] = await tx.$queryRaw<Array<{ expiresAt: Date | null }>>`
-      WITH a AS (
-        INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
-          reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
-          quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
-        VALUES (${actionId}::uuid, ${tenant.id}::uuid, ${input.taskId ?? null}::uuid, ${requesterUserId}::uuid,
-          ${input.requester.type === "api_key" ? input.requester.apiKeyId : null}::uuid, ${input.requester.label},
-          ${tool.kind}::"ActionKind", ${tool.name}, ${(input.reason ?? "").slice(0, 2000)}, ${input.stepKey ?? null},
-          ${input.agentCallId ?? null}, ${status}::"ActionStatus", ${decision.effect === "require_approval"}, ${revision},
-          ${hash.hash}, ${assessment.riskLevel}::"RiskLevel", ${RISK_RANK[assessment.riskLevel]}, ${Math.max(1, decision.quorum)},
-          ${decision.eligibleRoles}::"Role"[],
-          CASE WHEN ${decision.effect === "deny"} THEN NULL ELSE date_trunc('milliseconds', now()) + make_interval(secs => ${ttl}) END,
-          CASE WHEN ${decision.effect === "require_approval"} THEN NULL ELSE now() END, ${decision.reason})
-        RETURNING "expiresAt"
-      ), r AS (
-        INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
-          "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
-          origin, "createdByUserId")
-        SELECT ${revisionId}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revision},
-          ${json(columns.args)}::jsonb, ${columns.code}, ${columns.language}, ${json(assessment.sandboxSpec)}::jsonb,
-          ${policy.version}, ${json(decision)}::jsonb, ${hash.hash}, ${hash.algorithm}, ${hash.version},
-          ${json(assessment.riskTags)}::jsonb, ${assessment.riskLevel}::"RiskLevel", ${json(assessment.preview)}::jsonb,
-          ${json(assessment.scanFindings)}::jsonb, 'proposed', ${requesterUserId}::uuid
-        FROM a
-      ), s AS (
-        INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
-        SELECT ${randomUUID()}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revisionId}::uuid, 'request',
-          ${json(assessment.snapshot)}::jsonb, ${snapshotHash(assessment.snapshot)}
-        FROM a WHERE ${assessment.snapshot !== null}
-      )
-      SELECT "expiresAt" FROM a`;
-    await appendAuditEvent(tx, {
-      tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
-      outcome: decision.effect === "deny" ? "refused" : "ok",
-      subject: { type: "action", id: actionId }, actionId, tool: tool.name,
-      riskLevel: assessment.riskLevel, requester: input.requester.label, status,
-      data: {
-        revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
-        policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
-        taskId: input.taskId ?? null,
-      },
-    });
-    return row.expiresAt;
+  const audit = auditAppendCtes({
+    tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
+    outcome: decision.effect === "deny" ? "refused" : "ok",
+    subject: { type: "action", id: actionId }, actionId, tool: tool.name,
+    riskLevel: assessment.riskLevel, requester: input.requester.label, status,
+    data: {
+      revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
+      policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
+      taskId: input.taskId ?? null,
+    },
   });
+  // One statement, so one implicit transaction: the audit event, the action, its first revision
+  // and the TOCTOU snapshot (the hot path of every proposal; the expiry comes from the database
+  // clock). The action is written only if the event was, and the chain stays locked only on the
+  // server, until this statement commits.
+  const [row] = await sqlQuery<{ expiresAt: Date | null }>(db, Prisma.sql`
+    WITH ${audit},
+    a AS (
+      INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
+        reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
+        quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
+      SELECT ${actionId}::uuid, ${tenant.id}::uuid, ${input.taskId ?? null}::uuid, ${requesterUserId}::uuid,
+        ${input.requester.type === "api_key" ? input.requester.apiKeyId : null}::uuid, ${input.requester.label},
+        ${tool.kind}::"ActionKind", ${tool.name}, ${(input.reason ?? "").slice(0, 2000)}, ${input.stepKey ?? null},
+        ${input.agentCallId ?? null}, ${status}::"ActionStatus", ${decision.effect === "require_approval"}, ${revision},
+        ${hash.hash}, ${assessment.riskLevel}::"RiskLevel", ${RISK_RANK[assessment.riskLevel]}, ${Math.max(1, decision.quorum)},
+        ${decision.eligibleRoles}::"Role"[],
+        CASE WHEN ${decision.effect === "deny"} THEN NULL ELSE date_trunc('milliseconds', now()) + make_interval(secs => ${ttl}) END,
+        CASE WHEN ${decision.effect === "require_approval"} THEN NULL ELSE now() END, ${decision.reason}
+      FROM audit
+      RETURNING "expiresAt"
+    ), r AS (
+      INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
+        "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
+        origin, "createdByUserId")
+      SELECT ${revisionId}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revision},
+        ${json(columns.args)}::jsonb, ${columns.code}, ${columns.language}, ${json(assessment.sandboxSpec)}::jsonb,
+        ${policy.version}, ${json(decision)}::jsonb, ${hash.hash}, ${hash.algorithm}, ${hash.version},
+        ${json(assessment.riskTags)}::jsonb, ${assessment.riskLevel}::"RiskLevel", ${json(assessment.preview)}::jsonb,
+        ${json(assessment.scanFindings)}::jsonb, 'proposed', ${requesterUserId}::uuid
+      FROM a
+    ), s AS (
+      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+      SELECT ${randomUUID()}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revisionId}::uuid, 'request',
+        ${json(assessment.snapshot)}::jsonb, ${snapshotHash(assessment.snapshot)}
+      FROM a WHERE ${assessment.snapshot !== null}
+    )
+    SELECT "expiresAt" FROM a`);
+  if (!row) throw new Error(`The audit chain of tenant ${tenant.id} has no head; the proposal was not recorded.`);
+  const expiresAt = row.expiresAt;
 
   if (decision.effect === "deny") {
     return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };

@@ -2,6 +2,9 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
 import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
+import { sqlQuery } from "@/lib/db/sql";
 import { auditBodyJson, GENESIS_HASH, type AuditBody } from "@/lib/audit/audit-record";
 
 export type AuditActor = { type: "user" | "api_key" | "system" | "agent"; id?: string | null; label: string };
@@ -23,17 +26,8 @@ export type AuditEventInput = {
   data?: JsonObject;
 };
 
-// Namespace of the per-tenant advisory lock appends queue on.
-const AUDIT_LOCK_NAMESPACE = 0x0a0d17;
-
-/**
- * Appends one event to the tenant's hash chain in a single statement: it advances the tenant's
- * AuditHead row (whose row lock serialises appends until this transaction commits, so the chain
- * never forks) and inserts the event with the sequence number, time and hash the database computed
- * from the head's latest committed state. Call it inside the transaction that makes the change it
- * records, as late as possible: the head stays locked until that commit.
- */
-export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promise<{ seq: bigint; hash: string }> {
+/** What the hash covers apart from the chain link, as canonical JSON, with the event's columns. */
+function auditBodyOf(event: AuditEventInput): { body: AuditBody; bodyJson: string } {
   const data = event.data ?? {};
   assertCanonicalizable(data);
   const body: AuditBody = {
@@ -54,40 +48,62 @@ export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promis
     status: event.status ?? null,
     data,
   };
-  const bodyJson = auditBodyJson(body);
-  // Queue for the tenant's chain in the lock manager first: advisory-lock waiters are served in
-  // order, whereas many transactions waiting on one row lock are woken all at once and served in
-  // no particular order (a long latency tail under load). The head row's lock then never waits.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_NAMESPACE}::int, hashtext(${event.tenantId}::text))`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    // Under READ COMMITTED an UPDATE that waited for the row lock re-evaluates its SET expressions
-    // on the newest committed head, so seq, prevHash and hash always extend the latest event.
-    // `at` never goes backwards along the chain (GREATEST with the head's time).
-    const rows = await tx.$queryRaw<Array<{ seq: bigint; hash: string }>>`
-      WITH clock AS (SELECT date_trunc('milliseconds', clock_timestamp()) AS now),
-      head AS (
-        UPDATE "AuditHead" h SET
-          seq = h.seq + 1,
-          "prevHash" = h.hash,
-          at = GREATEST(clock.now, h.at),
-          hash = encode(sha256(convert_to(
-            h.hash || '|' || (h.seq + 1)::text || '|' ||
-            to_char(GREATEST(clock.now, h.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '|' || ${bodyJson},
-            'UTF8')), 'hex')
-        FROM clock
-        WHERE h."tenantId" = ${event.tenantId}::uuid
-        RETURNING h.seq, h.hash, h."prevHash", h.at
-      )
+  return { body, bodyJson: auditBodyJson(body) };
+}
+
+/**
+ * Common table expressions that append one event to the tenant's hash chain, for embedding in a
+ * statement that also makes the change the event records (`WITH ..., ${auditAppendCtes(e)} ...`):
+ * `audit_head` advances the tenant's AuditHead row and `audit` inserts the event with the sequence
+ * number, time and hash the database computed from the head's latest committed state.
+ *
+ * The head UPDATE first queues on the tenant's advisory lock (`audit_chain_lock`, FIFO, unlike a
+ * row lock whose many waiters are woken in no particular order), then locks the row; under READ
+ * COMMITTED it re-evaluates its SET on the newest committed head, so the chain never forks. Both
+ * locks last until the statement's transaction commits, so keep that transaction short: ideally
+ * the whole change is this one statement. `gate` names an earlier CTE of the statement that must
+ * have returned a row for the event to be appended (the claim of an execution, say).
+ */
+export function auditAppendCtes(event: AuditEventInput, gate?: "claim" | "vote"): Sql {
+  const { body, bodyJson } = auditBodyOf(event);
+  const from = gate ? Prisma.raw(`audit_clock c, ${gate}`) : Prisma.raw("audit_clock c");
+  return Prisma.sql`audit_clock AS (SELECT date_trunc('milliseconds', clock_timestamp()) AS now),
+    audit_head AS (
+      UPDATE "AuditHead" h SET
+        seq = h.seq + 1,
+        "prevHash" = h.hash,
+        at = GREATEST(c.now, h.at),
+        hash = encode(sha256(convert_to(
+          h.hash || '|' || (h.seq + 1)::text || '|' ||
+          to_char(GREATEST(c.now, h.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '|' || ${bodyJson}::text,
+          'UTF8')), 'hex')
+      FROM ${from}
+      WHERE h."tenantId" = ${event.tenantId}::uuid AND audit_chain_lock(h."tenantId")
+      RETURNING h.seq, h.hash, h."prevHash", h.at
+    ),
+    audit AS (
       INSERT INTO "AuditEvent" ("tenantId", seq, at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
         "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data, "prevHash", hash)
-      SELECT ${body.tenantId}::uuid, head.seq, head.at, ${body.actorType}, ${body.actorId}, ${body.actorLabel}, ${body.type},
-        ${body.outcome}, ${body.subjectType}, ${body.subjectId}, ${body.actionId}::uuid, ${body.tool},
+      SELECT ${body.tenantId}::uuid, audit_head.seq, audit_head.at, ${body.actorType}, ${body.actorId}, ${body.actorLabel},
+        ${body.type}, ${body.outcome}, ${body.subjectType}, ${body.subjectId}, ${body.actionId}::uuid, ${body.tool},
         ${body.verdict}::"Verdict", ${body.riskLevel}::"RiskLevel", ${body.reviewerId}::uuid, ${body.requester},
-        ${body.status}, ${JSON.stringify(data)}::jsonb, head."prevHash", head.hash
-      FROM head
-      RETURNING seq, hash`;
+        ${body.status}, ${JSON.stringify(body.data)}::jsonb, audit_head."prevHash", audit_head.hash
+      FROM audit_head
+      RETURNING seq, hash
+    )`;
+}
+
+/**
+ * Appends one event to the tenant's hash chain in one statement (see `auditAppendCtes`). Call it
+ * inside the transaction that makes the change it records, as late as possible: the chain stays
+ * locked until that commit.
+ */
+export async function appendAuditEvent(tx: DbTx, event: AuditEventInput): Promise<{ seq: bigint; hash: string }> {
+  const append = Prisma.sql`WITH ${auditAppendCtes(event)} SELECT seq, hash FROM audit`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const rows = await sqlQuery<{ seq: bigint; hash: string }>(tx, append);
     if (rows[0]) return rows[0];
-    // The tenant's first event: create its head (at the genesis) and append again.
+    // A tenant created before its head was: create the head (at the genesis) and append again.
     await tx.$executeRaw`
       INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
       VALUES (${event.tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))

@@ -1,14 +1,22 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { registerPool } from "@/lib/db/sql";
 
 export type Db = PrismaClient;
 /** The handle domain functions take: the client, or a transaction client from `db.$transaction`. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
-  const adapter = new PrismaPg({ connectionString, max: options.max ?? 20 });
+  // One pool, shared by Prisma and the hot paths that use pg directly (lib/db/sql.ts).
+  const pool = new Pool({ connectionString, max: options.max ?? 20 });
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // Secret columns are left out of default selects; code that needs them asks by name.
-  return new PrismaClient({ adapter, omit: { user: { passwordHash: true }, apiKey: { secretHash: true } } });
+  const db: Db = new PrismaClient({ adapter, omit: { user: { passwordHash: true }, apiKey: { secretHash: true } } });
+  registerPool(db, pool);
+  // Prisma listens for idle-connection errors only once it has connected; until then, this does.
+  pool.on("error", (error) => console.error(`[countersign] an idle database connection failed: ${error.message}`));
+  return db;
 }
 
 const globalForDb = globalThis as unknown as { countersignDb?: Db };
