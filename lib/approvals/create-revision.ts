@@ -96,7 +96,7 @@ export async function createNextRevision(tx: DbTx, input: NextRevisionInput): Pr
   await tx.action.update({
     where: { id: action.id },
     data: {
-      currentRevision: revision, payloadHash: hash.hash, status,
+      currentRevision: revision, payloadHash: hash.hash, status, approvals: 0,
       requiresApproval: decision.effect === "require_approval",
       riskLevel: assessment.riskLevel, riskRank: RISK_RANK[assessment.riskLevel],
       quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,

@@ -1,7 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
-import type { Verdict } from "@/lib/generated/prisma/enums";
+import { hasPool, sqlQuery } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
 import { AppError } from "@/lib/errors";
-import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
 
@@ -24,14 +27,109 @@ export type DecisionOutcome = {
 
 type Refusal = { error: AppError; expired?: boolean };
 
+function statusReasonFor(status: "approved" | "rejected", note: string | null, approvals: number, quorum: number): string | null {
+  return status === "rejected" ? note : `Approved by ${approvals} of ${quorum} required reviewers.`;
+}
+
+type VoteState = {
+  status: string;
+  expired: boolean;
+  eligibleRoles: string[];
+  requesterUserId: string | null;
+  payloadHash: string;
+  quorum: number;
+  approvals: number;
+  currentRevision: number;
+  tool: string;
+  riskLevel: RiskLevel;
+  requesterLabel: string;
+  taskId: string | null;
+  revisionId: string;
+  createdByUserId: string | null;
+  voted: boolean;
+};
+
 /**
- * One reviewer's vote on the current revision. Everything is checked on the server against the
- * row locked FOR UPDATE (votes on one action are serialised): tenant, status, expiry by the
- * database clock, eligible role, not the requester nor the editor of this revision, the hash the
- * reviewer saw, one vote per reviewer. A quorum of distinct approvers approves; one rejection
+ * One reviewer's vote on the current revision. Checked on the server: tenant, status, expiry by
+ * the database clock, eligible role, not the requester nor the editor of this revision, the hash
+ * the reviewer saw, one vote per reviewer. A quorum of distinct approvers approves; one rejection
  * rejects. Every refusal is audited.
+ *
+ * The common case is two statements: a read, then one conditional UPDATE of the action row that
+ * also inserts the vote, wakes the task and appends the audit event. The UPDATE requires the row
+ * to be exactly as read (pending, same revision and hash, same approval count, unexpired), so
+ * concurrent votes serialise on the row and a vote that raced another writes nothing. Anything
+ * else — a refusal, an expiry, a lost race — takes the locked path, which decides it under
+ * FOR UPDATE and audits the outcome.
  */
 export async function decideAction(db: Db, input: DecideInput): Promise<DecisionOutcome> {
+  // These statements are prepared once per connection and run with a generic plan. Tenant and
+  // status are compared as text so the primary key is the only index that plan can pick: with
+  // statistics from when the table was small, it would otherwise pick (tenantId, status, …) and
+  // filter every pending action of the tenant.
+  if (!hasPool(db)) return decideUnderLock(db, input);
+  const note = input.note?.trim() || null;
+  const [row] = await sqlQuery<VoteState>(db, Prisma.sql`
+    SELECT a.status::text AS status, (a."expiresAt" IS NOT NULL AND a."expiresAt" <= now()) AS expired,
+      a."eligibleRoles"::text[] AS "eligibleRoles", a."requesterUserId", a."payloadHash", a.quorum, a.approvals,
+      a."currentRevision", a.tool, a."riskLevel"::text AS "riskLevel", a."requesterLabel", a."taskId",
+      r.id AS "revisionId", r."createdByUserId",
+      EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${input.reviewer.userId}::uuid) AS voted
+    FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.status = 'current'
+    WHERE a.id = ${input.actionId}::uuid AND a."tenantId"::text = ${input.tenantId}`);
+  const clean =
+    row && row.status === "pending" && !row.expired && !row.voted &&
+    input.reviewer.roles.some((role) => row.eligibleRoles.includes(role)) &&
+    row.requesterUserId !== input.reviewer.userId && row.createdByUserId !== input.reviewer.userId &&
+    input.payloadHash === row.payloadHash && (input.verdict === "approve" || note !== null);
+  if (!clean) return decideUnderLock(db, input);
+
+  const approvals = row.approvals + (input.verdict === "approve" ? 1 : 0);
+  const status = input.verdict === "reject" ? "rejected" : approvals >= row.quorum ? "approved" : "pending";
+  const audit = auditAppendCtes({
+    tenantId: input.tenantId, actor: memberAuditActor(input.reviewer), type: "decision.recorded", outcome: "ok",
+    subject: { type: "action", id: input.actionId }, actionId: input.actionId, tool: row.tool, verdict: input.verdict,
+    riskLevel: row.riskLevel, reviewerId: input.reviewer.userId, requester: row.requesterLabel, status,
+    data: { revision: row.currentRevision, payloadHash: input.payloadHash, note, approvals, quorum: row.quorum },
+  }, { gate: "vote" });
+  const decided = status !== "pending";
+  let written: Array<{ ok: number }>;
+  try {
+    written = await sqlQuery<{ ok: number }>(db, Prisma.sql`
+      WITH vote AS (
+        UPDATE "Action" SET approvals = ${approvals}, status = ${status}::"ActionStatus",
+          "decidedAt" = CASE WHEN ${decided} THEN now() ELSE "decidedAt" END,
+          "statusReason" = CASE WHEN ${decided} THEN ${decided ? statusReasonFor(status, note, approvals, row.quorum) : null} ELSE "statusReason" END,
+          "updatedAt" = now()
+        WHERE id = ${input.actionId}::uuid AND "tenantId"::text = ${input.tenantId} AND status::text = 'pending'
+          AND approvals = ${row.approvals} AND "currentRevision" = ${row.currentRevision} AND "payloadHash" = ${row.payloadHash}
+          AND ("expiresAt" IS NULL OR "expiresAt" > now())
+          AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${input.tenantId}::uuid)
+        RETURNING id, "taskId"
+      ),
+      ${audit},
+      cast_vote AS (
+        INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash")
+        SELECT ${randomUUID()}::uuid, ${input.tenantId}::uuid, ${input.actionId}::uuid, ${row.revisionId}::uuid,
+          ${input.reviewer.userId}::uuid, ${input.verdict}::"Verdict", ${note}, ${input.payloadHash}
+        FROM audit
+      ),
+      wake AS (
+        UPDATE "Task" t SET "runnableAt" = now(), "wakeSeq" = t."wakeSeq" + 1, "updatedAt" = now()
+        FROM vote WHERE ${decided} AND t.id = vote."taskId" AND t.status IN ('running', 'waiting_approval', 'queued')
+      )
+      SELECT 1 AS ok FROM audit`);
+  } catch (error) {
+    // The same reviewer's concurrent vote won the unique (revision, reviewer) index.
+    if ((error as { code?: string }).code === "23505") return decideUnderLock(db, input);
+    throw error;
+  }
+  if (written.length === 0) return decideUnderLock(db, input);
+  return { status, approvals, quorum: row.quorum, revision: row.currentRevision };
+}
+
+/** The same decision with the action row locked FOR UPDATE first: every refusal and expiry goes here. */
+async function decideUnderLock(db: Db, input: DecideInput): Promise<DecisionOutcome> {
   const note = input.note?.trim() || null;
   const actor = memberAuditActor(input.reviewer);
   const result = await db.$transaction(async (tx): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; refusal: Refusal }> => {
@@ -84,12 +182,12 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     });
     const approvals = await tx.decision.count({ where: { revisionId: revision.id, verdict: "approve", void: false } });
     const status = input.verdict === "reject" ? "rejected" : approvals >= action.quorum ? "approved" : "pending";
-    if (status !== "pending") {
-      await tx.action.update({
-        where: { id: action.id },
-        data: { status, decidedAt: new Date(), statusReason: status === "rejected" ? note : `Approved by ${approvals} of ${action.quorum} required reviewers.` },
-      });
-    }
+    await tx.action.update({
+      where: { id: action.id },
+      data: status === "pending"
+        ? { approvals }
+        : { approvals, status, decidedAt: new Date(), statusReason: statusReasonFor(status, note, approvals, action.quorum) },
+    });
     if (status !== "pending") await markTaskRunnable(tx, action.taskId);
     // Last, so the tenant's audit head stays locked only until the commit.
     await appendAuditEvent(tx, {
@@ -103,14 +201,12 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
 
   if (result.ok) return result.outcome;
   if (!result.refusal.expired) {
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: input.tenantId, actor, type: "decision.refused", outcome: "refused",
-        subject: { type: "action", id: input.actionId }, verdict: input.verdict, reviewerId: input.reviewer.userId,
-        status: result.refusal.error.code,
-        data: { code: result.refusal.error.code, message: result.refusal.error.message, payloadHash: input.payloadHash, actionId: input.actionId },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor, type: "decision.refused", outcome: "refused",
+      subject: { type: "action", id: input.actionId }, verdict: input.verdict, reviewerId: input.reviewer.userId,
+      status: result.refusal.error.code,
+      data: { code: result.refusal.error.code, message: result.refusal.error.message, payloadHash: input.payloadHash, actionId: input.actionId },
+    });
   }
   throw result.refusal.error;
 }

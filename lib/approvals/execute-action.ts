@@ -1,9 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db, DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditAppendCtes, type AuditActor } from "@/lib/audit/append-audit-event";
+import { hasPool, sqlQuery } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { RiskLevel } from "@/lib/generated/prisma/enums";
 import { requireTool } from "@/lib/tools/registry";
 import type { ToolOutcome } from "@/lib/tools/tool";
 import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
@@ -83,13 +86,119 @@ async function refusalFor(db: DbTx, input: ExecuteInput): Promise<AppError> {
   return new AppError(`not_executable.${row.status}`, messages[row.status] ?? `The action is ${row.status}.`, 409);
 }
 
+type ApprovalState = {
+  status: string;
+  consumed: boolean;
+  expired: boolean;
+  payloadHash: string;
+  currentRevision: number;
+  kind: "tool" | "code";
+  tool: string;
+  taskId: string | null;
+  requesterLabel: string;
+  riskLevel: RiskLevel;
+  revisionId: string;
+  revision: number;
+  args: JsonObject | null;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  policyVersion: number;
+  revisionHash: string;
+  requestSnapshotHash: string | null;
+};
+
 /**
- * The one use of an approval. In one transaction: claim it with a single conditional UPDATE
- * (approved, unconsumed, unexpired by the database clock, hash matches), recompute the hash from
- * the stored payload, re-read the TOCTOU snapshot, and create the execution with its idempotency
- * key. Then run the effect and record succeeded / failed / unknown.
+ * The one use of an approval: claim it, recompute its hash from the stored payload, re-read the
+ * TOCTOU snapshot, create the execution with its idempotency key, run the effect and record
+ * succeeded / failed / unknown.
+ *
+ * The common case takes three statements before the effect: read the approval with its current
+ * revision and request snapshot; re-read the live state and check hash and snapshot in
+ * JavaScript; then one statement that claims the approval with a single conditional UPDATE
+ * (approved, unconsumed, unexpired by the database clock, same revision and hash) and, only if
+ * that claimed it, stores the pre-execution snapshot, creates the execution and appends the audit
+ * event. Anything else — a refusal, a hash that does not recompute, a changed snapshot, a lost
+ * race — takes the transactional path (`executeInTransaction`), which decides it with the claim
+ * first and records the invalidation or refusal.
  */
 export async function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
+  // Prepared statements with generic plans: tenant and status are compared as text so the primary
+  // key is the only index they can use (see decideAction).
+  if (!hasPool(db)) return executeInTransaction(db, input);
+  const [row] = await sqlQuery<ApprovalState>(db, Prisma.sql`
+    SELECT a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
+      (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired, a."payloadHash", a."currentRevision",
+      a.kind::text AS kind, a.tool, a."taskId", a."requesterLabel", a."riskLevel"::text AS "riskLevel",
+      r.id AS "revisionId", r.revision, r.args, r.code, r.language, r."sandboxSpec", r."policyVersion",
+      r."payloadHash" AS "revisionHash",
+      (SELECT s.hash FROM "Snapshot" s WHERE s."actionId" = a.id AND s."revisionId" = r.id AND s.phase = 'request' LIMIT 1) AS "requestSnapshotHash"
+    FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.status = 'current'
+    WHERE a.id = ${input.actionId}::uuid AND a."tenantId"::text = ${input.tenantId}`);
+  if (!row || row.status !== "approved" || row.consumed || row.expired || row.payloadHash !== input.payloadHash) {
+    return executeInTransaction(db, input);
+  }
+  const recomputed = revisionHash({
+    tenantId: input.tenantId, tool: row.tool, kind: row.kind, args: row.kind === "code" ? null : row.args,
+    code: row.code, language: row.language, sandboxSpec: row.sandboxSpec, revision: row.revision, policyVersion: row.policyVersion,
+  });
+  if (recomputed.hash !== row.payloadHash || recomputed.hash !== row.revisionHash || row.revision !== row.currentRevision) {
+    return executeInTransaction(db, input);
+  }
+  const tool = requireTool(row.tool);
+  const args = toolArgsOf(row);
+  // TOCTOU: the state the decision rests on must be what the reviewers saw.
+  const now = await tool.snapshot({ db, tenantId: input.tenantId }, args);
+  const nowHash = snapshotHash(now);
+  if ((row.requestSnapshotHash ?? snapshotHash(null)) !== nowHash) return executeInTransaction(db, input);
+
+  const executionId = randomUUID();
+  const idempotencyKey = idempotencyKeyFor(input.actionId, row.revision, row.payloadHash);
+  const audit = auditAppendCtes({
+    tenantId: input.tenantId, actor: input.actor, subject: { type: "action", id: input.actionId }, actionId: input.actionId,
+    tool: row.tool, riskLevel: row.riskLevel, requester: row.requesterLabel,
+    type: "execution.started", outcome: "ok", status: "executing",
+    data: { executionId, revision: row.revision, payloadHash: row.payloadHash, idempotencyKey },
+  }, { gate: "claim" });
+  const started = await sqlQuery<{ id: string }>(db, Prisma.sql`
+    WITH claim AS (
+      UPDATE "Action" SET status = 'executing', "consumedAt" = now(), "updatedAt" = now()
+      WHERE id = ${input.actionId}::uuid AND "tenantId"::text = ${input.tenantId}
+        AND status::text = 'approved' AND "consumedAt" IS NULL AND "expiresAt" > now()
+        AND "payloadHash" = ${row.payloadHash} AND "currentRevision" = ${row.revision}
+        AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${input.tenantId}::uuid)
+      RETURNING id
+    ),
+    ${audit},
+    pre AS (
+      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+      SELECT ${randomUUID()}::uuid, ${input.tenantId}::uuid, ${input.actionId}::uuid, ${row.revisionId}::uuid,
+        'pre_execution', ${JSON.stringify(now ?? {})}::jsonb, ${nowHash}
+      FROM audit
+    ),
+    execution AS (
+      INSERT INTO "Execution" (id, "tenantId", "actionId", revision, "idempotencyKey", "claimedBy", "leaseExpiresAt")
+      SELECT ${executionId}::uuid, ${input.tenantId}::uuid, ${input.actionId}::uuid, ${row.revision}, ${idempotencyKey},
+        ${PROCESS_ID}, now() + make_interval(secs => ${executionLeaseMs() / 1000})
+      FROM audit
+      RETURNING id
+    )
+    SELECT id FROM execution`);
+  // Another executor claimed it first, or it changed meanwhile: the transactional path says which.
+  if (started.length === 0) return executeInTransaction(db, input);
+  const claimed: Claimed = {
+    executionId, actionId: input.actionId, idempotencyKey, revision: row.revision, args, sandboxSpec: row.sandboxSpec,
+    taskId: row.taskId, tool: row.tool, requesterLabel: row.requesterLabel,
+  };
+  return runClaimedExecution(db, input.tenantId, claimed, input);
+}
+
+/**
+ * The same use of an approval in one transaction, claim first: the conditional UPDATE, the hash
+ * recomputed, the TOCTOU snapshot re-read (invalidating the approval and queueing a fresh
+ * revision if it changed), and the execution created; or the refusal, audited.
+ */
+async function executeInTransaction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
   type ClaimResult =
     | { ok: true; claimed: Claimed }
     // `audited`: the refusal was recorded inside the transaction (it also changed state).
@@ -196,13 +305,11 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
 
   if (!claim.ok) {
     if (claim.audited) throw claim.error;
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: input.tenantId, actor: input.actor, type: "execution.refused", outcome: "refused",
-        subject: { type: "action", id: input.actionId }, actionId: null, status: claim.error.code,
-        data: { code: claim.error.code, message: claim.error.message, actionId: input.actionId },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor: input.actor, type: "execution.refused", outcome: "refused",
+      subject: { type: "action", id: input.actionId }, actionId: null, status: claim.error.code,
+      data: { code: claim.error.code, message: claim.error.message, actionId: input.actionId },
+    });
     throw claim.error;
   }
   return runClaimedExecution(db, input.tenantId, claim.claimed, input);
@@ -251,36 +358,40 @@ export async function recordExecution(
 ): Promise<ExecutionOutcome> {
   const result = ended.outcome.result;
   const isolation = ended.outcome.isolation ?? (claimed.sandboxSpec ? null : "in-process");
-  await db.$transaction(async (tx) => {
-    const { count } = await tx.execution.updateMany({
-      where: { id: claimed.executionId, tenantId, status: "executing" },
-      data: {
-        status: ended.state,
-        result,
-        isolation,
-        stdout: typeof result.stdout === "string" ? result.stdout : null,
-        stderr: typeof result.stderr === "string" ? result.stderr : null,
-        exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
-        truncated: result.truncated === true,
-        durationMs: ended.durationMs,
-        finishedAt: new Date(),
-        leaseExpiresAt: null,
-      },
-    });
-    if (count === 0) return; // another process recorded it first (recovery after a lapsed lease)
-    await tx.action.update({ where: { id: claimed.actionId }, data: { status: ended.state } });
-    await markTaskRunnable(tx, claimed.taskId);
-    await appendAuditEvent(tx, {
-      tenantId, actor, type: `execution.${ended.state}`, outcome: ended.state === "succeeded" ? "ok" : "error",
-      subject: { type: "execution", id: claimed.executionId }, tool: claimed.tool, requester: claimed.requesterLabel,
-      actionId: claimed.actionId,
-      status: ended.state,
-      data: {
-        executionId: claimed.executionId, revision: claimed.revision, isolation, durationMs: ended.durationMs,
-        error: typeof result.error === "string" ? result.error : null,
-        exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
-      },
-    });
-  });
+  const audit = auditAppendCtes({
+    tenantId, actor, type: `execution.${ended.state}`, outcome: ended.state === "succeeded" ? "ok" : "error",
+    subject: { type: "execution", id: claimed.executionId }, tool: claimed.tool, requester: claimed.requesterLabel,
+    actionId: claimed.actionId,
+    status: ended.state,
+    data: {
+      executionId: claimed.executionId, revision: claimed.revision, isolation, durationMs: ended.durationMs,
+      error: typeof result.error === "string" ? result.error : null,
+      exitCode: typeof result.exit_code === "number" ? result.exit_code : null,
+    },
+  }, { gate: "ended" });
+  // One statement: the execution (only if still executing: another process may have recorded it
+  // first, after a lapsed lease), its action, the task's wake-up and the audit event.
+  await sqlQuery(db, Prisma.sql`
+    WITH ended AS (
+      UPDATE "Execution" SET status = ${ended.state}::"ExecutionStatus", result = ${JSON.stringify(result)}::jsonb,
+        isolation = ${isolation}, stdout = ${typeof result.stdout === "string" ? result.stdout : null},
+        stderr = ${typeof result.stderr === "string" ? result.stderr : null},
+        "exitCode" = ${typeof result.exit_code === "number" ? result.exit_code : null}::int,
+        truncated = ${result.truncated === true}, "durationMs" = ${ended.durationMs}::int,
+        "finishedAt" = now(), "leaseExpiresAt" = NULL
+      WHERE id = ${claimed.executionId}::uuid AND "tenantId"::text = ${tenantId} AND status::text = 'executing'
+        AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid)
+      RETURNING id
+    ),
+    ${audit},
+    action AS (
+      UPDATE "Action" SET status = ${ended.state}::"ActionStatus", "updatedAt" = now()
+      FROM audit WHERE "Action".id = ${claimed.actionId}::uuid
+    ),
+    wake AS (
+      UPDATE "Task" SET "runnableAt" = now(), "wakeSeq" = "wakeSeq" + 1, "updatedAt" = now()
+      FROM audit WHERE "Task".id = ${claimed.taskId}::uuid AND "Task".status IN ('running', 'waiting_approval', 'queued')
+    )
+    SELECT 1 FROM audit`);
   return { state: ended.state, executionId: claimed.executionId, result, isolation };
 }

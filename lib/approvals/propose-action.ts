@@ -10,7 +10,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { sqlQuery } from "@/lib/db/sql";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
-import { loadTenantPolicy } from "@/lib/approvals/active-policy";
+import { cachedTenantPolicy, forgetTenantPolicy, tenantPolicyStillCurrent } from "@/lib/approvals/active-policy";
 import { payloadColumns, revisionHash } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
@@ -66,10 +66,25 @@ function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof
  * the TOCTOU snapshot stored. Invalid proposals change nothing but an audit entry.
  */
 export async function proposeAction(db: Db, input: ProposeInput): Promise<ProposalOutcome> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const loaded = await cachedTenantPolicy(db, input.tenantId);
+    if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
+    const outcome = await proposeUnder(db, input, loaded);
+    if (outcome) return outcome;
+    // The tenant's policy or domains changed since they were cached: assess again under the new ones.
+    forgetTenantPolicy(input.tenantId);
+  }
+  throw new Error(`The proposal could not be recorded for tenant ${input.tenantId}: its policy kept changing.`);
+}
+
+/** Null: nothing was written, because the tenant's policy or domains are no longer `loaded`. */
+async function proposeUnder(
+  db: Db,
+  input: ProposeInput,
+  loaded: NonNullable<Awaited<ReturnType<typeof cachedTenantPolicy>>>,
+): Promise<ProposalOutcome | null> {
   const actor = requesterAuditActor(input.requester);
   let validated: ReturnType<typeof validateArgs>;
-  const loaded = await loadTenantPolicy(db, input.tenantId);
-  if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
   const { tenant, policy } = loaded;
   try {
     validated = validateArgs(input.tool, input.args);
@@ -120,11 +135,12 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
       policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
       taskId: input.taskId ?? null,
     },
-  });
+  }, { onlyIf: tenantPolicyStillCurrent(loaded) });
   // One statement, so one implicit transaction: the audit event, the action, its first revision
   // and the TOCTOU snapshot (the hot path of every proposal; the expiry comes from the database
-  // clock). The action is written only if the event was, and the chain stays locked only on the
-  // server, until this statement commits.
+  // clock). The action is written only if the event was, the event only if the policy and domains
+  // it was assessed under are still the tenant's, and the chain stays locked only on the server,
+  // until this statement commits.
   const [row] = await sqlQuery<{ expiresAt: Date | null }>(db, Prisma.sql`
     WITH ${audit},
     a AS (
@@ -158,7 +174,7 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
       FROM a WHERE ${assessment.snapshot !== null}
     )
     SELECT "expiresAt" FROM a`);
-  if (!row) throw new Error(`The audit chain of tenant ${tenant.id} has no head; the proposal was not recorded.`);
+  if (!row) return null;
   const expiresAt = row.expiresAt;
 
   if (decision.effect === "deny") {

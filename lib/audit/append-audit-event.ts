@@ -62,11 +62,14 @@ function auditBodyOf(event: AuditEventInput): { body: AuditBody; bodyJson: strin
  * COMMITTED it re-evaluates its SET on the newest committed head, so the chain never forks. Both
  * locks last until the statement's transaction commits, so keep that transaction short: ideally
  * the whole change is this one statement. `gate` names an earlier CTE of the statement that must
- * have returned a row for the event to be appended (the claim of an execution, say).
+ * have returned a row for the event to be appended (the claim of an execution, say); `onlyIf` is a
+ * further condition. Statements that embed this make their own writes depend on `audit`, so that
+ * either both happen or neither does.
  */
-export function auditAppendCtes(event: AuditEventInput, gate?: "claim" | "vote"): Sql {
+export function auditAppendCtes(event: AuditEventInput, options: { gate?: "claim" | "vote" | "ended"; onlyIf?: Sql } = {}): Sql {
   const { body, bodyJson } = auditBodyOf(event);
-  const from = gate ? Prisma.raw(`audit_clock c, ${gate}`) : Prisma.raw("audit_clock c");
+  const from = options.gate ? Prisma.raw(`audit_clock c, ${options.gate}`) : Prisma.raw("audit_clock c");
+  const onlyIf = options.onlyIf ?? Prisma.sql`true`;
   return Prisma.sql`audit_clock AS (SELECT date_trunc('milliseconds', clock_timestamp()) AS now),
     audit_head AS (
       UPDATE "AuditHead" h SET
@@ -78,7 +81,7 @@ export function auditAppendCtes(event: AuditEventInput, gate?: "claim" | "vote")
           to_char(GREATEST(c.now, h.at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '|' || ${bodyJson}::text,
           'UTF8')), 'hex')
       FROM ${from}
-      WHERE h."tenantId" = ${event.tenantId}::uuid AND audit_chain_lock(h."tenantId")
+      WHERE h."tenantId" = ${event.tenantId}::uuid AND (${onlyIf}) AND audit_chain_lock(h."tenantId")
       RETURNING h.seq, h.hash, h."prevHash", h.at
     ),
     audit AS (

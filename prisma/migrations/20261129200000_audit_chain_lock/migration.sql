@@ -14,3 +14,12 @@ CREATE TRIGGER "Tenant_audit_head" AFTER INSERT ON "Tenant" FOR EACH ROW EXECUTE
 INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
 SELECT id, 0, repeat('0', 64), repeat('0', 64), to_timestamp(0) FROM "Tenant"
 ON CONFLICT ("tenantId") DO NOTHING;
+
+-- Approving votes on the current revision, on the action row itself: a vote is then one
+-- conditional UPDATE of that row, and concurrent votes serialise on it.
+ALTER TABLE "Action" ADD COLUMN "approvals" INTEGER NOT NULL DEFAULT 0;
+
+UPDATE "Action" a SET "approvals" = (
+  SELECT count(*) FROM "Decision" d JOIN "ActionRevision" r ON r.id = d."revisionId"
+  WHERE d."actionId" = a.id AND r.revision = a."currentRevision" AND d.verdict = 'approve' AND NOT d."void"
+);
