@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { sqlQuery } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { defineTool, type ToolOutcome } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
@@ -30,7 +33,8 @@ export const refundInvoice = defineTool({
   honoursIdempotencyKey: () => true,
   async execute(ctx, args, idempotencyKey): Promise<ToolOutcome> {
     // The refund row is unique on the key: a retry after a crash finds its own refund.
-    const existing = await ctx.db.refund.findUnique({ where: { idempotencyKey } });
+    const [existing] = await sqlQuery<{ id: string; amountMinor: number }>(ctx.db, Prisma.sql`
+      SELECT id, "amountMinor" FROM "Refund" WHERE "idempotencyKey" = ${idempotencyKey}`);
     if (existing) {
       return { ok: true, result: { refund_id: existing.id, amount_minor: existing.amountMinor, replayed: true } };
     }
@@ -39,21 +43,20 @@ export const refundInvoice = defineTool({
     if (args.amount_minor > refundable) {
       return { ok: false, result: { error: `Only ${formatMinor(refundable, invoice.currency)} of ${invoice.number} can be refunded; nothing was refunded.` } };
     }
-    // Invoice and refund row change together or not at all.
-    const refund = await ctx.db.$transaction(async (tx) => {
-      const { count } = await tx.invoice.updateMany({
-        where: { id: invoice.id, tenantId: ctx.tenantId, version: invoice.version },
-        data: {
-          amountRefundedMinor: { increment: args.amount_minor },
-          version: { increment: 1 },
-          ...(args.amount_minor === refundable ? { status: "refunded" as const } : {}),
-        },
-      });
-      if (count === 0) return null;
-      return tx.refund.create({
-        data: { tenantId: ctx.tenantId, invoiceId: invoice.id, amountMinor: args.amount_minor, reason: args.reason, idempotencyKey },
-      });
-    });
+    // One statement: the invoice (only at the version just read) and the refund row change
+    // together or not at all; a concurrent refund with the same key fails on the unique key.
+    const [refund] = await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
+      WITH paid_back AS (
+        UPDATE "Invoice" SET "amountRefundedMinor" = "amountRefundedMinor" + ${args.amount_minor}, version = version + 1,
+          status = CASE WHEN ${args.amount_minor === refundable} THEN 'refunded'::"InvoiceStatus" ELSE status END,
+          "updatedAt" = now()
+        WHERE id = ${invoice.id}::uuid AND "tenantId" = ${ctx.tenantId}::uuid AND version = ${invoice.version}
+        RETURNING id
+      )
+      INSERT INTO "Refund" (id, "tenantId", "invoiceId", "amountMinor", reason, "idempotencyKey")
+      SELECT ${randomUUID()}::uuid, ${ctx.tenantId}::uuid, paid_back.id, ${args.amount_minor}, ${args.reason}, ${idempotencyKey}
+      FROM paid_back
+      RETURNING id`);
     if (!refund) return { ok: false, result: { error: `Invoice ${invoice.number} changed while refunding; nothing was refunded.` } };
     return { ok: true, result: { refund_id: refund.id, invoice_number: invoice.number, amount_minor: args.amount_minor } };
   },

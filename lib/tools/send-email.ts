@@ -1,9 +1,12 @@
+import { randomUUID } from "node:crypto";
 import nodemailer from "nodemailer";
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
 import { defineTool, type ReadContext } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
+import { sqlQuery } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 const Args = z.strictObject({
   to: z.string().trim().toLowerCase().email().max(320),
@@ -20,10 +23,14 @@ export function smtpConfigured(): boolean {
   return Boolean(process.env.SMTP_URL);
 }
 
-async function customerFor(ctx: ReadContext, args: Args) {
+type CustomerFacts = Awaited<ReturnType<typeof findInvoice>>["customer"];
+
+async function customerFor(ctx: ReadContext, args: Args): Promise<CustomerFacts | null> {
   if (args.invoice_number) return (await findInvoice(ctx, args.invoice_number)).customer;
   if (args.customer_ref) {
-    const customer = await ctx.db.customer.findFirst({ where: { tenantId: ctx.tenantId, externalRef: args.customer_ref } });
+    const [customer] = await sqlQuery<CustomerFacts>(ctx.db, Prisma.sql`
+      SELECT id, "tenantId", "externalRef", name, email, "verifiedDomains", "optOut", notes, version FROM "Customer"
+      WHERE "tenantId" = ${ctx.tenantId}::uuid AND "externalRef" = ${args.customer_ref}`);
     if (!customer) throw notFound(`Customer ${args.customer_ref}`);
     return customer;
   }
@@ -60,18 +67,33 @@ export const sendEmail = defineTool({
   // The outbox row honours the key; SMTP cannot, so with SMTP a crash leaves the execution unknown.
   honoursIdempotencyKey: () => !smtpConfigured(),
   async execute(ctx, args, idempotencyKey) {
-    const existing = await ctx.db.emailOutbox.findUnique({ where: { idempotencyKey } });
-    if (existing) return { ok: true, result: { outbox_id: existing.id, status: existing.status, replayed: true } };
-    const customer = await customerFor(ctx, args);
-    if (customer?.optOut) {
-      return { ok: false, result: { error: `${customer.name} has opted out of email; nothing was sent.` } };
+    // The outbox row is unique on the key: a retry after a crash finds the row it wrote.
+    const replayed = async () => {
+      const [existing] = await sqlQuery<{ id: string; status: string }>(ctx.db, Prisma.sql`
+        SELECT id, status::text AS status FROM "EmailOutbox" WHERE "idempotencyKey" = ${idempotencyKey}`);
+      return existing ? { ok: true, result: { outbox_id: existing.id, status: existing.status, replayed: true } } : null;
+    };
+    let customer: CustomerFacts | null;
+    try {
+      customer = await customerFor(ctx, args);
+    } catch (error) {
+      const replay = await replayed();
+      if (replay) return replay;
+      throw error;
     }
-    const row = await ctx.db.emailOutbox.create({
-      data: {
-        tenantId: ctx.tenantId, toAddress: args.to, subject: args.subject, body: args.body,
-        customerId: customer?.id ?? null, idempotencyKey,
-      },
-    });
+    const [row] = customer?.optOut
+      ? []
+      : await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
+          INSERT INTO "EmailOutbox" (id, "tenantId", "toAddress", subject, body, "customerId", "idempotencyKey")
+          VALUES (${randomUUID()}::uuid, ${ctx.tenantId}::uuid, ${args.to}, ${args.subject}, ${args.body},
+            ${customer?.id ?? null}::uuid, ${idempotencyKey})
+          ON CONFLICT ("idempotencyKey") DO NOTHING
+          RETURNING id`);
+    if (!row) {
+      const replay = await replayed();
+      if (replay) return replay;
+      return { ok: false, result: { error: `${customer?.name ?? "The customer"} has opted out of email; nothing was sent.` } };
+    }
     const result: JsonObject = { outbox_id: row.id, to: args.to, status: "queued" };
     if (smtpConfigured()) {
       const transport = nodemailer.createTransport(process.env.SMTP_URL);
