@@ -30,7 +30,9 @@ await admin.query("CREATE DATABASE bench");
 await admin.end();
 const url = cluster.url("bench");
 await migrateDatabase(url);
-const db = createDb(url, { max: 64 });
+// The app's own client, with its default pool (lib/db/client.ts): callers beyond the pool size queue
+// for a connection, as they would in the app.
+const db = createDb(url);
 const tenant = await createTestTenant(db);
 // A large paid invoice so every refund proposal is valid.
 await db.invoice.updateMany({ where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountPaidMinor: 900_000_000 } });

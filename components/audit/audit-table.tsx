@@ -33,7 +33,7 @@ export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[];
         <tbody>
           {events.map((e) => (
             <tr key={String(e.id)} className="border-t border-slate-100 align-top" data-testid="audit-row">
-              <td className="px-2 py-1.5 font-mono text-xs text-slate-500">{String(e.seq)}</td>
+              <td className="px-2 py-1.5 font-mono text-xs text-slate-500">{e.seq === null ? "…" : String(e.seq)}</td>
               <td className="whitespace-nowrap px-2 py-1.5 font-mono text-xs">{formatUtc(e.at).replace(" UTC", "")}</td>
               <td className="whitespace-nowrap px-2 py-1.5 font-medium">{e.type}</td>
               <td className={`px-2 py-1.5 ${OUTCOME_STYLE[e.outcome] ?? ""}`}>{e.outcome}</td>
@@ -51,7 +51,7 @@ export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[];
                 <details className="inline">
                   <summary className="cursor-pointer text-xs text-slate-600">data</summary>
                   <pre className="mt-1 max-w-md overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200">{JSON.stringify(e.data, null, 2)}</pre>
-                  <p className="font-mono text-[11px] text-slate-500">hash {e.hash.slice(0, 20)}…</p>
+                  <p className="font-mono text-[11px] text-slate-500">{e.hash ? `hash ${e.hash.slice(0, 20)}…` : "sealing into the chain…"}</p>
                 </details>
               </td>
             </tr>

@@ -13,7 +13,12 @@ export function ChainStatus({ result }: { result: ChainVerification }) {
       <div role="status" className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-2 text-emerald-900">
         <span className="font-semibold">✓ Chain verified</span>
         <span>{result.checked.toLocaleString("en-US")} events, every hash recomputed and linked.</span>
-        <span className="font-mono text-xs" title="Hash of the newest event">head {result.headHash.slice(0, 16)}…</span>
+        <span className="font-mono text-xs" title="Hash of the newest sealed event">head {result.headHash.slice(0, 16)}…</span>
+        {result.unsealed > 0 && (
+          <span title="Events are sealed into the chain moments after they are written">
+            {result.unsealed.toLocaleString("en-US")} newer {result.unsealed === 1 ? "event is" : "events are"} still being sealed.
+          </span>
+        )}
       </div>
     );
   }

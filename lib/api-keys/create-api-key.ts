@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
@@ -42,7 +43,7 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
   const actor: AuditActor = { type: "user", id: input.createdById, label: creator.user.email };
 
   const { prefix, secret } = generateApiKeySecret();
-  const apiKey = await db.$transaction(async (tx) => {
+  const apiKey = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const created = await tx.apiKey.create({
       data: {
         tenantId: input.tenantId, name: name.data, prefix, secretHash: hashApiKeySecret(secret),
@@ -55,6 +56,6 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
       data: { name: created.name, prefix: created.prefix, allowedTools: created.allowedTools },
     });
     return created;
-  });
+  }));
   return { apiKey: { id: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, allowedTools: apiKey.allowedTools, createdAt: apiKey.createdAt }, secret };
 }

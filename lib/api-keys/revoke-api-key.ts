@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 
@@ -10,7 +11,7 @@ export type RevokeApiKeyInput = { tenantId: string; id: string; actor: AuditActo
  */
 export async function revokeApiKey(db: Db, input: RevokeApiKeyInput): Promise<{ id: string; revokedAt: Date }> {
   if (!/^[0-9a-f-]{36}$/i.test(input.id)) throw new AppError("not_found", "That API key was not found.", 404);
-  return db.$transaction(async (tx) => {
+  return thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string; name: string; prefix: string; revokedAt: Date; changed: boolean }>>`
       WITH target AS (
         SELECT id, "revokedAt" IS NULL AS active FROM "ApiKey"
@@ -28,5 +29,5 @@ export async function revokeApiKey(db: Db, input: RevokeApiKeyInput): Promise<{ 
       });
     }
     return { id: row.id, revokedAt: row.revokedAt };
-  });
+  }));
 }

@@ -121,12 +121,10 @@ function handlerRefusalToAudit(error: unknown): boolean {
 }
 
 async function auditRefusal(db: Db, tenantId: string, actor: AuditActor, operation: string, code: string, message: string) {
-  await db.$transaction((tx) =>
-    appendAuditEvent(tx, {
-      tenantId, actor, type: "api.refused", outcome: "refused", subject: { type: "api", id: operation }, requester: actor.label,
-      status: code, data: { operation, code, message: message.slice(0, 500) },
-    }),
-  );
+  await appendAuditEvent(db, {
+    tenantId, actor, type: "api.refused", outcome: "refused", subject: { type: "api", id: operation }, requester: actor.label,
+    status: code, data: { operation, code, message: message.slice(0, 500) },
+  });
 }
 
 async function parseBody(request: Request, definition: ApiRouteDefinition): Promise<unknown> {

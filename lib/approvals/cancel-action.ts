@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
@@ -14,7 +15,7 @@ export type CancelInput = {
 
 /** Withdraws a pending or approved (unexecuted) action. */
 export async function cancelAction(db: Db, input: CancelInput): Promise<{ status: "cancelled" }> {
-  const outcome = await db.$transaction(async (tx) => {
+  const outcome = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
     if (rows.length === 0) return new AppError("not_found", "That action was not found.", 404);
@@ -37,14 +38,12 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
     });
     await markTaskRunnable(tx, action.taskId);
     return null;
-  });
+  }));
   if (outcome) {
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: input.tenantId, actor: input.actor, type: "action.cancel_refused", outcome: "refused",
-        subject: { type: "action", id: input.actionId }, status: outcome.code, data: { message: outcome.message, actionId: input.actionId },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor: input.actor, type: "action.cancel_refused", outcome: "refused",
+      subject: { type: "action", id: input.actionId }, status: outcome.code, data: { message: outcome.message, actionId: input.actionId },
+    });
     throw outcome;
   }
   return { status: "cancelled" };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { requestSeal, thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { hasPool, sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -104,7 +105,6 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
         WHERE id = ${input.actionId}::uuid AND "tenantId"::text = ${input.tenantId} AND status::text = 'pending'
           AND approvals = ${row.approvals} AND "currentRevision" = ${row.currentRevision} AND "payloadHash" = ${row.payloadHash}
           AND ("expiresAt" IS NULL OR "expiresAt" > now())
-          AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${input.tenantId}::uuid)
         RETURNING id, "taskId"
       ),
       ${audit},
@@ -125,6 +125,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     throw error;
   }
   if (written.length === 0) return decideUnderLock(db, input);
+  void requestSeal(db, input.tenantId);
   return { status, approvals, quorum: row.quorum, revision: row.currentRevision };
 }
 
@@ -132,7 +133,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
 async function decideUnderLock(db: Db, input: DecideInput): Promise<DecisionOutcome> {
   const note = input.note?.trim() || null;
   const actor = memberAuditActor(input.reviewer);
-  const result = await db.$transaction(async (tx): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; refusal: Refusal }> => {
+  const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; refusal: Refusal }> => {
     const locked = await tx.$queryRaw<Array<{ id: string; expired: boolean }>>`
       SELECT id, ("expiresAt" IS NOT NULL AND "expiresAt" <= now()) AS expired FROM "Action"
       WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
@@ -197,7 +198,7 @@ async function decideUnderLock(db: Db, input: DecideInput): Promise<DecisionOutc
       data: { revision: revision.revision, payloadHash: input.payloadHash, note, approvals, quorum: action.quorum },
     });
     return { ok: true, outcome: { status, approvals, quorum: action.quorum, revision: revision.revision } };
-  });
+  }));
 
   if (result.ok) return result.outcome;
   if (!result.refusal.expired) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -25,7 +26,7 @@ export type EditInput = {
 export async function editAction(db: Db, input: EditInput): Promise<NextRevision> {
   const actor = memberAuditActor(input.editor);
   try {
-    return await db.$transaction(async (tx) => {
+    return await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<Array<{ id: string }>>`
         SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
       if (locked.length === 0) throw new AppError("not_found", "That action was not found.", 404);
@@ -52,17 +53,15 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
       });
       if (next.status !== "pending") await markTaskRunnable(tx, action.taskId);
       return next;
-    });
+    }));
   } catch (error) {
     if (error instanceof AppError || error instanceof Error) {
-      await db.$transaction((tx) =>
-        appendAuditEvent(tx, {
-          tenantId: input.tenantId, actor, type: "action.edit_refused", outcome: "refused",
-          subject: { type: "action", id: input.actionId }, reviewerId: input.editor.userId,
-          status: error instanceof AppError ? error.code : "error",
-          data: { message: error instanceof AppError ? error.message : "unexpected error", actionId: input.actionId },
-        }),
-      );
+      await appendAuditEvent(db, {
+        tenantId: input.tenantId, actor, type: "action.edit_refused", outcome: "refused",
+        subject: { type: "action", id: input.actionId }, reviewerId: input.editor.userId,
+        status: error instanceof AppError ? error.code : "error",
+        data: { message: error instanceof AppError ? error.message : "unexpected error", actionId: input.actionId },
+      });
     }
     throw error;
   }

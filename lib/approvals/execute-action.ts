@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { requestSeal, thenSeal } from "@/lib/audit/seal-audit-chain";
 import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db, DbTx } from "@/lib/db/client";
@@ -6,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes, type AuditActor } from "@/lib/audit/append-audit-event";
 import { hasPool, sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { RiskLevel } from "@/lib/generated/prisma/enums";
+import { takeKnownPayload, type KnownPayload } from "@/lib/approvals/known-payloads";
 import { requireTool } from "@/lib/tools/registry";
 import type { ToolOutcome } from "@/lib/tools/tool";
 import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
@@ -86,27 +87,16 @@ async function refusalFor(db: DbTx, input: ExecuteInput): Promise<AppError> {
   return new AppError(`not_executable.${row.status}`, messages[row.status] ?? `The action is ${row.status}.`, 409);
 }
 
-type ApprovalState = {
+type ApprovalState = KnownPayload & {
   status: string;
   consumed: boolean;
   expired: boolean;
   payloadHash: string;
   currentRevision: number;
-  kind: "tool" | "code";
-  tool: string;
-  taskId: string | null;
-  requesterLabel: string;
-  riskLevel: RiskLevel;
-  revisionId: string;
-  revision: number;
-  args: JsonObject | null;
-  code: string | null;
-  language: string | null;
-  sandboxSpec: JsonObject | null;
-  policyVersion: number;
   revisionHash: string;
-  requestSnapshotHash: string | null;
 };
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /**
  * The one use of an approval: claim it, recompute its hash from the stored payload, re-read the
@@ -114,11 +104,12 @@ type ApprovalState = {
  * succeeded / failed / unknown.
  *
  * The common case takes three statements before the effect: read the approval with its current
- * revision and request snapshot; re-read the live state and check hash and snapshot in
- * JavaScript; then one statement that claims the approval with a single conditional UPDATE
- * (approved, unconsumed, unexpired by the database clock, same revision and hash) and, only if
- * that claimed it, stores the pre-execution snapshot, creates the execution and appends the audit
- * event. Anything else — a refusal, a hash that does not recompute, a changed snapshot, a lost
+ * revision and request snapshot (skipped when this process proposed it: known-payloads.ts);
+ * recompute the hash and re-read the live state, comparing it with the request snapshot; then one
+ * statement that claims the approval with a single conditional UPDATE (approved, unconsumed,
+ * unexpired by the database clock, same revision and hash, the stored payload and request
+ * snapshot exactly those just checked) and, only if that claimed it, stores the pre-execution
+ * snapshot, creates the execution and appends the audit event. Anything else — a refusal, a hash that does not recompute, a changed snapshot, a lost
  * race — takes the transactional path (`executeInTransaction`), which decides it with the claim
  * first and records the invalidation or refusal.
  */
@@ -126,25 +117,31 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
   // Prepared statements with generic plans: tenant and status are compared as text so the primary
   // key is the only index they can use (see decideAction).
   if (!hasPool(db)) return executeInTransaction(db, input);
-  const [row] = await sqlQuery<ApprovalState>(db, Prisma.sql`
-    SELECT a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
-      (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired, a."payloadHash", a."currentRevision",
-      a.kind::text AS kind, a.tool, a."taskId", a."requesterLabel", a."riskLevel"::text AS "riskLevel",
-      r.id AS "revisionId", r.revision, r.args, r.code, r.language, r."sandboxSpec", r."policyVersion",
-      r."payloadHash" AS "revisionHash",
-      (SELECT s.hash FROM "Snapshot" s WHERE s."actionId" = a.id AND s."revisionId" = r.id AND s.phase = 'request' LIMIT 1) AS "requestSnapshotHash"
-    FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.status = 'current'
-    WHERE a.id = ${input.actionId}::uuid AND a."tenantId"::text = ${input.tenantId}`);
-  if (!row || row.status !== "approved" || row.consumed || row.expired || row.payloadHash !== input.payloadHash) {
-    return executeInTransaction(db, input);
+  let row: KnownPayload | undefined = takeKnownPayload(input.actionId, input.payloadHash);
+  if (!row) {
+    const [read] = await sqlQuery<ApprovalState>(db, Prisma.sql`
+      SELECT a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
+        (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired, a."payloadHash", a."currentRevision",
+        a.kind::text AS kind, a.tool, a."taskId", a."requesterLabel", a."riskLevel"::text AS "riskLevel",
+        r.id AS "revisionId", r.revision, r.args, r.code, r.language, r."sandboxSpec", r."policyVersion",
+        r."payloadHash" AS "revisionHash",
+        (SELECT s.hash FROM "Snapshot" s WHERE s."actionId" = a.id AND s."revisionId" = r.id AND s.phase = 'request' LIMIT 1) AS "requestSnapshotHash"
+      FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.status = 'current'
+      WHERE a.id = ${input.actionId}::uuid AND a."tenantId"::text = ${input.tenantId}`);
+    if (
+      !read || read.status !== "approved" || read.consumed || read.expired || read.payloadHash !== input.payloadHash ||
+      read.revisionHash !== read.payloadHash || read.revision !== read.currentRevision
+    ) {
+      return executeInTransaction(db, input);
+    }
+    row = read;
   }
+  const payloadHash = input.payloadHash;
   const recomputed = revisionHash({
     tenantId: input.tenantId, tool: row.tool, kind: row.kind, args: row.kind === "code" ? null : row.args,
     code: row.code, language: row.language, sandboxSpec: row.sandboxSpec, revision: row.revision, policyVersion: row.policyVersion,
   });
-  if (recomputed.hash !== row.payloadHash || recomputed.hash !== row.revisionHash || row.revision !== row.currentRevision) {
-    return executeInTransaction(db, input);
-  }
+  if (recomputed.hash !== payloadHash) return executeInTransaction(db, input);
   const tool = requireTool(row.tool);
   const args = toolArgsOf(row);
   // TOCTOU: the state the decision rests on must be what the reviewers saw.
@@ -153,20 +150,31 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
   if ((row.requestSnapshotHash ?? snapshotHash(null)) !== nowHash) return executeInTransaction(db, input);
 
   const executionId = randomUUID();
-  const idempotencyKey = idempotencyKeyFor(input.actionId, row.revision, row.payloadHash);
+  const idempotencyKey = idempotencyKeyFor(input.actionId, row.revision, payloadHash);
   const audit = auditAppendCtes({
     tenantId: input.tenantId, actor: input.actor, subject: { type: "action", id: input.actionId }, actionId: input.actionId,
     tool: row.tool, riskLevel: row.riskLevel, requester: row.requesterLabel,
     type: "execution.started", outcome: "ok", status: "executing",
-    data: { executionId, revision: row.revision, payloadHash: row.payloadHash, idempotencyKey },
+    data: { executionId, revision: row.revision, payloadHash, idempotencyKey },
   }, { gate: "claim" });
   const started = await sqlQuery<{ id: string }>(db, Prisma.sql`
     WITH claim AS (
       UPDATE "Action" SET status = 'executing', "consumedAt" = now(), "updatedAt" = now()
       WHERE id = ${input.actionId}::uuid AND "tenantId"::text = ${input.tenantId}
         AND status::text = 'approved' AND "consumedAt" IS NULL AND "expiresAt" > now()
-        AND "payloadHash" = ${row.payloadHash} AND "currentRevision" = ${row.revision}
-        AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${input.tenantId}::uuid)
+        AND "payloadHash" = ${payloadHash} AND "currentRevision" = ${row.revision}
+        AND tool = ${row.tool} AND kind::text = ${row.kind}
+        -- The payload just hashed is the one stored, and the request snapshot is the one compared.
+        AND EXISTS (
+          SELECT 1 FROM "ActionRevision" r
+          WHERE r.id = ${row.revisionId}::uuid AND r."actionId" = ${input.actionId}::uuid AND r.status::text = 'current'
+            AND r.revision = ${row.revision} AND r."payloadHash" = ${payloadHash} AND r."policyVersion" = ${row.policyVersion}
+            AND r.args IS NOT DISTINCT FROM ${json(row.args)}::jsonb AND r.code IS NOT DISTINCT FROM ${row.code}::text
+            AND r.language IS NOT DISTINCT FROM ${row.language}::text
+            AND r."sandboxSpec" IS NOT DISTINCT FROM ${json(row.sandboxSpec)}::jsonb)
+        AND (SELECT s.hash FROM "Snapshot" s
+             WHERE s."actionId" = ${input.actionId}::uuid AND s."revisionId" = ${row.revisionId}::uuid AND s.phase = 'request'
+             LIMIT 1) IS NOT DISTINCT FROM ${row.requestSnapshotHash}::text
       RETURNING id
     ),
     ${audit},
@@ -186,6 +194,7 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
     SELECT id FROM execution`);
   // Another executor claimed it first, or it changed meanwhile: the transactional path says which.
   if (started.length === 0) return executeInTransaction(db, input);
+  void requestSeal(db, input.tenantId);
   const claimed: Claimed = {
     executionId, actionId: input.actionId, idempotencyKey, revision: row.revision, args, sandboxSpec: row.sandboxSpec,
     taskId: row.taskId, tool: row.tool, requesterLabel: row.requesterLabel,
@@ -203,7 +212,7 @@ async function executeInTransaction(db: Db, input: ExecuteInput): Promise<Execut
     | { ok: true; claimed: Claimed }
     // `audited`: the refusal was recorded inside the transaction (it also changed state).
     | { ok: false; error: AppError; audited: boolean };
-  const claim = await db.$transaction(async (tx): Promise<ClaimResult> => {
+  const claim = await thenSeal(db, input.tenantId, db.$transaction(async (tx): Promise<ClaimResult> => {
     const claimedRows = await tx.$queryRaw<Array<{ id: string }>>`
       UPDATE "Action" SET status = 'executing', "consumedAt" = now(), "updatedAt" = now()
       WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid
@@ -301,7 +310,7 @@ async function executeInTransaction(db: Db, input: ExecuteInput): Promise<Execut
         requesterLabel: action.requesterLabel,
       },
     };
-  });
+  }));
 
   if (!claim.ok) {
     if (claim.audited) throw claim.error;
@@ -380,7 +389,6 @@ export async function recordExecution(
         truncated = ${result.truncated === true}, "durationMs" = ${ended.durationMs}::int,
         "finishedAt" = now(), "leaseExpiresAt" = NULL
       WHERE id = ${claimed.executionId}::uuid AND "tenantId"::text = ${tenantId} AND status::text = 'executing'
-        AND EXISTS (SELECT 1 FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid)
       RETURNING id
     ),
     ${audit},
@@ -393,5 +401,6 @@ export async function recordExecution(
       FROM audit WHERE "Task".id = ${claimed.taskId}::uuid AND "Task".status IN ('running', 'waiting_approval', 'queued')
     )
     SELECT 1 FROM audit`);
+  void requestSeal(db, tenantId);
   return { state: ended.state, executionId: claimed.executionId, result, isolation };
 }

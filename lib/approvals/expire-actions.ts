@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
 
@@ -10,7 +11,7 @@ import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
  */
 export async function expireDueActions(db: Db, options: { limit?: number; actor?: AuditActor } = {}): Promise<number> {
   const limit = options.limit ?? 500;
-  return db.$transaction(async (tx) => {
+  const expired = await db.$transaction(async (tx) => {
     const expired = await tx.$queryRaw<
       Array<{ id: string; tenantId: string; tool: string; taskId: string | null; requesterLabel: string; riskLevel: "low" | "medium" | "high" | "critical"; currentRevision: number; previous: string }>
     >`
@@ -31,6 +32,8 @@ export async function expireDueActions(db: Db, options: { limit?: number; actor?
       });
       await markTaskRunnable(tx, row.taskId);
     }
-    return expired.length;
+    return expired;
   });
+  for (const tenantId of new Set(expired.map((row) => row.tenantId))) void requestSeal(db, tenantId);
+  return expired.length;
 }

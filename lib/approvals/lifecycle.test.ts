@@ -8,6 +8,7 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { cancelAction } from "@/lib/approvals/cancel-action";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
@@ -323,8 +324,9 @@ describe("execution", () => {
 describe("audit", () => {
   it("the chain of every tenant verifies after all of the above", async () => {
     for (const tenant of [a, b]) {
+      await sealAuditChain(t.db, tenant.id);
       const result = await verifyAuditChain(t.db, tenant.id);
-      expect(result).toMatchObject({ ok: true, firstBad: null });
+      expect(result).toMatchObject({ ok: true, firstBad: null, unsealed: 0 });
       expect(result.checked).toBeGreaterThan(0);
     }
   });

@@ -6,6 +6,8 @@ import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { rememberPayload } from "@/lib/approvals/known-payloads";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { sqlQuery } from "@/lib/db/sql";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
@@ -138,9 +140,8 @@ async function proposeUnder(
   }, { onlyIf: tenantPolicyStillCurrent(loaded) });
   // One statement, so one implicit transaction: the audit event, the action, its first revision
   // and the TOCTOU snapshot (the hot path of every proposal; the expiry comes from the database
-  // clock). The action is written only if the event was, the event only if the policy and domains
-  // it was assessed under are still the tenant's, and the chain stays locked only on the server,
-  // until this statement commits.
+  // clock). The action is written only if the event was, and the event only if the policy and
+  // domains it was assessed under are still the tenant's.
   const [row] = await sqlQuery<{ expiresAt: Date | null }>(db, Prisma.sql`
     WITH ${audit},
     a AS (
@@ -175,6 +176,14 @@ async function proposeUnder(
     )
     SELECT "expiresAt" FROM a`);
   if (!row) return null;
+  void requestSeal(db, tenant.id);
+  if (decision.effect !== "deny") {
+    rememberPayload(actionId, hash.hash, {
+      kind: tool.kind, tool: tool.name, taskId: input.taskId ?? null, requesterLabel: input.requester.label,
+      riskLevel: assessment.riskLevel, revisionId, revision, ...columns, sandboxSpec: assessment.sandboxSpec,
+      policyVersion: policy.version, requestSnapshotHash: assessment.snapshot === null ? null : snapshotHash(assessment.snapshot),
+    });
+  }
   const expiresAt = row.expiresAt;
 
   if (decision.effect === "deny") {

@@ -43,13 +43,11 @@ export async function recoverStaleExecutions(db: Db, options: { limit?: number }
       requesterLabel: action.requesterLabel,
     };
     const tool = findTool(action.tool);
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: execution.tenantId, actor: SYSTEM_ACTOR, type: "execution.recovering", outcome: "ok",
-        subject: { type: "execution", id }, actionId: action.id, tool: action.tool, requester: action.requesterLabel,
-        status: "executing", data: { attempt: execution.attempts, previousOwner: null, retry: Boolean(tool?.honoursIdempotencyKey(args)) },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: execution.tenantId, actor: SYSTEM_ACTOR, type: "execution.recovering", outcome: "ok",
+      subject: { type: "execution", id }, actionId: action.id, tool: action.tool, requester: action.requesterLabel,
+      status: "executing", data: { attempt: execution.attempts, previousOwner: null, retry: Boolean(tool?.honoursIdempotencyKey(args)) },
+    });
     const outcome =
       tool && tool.honoursIdempotencyKey(args)
         ? await runClaimedExecution(db, execution.tenantId, claimed, { actor: SYSTEM_ACTOR })

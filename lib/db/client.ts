@@ -10,10 +10,16 @@ export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$tra
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
   // One pool, shared by Prisma and the hot paths that use pg directly (lib/db/sql.ts).
   const pool = new Pool({ connectionString, max: options.max ?? 20 });
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = new PrismaPg(pool);
   // Secret columns are left out of default selects; code that needs them asks by name.
   const db: Db = new PrismaClient({ adapter, omit: { user: { passwordHash: true }, apiKey: { secretHash: true } } });
   registerPool(db, pool);
+  // Prisma does not end a pool it was handed; $disconnect ends it too.
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
   // Prisma listens for idle-connection errors only once it has connected; until then, this does.
   pool.on("error", (error) => console.error(`[countersign] an idle database connection failed: ${error.message}`));
   return db;

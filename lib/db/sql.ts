@@ -61,6 +61,11 @@ export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sq
   return db.$queryRaw<T[]>(statement);
 }
 
+/** Whether the client's pool has been ended ($disconnect). */
+export function isClosed(db: DbTx): boolean {
+  return pools.get(db)?.ended === true;
+}
+
 /** Whether `db` is a whole client with a pool (not a Prisma transaction). */
 export function hasPool(db: DbTx): boolean {
   return pools.has(db);

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
@@ -14,7 +15,7 @@ export type SetMemberRolesInput = { tenantId: string; membershipId: string; role
 export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promise<{ roles: Role[]; changed: boolean }> {
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
   if (!/^[0-9a-f-]{36}$/i.test(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
-  const result = await db.$transaction(async (tx) => {
+  const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const admins = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`;
     const target = await tx.$queryRaw<Array<{ id: string; roles: Role[]; email: string }>>`
@@ -33,16 +34,14 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
       data: { member: member.email, before, after: roles },
     });
     return { roles, changed };
-  });
+  }));
   if ("refused" in result && result.refused) {
     // Refusals are audited too, in their own transaction (the attempted change was rolled back).
     const { id, email, before } = result.refused;
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: input.tenantId, actor: input.actor, type: "member.roles_refused", outcome: "refused", subject: { type: "membership", id },
-        data: { member: email, before, requested: roles, reason: "last_admin" },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor: input.actor, type: "member.roles_refused", outcome: "refused", subject: { type: "membership", id },
+      data: { member: email, before, requested: roles, reason: "last_admin" },
+    });
     throw new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409);
   }
   return result;

@@ -1,4 +1,5 @@
 import type { Db, DbTx } from "@/lib/db/client";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
@@ -14,12 +15,10 @@ export type SavePolicyInput = {
 };
 
 async function auditRefusal(db: Db, input: SavePolicyInput, data: JsonObject) {
-  await db.$transaction((tx) =>
-    appendAuditEvent(tx, {
-      tenantId: input.tenantId, actor: input.actor, type: "policy.save_refused", outcome: "refused", subject: { type: "policy", id: null },
-      data: { baseVersion: input.baseVersion, ...data },
-    }),
-  );
+  await appendAuditEvent(db, {
+    tenantId: input.tenantId, actor: input.actor, type: "policy.save_refused", outcome: "refused", subject: { type: "policy", id: null },
+    data: { baseVersion: input.baseVersion, ...data },
+  });
 }
 
 /**
@@ -38,7 +37,7 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   }
   const version = input.baseVersion + 1;
   const document = { ...result.policy, version } as JsonObject;
-  const saved = await db.$transaction(async (tx) => {
+  const saved = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string; version: number }>>`
       INSERT INTO "ToolPolicy" (id, "tenantId", version, document, comment, "createdById", "createdAt")
       SELECT gen_random_uuid(), ${input.tenantId}::uuid, ${version}::int, ${JSON.stringify(document)}::jsonb, ${comment}, ${input.actor.id}::uuid, now()
@@ -52,7 +51,7 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
       data: { version, baseVersion: input.baseVersion, comment, tools: Object.keys(result.policy.tools).sort() },
     });
     return { version: row.version };
-  });
+  }));
   if (!saved) {
     await auditRefusal(db, input, { reason: "stale_base_version" });
     throw new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409);

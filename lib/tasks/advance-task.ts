@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
@@ -224,7 +225,7 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
 }
 
 async function finish(db: Db, task: ClaimedTask, state: RunState, status: "completed" | "failed", answer: string | null, error: string | null) {
-  await db.$transaction(async (tx) => {
+  await thenSeal(db, task.tenantId, db.$transaction(async (tx) => {
     const { count } = await tx.task.updateMany({
       where: { id: task.id, leaseOwner: task.leaseOwner },
       data: { status, finalAnswer: answer, error, runState: state as unknown as JsonObject, runnableAt: null },
@@ -235,5 +236,5 @@ async function finish(db: Db, task: ClaimedTask, state: RunState, status: "compl
       outcome: status === "completed" ? "ok" : "error", subject: { type: "task", id: task.id }, status,
       data: { error },
     });
-  });
+  }));
 }

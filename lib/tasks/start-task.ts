@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -27,7 +28,7 @@ export async function startTask(
     pending: [],
     untrusted: [],
   };
-  return db.$transaction(async (tx) => {
+  return thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const task = await tx.task.create({
       data: {
         tenantId: input.tenantId, requesterUserId: input.requester.userId, instruction: parsed.data,
@@ -40,5 +41,5 @@ export async function startTask(
       status: "queued", data: { planner: input.planner, instructionLength: parsed.data.length },
     });
     return { taskId: task.id };
-  });
+  }));
 }

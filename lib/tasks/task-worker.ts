@@ -3,6 +3,7 @@ import os from "node:os";
 import type { Db } from "@/lib/db/client";
 import type { ChatModel } from "@/lib/agent/model";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
+import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { advanceTask, type StepResult } from "@/lib/tasks/advance-task";
 
@@ -104,7 +105,11 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         lastSweep = Date.now();
         const expired = await expireDueActions(options.db);
         const recovered = await recoverStaleExecutions(options.db);
-        if (expired || recovered.length) log(`expired ${expired} approvals, recovered ${recovered.length} executions`);
+        // Events whose seal was never asked for (a process died right after writing them).
+        const sealed = await sealAllPending(options.db);
+        if (expired || recovered.length || sealed) {
+          log(`expired ${expired} approvals, recovered ${recovered.length} executions, sealed ${sealed} audit events`);
+        }
       }
       const task = await claimNextTask(options.db, workerId);
       if (!task) {

@@ -7,6 +7,7 @@ import { KNOWN_AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
@@ -43,6 +44,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const cursor = parseAuditCursor(cursorParam);
   const db = getDb();
   const tenantId = member.tenant.id;
+  // Events written moments ago join the chain now, so the page shows them with their hashes.
+  await sealAuditChain(db, tenantId);
 
   const [page, members] = await Promise.all([
     parsed.ok ? searchAuditEvents(db, { tenantId, filters, cursor }) : Promise.resolve(null),

@@ -1,4 +1,5 @@
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { auditFiltersQuery, parseAuditFilters } from "@/lib/audit/audit-filters";
 import { csvHeader, csvLine, jsonLine } from "@/lib/audit/audit-export-format";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
@@ -24,12 +25,12 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
   const db = getDb();
   const tenantId = member.tenant.id;
 
-  await db.$transaction((tx) =>
-    appendAuditEvent(tx, {
-      tenantId, actor: { type: "user", id: member.user.id, label: member.user.email }, type: "audit.exported", outcome: "ok",
-      subject: { type: "audit_log", id: null }, data: { format, filters: auditFiltersQuery(filters) },
-    }),
-  );
+  await appendAuditEvent(db, {
+    tenantId, actor: { type: "user", id: member.user.id, label: member.user.email }, type: "audit.exported", outcome: "ok",
+    subject: { type: "audit_log", id: null }, data: { format, filters: auditFiltersQuery(filters) },
+  });
+  // Everything written up to this request is in the chain before it is exported.
+  await sealAuditChain(db, tenantId);
 
   const encoder = new TextEncoder();
   let cursor: bigint | null = null;

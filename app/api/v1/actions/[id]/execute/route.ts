@@ -22,13 +22,11 @@ export const POST = apiRoute(
       throw new AppError("idempotency_key_required", "Send an Idempotency-Key header (1–200 visible ASCII characters) and reuse it on retries.", 400);
     }
     const action = await findScopedAction(db, { tenantId: tenant.id, actionId: params.id, apiKeyId: key.id });
-    await db.$transaction((tx) =>
-      appendAuditEvent(tx, {
-        tenantId: tenant.id, actor, type: "api.execute_requested", outcome: "ok", subject: { type: "action", id: action.id },
-        actionId: action.id, requester: actor.label, status: action.state,
-        data: { idempotencyKey, payloadHash: body.payloadHash ?? null },
-      }),
-    );
+    await appendAuditEvent(db, {
+      tenantId: tenant.id, actor, type: "api.execute_requested", outcome: "ok", subject: { type: "action", id: action.id },
+      actionId: action.id, requester: actor.label, status: action.state,
+      data: { idempotencyKey, payloadHash: body.payloadHash ?? null },
+    });
     return executionResponse({
       db, tenantId: tenant.id, actionId: action.id, actor, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       // Without a hash the caller executes whatever revision was approved; with one, only that one.

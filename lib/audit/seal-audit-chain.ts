@@ -1,0 +1,146 @@
+import type { Db } from "@/lib/db/client";
+import { isClosed, sqlQuery, sqlTransaction } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { auditBodyJson, auditBodyOfRow, auditEventHash, GENESIS_HASH } from "@/lib/audit/audit-record";
+
+// Namespace of the per-tenant advisory lock that sealing is serialised on.
+const AUDIT_LOCK_NAMESPACE = 0x0a0d17;
+const BATCH = 500;
+/** One sealing transaction seals at most this many events, so it never holds the lock for long. */
+const MAX_PER_TRANSACTION = 5_000;
+
+type UnsealedRow = {
+  id: bigint; tenantId: string; at: Date; actorType: string; actorId: string | null; actorLabel: string; type: string;
+  outcome: string; subjectType: string; subjectId: string | null; actionId: string | null; tool: string | null;
+  verdict: string | null; riskLevel: string | null; reviewerId: string | null; requester: string | null;
+  status: string | null; data: unknown;
+};
+
+/**
+ * Seals the tenant's unsealed audit events into its hash chain, in the order they were written
+ * (by id), and returns how many it sealed. Each event gets the next seq, the previous event's
+ * hash and its own hash, SHA-256(prevHash|seq|at|canonical body); the tenant's AuditHead moves to
+ * the last one. Sealing is serialised per tenant on an advisory lock held until the sealing
+ * transaction commits, so the chain never forks, whichever process seals.
+ */
+export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
+  const [pending] = await sqlQuery<{ any: boolean }>(db, Prisma.sql`
+    SELECT EXISTS (SELECT 1 FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND seq IS NULL) AS any`);
+  if (!pending.any) return 0;
+  let sealed = 0;
+  for (;;) {
+    const { count, more } = await sealBatch(db, tenantId);
+    sealed += count;
+    if (!more) return sealed;
+  }
+}
+
+async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; more: boolean }> {
+  return sqlTransaction(db, async (tx) => {
+    await tx.query(Prisma.sql`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_NAMESPACE}::int, hashtext(${tenantId}::text))`);
+    await tx.query(Prisma.sql`
+      INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
+      VALUES (${tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
+      ON CONFLICT ("tenantId") DO NOTHING`);
+    const [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
+      SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`);
+    let seq = head.seq;
+    let prevHash = head.hash;
+    let count = 0;
+    let lastAt = new Date(0);
+    for (;;) {
+      const rows = await tx.query<UnsealedRow>(Prisma.sql`
+        SELECT id, "tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
+          "actionId", tool, verdict::text AS verdict, "riskLevel"::text AS "riskLevel", "reviewerId", requester, status, data
+        FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND seq IS NULL
+        ORDER BY id LIMIT ${BATCH}`);
+      if (rows.length === 0) break;
+      const ids: string[] = [];
+      const seqs: string[] = [];
+      const prevs: string[] = [];
+      const hashes: string[] = [];
+      for (const row of rows) {
+        seq += 1n;
+        const hash = auditEventHash({ prevHash, seq: seq.toString(), at: row.at.toISOString() }, auditBodyJson(auditBodyOfRow(row)));
+        ids.push(row.id.toString());
+        seqs.push(seq.toString());
+        prevs.push(prevHash);
+        hashes.push(hash);
+        prevHash = hash;
+        lastAt = row.at;
+      }
+      await tx.query(Prisma.sql`
+        UPDATE "AuditEvent" e SET seq = v.seq, "prevHash" = v.prev, hash = v.hash
+        FROM unnest(${ids}::bigint[], ${seqs}::bigint[], ${prevs}::text[], ${hashes}::text[]) AS v(id, seq, prev, hash)
+        WHERE e.id = v.id AND e.seq IS NULL`);
+      count += rows.length;
+      if (rows.length < BATCH || count >= MAX_PER_TRANSACTION) break;
+    }
+    if (count > 0) {
+      await tx.query(Prisma.sql`
+        UPDATE "AuditHead" SET seq = ${seq.toString()}::bigint, "prevHash" = hash, hash = ${prevHash},
+          at = GREATEST(at, ${lastAt}::timestamptz)
+        WHERE "tenantId" = ${tenantId}::uuid`);
+    }
+    return { count, more: count >= MAX_PER_TRANSACTION };
+  });
+}
+
+/** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
+export async function sealAllPending(db: Db): Promise<number> {
+  const tenants = await sqlQuery<{ tenantId: string }>(db, Prisma.sql`
+    SELECT DISTINCT "tenantId" FROM "AuditEvent" WHERE seq IS NULL`);
+  let sealed = 0;
+  for (const { tenantId } of tenants) sealed += await sealAuditChain(db, tenantId);
+  return sealed;
+}
+
+type Sealer = { running: boolean; waiting: Array<() => void> };
+const sealers = new WeakMap<Db, Map<string, Sealer>>();
+
+/**
+ * Asks for the tenant's unsealed events to be sealed, once the transaction that wrote them has
+ * committed. Requests are coalesced: one sealing pass serves every request made before it began,
+ * so a burst of writes costs a few sealing transactions, not one each. The promise settles when a
+ * pass that began after the request has finished; it never rejects (a failed pass is logged, and
+ * the events stay unsealed for the next pass or the worker's sweep).
+ */
+export function requestSeal(db: Db, tenantId: string): Promise<void> {
+  let byTenant = sealers.get(db);
+  if (!byTenant) sealers.set(db, (byTenant = new Map()));
+  let sealer = byTenant.get(tenantId);
+  if (!sealer) byTenant.set(tenantId, (sealer = { running: false, waiting: [] }));
+  const current = sealer;
+  return new Promise((resolve) => {
+    current.waiting.push(resolve);
+    if (!current.running) void drain(db, tenantId, current, byTenant);
+  });
+}
+
+async function drain(db: Db, tenantId: string, sealer: Sealer, byTenant: Map<string, Sealer>): Promise<void> {
+  sealer.running = true;
+  try {
+    while (sealer.waiting.length > 0) {
+      const served = sealer.waiting.splice(0);
+      try {
+        if (!isClosed(db)) await sealAuditChain(db, tenantId);
+      } catch (error) {
+        if (!isClosed(db)) console.error(`[countersign] sealing the audit chain of tenant ${tenantId} failed: ${(error as Error).message}`);
+      }
+      for (const resolve of served) resolve();
+    }
+  } finally {
+    sealer.running = false;
+    byTenant.delete(tenantId);
+  }
+}
+
+/**
+ * Awaits `transaction` (one that wrote audit events for the tenant) and, once it has committed,
+ * asks for those events to be sealed.
+ */
+export async function thenSeal<T>(db: Db, tenantId: string, transaction: Promise<T>): Promise<T> {
+  const result = await transaction;
+  void requestSeal(db, tenantId);
+  return result;
+}
