@@ -16,6 +16,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
+import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { createTestTenant } from "@/tests/factories";
 
 const SECONDS = Number(process.argv[2] ?? 4);
@@ -59,6 +60,7 @@ const propose = () =>
 
 // The same rows a proposal writes (action, revision, snapshot, audit event), as plain INSERTs.
 const pool = new Pool({ connectionString: url, max: 64 });
+pool.on("error", () => {}); // the cluster stops at the end
 const invoice = await db.invoice.findFirstOrThrow({ where: { tenantId: tenant.id, number: "INV-1044" } });
 let rawSeq = 10_000_000;
 async function rawInsert() {
@@ -146,6 +148,7 @@ console.log(`  ≥ 1,000 proposals/s at 16 callers: ${at16.proposals.toFixed(0)}
 console.log(`  ≥ 0.25 × raw INSERT rate at 16 callers: ${(at16.proposals / at16.raw).toFixed(2)} → ${at16.proposals / at16.raw >= 0.25 ? "met" : "NOT met"}`);
 console.log(`  p99 decision→execution-start ≤ 50 ms at 64 callers: ${latency[64].p99.toFixed(1)} ms → ${latency[64].p99 <= 50 ? "met" : "NOT met"}`);
 
+await sealAllPending(db);
 await pool.end();
 await db.$disconnect();
 await cluster.stop();

@@ -60,9 +60,9 @@ try {
   let started = performance.now();
   // 1M events over ~60 days, ids and times growing together (as appendAuditEvent assigns them).
   await pg.query(
-    `INSERT INTO "AuditEvent" ("tenantId", seq, at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
-       "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data, "prevHash", hash)
-     SELECT $1::uuid, g, now() - interval '60 days' + g * interval '5 seconds',
+    `INSERT INTO "AuditEvent" (id, "tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
+       "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
+     SELECT g, $1::uuid, now() - interval '60 days' + g * interval '5 seconds',
        CASE WHEN g % 3 = 0 THEN 'user' ELSE 'agent' END, NULL,
        CASE WHEN g % 3 = 0 THEN 'reviewer' || (g % 5 + 1) || '@bench.test' ELSE 'requester' || (g % 50) || '@bench.test' END,
        (ARRAY['action.proposed','decision.recorded','execution.succeeded','task.started','decision.refused','action.expired'])[g % 6 + 1],
@@ -73,10 +73,18 @@ try {
        CASE WHEN g % 6 = 1 THEN ($2::uuid[])[g % 5 + 1] END,
        'requester' || (g % 50) || '@bench.test',
        (ARRAY['pending','approved','rejected','succeeded','expired','failed'])[g % 6 + 1],
-       '{}'::jsonb, md5((g - 1)::text) || md5((g - 1)::text), md5(g::text) || md5(g::text)
+       '{}'::jsonb
      FROM generate_series(1, ${EVENTS}) g`,
     [tenantId, reviewerIds],
   );
+  // Their (synthetic) chain, as sealing would have written it; none is left waiting to be sealed.
+  await pg.query(
+    `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash)
+     SELECT g, $1::uuid, g, md5((g - 1)::text) || md5((g - 1)::text), md5(g::text) || md5(g::text) FROM generate_series(1, ${EVENTS}) g`,
+    [tenantId],
+  );
+  await pg.query(`DELETE FROM "AuditUnsealed" WHERE "tenantId" = $1`, [tenantId]);
+  await pg.query(`SELECT setval(pg_get_serial_sequence('"AuditEvent"', 'id'), ${EVENTS})`);
   console.log(`seeded ${EVENTS.toLocaleString("en-US")} audit events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   started = performance.now();

@@ -94,17 +94,19 @@ test.describe("audit explorer", () => {
     const tenant = await seedTenant();
     const taskId = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
     await pendingAction(taskId, "send_email");
-    const victim = await e2eDb().auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, seq: 2 } });
+    // Events are sealed into the chain moments after they are written.
+    await expect.poll(() => e2eDb().auditSeal.count({ where: { tenantId: tenant.id, seq: 2 } })).toBe(1);
+    const victim = await e2eDb().auditSeal.findFirstOrThrow({ where: { tenantId: tenant.id, seq: 2 } });
     await e2eDb().$transaction([
       e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
-      e2eDb().$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.id}`,
+      e2eDb().$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.eventId}`,
       e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
     ]);
     await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
     await page.goto("/audit");
     const alert = page.getByRole("alert").filter({ hasText: "Chain verification failed" });
     await expect(alert).toBeVisible();
-    await expect(alert).toContainText(`#2 (id ${victim.id})`);
+    await expect(alert).toContainText(`#2 (id ${victim.eventId})`);
     await expect(alert).toContainText("edited");
   });
 

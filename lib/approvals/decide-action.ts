@@ -8,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+import { peekKnownPayload } from "@/lib/approvals/known-payloads";
 
 export type DecideInput = {
   tenantId: string;
@@ -56,10 +57,13 @@ type VoteState = {
  * the reviewer saw, one vote per reviewer. A quorum of distinct approvers approves; one rejection
  * rejects. Every refusal is audited.
  *
- * The common case is two statements: a read, then one conditional UPDATE of the action row that
- * also inserts the vote, wakes the task and appends the audit event. The UPDATE requires the row
- * to be exactly as read (pending, same revision and hash, same approval count, unexpired), so
- * concurrent votes serialise on the row and a vote that raced another writes nothing. Anything
+ * The common case is two statements (one if this process proposed the action: known-payloads.ts):
+ * a read, then one conditional UPDATE of the action row that also inserts the vote, wakes the task
+ * and appends the audit event. The UPDATE re-checks everything the vote rests on — pending, same
+ * revision, hash, quorum and approval count, unexpired, the reviewer eligible and neither the
+ * requester nor the revision's author — so concurrent votes serialise on the row, a vote that
+ * raced another writes nothing, and a second vote by the same reviewer fails on the unique
+ * (revision, reviewer) index. Anything
  * else — a refusal, an expiry, a lost race — takes the locked path, which decides it under
  * FOR UPDATE and audits the outcome.
  */
@@ -70,7 +74,10 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
   // filter every pending action of the tenant.
   if (!hasPool(db)) return decideUnderLock(db, input);
   const note = input.note?.trim() || null;
-  const [row] = await sqlQuery<VoteState>(db, Prisma.sql`
+  const known = peekKnownPayload(input.actionId, input.payloadHash);
+  const [row] = known
+    ? [{ ...known, status: "pending", expired: false, voted: false, payloadHash: input.payloadHash, currentRevision: known.revision }]
+    : await sqlQuery<VoteState>(db, Prisma.sql`
     SELECT a.status::text AS status, (a."expiresAt" IS NOT NULL AND a."expiresAt" <= now()) AS expired,
       a."eligibleRoles"::text[] AS "eligibleRoles", a."requesterUserId", a."payloadHash", a.quorum, a.approvals,
       a."currentRevision", a.tool, a."riskLevel"::text AS "riskLevel", a."requesterLabel", a."taskId",
@@ -78,6 +85,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${input.reviewer.userId}::uuid) AS voted
     FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.status = 'current'
     WHERE a.id = ${input.actionId}::uuid AND a."tenantId"::text = ${input.tenantId}`);
+  const reviewerRoles: string[] = input.reviewer.roles;
   const clean =
     row && row.status === "pending" && !row.expired && !row.voted &&
     input.reviewer.roles.some((role) => row.eligibleRoles.includes(role)) &&
@@ -104,7 +112,13 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
           "updatedAt" = now()
         WHERE id = ${input.actionId}::uuid AND "tenantId"::text = ${input.tenantId} AND status::text = 'pending'
           AND approvals = ${row.approvals} AND "currentRevision" = ${row.currentRevision} AND "payloadHash" = ${row.payloadHash}
-          AND ("expiresAt" IS NULL OR "expiresAt" > now())
+          AND quorum = ${row.quorum} AND ("expiresAt" IS NULL OR "expiresAt" > now())
+          -- Eligible, and neither the requester nor the author of this revision.
+          AND "eligibleRoles"::text[] && ${reviewerRoles}::text[]
+          AND "requesterUserId" IS DISTINCT FROM ${input.reviewer.userId}::uuid
+          AND EXISTS (
+            SELECT 1 FROM "ActionRevision" r WHERE r.id = ${row.revisionId}::uuid AND r."actionId" = ${input.actionId}::uuid
+              AND r.status::text = 'current' AND r."createdByUserId" IS DISTINCT FROM ${input.reviewer.userId}::uuid)
         RETURNING id, "taskId"
       ),
       ${audit},
@@ -126,6 +140,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
   }
   if (written.length === 0) return decideUnderLock(db, input);
   void requestSeal(db, input.tenantId);
+  if (known) known.approvals = approvals;
   return { status, approvals, quorum: row.quorum, revision: row.currentRevision };
 }
 

@@ -56,6 +56,8 @@ export type Claimed = {
   taskId: string | null;
   tool: string;
   requesterLabel: string;
+  /** The live state checked against the request snapshot just before the claim (not on recovery). */
+  verifiedState?: JsonObject | null;
 };
 
 /** Why a claim failed, in words, from the action's current row. */
@@ -197,7 +199,7 @@ export async function executeAction(db: Db, input: ExecuteInput): Promise<Execut
   void requestSeal(db, input.tenantId);
   const claimed: Claimed = {
     executionId, actionId: input.actionId, idempotencyKey, revision: row.revision, args, sandboxSpec: row.sandboxSpec,
-    taskId: row.taskId, tool: row.tool, requesterLabel: row.requesterLabel,
+    taskId: row.taskId, tool: row.tool, requesterLabel: row.requesterLabel, verifiedState: now,
   };
   return runClaimedExecution(db, input.tenantId, claimed, input);
 }
@@ -307,7 +309,7 @@ async function executeInTransaction(db: Db, input: ExecuteInput): Promise<Execut
       claimed: {
         executionId: execution.id, actionId: action.id, idempotencyKey, revision: revision.revision, args,
         sandboxSpec: revision.sandboxSpec as JsonObject | null, taskId: action.taskId, tool: action.tool,
-        requesterLabel: action.requesterLabel,
+        requesterLabel: action.requesterLabel, verifiedState: now,
       },
     };
   }));
@@ -344,6 +346,7 @@ export async function runClaimedExecution(
       },
       signal: options.signal,
       sandboxSpec: claimed.sandboxSpec,
+      verifiedState: claimed.verifiedState,
     });
     state = outcome.ok ? "succeeded" : "failed";
   } catch (error) {

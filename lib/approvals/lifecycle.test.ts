@@ -45,7 +45,7 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 }
 
 async function auditTypes(tenantId: string, actionId?: string) {
-  const rows = await t.db.auditEvent.findMany({ where: { tenantId, ...(actionId ? { actionId } : {}) }, orderBy: { seq: "asc" } });
+  const rows = await t.db.auditEvent.findMany({ where: { tenantId, ...(actionId ? { actionId } : {}) }, orderBy: { id: "asc" } });
   return rows.map((r) => r.type);
 }
 
@@ -96,7 +96,7 @@ describe("proposals", () => {
     const { toPublicError } = await import("@/lib/errors");
     expect(toPublicError(error, "test").body.code).toBe(code);
     expect(await t.db.action.count({ where: { tenantId: a.id } })).toBe(before);
-    const last = await t.db.auditEvent.findFirst({ where: { tenantId: a.id }, orderBy: { seq: "desc" } });
+    const last = await t.db.auditEvent.findFirst({ where: { tenantId: a.id }, orderBy: { id: "desc" } });
     expect(last).toMatchObject({ type: "action.refused", outcome: "refused" });
   });
 

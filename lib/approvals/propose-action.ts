@@ -182,6 +182,8 @@ async function proposeUnder(
       kind: tool.kind, tool: tool.name, taskId: input.taskId ?? null, requesterLabel: input.requester.label,
       riskLevel: assessment.riskLevel, revisionId, revision, ...columns, sandboxSpec: assessment.sandboxSpec,
       policyVersion: policy.version, requestSnapshotHash: assessment.snapshot === null ? null : snapshotHash(assessment.snapshot),
+      eligibleRoles: decision.eligibleRoles, requesterUserId, createdByUserId: requesterUserId,
+      quorum: Math.max(1, decision.quorum), approvals: 0,
     });
   }
   const expiresAt = row.expiresAt;

@@ -23,14 +23,20 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-/** Tampering as a superuser would: with the append-only triggers switched off. */
-async function behindTheAppsBack(sql: string) {
+/** Tampering as a superuser would: with the append-only triggers of events and chain switched off. */
+async function behindTheAppsBack(...statements: string[]) {
   await t.db.$transaction([
     t.db.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
-    t.db.$executeRawUnsafe(sql),
+    t.db.$executeRawUnsafe(`ALTER TABLE "AuditSeal" DISABLE TRIGGER USER`),
+    ...statements.map((sql) => t.db.$executeRawUnsafe(sql)),
+    t.db.$executeRawUnsafe(`ALTER TABLE "AuditSeal" ENABLE TRIGGER USER`),
     t.db.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
   ]);
 }
+
+/** The id of the event at `seq` in the tenant's chain. */
+const eventAt = async (tenantId: string, seq: number) =>
+  (await t.db.auditSeal.findFirstOrThrow({ where: { tenantId, seq } })).eventId;
 
 describe("the audit log", () => {
   it("verifies when untouched", async () => {
@@ -44,44 +50,51 @@ describe("the audit log", () => {
         appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
       );
     const first = await append(1);
-    const unsealed = await t.db.auditEvent.findUniqueOrThrow({ where: { id: first.id } });
-    expect(unsealed).toMatchObject({ seq: null, prevHash: null, hash: null });
+    expect(await t.db.auditSeal.count({ where: { eventId: first.id } })).toBe(0);
+    expect(await t.db.auditUnsealed.count({ where: { eventId: first.id } })).toBe(1);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 0, unsealed: 1 });
 
     expect(await sealAuditChain(t.db, other.id)).toBe(1);
     await append(2);
     expect(await sealAuditChain(t.db, other.id)).toBe(1);
     expect(await sealAuditChain(t.db, other.id)).toBe(0);
-    const chain = await t.db.auditEvent.findMany({ where: { tenantId: other.id }, orderBy: { seq: "asc" } });
+    const chain = await t.db.auditSeal.findMany({ where: { tenantId: other.id }, orderBy: { seq: "asc" } });
     expect(chain.map((e) => e.seq)).toEqual([1n, 2n]);
+    expect(chain[0].eventId).toBe(first.id);
     expect(chain[1].prevHash).toBe(chain[0].hash);
+    expect(await t.db.auditUnsealed.count({ where: { tenantId: other.id } })).toBe(0);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 2, unsealed: 0 });
   });
 
-  it("refuses every update but sealing: no other column may change, and a sealed event stays as it is", async () => {
+  it("an event appended inside a transaction that rolls back is gone with it", async () => {
+    // A transaction client must never be taken for the app's client (its statements would then
+    // run outside the transaction and survive the rollback).
     const other = await createTestTenant(t.db);
-    const { id } = await t.db.$transaction((tx) =>
-      appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: {} }),
-    );
-    const h = "a".repeat(64);
-    // "Sealing" that also rewrites who did it.
     await expect(
-      t.db.$executeRawUnsafe(`UPDATE "AuditEvent" SET seq = 1, "prevHash" = '${h}', hash = '${h}', "actorLabel" = 'mallory' WHERE id = ${id}`),
-    ).rejects.toThrow(/append-only/);
-    // Half a seal.
-    await expect(t.db.$executeRawUnsafe(`UPDATE "AuditEvent" SET seq = 1 WHERE id = ${id}`)).rejects.toThrow(/append-only/);
-    await sealAuditChain(t.db, other.id);
-    // Re-sealing a sealed event with another hash.
-    await expect(t.db.$executeRawUnsafe(`UPDATE "AuditEvent" SET hash = '${h}' WHERE id = ${id}`)).rejects.toThrow(/append-only/);
-    await expect(t.db.$executeRawUnsafe(`UPDATE "AuditEvent" SET seq = NULL, "prevHash" = NULL, hash = NULL WHERE id = ${id}`)).rejects.toThrow(/append-only/);
-    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 1 });
+      t.db.$transaction(async (tx) => {
+        await appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: {} });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await t.db.auditEvent.count({ where: { tenantId: other.id } })).toBe(0);
+    expect(await t.db.auditUnsealed.count({ where: { tenantId: other.id } })).toBe(0);
+  });
+
+  it.each(["UPDATE", "DELETE", "TRUNCATE"])("refuses %s of the chain itself", async (op) => {
+    const sql = {
+      UPDATE: `UPDATE "AuditSeal" SET hash = repeat('a', 64)`,
+      DELETE: `DELETE FROM "AuditSeal"`,
+      TRUNCATE: `TRUNCATE "AuditSeal"`,
+    }[op]!;
+    await expect(t.db.$executeRawUnsafe(sql)).rejects.toThrow(/append-only/);
+    expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: true, checked: 12 });
   });
 
   it.each(["UPDATE", "DELETE", "TRUNCATE"])("refuses %s through the database itself", async (op) => {
     const sql = {
       UPDATE: `UPDATE "AuditEvent" SET "actorLabel" = 'mallory'`,
       DELETE: `DELETE FROM "AuditEvent"`,
-      TRUNCATE: `TRUNCATE "AuditEvent"`,
+      TRUNCATE: `TRUNCATE "AuditEvent" CASCADE`,
     }[op]!;
     await expect(t.db.$executeRawUnsafe(sql)).rejects.toThrow(/append-only/);
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id } })).toBe(12);
@@ -103,14 +116,16 @@ describe("the audit log", () => {
     );
     const result = await verifyAuditChain(t.db, a.id);
     expect(result).toMatchObject({ ok: true, checked: 52, unsealed: 0 });
-    const seqs = (await t.db.auditEvent.findMany({ where: { tenantId: a.id }, select: { seq: true } })).map((e) => Number(e.seq));
-    expect(seqs.sort((x, y) => x - y)).toEqual(Array.from({ length: 52 }, (_, i) => i + 1));
+    const seals = await t.db.auditSeal.findMany({ where: { tenantId: a.id }, select: { seq: true, eventId: true } });
+    expect(seals.map((e) => Number(e.seq)).sort((x, y) => x - y)).toEqual(Array.from({ length: 52 }, (_, i) => i + 1));
+    expect(new Set(seals.map((e) => e.eventId)).size).toBe(52);
   });
 
   it("finds an event edited by a superuser with the triggers disabled, and names it", async () => {
-    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 99, "note": "event 4"}' WHERE "tenantId" = '${a.id}' AND seq = 5`);
-    expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: false, firstBad: { seq: "5", problem: "edited" } });
-    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 4, "note": "event 4"}' WHERE "tenantId" = '${a.id}' AND seq = 5`);
+    const victim = await eventAt(a.id, 5);
+    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 99, "note": "event 4"}' WHERE id = ${victim}`);
+    expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: false, firstBad: { seq: "5", id: String(victim), problem: "edited" } });
+    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 4, "note": "event 4"}' WHERE id = ${victim}`);
     expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: true });
   });
 
@@ -122,7 +137,8 @@ describe("the audit log", () => {
       );
     }
     await sealAuditChain(t.db, other.id);
-    await behindTheAppsBack(`DELETE FROM "AuditEvent" WHERE "tenantId" = '${other.id}' AND seq = 2`);
+    const victim = await eventAt(other.id, 2);
+    await behindTheAppsBack(`DELETE FROM "AuditSeal" WHERE "eventId" = ${victim}`, `DELETE FROM "AuditEvent" WHERE id = ${victim}`);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: false, firstBad: { seq: "3", problem: "missing_or_reordered" } });
   });
 
@@ -135,7 +151,8 @@ describe("the audit log", () => {
     }
     await sealAuditChain(t.db, other.id);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 3 });
-    await behindTheAppsBack(`DELETE FROM "AuditEvent" WHERE "tenantId" = '${other.id}' AND seq = 3`);
+    const victim = await eventAt(other.id, 3);
+    await behindTheAppsBack(`DELETE FROM "AuditSeal" WHERE "eventId" = ${victim}`, `DELETE FROM "AuditEvent" WHERE id = ${victim}`);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: false, firstBad: { seq: "3", problem: "tail_removed" } });
   });
 
@@ -148,9 +165,9 @@ describe("the audit log", () => {
     }
     await sealAuditChain(t.db, other.id);
     await behindTheAppsBack(
-      `UPDATE "AuditEvent" SET seq = CASE seq WHEN 1 THEN 2 ELSE 1 END + 1000 WHERE "tenantId" = '${other.id}' AND seq IN (1, 2)`,
+      `UPDATE "AuditSeal" SET seq = CASE seq WHEN 1 THEN 2 ELSE 1 END + 1000 WHERE "tenantId" = '${other.id}' AND seq IN (1, 2)`,
+      `UPDATE "AuditSeal" SET seq = seq - 1000 WHERE "tenantId" = '${other.id}' AND seq > 1000`,
     );
-    await behindTheAppsBack(`UPDATE "AuditEvent" SET seq = seq - 1000 WHERE "tenantId" = '${other.id}' AND seq > 1000`);
     const result = await verifyAuditChain(t.db, other.id);
     expect(result.ok).toBe(false);
     expect(result.firstBad?.seq).toBe("1");

@@ -3,8 +3,6 @@ import { isClosed, sqlQuery, sqlTransaction } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { auditBodyJson, auditBodyOfRow, auditEventHash, GENESIS_HASH } from "@/lib/audit/audit-record";
 
-// Namespace of the per-tenant advisory lock that sealing is serialised on.
-const AUDIT_LOCK_NAMESPACE = 0x0a0d17;
 const BATCH = 500;
 /** One sealing transaction seals at most this many events, so it never holds the lock for long. */
 const MAX_PER_TRANSACTION = 5_000;
@@ -18,14 +16,15 @@ type UnsealedRow = {
 
 /**
  * Seals the tenant's unsealed audit events into its hash chain, in the order they were written
- * (by id), and returns how many it sealed. Each event gets the next seq, the previous event's
- * hash and its own hash, SHA-256(prevHash|seq|at|canonical body); the tenant's AuditHead moves to
- * the last one. Sealing is serialised per tenant on an advisory lock held until the sealing
- * transaction commits, so the chain never forks, whichever process seals.
+ * (by id), and returns how many it sealed. Each event gets an AuditSeal row with the next seq,
+ * the previous event's hash and its own hash, SHA-256(prevHash|seq|at|canonical body), and leaves
+ * the AuditUnsealed queue; the tenant's AuditHead moves to the last one. Sealing is serialised per
+ * tenant on the head row's lock, held until the sealing transaction commits, so the chain never
+ * forks, whichever process seals.
  */
 export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
   const [pending] = await sqlQuery<{ any: boolean }>(db, Prisma.sql`
-    SELECT EXISTS (SELECT 1 FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND seq IS NULL) AS any`);
+    SELECT EXISTS (SELECT 1 FROM "AuditUnsealed" WHERE "tenantId" = ${tenantId}::uuid) AS any`);
   if (!pending.any) return 0;
   let sealed = 0;
   for (;;) {
@@ -37,28 +36,35 @@ export async function sealAuditChain(db: Db, tenantId: string): Promise<number> 
 
 async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; more: boolean }> {
   return sqlTransaction(db, async (tx) => {
-    await tx.query(Prisma.sql`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_NAMESPACE}::int, hashtext(${tenantId}::text))`);
-    await tx.query(Prisma.sql`
-      INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
-      VALUES (${tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
-      ON CONFLICT ("tenantId") DO NOTHING`);
-    const [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
+    // The head row's lock serialises sealing per tenant until this transaction commits. Every
+    // tenant gets its head on creation; one made before that gets it here.
+    let [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
       SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`);
+    if (!head) {
+      await tx.query(Prisma.sql`
+        INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
+        VALUES (${tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
+        ON CONFLICT ("tenantId") DO NOTHING`);
+      [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
+        SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`);
+    }
     let seq = head.seq;
     let prevHash = head.hash;
     let count = 0;
-    let lastAt = new Date(0);
     for (;;) {
       const rows = await tx.query<UnsealedRow>(Prisma.sql`
-        SELECT id, "tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
-          "actionId", tool, verdict::text AS verdict, "riskLevel"::text AS "riskLevel", "reviewerId", requester, status, data
-        FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND seq IS NULL
-        ORDER BY id LIMIT ${BATCH}`);
+        SELECT e.id, e."tenantId", e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType",
+          e."subjectId", e."actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel", e."reviewerId",
+          e.requester, e.status, e.data
+        FROM "AuditUnsealed" u JOIN "AuditEvent" e ON e.id = u."eventId"
+        WHERE u."tenantId" = ${tenantId}::uuid
+        ORDER BY u."eventId" LIMIT ${BATCH}`);
       if (rows.length === 0) break;
       const ids: string[] = [];
       const seqs: string[] = [];
       const prevs: string[] = [];
       const hashes: string[] = [];
+      let lastAt = new Date(0);
       for (const row of rows) {
         seq += 1n;
         const hash = auditEventHash({ prevHash, seq: seq.toString(), at: row.at.toISOString() }, auditBodyJson(auditBodyOfRow(row)));
@@ -67,20 +73,23 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
         prevs.push(prevHash);
         hashes.push(hash);
         prevHash = hash;
-        lastAt = row.at;
+        if (row.at > lastAt) lastAt = row.at;
       }
+      // The seals, the queue and the head move in one statement.
       await tx.query(Prisma.sql`
-        UPDATE "AuditEvent" e SET seq = v.seq, "prevHash" = v.prev, hash = v.hash
-        FROM unnest(${ids}::bigint[], ${seqs}::bigint[], ${prevs}::text[], ${hashes}::text[]) AS v(id, seq, prev, hash)
-        WHERE e.id = v.id AND e.seq IS NULL`);
-      count += rows.length;
-      if (rows.length < BATCH || count >= MAX_PER_TRANSACTION) break;
-    }
-    if (count > 0) {
-      await tx.query(Prisma.sql`
-        UPDATE "AuditHead" SET seq = ${seq.toString()}::bigint, "prevHash" = hash, hash = ${prevHash},
+        WITH sealed AS (
+          INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash)
+          SELECT v.id, ${tenantId}::uuid, v.seq, v.prev, v.hash
+          FROM unnest(${ids}::bigint[], ${seqs}::bigint[], ${prevs}::text[], ${hashes}::text[]) AS v(id, seq, prev, hash)
+        ),
+        dequeued AS (
+          DELETE FROM "AuditUnsealed" WHERE "eventId" = ANY(${ids}::bigint[])
+        )
+        UPDATE "AuditHead" SET seq = ${seq.toString()}::bigint, "prevHash" = ${prevs[prevs.length - 1]}, hash = ${prevHash},
           at = GREATEST(at, ${lastAt}::timestamptz)
         WHERE "tenantId" = ${tenantId}::uuid`);
+      count += rows.length;
+      if (rows.length < BATCH || count >= MAX_PER_TRANSACTION) break;
     }
     return { count, more: count >= MAX_PER_TRANSACTION };
   });
@@ -88,8 +97,7 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
 
 /** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
 export async function sealAllPending(db: Db): Promise<number> {
-  const tenants = await sqlQuery<{ tenantId: string }>(db, Prisma.sql`
-    SELECT DISTINCT "tenantId" FROM "AuditEvent" WHERE seq IS NULL`);
+  const tenants = await sqlQuery<{ tenantId: string }>(db, Prisma.sql`SELECT DISTINCT "tenantId" FROM "AuditUnsealed"`);
   let sealed = 0;
   for (const { tenantId } of tenants) sealed += await sealAuditChain(db, tenantId);
   return sealed;
@@ -113,12 +121,15 @@ export function requestSeal(db: Db, tenantId: string): Promise<void> {
   const current = sealer;
   return new Promise((resolve) => {
     current.waiting.push(resolve);
-    if (!current.running) void drain(db, tenantId, current, byTenant);
+    if (!current.running) {
+      current.running = true;
+      // After the caller's own next statement is on its way: sealing is bookkeeping, not in its path.
+      setImmediate(() => void drain(db, tenantId, current, byTenant));
+    }
   });
 }
 
 async function drain(db: Db, tenantId: string, sealer: Sealer, byTenant: Map<string, Sealer>): Promise<void> {
-  sealer.running = true;
   try {
     while (sealer.waiting.length > 0) {
       const served = sealer.waiting.splice(0);

@@ -2,7 +2,8 @@ import type { DbTx } from "@/lib/db/client";
 import { Prisma, type AuditEvent } from "@/lib/generated/prisma/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
 
-export type AuditEventRow = AuditEvent;
+/** An event with its place in the chain (null until it is sealed, moments after it was written). */
+export type AuditEventRow = AuditEvent & { seq: bigint | null; prevHash: string | null; hash: string | null };
 
 export type AuditSearchResult = {
   events: AuditEventRow[];
@@ -16,30 +17,38 @@ export type AuditSearchResult = {
 export const TEXT_SCAN_LIMIT = 10_000;
 export const AUDIT_PAGE_SIZE = 50;
 
-const COLUMNS = Prisma.sql`e.id, e.seq, e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType", e."subjectId",
+const COLUMNS = Prisma.sql`e.id, s.seq, e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType", e."subjectId",
   e."actionId"::text AS "actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel", e."reviewerId"::text AS "reviewerId",
-  e.requester, e.status, e.data, e."prevHash", e.hash`;
+  e.requester, e.status, e.data, s."prevHash", s.hash`;
+/** Each event's seal, if it has one yet. */
+const SEALS = Prisma.sql`LEFT JOIN "AuditSeal" s ON s."eventId" = e.id`;
 
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const nextDayStart = (day: string) => new Date(dayStart(day).getTime() + 86_400_000);
 
 /**
- * Turns a date range into an id range. Ids grow with `at` inside a tenant (both are assigned under
- * the tenant's chain lock), so after two index probes on (tenantId, at, id) every filter can walk
- * its own (tenantId, <column>, id desc) index in id order, and pagination is a keyset on id alone.
+ * Turns a date range into an id range. Ids grow with `at` (both are assigned as the event is
+ * written), so after two index probes on (tenantId, at, id) every filter can walk its own
+ * (tenantId, <column>, id desc) index in id order, and pagination is a keyset on id alone.
+ * Concurrent writers can take ids and times in slightly different orders, so each bound is the
+ * extreme id among the 100 events nearest the boundary in time, and the time test stays too.
  */
 async function idBounds(db: DbTx, tenantId: string, filters: AuditFilters): Promise<{ lo: bigint | null; hi: bigint | null } | "empty"> {
   let lo: bigint | null = null;
   let hi: bigint | null = null;
   if (filters.from) {
     const rows = await db.$queryRaw<Array<{ id: bigint }>>`
-      SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at >= ${dayStart(filters.from)} ORDER BY at ASC, id ASC LIMIT 1`;
+      SELECT min(id) AS id FROM (
+        SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at >= ${dayStart(filters.from)} ORDER BY at ASC, id ASC LIMIT 100
+      ) edge HAVING count(*) > 0`;
     if (!rows[0]) return "empty";
     lo = rows[0].id;
   }
   if (filters.to) {
     const rows = await db.$queryRaw<Array<{ id: bigint }>>`
-      SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at < ${nextDayStart(filters.to)} ORDER BY at DESC, id DESC LIMIT 1`;
+      SELECT max(id) AS id FROM (
+        SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at < ${nextDayStart(filters.to)} ORDER BY at DESC, id DESC LIMIT 100
+      ) edge HAVING count(*) > 0`;
     if (!rows[0]) return "empty";
     hi = rows[0].id;
   }
@@ -90,7 +99,8 @@ export async function searchAuditEvents(
 
   if (!input.filters.q) {
     const rows = await db.$queryRaw<AuditEventRow[]>`
-      SELECT ${COLUMNS} FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${limit + 1}`;
+      SELECT ${COLUMNS} FROM (SELECT * FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${limit + 1}) e ${SEALS}
+      ORDER BY e.id DESC`;
     const events = rows.slice(0, limit);
     return { events, nextCursor: rows.length > limit ? String(events[events.length - 1].id) : null, textScan: null };
   }
@@ -100,9 +110,12 @@ export async function searchAuditEvents(
   // One pass over the newest `scanLimit` rows of the other filters (their index, in id order), then
   // the substring test on those rows only: no join back to the table, no scan beyond the bound.
   const rows = await db.$queryRaw<AuditEventRow[]>`
-    SELECT ${COLUMNS} FROM (SELECT * FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${scanLimit}) e
-    WHERE e.type ILIKE ${pattern} OR e."actorLabel" ILIKE ${pattern} OR e.requester ILIKE ${pattern} OR e.tool ILIKE ${pattern}
-    ORDER BY e.id DESC LIMIT ${limit + 1}`;
+    SELECT ${COLUMNS} FROM (
+      SELECT * FROM (SELECT * FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${scanLimit}) e
+      WHERE e.type ILIKE ${pattern} OR e."actorLabel" ILIKE ${pattern} OR e.requester ILIKE ${pattern} OR e.tool ILIKE ${pattern}
+      ORDER BY e.id DESC LIMIT ${limit + 1}
+    ) e ${SEALS}
+    ORDER BY e.id DESC`;
   const events = rows.slice(0, limit);
   if (rows.length > limit) {
     return { events, nextCursor: String(events[events.length - 1].id), textScan: null };

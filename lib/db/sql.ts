@@ -8,10 +8,25 @@ import type { DbTx } from "@/lib/db/client";
  * and those paths are CPU-bound on the Node side. Queries are written with Prisma's `sql` tag, so
  * values are always bound parameters, never spliced into the text.
  */
-const pools = new WeakMap<object, Pool>();
+// Kept on the client object itself, under a global symbol: Next.js may bundle this module more
+// than once (instrumentation, route handlers), and a module-level map would not be shared.
+const POOL = Symbol.for("countersign.pgPool");
+
+// The entry names the client it belongs to: a Prisma transaction client is a proxy of the client
+// it came from and sees the same property, but must never be mistaken for it (its statements
+// have to run inside its transaction).
+type PoolEntry = { pool: Pool; owner: object };
+const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
+const pools = {
+  get: (db: object): Pool | undefined => {
+    const entry = entryOf(db);
+    return entry && entry.owner === db ? entry.pool : undefined;
+  },
+  has: (db: object): boolean => entryOf(db)?.owner === db,
+};
 
 export function registerPool(db: object, pool: Pool): void {
-  pools.set(db, pool);
+  Object.defineProperty(db, POOL, { value: { pool, owner: db } satisfies PoolEntry, enumerable: false });
 }
 
 /** int8 comes back as bigint, as it does through Prisma (pg's default is a string). */
@@ -63,7 +78,8 @@ export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sq
 
 /** Whether the client's pool has been ended ($disconnect). */
 export function isClosed(db: DbTx): boolean {
-  return pools.get(db)?.ended === true;
+  const pool = pools.get(db) as (Pool & { ending?: boolean }) | undefined;
+  return pool?.ending === true || pool?.ended === true;
 }
 
 /** Whether `db` is a whole client with a pool (not a Prisma transaction). */

@@ -3,7 +3,7 @@ import nodemailer from "nodemailer";
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
-import { defineTool, type ReadContext } from "@/lib/tools/tool";
+import { defineTool, type ReadContext, type ToolContext, type ToolOutcome } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
 import { sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -37,6 +37,18 @@ async function customerFor(ctx: ReadContext, args: Args): Promise<CustomerFacts 
   return null;
 }
 
+/** The queued row's result; with SMTP configured, the email goes out now. */
+async function sent(ctx: ToolContext, args: Args, outboxId: string): Promise<ToolOutcome> {
+  const result: JsonObject = { outbox_id: outboxId, to: args.to, status: "queued" };
+  if (smtpConfigured()) {
+    const transport = nodemailer.createTransport(process.env.SMTP_URL);
+    await transport.sendMail({ from: process.env.SMTP_FROM ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
+    await ctx.db.emailOutbox.update({ where: { id: outboxId }, data: { status: "sent", sentAt: new Date() } });
+    result.status = "sent";
+  }
+  return { ok: true, result };
+}
+
 export const sendEmail = defineTool({
   name: "send_email",
   kind: "tool",
@@ -66,13 +78,27 @@ export const sendEmail = defineTool({
   }),
   // The outbox row honours the key; SMTP cannot, so with SMTP a crash leaves the execution unknown.
   honoursIdempotencyKey: () => !smtpConfigured(),
-  async execute(ctx, args, idempotencyKey) {
+  async execute(ctx, args, idempotencyKey, options) {
     // The outbox row is unique on the key: a retry after a crash finds the row it wrote.
     const replayed = async () => {
       const [existing] = await sqlQuery<{ id: string; status: string }>(ctx.db, Prisma.sql`
         SELECT id, status::text AS status FROM "EmailOutbox" WHERE "idempotencyKey" = ${idempotencyKey}`);
       return existing ? { ok: true, result: { outbox_id: existing.id, status: existing.status, replayed: true } } : null;
     };
+    const state = options?.verifiedState;
+    if (state && typeof state.customer_ref === "string" && state.customer_opt_out === false) {
+      // The customer was just read and checked (not opted out): one statement writes the row.
+      const [queued] = await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
+        INSERT INTO "EmailOutbox" (id, "tenantId", "toAddress", subject, body, "customerId", "idempotencyKey")
+        VALUES (${randomUUID()}::uuid, ${ctx.tenantId}::uuid, ${args.to}, ${args.subject}, ${args.body},
+          (SELECT id FROM "Customer" WHERE "tenantId" = ${ctx.tenantId}::uuid AND "externalRef" = ${state.customer_ref}),
+          ${idempotencyKey})
+        ON CONFLICT ("idempotencyKey") DO NOTHING
+        RETURNING id`);
+      if (queued) return sent(ctx, args, queued.id);
+      const replay = await replayed();
+      if (replay) return replay;
+    }
     let customer: CustomerFacts | null;
     try {
       customer = await customerFor(ctx, args);
@@ -94,13 +120,6 @@ export const sendEmail = defineTool({
       if (replay) return replay;
       return { ok: false, result: { error: `${customer?.name ?? "The customer"} has opted out of email; nothing was sent.` } };
     }
-    const result: JsonObject = { outbox_id: row.id, to: args.to, status: "queued" };
-    if (smtpConfigured()) {
-      const transport = nodemailer.createTransport(process.env.SMTP_URL);
-      await transport.sendMail({ from: process.env.SMTP_FROM ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
-      await ctx.db.emailOutbox.update({ where: { id: row.id }, data: { status: "sent", sentAt: new Date() } });
-      result.status = "sent";
-    }
-    return { ok: true, result };
+    return sent(ctx, args, row.id);
   },
 });

@@ -20,6 +20,12 @@ export type ToolExecuteOptions = {
   signal?: AbortSignal;
   /** Code tools: the approved sandbox spec (part of the hashed payload). */
   sandboxSpec?: JsonObject | null;
+  /**
+   * The tool's snapshot as re-read just before the claim and found equal to what reviewers saw
+   * (absent when a crashed execution is retried). An effect may rely on it instead of reading the
+   * same rows again.
+   */
+  verifiedState?: JsonObject | null;
 };
 
 export type ToolOutcome = {
