@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { DbTx } from "@/lib/db/client";
@@ -41,8 +42,9 @@ export type SqlClient = { query<T extends QueryResultRow>(statement: Sql): Promi
 /**
  * Hot-path statements are prepared once per connection (a named statement) instead of parsed and
  * planned on every call: for the multi-CTE writes that planning was a large part of their cost.
- * Names are per distinct text; the number of distinct texts is bounded by the code, and past a
- * limit (text built from data, say) statements simply go unnamed.
+ * A name is a hash of the text, so every copy of this module (Next.js bundles it more than once)
+ * gives one text the same name on a shared connection. The number of distinct texts is bounded
+ * by the code; past a limit (text built from data, say) statements simply go unnamed.
  */
 const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 500;
@@ -50,7 +52,7 @@ const MAX_NAMED_STATEMENTS = 500;
 function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
   if (!name && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `cs_${statementNames.size}`;
+    name = `cs_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
     statementNames.set(text, name);
   }
   return name;
