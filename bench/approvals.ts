@@ -58,7 +58,8 @@ const propose = () =>
     args: { invoice_number: "INV-1044", amount_minor: 1_000 + Math.floor(Math.random() * 50_000), reason: "benchmark" },
   });
 
-// The same rows a proposal writes (action, revision, snapshot, audit event), as plain INSERTs.
+// The same rows a proposal writes (action, revision, snapshot, audit event, and the event's seal),
+// as plain INSERTs in one transaction.
 const pool = new Pool({ connectionString: url, max: 64 });
 pool.on("error", () => {}); // the cluster stops at the end
 const invoice = await db.invoice.findFirstOrThrow({ where: { tenantId: tenant.id, number: "INV-1044" } });
@@ -83,11 +84,19 @@ async function rawInsert() {
       `INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash) VALUES ($1, $2, $3, $4, 'request', '{}', $5)`,
       [randomUUID(), tenant.id, actionId, revisionId, "b".repeat(64)],
     );
-    await client.query(
-      `INSERT INTO "AuditEvent" ("tenantId", seq, "actorType", "actorLabel", type, outcome, "subjectType", data, "prevHash", hash)
-       VALUES ($1, $2, 'user', 'bench', 'raw', 'ok', 'action', '{}', $3, $3)`,
-      [randomUUID(), rawSeq++, "c".repeat(64)],
+    const auditTenant = randomUUID();
+    const event = await client.query<{ id: string }>(
+      `INSERT INTO "AuditEvent" ("tenantId", "actorType", "actorLabel", type, outcome, "subjectType", data)
+       VALUES ($1, 'user', 'bench', 'raw', 'ok', 'action', '{}') RETURNING id`,
+      [auditTenant],
     );
+    // What sealing writes for the event: its chain row, and the event leaves the queue the
+    // AuditEvent trigger put it in.
+    await client.query(
+      `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash) VALUES ($1, $2, $3, $4, $4)`,
+      [event.rows[0].id, auditTenant, rawSeq++, "c".repeat(64)],
+    );
+    await client.query(`DELETE FROM "AuditUnsealed" WHERE "eventId" = $1`, [event.rows[0].id]);
     await client.query("COMMIT");
   } finally {
     client.release();
