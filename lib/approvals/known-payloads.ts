@@ -56,3 +56,8 @@ export function takeKnownPayload(actionId: string, payloadHash: string): KnownPa
   known.delete(key);
   return payload;
 }
+
+/** Forgets everything (as a restarted process would). */
+export function forgetKnownPayloads(): void {
+  known.clear();
+}

@@ -10,6 +10,7 @@ import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
+import { forgetKnownPayloads } from "@/lib/approvals/known-payloads";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
 let t: TestDatabase;
@@ -165,6 +166,30 @@ describe("decisions", () => {
     expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
     expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
+  });
+
+  it("what this process remembers of its proposal never outranks the database: roles and requester changed behind its back are honoured", async () => {
+    const p = await pendingRefund(a, 45_000, "INV-1043");
+    const base = { tenantId: a.id, actionId: p.actionId, verdict: "approve" as const, payloadHash: p.payloadHash };
+    await t.db.$executeRaw`UPDATE "Action" SET "eligibleRoles" = '{admin}' WHERE id = ${p.actionId}::uuid`;
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.reviewer.member }))).code).toBe("not_eligible");
+    await t.db.$executeRaw`UPDATE "Action" SET "eligibleRoles" = '{reviewer}', "requesterUserId" = ${a.users.reviewer.id}::uuid WHERE id = ${p.actionId}::uuid`;
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.reviewer.member }))).code).toBe("self_approval");
+    expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+  });
+
+  it("a process that did not make the proposal (nothing remembered) decides and executes it the same way", async () => {
+    const p = await pendingRefund(a, 1_000_000);
+    forgetKnownPayloads();
+    const vote = (reviewer: TestTenant["users"]["reviewer"]) =>
+      decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewer.member });
+    expect(await vote(a.users.reviewer)).toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
+    expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
+    expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
+    const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+    expect(outcome.state).toBe("succeeded");
+    expect(await t.db.refund.count({ where: { idempotencyKey: { startsWith: "cs1_" }, invoice: { number: "INV-1044", tenantId: a.id } } })).toBeGreaterThan(0);
   });
 
   it("a rejection with a reason rejects, and nothing can execute it", async () => {
