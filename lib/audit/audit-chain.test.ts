@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
-import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { requestSeal, sealAuditChain } from "@/lib/audit/seal-audit-chain";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -64,6 +64,21 @@ describe("the audit log", () => {
     expect(chain[1].prevHash).toBe(chain[0].hash);
     expect(await t.db.auditUnsealed.count({ where: { tenantId: other.id } })).toBe(0);
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 2, unsealed: 0 });
+  });
+
+  it("requestSeal settles only once everything written before the request is sealed, however many ask at once", async () => {
+    const other = await createTestTenant(t.db);
+    await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const { id } = await t.db.$transaction((tx) =>
+          appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+        );
+        await requestSeal(t.db, other.id);
+        // This writer's own event is on the chain by now.
+        expect(await t.db.auditSeal.count({ where: { eventId: id } })).toBe(1);
+      }),
+    );
+    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 60, unsealed: 0 });
   });
 
   it("an event appended inside a transaction that rolls back is gone with it", async () => {
