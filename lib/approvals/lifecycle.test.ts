@@ -11,6 +11,7 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
 import { forgetKnownPayloads } from "@/lib/approvals/known-payloads";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
 let t: TestDatabase;
@@ -99,6 +100,26 @@ describe("proposals", () => {
     expect(await t.db.action.count({ where: { tenantId: a.id } })).toBe(before);
     const last = await t.db.auditEvent.findFirst({ where: { tenantId: a.id }, orderBy: { id: "desc" } });
     expect(last).toMatchObject({ type: "action.refused", outcome: "refused" });
+  });
+
+  it("a policy saved elsewhere applies to the very next proposal, though this process had the old one in hand", async () => {
+    const c = await createTestTenant(t.db);
+    const propose = () =>
+      proposeAction(t.db, {
+        tenantId: c.id, requester: c.requester, tool: "refund_invoice",
+        args: { invoice_number: "INV-1044", amount_minor: 10_000, reason: "Customer overpaid" },
+      });
+    expect((await propose()).state).toBe("pending");
+    // Another process (say, an admin's request served elsewhere) saves version 2.
+    const paused = {
+      ...DEFAULT_POLICY, version: 2,
+      tools: { ...DEFAULT_POLICY.tools, refund_invoice: { rules: [{ id: "refunds-paused", effect: "deny", tier: "critical", reason: "Refunds are paused." }] } },
+    };
+    await t.db.toolPolicy.create({ data: { tenantId: c.id, version: 2, document: paused as never } });
+    const second = await propose();
+    expect(second).toMatchObject({ state: "denied", ruleId: "refunds-paused" });
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: second.actionId } });
+    expect(revision.policyVersion).toBe(2);
   });
 
   it("refuses a __proto__ key before anything else sees it", async () => {
