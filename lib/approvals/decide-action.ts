@@ -7,7 +7,7 @@ import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
-import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+import { markTaskRunnable, wakeTaskSql } from "@/lib/approvals/task-wakeup";
 import { peekKnownPayload } from "@/lib/approvals/known-payloads";
 
 export type DecideInput = {
@@ -128,10 +128,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
           ${input.reviewer.userId}::uuid, ${input.verdict}::"Verdict", ${note}, ${input.payloadHash}
         FROM audit
       ),
-      wake AS (
-        UPDATE "Task" t SET "runnableAt" = now(), "wakeSeq" = t."wakeSeq" + 1, "updatedAt" = now()
-        FROM vote WHERE ${decided} AND t.id = vote."taskId" AND t.status IN ('running', 'waiting_approval', 'queued')
-      )
+      wake AS (${wakeTaskSql(Prisma.sql`(SELECT "taskId" FROM vote)`, Prisma.sql`${decided}`)})
       SELECT 1 AS ok FROM audit`);
   } catch (error) {
     // The same reviewer's concurrent vote won the unique (revision, reviewer) index.

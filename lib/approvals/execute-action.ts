@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db, DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes, type AuditActor } from "@/lib/audit/append-audit-event";
-import { hasPool, sqlQuery } from "@/lib/db/sql";
+import { hasPool, jsonParam as json, sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { takeKnownPayload, type KnownPayload } from "@/lib/approvals/known-payloads";
 import { requireTool } from "@/lib/tools/registry";
@@ -14,7 +14,7 @@ import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
 import { createNextRevision } from "@/lib/approvals/create-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { liveExecutionOutput } from "@/lib/approvals/live-output";
-import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+import { markTaskRunnable, wakeTaskSql } from "@/lib/approvals/task-wakeup";
 
 /** Identifies this process in execution claims, so recovery knows whose lease lapsed. */
 export const PROCESS_ID = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -98,7 +98,6 @@ type ApprovalState = KnownPayload & {
   revisionHash: string;
 };
 
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /**
  * The one use of an approval: claim it, recompute its hash from the stored payload, re-read the
@@ -399,10 +398,7 @@ export async function recordExecution(
       UPDATE "Action" SET status = ${ended.state}::"ActionStatus", "updatedAt" = now()
       FROM audit WHERE "Action".id = ${claimed.actionId}::uuid
     ),
-    wake AS (
-      UPDATE "Task" SET "runnableAt" = now(), "wakeSeq" = "wakeSeq" + 1, "updatedAt" = now()
-      FROM audit WHERE "Task".id = ${claimed.taskId}::uuid AND "Task".status IN ('running', 'waiting_approval', 'queued')
-    )
+    wake AS (${wakeTaskSql(Prisma.sql`${claimed.taskId}::uuid`, Prisma.sql`EXISTS (SELECT 1 FROM audit)`)})
     SELECT 1 FROM audit`);
   void requestSeal(db, tenantId);
   return { state: ended.state, executionId: claimed.executionId, result, isolation };

@@ -9,7 +9,7 @@ import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-even
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { rememberPayload } from "@/lib/approvals/known-payloads";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { sqlQuery } from "@/lib/db/sql";
+import { jsonParam as json, sqlQuery } from "@/lib/db/sql";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
 import { cachedTenantPolicy, forgetTenantPolicy, tenantPolicyStillCurrent } from "@/lib/approvals/active-policy";
@@ -126,7 +126,6 @@ async function proposeUnder(
   const revisionId = randomUUID();
   const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
   const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
-  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
   const audit = auditAppendCtes({
     tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
     outcome: decision.effect === "deny" ? "refused" : "ok",

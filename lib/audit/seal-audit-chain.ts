@@ -38,15 +38,16 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
   return sqlTransaction(db, async (tx) => {
     // The head row's lock serialises sealing per tenant until this transaction commits. Every
     // tenant gets its head on creation; one made before that gets it here.
-    let [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
-      SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`);
+    const lockHead = async () =>
+      (await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
+        SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`))[0];
+    let head = await lockHead();
     if (!head) {
       await tx.query(Prisma.sql`
         INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
         VALUES (${tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
         ON CONFLICT ("tenantId") DO NOTHING`);
-      [head] = await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
-        SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`);
+      head = await lockHead();
     }
     let seq = head.seq;
     let prevHash = head.hash;

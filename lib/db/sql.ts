@@ -36,6 +36,11 @@ const types = {
     oid === 20 && format !== "binary" ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** A JSON value as a statement parameter (cast it with `::jsonb`); null and undefined stay NULL. */
+export function jsonParam(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
 /** A connection for statements that must share one transaction. */
 export type SqlClient = { query<T extends QueryResultRow>(statement: Sql): Promise<T[]> };
 
