@@ -145,7 +145,7 @@ async function main() {
     for (const u of DEMO_USERS) console.log(`    ${u.email.padEnd(24)} ${u.roles.join(", ")}`);
   }
   console.log(`\n  Sandbox: ${sandbox.summary}`);
-  if (cluster) console.log(`  Database (psql): ${cluster.url("countersign")}`);
+  if (cluster) console.log(`  Database (psql): ${cluster.tcpUrl("countersign")}`);
   console.log(`  Planner: ${process.env.LLM_PROVIDERS ? "configured LLM providers" : "offline planner (no LLM provider configured)"}`);
   console.log(`${line}\n  Stop with Ctrl-C.\n`);
 }

