@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db, DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, auditAppendCtes, type AuditActor } from "@/lib/audit/append-audit-event";
-import { hasPool, jsonParam as json, sqlQuery } from "@/lib/db/sql";
+import { hasPool, jsonParam as json, sqlQuery, urgently } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { takeKnownPayload, type KnownPayload } from "@/lib/approvals/known-payloads";
 import { requireTool } from "@/lib/tools/registry";
@@ -114,7 +114,12 @@ type ApprovalState = KnownPayload & {
  * race — takes the transactional path (`executeInTransaction`), which decides it with the claim
  * first and records the invalidation or refusal.
  */
-export async function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
+export function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
+  // From here to the record of its outcome, this approval's statements go ahead of new work.
+  return urgently(() => executeApproved(db, input));
+}
+
+async function executeApproved(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
   // Prepared statements with generic plans: tenant and status are compared as text so the primary
   // key is the only index they can use (see decideAction).
   if (!hasPool(db)) return executeInTransaction(db, input);

@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { isClosed, sqlQuery, sqlTransaction } from "@/lib/db/sql";
+import { isClosed, notUrgently, sqlQuery, sqlTransaction } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { auditBodyJson, auditBodyOfRow, auditEventHash, GENESIS_HASH } from "@/lib/audit/audit-record";
 
@@ -125,7 +125,8 @@ export function requestSeal(db: Db, tenantId: string): Promise<void> {
     if (!current.running) {
       current.running = true;
       // After the caller's own next statement is on its way: sealing is bookkeeping, not in its path.
-      setImmediate(() => void drain(db, tenantId, current, byTenant));
+      // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/db/sql.ts).
+      notUrgently(() => setImmediate(() => void drain(db, tenantId, current, byTenant)));
     }
   });
 }

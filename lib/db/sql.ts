@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
@@ -16,18 +17,68 @@ const POOL = Symbol.for("countersign.pgPool");
 // The entry names the client it belongs to: a Prisma transaction client is a proxy of the client
 // it came from and sees the same property, but must never be mistaken for it (its statements
 // have to run inside its transaction).
-type PoolEntry = { pool: Pool; owner: object };
+type PoolEntry = { pool: Pool; gate: ConnectionGate; owner: object };
 const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
 const pools = {
-  get: (db: object): Pool | undefined => {
+  get: (db: object): PoolEntry | undefined => {
     const entry = entryOf(db);
-    return entry && entry.owner === db ? entry.pool : undefined;
+    return entry && entry.owner === db ? entry : undefined;
   },
   has: (db: object): boolean => entryOf(db)?.owner === db,
 };
 
 export function registerPool(db: object, pool: Pool): void {
-  Object.defineProperty(db, POOL, { value: { pool, owner: db } satisfies PoolEntry, enumerable: false });
+  const gate = new ConnectionGate(pool.options.max ?? 10);
+  Object.defineProperty(db, POOL, { value: { pool, gate, owner: db } satisfies PoolEntry, enumerable: false });
+}
+
+/**
+ * Which statements go first when every connection is busy. An approved action's way to its
+ * execution (the TOCTOU re-read, the claim, the effect and its record) runs `urgently`: under
+ * load it goes ahead of new proposals and votes, so an approval does not wait behind work that
+ * arrived after it, and the window in which the state it rests on can change stays short.
+ * Shared by every copy of this module (see POOL).
+ */
+const URGENCY = Symbol.for("countersign.sqlUrgency");
+const urgency: AsyncLocalStorage<boolean> = ((globalThis as { [URGENCY]?: AsyncLocalStorage<boolean> })[URGENCY] ??=
+  new AsyncLocalStorage<boolean>());
+
+/** Runs `fn` with its statements on the app's client ahead of others waiting for a connection. */
+export function urgently<T>(fn: () => Promise<T>): Promise<T> {
+  return urgency.run(true, fn);
+}
+
+/** Runs `fn` at ordinary priority, even when called from urgent work (bookkeeping it spawns). */
+export function notUrgently<T>(fn: () => T): T {
+  return urgency.run(false, fn);
+}
+
+/**
+ * Hands out the pool's connections, urgent waiters first. Sized like the pool, so statements that
+ * pass it find a connection (Prisma's own queries use the pool directly and may still take one).
+ */
+class ConnectionGate {
+  private free: number;
+  private readonly urgent: Array<() => void> = [];
+  private readonly ordinary: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  acquire(): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    return new Promise((resolve) => (urgency.getStore() ? this.urgent : this.ordinary).push(resolve));
+  }
+
+  release(): void {
+    const next = this.urgent.shift() ?? this.ordinary.shift();
+    if (next) next();
+    else this.free++;
+  }
 }
 
 /** int8 comes back as bigint, as it does through Prisma (pg's default is a string). */
@@ -78,14 +129,19 @@ function clientOf(conn: Pool | PoolClient): SqlClient {
  * transaction client it runs inside that transaction.
  */
 export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sql): Promise<T[]> {
-  const pool = pools.get(db);
-  if (pool) return clientOf(pool).query<T>(statement);
-  return db.$queryRaw<T[]>(statement);
+  const entry = pools.get(db);
+  if (!entry) return db.$queryRaw<T[]>(statement);
+  await entry.gate.acquire();
+  try {
+    return await clientOf(entry.pool).query<T>(statement);
+  } finally {
+    entry.gate.release();
+  }
 }
 
 /** Whether the client's pool has been ended ($disconnect). */
 export function isClosed(db: DbTx): boolean {
-  const pool = pools.get(db) as (Pool & { ending?: boolean }) | undefined;
+  const pool = pools.get(db)?.pool as (Pool & { ending?: boolean }) | undefined;
   return pool?.ending === true || pool?.ended === true;
 }
 
@@ -99,9 +155,16 @@ export function hasPool(db: DbTx): boolean {
  * returns, rolled back if it throws.
  */
 export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
-  const pool = pools.get(db);
-  if (!pool) throw new Error("sqlTransaction needs the app's database client, not a transaction client.");
-  const conn = await pool.connect();
+  const entry = pools.get(db);
+  if (!entry) throw new Error("sqlTransaction needs the app's database client, not a transaction client.");
+  await entry.gate.acquire();
+  let conn: PoolClient;
+  try {
+    conn = await entry.pool.connect();
+  } catch (error) {
+    entry.gate.release();
+    throw error;
+  }
   let broken = false;
   try {
     await conn.query("BEGIN");
@@ -117,5 +180,6 @@ export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise
     throw error;
   } finally {
     conn.release(broken || undefined);
+    entry.gate.release();
   }
 }
