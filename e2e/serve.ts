@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { createDb } from "@/lib/db/client";
+import { createDb, embeddedPoolSize } from "@/lib/db/client";
 import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { seedDemoTenant } from "@/lib/demo/seed";
@@ -39,6 +39,8 @@ const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bi
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
     COUNTERSIGN_IN_PROCESS_WORKER: "1",
     COUNTERSIGN_WORKER_POLL_MS: "200",
+    // As `npm start` runs it with the bundled PostgreSQL (scripts/start.ts).
+    DATABASE_POOL_SIZE: String(embeddedPoolSize()),
   },
 });
 

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
-import { createDb } from "@/lib/db/client";
+import { createDb, embeddedPoolSize } from "@/lib/db/client";
 import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
@@ -114,6 +114,8 @@ async function main() {
     NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? persistentSecret("auth-secret"),
     PORT: String(port),
     COUNTERSIGN_IN_PROCESS_WORKER: process.env.COUNTERSIGN_IN_PROCESS_WORKER ?? "1",
+    // The bundled PostgreSQL shares this machine's cores: a pool sized for them (lib/db/client.ts).
+    ...(cluster && !process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: String(embeddedPoolSize()) } : {}),
   };
 
   if (!dev && buildIsStale()) {

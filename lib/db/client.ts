@@ -1,3 +1,4 @@
+import os from "node:os";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
@@ -7,9 +8,33 @@ export type Db = PrismaClient;
 /** The handle domain functions take: the client, or a transaction client from `db.$transaction`. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
+/** Connections per process for a PostgreSQL server elsewhere, unless DATABASE_POOL_SIZE says otherwise. */
+const DEFAULT_POOL_SIZE = 20;
+
+/**
+ * Connections per process for the bundled PostgreSQL, which shares this machine's cores: two per
+ * core and one more, the usual sizing for a server on local disk. More connections only queue
+ * inside PostgreSQL, where every statement then takes longer: on 2 cores a pool of 20 gave the
+ * same throughput as 5 and stretched an approval's way to its execution several-fold
+ * (docs/BENCHMARKS.md). The start command passes it to the console as DATABASE_POOL_SIZE.
+ */
+export function embeddedPoolSize(): number {
+  return 2 * os.availableParallelism() + 1;
+}
+
+/** DATABASE_POOL_SIZE, checked; undefined when unset. */
+export function poolSizeFromEnv(raw = process.env.DATABASE_POOL_SIZE): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const size = Number(raw);
+  if (!Number.isInteger(size) || size < 1 || size > 1000) {
+    throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${raw}".`);
+  }
+  return size;
+}
+
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
   // One pool, shared by Prisma and the hot paths that use pg directly (lib/db/sql.ts).
-  const pool = new Pool({ connectionString, max: options.max ?? 20 });
+  const pool = new Pool({ connectionString, max: options.max ?? poolSizeFromEnv() ?? DEFAULT_POOL_SIZE });
   const adapter = new PrismaPg(pool);
   // Secret columns are left out of default selects; code that needs them asks by name.
   const db: Db = new PrismaClient({ adapter, omit: { user: { passwordHash: true }, apiKey: { secretHash: true } } });
