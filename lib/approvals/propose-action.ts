@@ -5,14 +5,15 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
-import { appendAuditEvent, auditAppendCtes } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { rememberPayload } from "@/lib/approvals/known-payloads";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { jsonParam as json, sqlQuery } from "@/lib/db/sql";
+import { sqlQuery } from "@/lib/db/sql";
+import { writeProposal } from "@/lib/approvals/write-proposals";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
-import { cachedTenantPolicy, forgetTenantPolicy, tenantPolicyStillCurrent } from "@/lib/approvals/active-policy";
+import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns, revisionHash } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
@@ -126,7 +127,8 @@ async function proposeUnder(
   const revisionId = randomUUID();
   const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
   const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
-  const audit = auditAppendCtes({
+  const requestSnapshotHash = snapshotHash(assessment.snapshot);
+  const { body: event } = auditBodyOf({
     tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
     outcome: decision.effect === "deny" ? "refused" : "ok",
     subject: { type: "action", id: actionId }, actionId, tool: tool.name,
@@ -136,51 +138,32 @@ async function proposeUnder(
       policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
       taskId: input.taskId ?? null,
     },
-  }, { onlyIf: tenantPolicyStillCurrent(loaded) });
-  // One statement, so one implicit transaction: the audit event, the action, its first revision
-  // and the TOCTOU snapshot (the hot path of every proposal; the expiry comes from the database
-  // clock). The action is written only if the event was, and the event only if the policy and
-  // domains it was assessed under are still the tenant's.
-  const [row] = await sqlQuery<{ expiresAt: Date | null }>(db, Prisma.sql`
-    WITH ${audit},
-    a AS (
-      INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
-        reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
-        quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
-      SELECT ${actionId}::uuid, ${tenant.id}::uuid, ${input.taskId ?? null}::uuid, ${requesterUserId}::uuid,
-        ${input.requester.type === "api_key" ? input.requester.apiKeyId : null}::uuid, ${input.requester.label},
-        ${tool.kind}::"ActionKind", ${tool.name}, ${(input.reason ?? "").slice(0, 2000)}, ${input.stepKey ?? null},
-        ${input.agentCallId ?? null}, ${status}::"ActionStatus", ${decision.effect === "require_approval"}, ${revision},
-        ${hash.hash}, ${assessment.riskLevel}::"RiskLevel", ${RISK_RANK[assessment.riskLevel]}, ${Math.max(1, decision.quorum)},
-        ${decision.eligibleRoles}::"Role"[],
-        CASE WHEN ${decision.effect === "deny"} THEN NULL ELSE date_trunc('milliseconds', now()) + make_interval(secs => ${ttl}) END,
-        CASE WHEN ${decision.effect === "require_approval"} THEN NULL ELSE now() END, ${decision.reason}
-      FROM audit
-      RETURNING "expiresAt"
-    ), r AS (
-      INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
-        "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
-        origin, "createdByUserId")
-      SELECT ${revisionId}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revision},
-        ${json(columns.args)}::jsonb, ${columns.code}, ${columns.language}, ${json(assessment.sandboxSpec)}::jsonb,
-        ${policy.version}, ${json(decision)}::jsonb, ${hash.hash}, ${hash.algorithm}, ${hash.version},
-        ${json(assessment.riskTags)}::jsonb, ${assessment.riskLevel}::"RiskLevel", ${json(assessment.preview)}::jsonb,
-        ${json(assessment.scanFindings)}::jsonb, 'proposed', ${requesterUserId}::uuid
-      FROM a
-    ), s AS (
-      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
-      SELECT ${randomUUID()}::uuid, ${tenant.id}::uuid, ${actionId}::uuid, ${revisionId}::uuid, 'request',
-        ${json(assessment.snapshot)}::jsonb, ${snapshotHash(assessment.snapshot)}
-      FROM a WHERE ${assessment.snapshot !== null}
-    )
-    SELECT "expiresAt" FROM a`);
+  });
+  // One statement (shared with concurrent proposals): the audit event, the action, its first
+  // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
+  // those this proposal was assessed under.
+  const row = await writeProposal(db, {
+    actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
+    event, taskId: input.taskId ?? null, requesterUserId,
+    requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
+    requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
+    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, status,
+    requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
+    hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
+    riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
+    ttlSeconds: decision.effect === "deny" ? null : ttl, decidedNow: decision.effect !== "require_approval",
+    statusReason: decision.reason, ...columns, sandboxSpec: assessment.sandboxSpec,
+    policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
+    scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
+    snapshotHash: requestSnapshotHash,
+  });
   if (!row) return null;
   void requestSeal(db, tenant.id);
   if (decision.effect !== "deny") {
     rememberPayload(actionId, hash.hash, {
       kind: tool.kind, tool: tool.name, taskId: input.taskId ?? null, requesterLabel: input.requester.label,
       riskLevel: assessment.riskLevel, revisionId, revision, ...columns, sandboxSpec: assessment.sandboxSpec,
-      policyVersion: policy.version, requestSnapshotHash: assessment.snapshot === null ? null : snapshotHash(assessment.snapshot),
+      policyVersion: policy.version, requestSnapshotHash: assessment.snapshot === null ? null : requestSnapshotHash,
       eligibleRoles: decision.eligibleRoles, requesterUserId, createdByUserId: requesterUserId,
       quorum: Math.max(1, decision.quorum), approvals: 0,
     });

@@ -28,7 +28,7 @@ export type AuditEventInput = {
 };
 
 /** The event's columns: what its hash will cover, apart from the chain link. */
-function auditBodyOf(event: AuditEventInput): { body: AuditBody } {
+export function auditBodyOf(event: AuditEventInput): { body: AuditBody } {
   const data = event.data ?? {};
   assertCanonicalizable(data);
   const body: AuditBody = {
@@ -78,6 +78,23 @@ export function auditAppendCtes(event: AuditEventInput, options: { gate?: "claim
       WHERE ${onlyIf}
       RETURNING id
     )`;
+}
+
+/**
+ * The INSERT of many events at once, in a statement that has them as `AuditBody` JSON: `event`
+ * names the jsonb column of `source` that holds each one, and `order` the column that orders
+ * them (ids follow it). Returns the events' `actionId`s. The same columns as `auditAppendCtes`.
+ */
+export function auditInsertFromJson(source: Sql, event: Sql, order: Sql): Sql {
+  return Prisma.sql`INSERT INTO "AuditEvent" ("tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
+        "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
+      SELECT (${event}->>'tenantId')::uuid, date_trunc('milliseconds', clock_timestamp()), ${event}->>'actorType',
+        ${event}->>'actorId', ${event}->>'actorLabel', ${event}->>'type', ${event}->>'outcome', ${event}->>'subjectType',
+        ${event}->>'subjectId', (${event}->>'actionId')::uuid, ${event}->>'tool', (${event}->>'verdict')::"Verdict",
+        (${event}->>'riskLevel')::"RiskLevel", (${event}->>'reviewerId')::uuid, ${event}->>'requester', ${event}->>'status',
+        ${event}->'data'
+      FROM ${source} ORDER BY ${order}
+      RETURNING "actionId"`;
 }
 
 /**

@@ -1,0 +1,131 @@
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Db } from "@/lib/db/client";
+import { sqlQuery } from "@/lib/db/sql";
+import { createWriteBatcher, type WriteBatcher } from "@/lib/db/write-batcher";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { auditInsertFromJson } from "@/lib/audit/append-audit-event";
+import type { AuditBody } from "@/lib/audit/audit-record";
+
+/** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
+export type ProposalRow = {
+  actionId: string;
+  revisionId: string;
+  snapshotId: string;
+  tenantId: string;
+  /** The tenant's domains and policy version the proposal was assessed under. */
+  domains: string[];
+  policyVersion: number;
+  event: AuditBody;
+  taskId: string | null;
+  requesterUserId: string | null;
+  requesterApiKeyId: string | null;
+  requesterLabel: string;
+  kind: string;
+  tool: string;
+  reason: string;
+  stepKey: string | null;
+  agentCallId: string | null;
+  status: "pending" | "approved" | "denied";
+  requiresApproval: boolean;
+  revision: number;
+  payloadHash: string;
+  hashAlgorithm: string;
+  hashVersion: number;
+  riskLevel: string;
+  riskRank: number;
+  quorum: number;
+  eligibleRoles: string[];
+  /** Seconds from the database's now(); null: the action never expires (denied). */
+  ttlSeconds: number | null;
+  /** Decided on proposal (allowed or denied), not by reviewers. */
+  decidedNow: boolean;
+  statusReason: string;
+  args: JsonObject | null;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  policyDecision: JsonObject;
+  riskTags: unknown[];
+  preview: JsonObject;
+  scanFindings: unknown[];
+  createdByUserId: string | null;
+  snapshot: JsonObject | null;
+  snapshotHash: string;
+};
+
+/** Null: nothing was written, because the tenant's domains or policy changed since the assessment. */
+export type ProposalWritten = { expiresAt: Date | null } | null;
+
+/**
+ * Writes proposals, as many as are waiting, in one statement: the audit events, the actions,
+ * their first revisions and snapshots. A proposal is written only if the tenant's domains and
+ * policy are still those it was assessed under; its action only with its event. The expiry comes
+ * from the database clock.
+ */
+async function writeProposals(db: Db, rows: ProposalRow[]): Promise<ProposalWritten[]> {
+  const written = await sqlQuery<{ id: string; expiresAt: Date | null }>(db, Prisma.sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
+        ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
+        event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterApiKeyId" uuid, "requesterLabel" text,
+        kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, status "ActionStatus",
+        "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
+        "riskLevel" "RiskLevel", "riskRank" int, quorum int, "eligibleRoles" "Role"[], "ttlSeconds" int, "decidedNow" boolean,
+        "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
+        "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text)
+    ),
+    current AS (
+      SELECT i.* FROM input i
+      WHERE EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
+        AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")
+    ),
+    audit AS (${auditInsertFromJson(Prisma.sql`current`, Prisma.sql`current.event`, Prisma.sql`current.ord`)}),
+    a AS (
+      INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
+        reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
+        quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
+      SELECT c."actionId", c."tenantId", c."taskId", c."requesterUserId", c."requesterApiKeyId", c."requesterLabel", c.kind,
+        c.tool, c.reason, c."stepKey", c."agentCallId", c.status, c."requiresApproval", c.revision, c."payloadHash",
+        c."riskLevel", c."riskRank", c.quorum, c."eligibleRoles",
+        date_trunc('milliseconds', now()) + make_interval(secs => c."ttlSeconds"),
+        CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
+      FROM current c JOIN audit e ON e."actionId" = c."actionId"
+      RETURNING id, "expiresAt"
+    ),
+    r AS (
+      INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
+        "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
+        origin, "createdByUserId")
+      SELECT c."revisionId", c."tenantId", c."actionId", c.revision, c.args, c.code, c.language, c."sandboxSpec",
+        c."policyVersion", c."policyDecision", c."payloadHash", c."hashAlgorithm", c."hashVersion", c."riskTags",
+        c."riskLevel", c.preview, c."scanFindings", 'proposed', c."createdByUserId"
+      FROM current c JOIN a ON a.id = c."actionId"
+    ),
+    s AS (
+      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+      SELECT c."snapshotId", c."tenantId", c."actionId", c."revisionId", 'request', c.snapshot, c."snapshotHash"
+      FROM current c JOIN a ON a.id = c."actionId"
+      WHERE c.snapshot IS NOT NULL
+    )
+    SELECT id, "expiresAt" FROM a`);
+  const byId = new Map(written.map((row) => [row.id, row]));
+  return rows.map((row) => {
+    const found = byId.get(row.actionId);
+    return found ? { expiresAt: found.expiresAt } : null;
+  });
+}
+
+const batchers = new WeakMap<Db, WriteBatcher<ProposalRow, ProposalWritten>>();
+
+/**
+ * Writes one proposal. Concurrent proposals share a statement (lib/db/write-batcher.ts): under
+ * load most of a proposal's cost is the round trip and the commit, not the rows.
+ */
+export function writeProposal(db: Db, row: ProposalRow): Promise<ProposalWritten> {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = createWriteBatcher((rows: ProposalRow[]) => writeProposals(db, rows), { maxInFlight: 2, maxRows: 64 });
+    batchers.set(db, batcher);
+  }
+  return batcher.write(row);
+}
