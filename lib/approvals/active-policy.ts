@@ -1,7 +1,6 @@
 import type { DbTx } from "@/lib/db/client";
 import { sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { validatePolicy } from "@/lib/policy/validate-policy";
@@ -53,8 +52,8 @@ export async function loadTenantPolicy(
 type TenantPolicy = { tenant: { id: string; domains: string[] }; policy: ActivePolicy };
 
 // The proposal hot path reads a tenant's domains and policy version from this per-process cache;
-// the proposal's write statement re-checks both (`tenantPolicyStillCurrent`) and writes nothing if
-// either changed, and the caller then reloads and assesses again.
+// the proposal's write statement re-checks both (write-proposals.ts) and writes nothing if either
+// changed, and the caller then reloads and assesses again.
 const tenants = new Map<string, TenantPolicy>();
 const MAX_CACHED_TENANTS = 10_000;
 
@@ -71,10 +70,4 @@ export async function cachedTenantPolicy(db: DbTx, tenantId: string): Promise<Te
 
 export function forgetTenantPolicy(tenantId: string): void {
   tenants.delete(tenantId);
-}
-
-/** SQL condition: the tenant still has these domains and no policy newer than this version. */
-export function tenantPolicyStillCurrent(loaded: TenantPolicy): Sql {
-  return Prisma.sql`EXISTS (SELECT 1 FROM "Tenant" WHERE id = ${loaded.tenant.id}::uuid AND domains = ${loaded.tenant.domains}::text[])
-    AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" WHERE "tenantId" = ${loaded.tenant.id}::uuid AND version > ${loaded.policy.version})`;
 }

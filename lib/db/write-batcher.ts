@@ -1,3 +1,5 @@
+import { notUrgently } from "@/lib/db/sql";
+
 /**
  * Group commit for one kind of write: rows submitted while earlier batches are on their way go
  * out together as one statement (one round trip and one commit for all of them), the way
@@ -39,7 +41,8 @@ export function createWriteBatcher<Row, Result>(
     while (inFlight < options.maxInFlight && queue.length > 0) {
       const batch = queue.splice(0, options.maxRows);
       inFlight++;
-      void run(batch).finally(() => {
+      // A batch serves many callers: it runs at ordinary priority, whoever started it (sql.ts).
+      void notUrgently(() => run(batch)).finally(() => {
         inFlight--;
         pump();
       });
