@@ -37,7 +37,9 @@ export function registerPool(db: object, pool: Pool): void {
  * execution (the TOCTOU re-read, the claim, the effect and its record) runs `urgently`: under
  * load it goes ahead of new proposals and votes, so an approval does not wait behind work that
  * arrived after it, and the window in which the state it rests on can change stays short.
- * Shared by every copy of this module (see POOL).
+ * Urgent work cannot starve the rest: every execution comes from an approval or a proposal,
+ * which are ordinary work, so while they wait no new executions arrive. Shared by every copy of
+ * this module (see POOL).
  */
 const URGENCY = Symbol.for("countersign.sqlUrgency");
 const urgency: AsyncLocalStorage<boolean> = ((globalThis as { [URGENCY]?: AsyncLocalStorage<boolean> })[URGENCY] ??=
