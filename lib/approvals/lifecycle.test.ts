@@ -129,6 +129,22 @@ describe("proposals", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("refuses a NUL character in the arguments or the stated reason with its place named, and audits the refusal", async () => {
+    const before = await t.db.action.count({ where: { tenantId: a.id } });
+    const email = { to: "billing@acme.example", subject: "Reminder", body: "Due soon", invoice_number: "INV-1042" };
+    const inArgs = await refusalOrThrow(proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email", args: { ...email, subject: "Re\u0000minder" },
+    }));
+    expect(inArgs).toMatchObject({ code: "nul_character", path: "subject" });
+    const inReason = await refusalOrThrow(proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email", args: email, reason: "because\u0000",
+    }));
+    expect(inReason).toMatchObject({ code: "nul_character", path: "reason" });
+    expect(await t.db.action.count({ where: { tenantId: a.id } })).toBe(before);
+    const refusals = await t.db.auditEvent.findMany({ where: { tenantId: a.id, type: "action.refused" }, orderBy: { id: "desc" }, take: 2 });
+    expect(refusals.map((e) => (e.data as { code: string }).code)).toEqual(["invalid_payload.nul_character", "invalid_payload.nul_character"]);
+  });
+
   it("tags the prompt-injection email high risk and routes it to the elevated rule", async () => {
     const outcome = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "send_email",
@@ -211,6 +227,16 @@ describe("decisions", () => {
     const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
     expect(outcome.state).toBe("succeeded");
     expect(await t.db.refund.count({ where: { idempotencyKey: { startsWith: "cs1_" }, invoice: { number: "INV-1044", tenantId: a.id } } })).toBeGreaterThan(0);
+  });
+
+  it("refuses a note with a NUL character in words, and records no vote", async () => {
+    const p = await pendingRefund(a, 10_000, "INV-1043");
+    const error = await refusalOrThrow(decideAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, verdict: "reject", note: "Wrong\u0000customer", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member,
+    }));
+    expect(error).toMatchObject({ code: "nul_character", path: "note" });
+    expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
   });
 
   it("a rejection with a reason rejects, and nothing can execute it", async () => {

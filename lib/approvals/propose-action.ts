@@ -91,6 +91,8 @@ async function proposeUnder(
   const { tenant, policy } = loaded;
   try {
     validated = validateArgs(input.tool, input.args);
+    // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
+    assertCanonicalizable({ reason: input.reason ?? null, stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null });
     if (input.taskId) {
       const [task] = await sqlQuery(db, Prisma.sql`SELECT id FROM "Task" WHERE id = ${input.taskId}::uuid AND "tenantId" = ${tenant.id}::uuid`);
       if (!task) throw new AppError("not_found", "That task was not found.", 404);

@@ -32,6 +32,8 @@ describe("assertCanonicalizable", () => {
     ["class instance", { c: new (class Money { x = 1 })() }, "unsupported_value", "c"],
     ["lone surrogate value", { s: "a\ud800" }, "lone_surrogate", "s"],
     ["lone surrogate key", { "\udc00": 1 }, "lone_surrogate", '["\\udc00"]'],
+    ["NUL in a value (PostgreSQL cannot store it)", { s: "a\u0000b" }, "nul_character", "s"],
+    ["NUL in a key", { items: [{ "k\u0000": 1 }] }, "nul_character", 'items[0]["k\\u0000"]'],
     ["unsafe integer", { amount_minor: 2 ** 53 }, "unsafe_integer", "amount_minor"],
     ["sparse array", { items: [1, , 3] }, "sparse_array", "items[1]"],
     ["__proto__ key", JSON.parse('{"x":{"__proto__":1}}'), "forbidden_key", "x.__proto__"],

@@ -1,4 +1,4 @@
-import { hasLoneSurrogate } from "./has-lone-surrogate";
+import { hasLoneSurrogate, hasNul, NUL_MESSAGE } from "./text-checks";
 import { InvalidPayloadError } from "./invalid-payload-error";
 import { childPath, displayPath } from "./json-path";
 import { FORBIDDEN_KEYS, MAX_SAFE_MAGNITUDE, type JsonValue } from "./json-value";
@@ -37,6 +37,7 @@ function check(value: unknown, path: string, depth: number, state: State): void 
       if (hasLoneSurrogate(value)) {
         throw new InvalidPayloadError("lone_surrogate", "A string contains an unpaired UTF-16 surrogate.", at);
       }
+      if (hasNul(value)) throw new InvalidPayloadError("nul_character", NUL_MESSAGE, at);
       return;
     case "boolean":
       return;
@@ -100,6 +101,7 @@ function check(value: unknown, path: string, depth: number, state: State): void 
       if (hasLoneSurrogate(key)) {
         throw new InvalidPayloadError("lone_surrogate", "A key contains an unpaired UTF-16 surrogate.", keyPath);
       }
+      if (hasNul(key)) throw new InvalidPayloadError("nul_character", NUL_MESSAGE, keyPath);
       if (!("value" in d)) {
         throw new InvalidPayloadError("unsupported_value", "A property is a getter, not data.", keyPath);
       }

@@ -7,6 +7,7 @@ export type InvalidPayloadCode =
   | "duplicate_key"
   | "forbidden_key"
   | "lone_surrogate"
+  | "nul_character"
   | "non_finite_number"
   | "number_underflow"
   | "unsafe_integer"

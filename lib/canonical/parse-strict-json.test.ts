@@ -57,6 +57,8 @@ describe("parseStrictJson — refusals", () => {
     expectRefused('{"k":"\\ud83d\\u0041"}', "lone_surrogate", "k");
     expectRefused('["\ud800"]', "lone_surrogate", "[0]");
     expectRefused('{"\\udfff":1}', "lone_surrogate");
+    expectRefused('{"k":"a\\u0000b"}', "nul_character", "k");
+    expectRefused('["\\u0000"]', "nul_character", "[0]");
   });
 
   it("non-finite and underflowing numbers", () => {

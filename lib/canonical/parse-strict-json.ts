@@ -1,4 +1,4 @@
-import { hasLoneSurrogate } from "./has-lone-surrogate";
+import { hasLoneSurrogate, hasNul, NUL_MESSAGE } from "./text-checks";
 import { InvalidPayloadError } from "./invalid-payload-error";
 import { childPath, displayPath } from "./json-path";
 import { FORBIDDEN_KEYS, MAX_SAFE_MAGNITUDE, type JsonObject, type JsonValue } from "./json-value";
@@ -198,6 +198,7 @@ class Parser {
         displayPath(path),
       );
     }
+    if (hasNul(out)) throw new InvalidPayloadError("nul_character", NUL_MESSAGE, displayPath(path));
     return out;
   }
 
