@@ -154,7 +154,8 @@ export function hasPool(db: DbTx): boolean {
 
 /**
  * Runs `fn` in one pg transaction on a connection of the client's pool: committed if it
- * returns, rolled back if it throws.
+ * returns, rolled back if it throws. `fn` uses `tx` only: the transaction holds one of the
+ * gate's slots, so statements on the client from inside it could wait for themselves.
  */
 export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
   const entry = pools.get(db);
