@@ -41,12 +41,18 @@ export function createDb(connectionString: string, options: { max?: number } = {
   registerPool(db, pool);
   // Prisma does not end a pool it was handed; $disconnect ends it too.
   const disconnect = db.$disconnect.bind(db);
+  let disconnecting = false;
   db.$disconnect = async () => {
+    disconnecting = true;
     await disconnect();
     if (!pool.ended) await pool.end();
   };
   // Prisma listens for idle-connection errors only once it has connected; until then, this does.
-  pool.on("error", (error) => console.error(`[countersign] an idle database connection failed: ${error.message}`));
+  // Once disconnecting, they are expected: pg ends idle connections without waiting for them to
+  // close, so a server stopped right after $disconnect still terminates a few.
+  pool.on("error", (error) => {
+    if (!disconnecting) console.error(`[countersign] an idle database connection failed: ${error.message}`);
+  });
   return db;
 }
 
