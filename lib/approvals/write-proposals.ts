@@ -79,7 +79,7 @@ async function writeProposals(db: Db, rows: ProposalRow[]): Promise<ProposalWrit
       WHERE EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
         AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")
     ),
-    audit AS (${auditInsertFromJson(Prisma.sql`current`, Prisma.sql`current.event`, Prisma.sql`current.ord`)}),
+    audit AS (${auditInsertFromJson(Prisma.sql`current`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
         reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",

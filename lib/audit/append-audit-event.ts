@@ -65,27 +65,18 @@ export function auditBodyOf(event: AuditEventInput): { body: AuditBody } {
  */
 export function auditAppendCtes(event: AuditEventInput, options: { gate?: "claim" | "vote" | "ended"; onlyIf?: Sql } = {}): Sql {
   const { body } = auditBodyOf(event);
-  const from = options.gate ? Prisma.raw(`FROM ${options.gate}`) : Prisma.empty;
-  const onlyIf = options.onlyIf ?? Prisma.sql`true`;
-  return Prisma.sql`audit AS (
-      INSERT INTO "AuditEvent" ("tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
-        "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
-      SELECT ${body.tenantId}::uuid, date_trunc('milliseconds', clock_timestamp()), ${body.actorType}, ${body.actorId},
-        ${body.actorLabel}, ${body.type}, ${body.outcome}, ${body.subjectType}, ${body.subjectId}, ${body.actionId}::uuid,
-        ${body.tool}, ${body.verdict}::"Verdict", ${body.riskLevel}::"RiskLevel", ${body.reviewerId}::uuid, ${body.requester},
-        ${body.status}, ${JSON.stringify(body.data)}::jsonb
-      ${from}
-      WHERE ${onlyIf}
-      RETURNING id
-    )`;
+  const gate = options.gate ? Prisma.raw(`, ${options.gate}`) : Prisma.empty;
+  return Prisma.sql`audit AS (${auditInsertFromJson(Prisma.sql`(SELECT ${JSON.stringify(body)}::jsonb AS event) one${gate}`, Prisma.sql`one.event`, {
+    where: options.onlyIf,
+  })})`;
 }
 
 /**
- * The INSERT of many events at once, in a statement that has them as `AuditBody` JSON: `event`
- * names the jsonb column of `source` that holds each one, and `order` the column that orders
- * them (ids follow it). Returns the events' `actionId`s. The same columns as `auditAppendCtes`.
+ * The INSERT of audit events from `source`, a FROM list with a jsonb column (`event`) that holds
+ * each event's `AuditBody`: the one mapping of an event onto its columns. `order` orders the
+ * events (their ids follow it). Returns each event's `id` and `actionId`.
  */
-export function auditInsertFromJson(source: Sql, event: Sql, order: Sql): Sql {
+export function auditInsertFromJson(source: Sql, event: Sql, options: { where?: Sql; order?: Sql } = {}): Sql {
   return Prisma.sql`INSERT INTO "AuditEvent" ("tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
         "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
       SELECT (${event}->>'tenantId')::uuid, date_trunc('milliseconds', clock_timestamp()), ${event}->>'actorType',
@@ -93,8 +84,10 @@ export function auditInsertFromJson(source: Sql, event: Sql, order: Sql): Sql {
         ${event}->>'subjectId', (${event}->>'actionId')::uuid, ${event}->>'tool', (${event}->>'verdict')::"Verdict",
         (${event}->>'riskLevel')::"RiskLevel", (${event}->>'reviewerId')::uuid, ${event}->>'requester', ${event}->>'status',
         ${event}->'data'
-      FROM ${source} ORDER BY ${order}
-      RETURNING "actionId"`;
+      FROM ${source}
+      WHERE ${options.where ?? Prisma.sql`true`}
+      ${options.order ? Prisma.sql`ORDER BY ${options.order}` : Prisma.empty}
+      RETURNING id, "actionId"`;
 }
 
 /**
