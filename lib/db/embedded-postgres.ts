@@ -50,6 +50,18 @@ export async function findFreePort(start: number): Promise<number> {
   throw new Error(`No free port found in ${start}–${start + 199}`);
 }
 
+/**
+ * Where the cluster's Unix socket goes, or null for TCP only. The cluster listens on a socket in
+ * its own data directory (only its OS user, or root, can reach it) and local clients use it: a
+ * statement over loopback TCP costs the client more CPU and time, and the approval paths are
+ * CPU-bound. A socket path has a length limit (about 100 bytes), and unix_socket_directories
+ * cannot take commas, quotes, backslashes or spaces: such a directory gets TCP only.
+ */
+export function socketDirFor(pgDir: string, port: number, platform: NodeJS.Platform = process.platform): string | null {
+  if (platform === "win32" || /[,\s'"\\]/.test(pgDir)) return null;
+  return Buffer.byteLength(path.join(pgDir, `.s.PGSQL.${port}`)) < 100 ? pgDir : null;
+}
+
 export async function startEmbeddedPostgres(options: ClusterOptions): Promise<EmbeddedCluster> {
   const dataDir = path.resolve(options.dataDir);
   const pgDir = path.join(dataDir, "pg");
@@ -67,13 +79,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   }
 
   const port = await findFreePort(options.port ?? preferredPortFor(dataDir));
-  // The cluster also listens on a Unix socket in its own directory (only its OS user, or root, can
-  // reach it). Local clients use it: a statement over loopback TCP costs the client a few times the
-  // CPU (the whole TCP path runs in its write), and the approval paths are CPU-bound. A socket path
-  // has a length limit; a data directory too deep for it gets TCP only.
-  const socketDir = pgDir;
-  const useSocket =
-    process.platform !== "win32" && !/[,\s'"\\]/.test(socketDir) && Buffer.byteLength(path.join(socketDir, `.s.PGSQL.${port}`)) < 100;
+  const socketDir = socketDirFor(pgDir, port);
   const log = options.log ?? (() => {});
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
@@ -86,7 +92,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
     onError: (message: unknown) => log(String(message)),
     postgresFlags: [
       "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1",
-      ...(useSocket ? ["-c", `unix_socket_directories=${socketDir}`] : []),
+      ...(socketDir ? ["-c", `unix_socket_directories=${socketDir}`] : []),
     ],
   });
   if (!initialised) await pg.initialise();
@@ -97,7 +103,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   return {
     port,
     dataDir,
-    url: (database = "postgres") => (useSocket ? `${tcpUrl(database)}?host=${encodeURIComponent(socketDir)}` : tcpUrl(database)),
+    url: (database = "postgres") => (socketDir ? `${tcpUrl(database)}?host=${encodeURIComponent(socketDir)}` : tcpUrl(database)),
     tcpUrl,
     stop: () => pg.stop(),
   };
