@@ -1,9 +1,17 @@
 /**
- * Next.js calls register() once per server process. With COUNTERSIGN_IN_PROCESS_WORKER=1 (set by
- * `npm start`) the server also runs one task worker; `npm run worker` runs more, anywhere.
+ * Next.js calls register() once per server process. Every request gets its socket's peer address
+ * stamped on it (sign-in throttling counts clients by it), and a malformed
+ * COUNTERSIGN_TRUSTED_PROXIES stops the start with a message saying which entry is wrong. With
+ * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
+ * `npm run worker` runs more, anywhere.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.COUNTERSIGN_IN_PROCESS_WORKER !== "1") return;
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { stampPeerAddresses } = await import("@/lib/server/stamp-peer-address");
+  const { trustedProxiesFromEnv } = await import("@/lib/auth/client-address");
+  trustedProxiesFromEnv();
+  stampPeerAddresses();
+  if (process.env.COUNTERSIGN_IN_PROCESS_WORKER !== "1") return;
   const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
   startInProcessWorker();
 }
