@@ -3,6 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
+import { clientAddressFromHeaders } from "@/lib/auth/client-address";
 import { signInWithPassword } from "@/lib/auth/sign-in";
 
 const CredentialsSchema = z.strictObject({
@@ -63,9 +64,11 @@ export const authOptions: NextAuthOptions = {
       async authorize(credentials, req): Promise<User | null> {
         const parsed = CredentialsSchema.safeParse(credentials ?? {});
         if (!parsed.success) throw new Error("invalid");
-        const forwarded = req?.headers?.["x-forwarded-for"];
-        const ip = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim() ?? null;
-        const result = await signInWithPassword(getDb(), { ...parsed.data, ip });
+        const result = await signInWithPassword(getDb(), {
+          email: parsed.data.email,
+          password: parsed.data.password,
+          clientAddress: clientAddressFromHeaders(req?.headers),
+        });
         if (!result.ok) throw new Error(result.reason);
         return { id: result.userId };
       },
