@@ -1,7 +1,17 @@
 import "next-auth";
+import "next-auth/jwt";
 
 declare module "next-auth" {
   interface Session {
     user: { id?: string };
+    /** The Session row this cookie belongs to; checked against the database on every request. */
+    sessionId?: string;
+  }
+}
+
+declare module "next-auth/jwt" {
+  interface JWT {
+    /** The Session row's id. */
+    sid?: string;
   }
 }

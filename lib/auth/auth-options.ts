@@ -1,10 +1,15 @@
 import type { NextAuthOptions, User } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
+import { headers } from "next/headers";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { clientAddressFromHeaders } from "@/lib/auth/client-address";
+import { endSession } from "@/lib/auth/end-sessions";
+import { memberForOidcProfile } from "@/lib/auth/oidc-member";
+import { safeCallbackPath } from "@/lib/auth/safe-callback-path";
 import { signInWithPassword } from "@/lib/auth/sign-in";
+import { SESSION_MAX_AGE_SECONDS, startSession, type SessionMethod } from "@/lib/auth/start-session";
 
 const CredentialsSchema = z.strictObject({
   email: z.string().trim().email().max(320),
@@ -42,19 +47,21 @@ export function oidcEnabled(): boolean {
   return oidcProvider() !== null;
 }
 
-/** Maps a verified OIDC email to an existing member; SSO never creates accounts or memberships. */
-async function userIdForEmail(email: string | null | undefined): Promise<string | null> {
-  if (!email) return null;
-  const user = await getDb().user.findFirst({
-    where: { email: email.toLowerCase(), disabledAt: null, memberships: { some: {} } },
-    select: { id: true },
+/** Starts the Session row a new sign-in's cookie will carry, noting where it came from. */
+async function startSessionForThisRequest(userId: string, method: SessionMethod): Promise<string> {
+  const request = await headers();
+  const { id } = await startSession(getDb(), {
+    userId,
+    method,
+    clientAddress: clientAddressFromHeaders(request),
+    userAgent: request.get("user-agent"),
   });
-  return user?.id ?? null;
+  return id;
 }
 
 export const authOptions: NextAuthOptions = {
   secret: process.env.NEXTAUTH_SECRET,
-  session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+  session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: "/signin", signOut: "/signout", error: "/signin" },
   providers: [
     CredentialsProvider({
@@ -78,21 +85,32 @@ export const authOptions: NextAuthOptions = {
   callbacks: {
     async signIn({ account, profile }) {
       if (account?.provider !== "oidc") return true;
-      const oidc = profile as OidcProfile | undefined;
-      if (oidc?.email_verified === false) return "/signin?error=invalid";
-      return (await userIdForEmail(oidc?.email)) ? true : "/signin?error=no_membership";
+      const result = await memberForOidcProfile(getDb(), profile);
+      return result.ok ? true : `/signin?error=${result.reason}`;
     },
-    // The token carries the user id and nothing else: roles and tenants are read per request.
+    // The token carries the user id and the session's id, nothing else: roles and tenants are
+    // read per request, and the session row decides whether the token still counts.
     async jwt({ token, user, account, profile }) {
       if (account?.provider === "oidc") {
-        const id = await userIdForEmail((profile as OidcProfile | undefined)?.email);
-        return id ? { sub: id } : {};
+        const result = await memberForOidcProfile(getDb(), profile);
+        return result.ok ? { sub: result.userId, sid: await startSessionForThisRequest(result.userId, "oidc") } : {};
       }
-      if (user) return { sub: user.id };
-      return { sub: token.sub };
+      if (user) return { sub: user.id, sid: await startSessionForThisRequest(user.id, "credentials") };
+      return { sub: token.sub, sid: token.sid };
     },
     async session({ session, token }) {
-      return { expires: session.expires, user: { id: token.sub } } as typeof session;
+      return { expires: session.expires, user: { id: token.sub }, sessionId: token.sid };
+    },
+    // After sign-in and sign-out, only paths on this origin.
+    async redirect({ url, baseUrl }) {
+      const origin = new URL(baseUrl).origin;
+      return `${origin}${safeCallbackPath(url, { origin })}`;
+    },
+  },
+  events: {
+    // POST /api/auth/signout: the cookie is cleared by next-auth, the session ended here.
+    async signOut({ token }) {
+      if (token?.sid) await endSession(getDb(), token.sid, "signed_out");
     },
   },
 };

@@ -4,11 +4,13 @@ import type { Role } from "@/lib/generated/prisma/enums";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { ALL_ROLES } from "@/lib/auth/permissions";
+import { endUserSessions } from "@/lib/auth/end-sessions";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
 /**
- * Replaces a member's roles in one tenant, audited with before and after. The tenant's admin
+ * Replaces a member's roles in one tenant, audited with before and after; a member who loses a
+ * role has every session ended in the same transaction. The tenant's admin
  * memberships are locked first, so two admins demoting each other at once cannot leave the
  * organisation without an admin: the last admin's admin role cannot be removed.
  */
@@ -18,8 +20,8 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
   const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const admins = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`;
-    const target = await tx.$queryRaw<Array<{ id: string; roles: Role[]; email: string }>>`
-      SELECT m.id, m.roles::text[] AS roles, u.email FROM "Membership" m JOIN "User" u ON u.id = m."userId"
+    const target = await tx.$queryRaw<Array<{ id: string; userId: string; roles: Role[]; email: string }>>`
+      SELECT m.id, m."userId"::text AS "userId", m.roles::text[] AS roles, u.email FROM "Membership" m JOIN "User" u ON u.id = m."userId"
       WHERE m.id = ${input.membershipId}::uuid AND m."tenantId" = ${input.tenantId}::uuid FOR UPDATE OF m`;
     const member = target[0];
     if (!member) throw new AppError("not_found", "That member was not found.", 404);
@@ -29,9 +31,12 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
     const losesAdmin = before.includes("admin") && !roles.includes("admin");
     if (losesAdmin && admins.filter((a) => a.id !== member.id).length === 0) return { refused: { id: member.id, email: member.email, before } };
     await tx.membership.update({ where: { id: member.id, tenantId: input.tenantId }, data: { roles } });
+    // A member who loses a role is signed out of every session, in this same transaction.
+    const losesRole = before.some((role) => !roles.includes(role));
+    const sessionsEnded = losesRole ? await endUserSessions(tx, member.userId, "roles_removed") : 0;
     await appendAuditEvent(tx, {
       tenantId: input.tenantId, actor: input.actor, type: "member.roles_changed", outcome: "ok", subject: { type: "membership", id: member.id },
-      data: { member: member.email, before, after: roles },
+      data: { member: member.email, before, after: roles, sessionsEnded },
     });
     return { roles, changed };
   }));

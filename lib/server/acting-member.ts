@@ -12,22 +12,37 @@ import { AppError, toPublicError, type PublicError } from "@/lib/errors";
 
 export const TENANT_COOKIE = "cs_tenant";
 
-export type ActorLookup = ActingMemberResult | { ok: false; reason: "signed_out" };
+/** The tenant cookie only states a preference among the user's own memberships (see loadActingMember). */
+export function tenantCookieOptions() {
+  return {
+    httpOnly: true,
+    sameSite: "lax" as const,
+    path: "/",
+    secure: process.env.NODE_ENV === "production" && process.env.NEXTAUTH_URL?.startsWith("https:"),
+  };
+}
 
-/** The one place that answers "who is acting, in which tenant, with which roles" (per request). */
+export type ActorLookup = ActingMemberResult;
+
+/**
+ * The one place that answers "who is acting, in which tenant, with which roles" (per request).
+ * The session cookie only names a session; loadActingMember checks it is still live in the query
+ * that loads the member. The tenant cookie is a preference among the user's own memberships.
+ */
 export const getActingMember = cache(async (): Promise<ActorLookup> => {
   const session = await getServerSession(authOptions);
   const userId = session?.user?.id;
-  if (!userId) return { ok: false, reason: "signed_out" };
-  const tenantId = (await cookies()).get(TENANT_COOKIE)?.value ?? null;
-  return loadActingMember(getDb(), userId, { id: tenantId });
+  const sessionId = session?.sessionId;
+  if (!userId || !sessionId) return { ok: false, reason: "signed_out" };
+  const preferredTenantId = (await cookies()).get(TENANT_COOKIE)?.value ?? null;
+  return loadActingMember(getDb(), { userId, sessionId }, preferredTenantId);
 });
 
 /** For pages: redirects the signed-out, answers 403 to everyone else who may not be here. */
 export async function requirePageMember(permission?: Permission, returnTo = "/"): Promise<ActingMember> {
   const result = await getActingMember();
   if (!result.ok) {
-    if (result.reason === "signed_out" || result.reason === "no_user") {
+    if (result.reason === "signed_out") {
       redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
     }
     forbidden();
@@ -40,7 +55,7 @@ export async function requirePageMember(permission?: Permission, returnTo = "/")
 export async function requireMember(permission?: Permission): Promise<ActingMember> {
   const result = await getActingMember();
   if (!result.ok) {
-    if (result.reason === "signed_out" || result.reason === "no_user") {
+    if (result.reason === "signed_out") {
       throw new AppError("unauthenticated", "Sign in to continue.", 401);
     }
     throw new AppError("forbidden", "You are not a member of this organisation.", 403);
