@@ -6,8 +6,21 @@ function redirectTo(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location } });
 }
 
-/** `/t/<slug>`: open the console in that organisation — only if you are a member of it. */
-export async function GET(_request: Request, { params }: { params: Promise<{ slug: string }> }) {
+/**
+ * A navigation another site started (a link, form or redirect from elsewhere). Browsers say so in
+ * Sec-Fetch-Site; one the person typed or bookmarked is `none`, a link inside the console
+ * `same-origin`. Programs and old browsers send nothing and are treated as typed.
+ */
+function startedByAnotherSite(request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  return site === "cross-site" || site === "same-site";
+}
+
+/**
+ * `/t/<slug>`: open the console in that organisation — only if you are a member of it. A link
+ * from another site does not switch by itself: it lands on a page that asks first.
+ */
+export async function GET(request: Request, { params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const actor = await getActingMember();
   if (!actor.ok && actor.reason === "signed_out") {
@@ -21,6 +34,7 @@ export async function GET(_request: Request, { params }: { params: Promise<{ slu
     });
   }
   if (target.tenantId === actor.member.tenant.id) return redirectTo("/");
+  if (startedByAnotherSite(request)) return redirectTo(`/t/${encodeURIComponent(slug)}/confirm`);
   (await cookies()).set(TENANT_COOKIE, target.tenantId, tenantCookieOptions());
   return redirectTo("/");
 }
