@@ -14,5 +14,5 @@ export async function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/", "/tasks/:path*", "/queue/:path*", "/actions/:path*", "/audit/:path*", "/admin/:path*"],
+  matcher: ["/", "/tasks/:path*", "/queue/:path*", "/actions/:path*", "/audit/:path*", "/admin/:path*", "/account/:path*"],
 };

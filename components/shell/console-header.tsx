@@ -29,6 +29,7 @@ export function ConsoleHeader({
             <span className="font-medium text-slate-900">{user.name}</span>{" "}
             <span className="text-xs">({roles.join(", ")})</span>
           </span>
+          <Link href="/account" className="font-medium text-indigo-700 hover:underline">Account</Link>
           <Link href="/signout" className="font-medium text-indigo-700 hover:underline">Sign out</Link>
         </div>
       </div>

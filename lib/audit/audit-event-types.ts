@@ -6,4 +6,5 @@ export const KNOWN_AUDIT_EVENT_TYPES = [
   "task.started", "task.completed", "task.failed", "task.cancelled",
   "api.refused", "api.execute_requested", "api_key.created", "api_key.revoked",
   "member.roles_changed", "member.roles_refused", "policy.saved", "policy.save_refused", "audit.exported",
+  "account.password_changed", "account.password_change_refused",
 ] as const;

@@ -1,0 +1,39 @@
+import type { Metadata } from "next";
+import { NEW_PASSWORD_MIN_LENGTH } from "@/lib/auth/change-password";
+import { listSessions } from "@/lib/auth/list-sessions";
+import { getDb } from "@/lib/db/client";
+import { requirePageMember } from "@/lib/server/acting-member";
+import { PageHeader } from "@/components/shell/page-header";
+import { ChangePasswordForm } from "@/components/account/change-password-form";
+import { SessionList } from "@/components/account/session-list";
+import { changePasswordAction } from "./actions";
+
+export const metadata: Metadata = { title: "Account" };
+
+export default async function AccountPage() {
+  const member = await requirePageMember(undefined, "/account");
+  const sessions = await listSessions(getDb(), member.user.id, member.session.id);
+  return (
+    <>
+      <PageHeader title="Account" description={`${member.user.name} · ${member.user.email}`} />
+      <div className="space-y-5">
+        <section aria-labelledby="password-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="password-heading" className="font-semibold">Password</h2>
+            <p className="text-sm text-slate-600">Changing it signs out every other session of yours. The change is audited.</p>
+          </div>
+          <div className="p-4">
+            <ChangePasswordForm minLength={NEW_PASSWORD_MIN_LENGTH} changePassword={changePasswordAction} />
+          </div>
+        </section>
+        <section aria-labelledby="sessions-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="sessions-heading" className="font-semibold">Signed-in sessions</h2>
+            <p className="text-sm text-slate-600">Each ends when you sign out there, when it expires, or when you change your password.</p>
+          </div>
+          <div className="p-3"><SessionList sessions={sessions} /></div>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factories";
+import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
+import { changePassword, CURRENT_PASSWORD_CHECKS, type ChangePasswordInput } from "@/lib/auth/change-password";
+import { signInWithPassword } from "@/lib/auth/sign-in";
+import { startSession } from "@/lib/auth/start-session";
+import { AppError } from "@/lib/errors";
+
+let t: TestDatabase;
+let tenant: TestTenant;
+let other: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  tenant = await createTestTenant(t.db);
+  other = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+const NEW_PASSWORD = "a much longer new passphrase";
+
+async function signedIn(userId: string): Promise<SessionRef> {
+  const { id } = await startSession(t.db, { userId, method: "credentials", clientAddress: null, userAgent: null });
+  return { userId, sessionId: id };
+}
+
+const live = async (session: SessionRef) => (await loadActingMember(t.db, session)).ok;
+
+function input(session: SessionRef, email: string, overrides: Partial<ChangePasswordInput> = {}): ChangePasswordInput {
+  return {
+    userId: session.userId, sessionId: session.sessionId, currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD,
+    actor: { type: "user", id: session.userId, label: email }, ...overrides,
+  };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("changePassword", () => {
+  it("with the current password: the new one works, the old one does not, every other session ends, audited in each organisation", async () => {
+    const user = tenant.users.reviewer;
+    await t.db.membership.create({ data: { tenantId: other.id, userId: user.id, roles: ["auditor"] } });
+    const here = await signedIn(user.id);
+    const laptop = await signedIn(user.id);
+    const phone = await signedIn(user.id);
+    const bystander = await signedIn(tenant.users.reviewer2.id);
+
+    expect(await changePassword(t.db, input(here, user.email))).toEqual({ sessionsEnded: 2 });
+    expect([await live(here), await live(laptop), await live(phone), await live(bystander)]).toEqual([true, false, false, true]);
+    expect((await t.db.session.findUniqueOrThrow({ where: { id: laptop.sessionId } })).revokedReason).toBe("password_changed");
+
+    expect(await signInWithPassword(t.db, { email: user.email, password: NEW_PASSWORD, clientAddress: "203.0.113.20" })).toEqual({ ok: true, userId: user.id });
+    expect(await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.20" })).toEqual({ ok: false, reason: "invalid" });
+
+    for (const tenantId of [tenant.id, other.id]) {
+      const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId, type: "account.password_changed" } });
+      expect(event).toMatchObject({ actorId: user.id, outcome: "ok", subjectId: user.id, data: { otherSessionsEnded: 2 } });
+      expect(JSON.stringify(event.data)).not.toContain(NEW_PASSWORD);
+    }
+  });
+
+  it("a wrong current password changes nothing, is audited, and is limited", async () => {
+    const user = tenant.users.auditor;
+    const here = await signedIn(user.id);
+    const elsewhere = await signedIn(user.id);
+    const wrong = await refusal(changePassword(t.db, input(here, user.email, { currentPassword: "not my password" })));
+    expect(wrong.code).toBe("wrong_password");
+    expect(wrong.message).toBe("Your current password is not correct. Check it and try again.");
+    expect(await live(elsewhere)).toBe(true);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "account.password_change_refused", actorId: user.id } })).toBe(1);
+
+    for (let i = 1; i < CURRENT_PASSWORD_CHECKS.limit; i++) {
+      await refusal(changePassword(t.db, input(here, user.email, { currentPassword: `guess ${i}` })));
+    }
+    // Even the right current password now waits out the window: a stolen session cannot guess on.
+    const throttled = await refusal(changePassword(t.db, input(here, user.email)));
+    expect(throttled.code).toBe("throttled");
+    expect(throttled.status).toBe(429);
+    expect(await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.21" })).toMatchObject({ ok: true });
+  });
+
+  it("refuses a short, overlong or unchanged new password before checking anything", async () => {
+    const user = tenant.users.requester;
+    const here = await signedIn(user.id);
+    expect((await refusal(changePassword(t.db, input(here, user.email, { newPassword: "short" })))).message)
+      .toBe("Choose a new password of at least 15 characters.");
+    expect((await refusal(changePassword(t.db, input(here, user.email, { newPassword: "x".repeat(257) })))).code).toBe("weak_password");
+    expect((await refusal(changePassword(t.db, input(here, user.email, { newPassword: TEST_PASSWORD })))).code).toBe("same_password");
+    // The demo password is long enough to be chosen.
+    expect("countersign-demo".length).toBeGreaterThanOrEqual(15);
+    expect(await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.22" })).toMatchObject({ ok: true });
+  });
+
+  it("an account without a password (single sign-on) is told where to change it", async () => {
+    const user = tenant.users.admin;
+    await t.db.user.update({ where: { id: user.id }, data: { passwordHash: null } });
+    const here = await signedIn(user.id);
+    expect((await refusal(changePassword(t.db, input(here, user.email)))).code).toBe("no_password");
+  });
+});
