@@ -1,7 +1,7 @@
 /**
  * Next.js calls register() once per server process. Every request gets its socket's peer address
- * stamped on it (sign-in throttling counts clients by it), and a malformed
- * COUNTERSIGN_TRUSTED_PROXIES stops the start with a message saying which entry is wrong. With
+ * stamped on it (sign-in throttling counts clients by it). A malformed COUNTERSIGN_TRUSTED_PROXIES
+ * fails this hook, so Next.js serves nothing and logs which entry is wrong. With
  * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
  * `npm run worker` runs more, anywhere.
  */
