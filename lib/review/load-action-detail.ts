@@ -116,7 +116,7 @@ async function readStateNow(db: Db, tenantId: string, toolName: string, current:
   const tool = findTool(toolName);
   if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
   try {
-    const now = await tool.snapshot({ db, tenantId }, current.args);
+    const now = await tool.snapshot({ q: db, tenantId }, current.args);
     const hash = snapshotHash(now);
     if (hash === atRequest.hash) return { state: "unchanged", data: now, hash };
     const before = atRequest.data && typeof atRequest.data === "object" && !Array.isArray(atRequest.data) ? atRequest.data : null;
