@@ -238,7 +238,7 @@ describe("decisions", () => {
     expect(await t.db.refund.count({ where: { idempotencyKey: { startsWith: "cs1_" }, invoice: { number: "INV-1044", tenantId: a.id } } })).toBeGreaterThan(0);
   });
 
-  it("refuses a note with a NUL character in words, and records no vote", async () => {
+  it("refuses a note with a NUL character in words, records no vote, and audits the refusal", async () => {
     const p = await pendingRefund(a, 10_000, "INV-1043");
     const error = await refusalOrThrow(decideAction(t.db, {
       tenantId: a.id, actionId: p.actionId, verdict: "reject", note: "Wrong\u0000customer", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member,
@@ -246,6 +246,30 @@ describe("decisions", () => {
     expect(error).toMatchObject({ code: "nul_character", path: "note" });
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+    const refused = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "decision.refused", subjectId: p.actionId } });
+    expect(refused).toMatchObject({ status: "invalid_payload.nul_character", reviewerId: a.users.reviewer.id });
+  });
+
+  it("a revision's approval window is the policy's, also for a revision made by an edit", async () => {
+    const shortLived = {
+      ...DEFAULT_POLICY,
+      tools: { ...DEFAULT_POLICY.tools, refund_invoice: { rules: [{ id: "refund-quick", effect: "require_approval" as const, ttlSeconds: 60, reason: "Decide refunds quickly." }] } },
+    };
+    const c = await createTestTenant(t.db, { policy: shortLived });
+    const p = await pendingRefund(c, 1_500, "INV-1043");
+    const windowOf = async () => {
+      const [row] = await t.db.$queryRaw<Array<{ seconds: number }>>`
+        SELECT extract(epoch FROM ("expiresAt" - now()))::float8 AS seconds FROM "Action" WHERE id = ${p.actionId}::uuid`;
+      return row.seconds;
+    };
+    expect(await windowOf()).toBeGreaterThan(50);
+    expect(await windowOf()).toBeLessThanOrEqual(60);
+    await editAction(t.db, {
+      tenantId: c.id, actionId: p.actionId, editor: c.users.reviewer.member, payloadHash: p.payloadHash,
+      args: { invoice_number: "INV-1043", amount_minor: 1_400, reason: "Customer overpaid" },
+    });
+    expect(await windowOf()).toBeGreaterThan(50);
+    expect(await windowOf()).toBeLessThanOrEqual(60);
   });
 
   it("a rejection with a reason rejects, and nothing can execute it", async () => {
