@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { AppError } from "@/lib/errors";
+import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { settleAction } from "@/lib/db/statements/settle-action";
@@ -50,6 +50,6 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
     return error;
   });
   void requestSeal(db, input.tenantId);
-  if (refusal) throw refusal;
+  if (refusal) throw markAudited(refusal);
   return { status: "cancelled" };
 }

@@ -6,7 +6,7 @@ import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
 import type { Verdict } from "@/lib/generated/prisma/enums";
-import { AppError } from "@/lib/errors";
+import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { castVote, type VoteRefusal } from "@/lib/db/statements/cast-vote";
 import { lockAction } from "@/lib/db/statements/lock-action";
@@ -36,7 +36,8 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { sta
   not_found: { status: 404, message: "That action was not found." },
   expired: { status: 409, message: "This action expired before it was decided." },
   not_eligible: { status: 403, message: "Your roles in this organisation do not allow you to decide this action." },
-  self_approval: { status: 403, message: "You requested this action (yourself or through an API key you created), so you cannot decide it." },
+  self_approval: { status: 403, message: "You requested this action, so you cannot decide it." },
+  key_creator: { status: 403, message: "You created the API key that requested this action, so you cannot decide it." },
   own_edit: { status: 403, message: "You wrote this revision, so another reviewer must decide it." },
   reason_required: { status: 400, message: "A rejection needs a reason; it is sent back to the agent." },
   already_voted: { status: 409, message: "You have already decided this revision; another reviewer must add the next vote." },
@@ -49,7 +50,9 @@ function refusalError(refusal: VoteRefusal, state: { status: string; revision: n
     return new AppError("stale_hash", `The action changed since you opened it; revision ${state.revision} is current. Reload and review it.`, 409, details);
   }
   const { status, message } = REFUSALS[refusal];
-  return new AppError(refusal, message, status, refusal === "not_found" ? undefined : details);
+  // Approving through one's own API key is self-approval, said in its own words.
+  const code = refusal === "key_creator" ? "self_approval" : refusal;
+  return new AppError(code, message, status, refusal === "not_found" ? undefined : details);
 }
 
 /**
@@ -109,6 +112,6 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     return refused(error, { actionId: action.id, tool: action.tool });
   });
   void requestSeal(db, input.tenantId);
-  if (!result.ok) throw result.error;
+  if (!result.ok) throw markAudited(result.error);
   return result.outcome;
 }

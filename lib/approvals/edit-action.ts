@@ -4,7 +4,7 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
-import { AppError, toPublicError } from "@/lib/errors";
+import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
@@ -45,7 +45,7 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
     }
   });
   void requestSeal(db, input.tenantId);
-  if (!result.ok) throw result.error;
+  if (!result.ok) throw markAudited(result.error);
   return result.next;
 }
 
@@ -55,10 +55,10 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   if (!["pending", "approved"].includes(action.status)) {
     throw new AppError("not_editable", `This action is ${action.status}; only pending or approved actions can be edited.`, 409);
   }
-  const standing = await readVoterStanding(tx, { tenantId: input.tenantId, actionId: action.id, memberId: input.editor.userId });
-  if (standing === "not_eligible") throw new AppError("not_eligible", "Your roles in this organisation do not allow you to edit this action.", 403);
-  if (standing === "self_approval") {
-    throw new AppError("self_edit", "You requested this action (yourself or through your API key); ask your agent for a new proposal instead.", 403);
+  const standing = (await readVoterStanding(tx, { tenantId: input.tenantId, actionId: action.id, memberId: input.editor.userId }))?.refusal;
+  if (standing === "not_eligible" || standing === undefined) throw new AppError("not_eligible", "Your roles in this organisation do not allow you to edit this action.", 403);
+  if (standing === "self_approval" || standing === "key_creator") {
+    throw new AppError("self_edit", "You requested this action (yourself or through an API key you created); ask your agent for a new proposal instead.", 403);
   }
   if (input.payloadHash !== action.payloadHash) {
     throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);

@@ -3,7 +3,7 @@ import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError, isAppError, markAudited } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
@@ -103,7 +103,7 @@ export function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOut
   return urgently(async () => {
     const step = await sqlTransaction(db, (tx) => claimAndApply(tx, input));
     void requestSeal(db, input.tenantId);
-    if (step.kind === "refused") throw step.error;
+    if (step.kind === "refused") throw markAudited(step.error);
     if (step.kind === "recorded") return step.outcome;
     return deliver(db, step.claimed, step.applied, input);
   });

@@ -4,7 +4,7 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
-import { AppError, toPublicError } from "@/lib/errors";
+import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { taskExists } from "@/lib/db/statements/task-exists";
@@ -99,7 +99,7 @@ async function proposeUnder(
       subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
       data: { code: body.code, message: body.message },
     });
-    throw error;
+    throw markAudited(error);
   }
   const { tool, args } = validated;
   const assessment = await assessPayload(db, {

@@ -22,7 +22,7 @@ export function voterRefusalSql(voter: Sql): Sql {
       WHERE m."tenantId" = a."tenantId" AND m."userId" = ${voter}
         AND m.roles && r."eligibleRoles" AND m.roles && ${[...DECIDING_ROLES]}::"Role"[]) THEN 'not_eligible'
     WHEN ${voter} = a."requesterUserId" THEN 'self_approval'
-    WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'self_approval'
+    WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'key_creator'
     WHEN ${voter} = r."createdByUserId" THEN 'own_edit'
   END`;
 }

@@ -7,7 +7,8 @@ import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
 export type VoteRefusal =
-  | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "own_edit" | "stale_hash" | "reason_required" | "already_voted";
+  | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "key_creator" | "own_edit" | "stale_hash" | "reason_required"
+  | "already_voted";
 
 export type CastVoteInput = {
   tenantId: string;
