@@ -76,8 +76,8 @@ async function rawInsert() {
       [actionId, tenant.id, "a".repeat(64)],
     );
     await client.query(
-      `INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, "policyVersion", "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, origin)
-       VALUES ($1, $2, $3, 1, $4, 1, '{}', $5, 'sha256-jcs', 1, '[]', 'medium', '{}', 'proposed')`,
+      `INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, "policyVersion", "policyDecision", "requiresApproval", quorum, "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, origin)
+       VALUES ($1, $2, $3, 1, $4, 1, '{}', true, 1, '{reviewer}', $5, 'sha256-jcs', 1, '[]', 'medium', '{}', 'proposed')`,
       [revisionId, tenant.id, actionId, JSON.stringify({ invoice_number: invoice.number, amount_minor: 1000, reason: "benchmark" }), "a".repeat(64)],
     );
     await client.query(

@@ -97,10 +97,10 @@ try {
     [tenantId],
   );
   await pg.query(
-    `INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, "policyVersion", "policyDecision", "payloadHash", "hashAlgorithm",
-       "hashVersion", "riskTags", "riskLevel", preview, origin)
+    `INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, "policyVersion", "policyDecision", "requiresApproval", quorum,
+       "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, origin)
      SELECT gen_random_uuid(), a."tenantId", a.id, 1, '{"to":"billing@acme.example","subject":"Reminder"}'::jsonb, 1, '{"effect":"require_approval"}'::jsonb,
-       a."payloadHash", 'sha256', 1, '[]'::jsonb, a."riskLevel", '{}'::jsonb, 'proposed'
+       true, 1, '{reviewer}', a."payloadHash", 'sha256', 1, '[]'::jsonb, a."riskLevel", '{}'::jsonb, 'proposed'
      FROM "Action" a WHERE a."tenantId" = $1::uuid`,
     [tenantId],
   );

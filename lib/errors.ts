@@ -16,6 +16,21 @@ export class AppError extends Error {
   }
 }
 
+// Refusals a domain function has already written to the audit log (usually in the transaction
+// that refused). The request boundary (lib/server/boundary.ts) audits every other refusal, so each
+// refused attempt is recorded once.
+const audited = new WeakSet<object>();
+
+/** Marks a refusal as recorded in the audit log; returns it, for `throw markAudited(error)`. */
+export function markAudited<E>(error: E): E {
+  if (typeof error === "object" && error !== null) audited.add(error);
+  return error;
+}
+
+export function wasAudited(error: unknown): boolean {
+  return typeof error === "object" && error !== null && audited.has(error);
+}
+
 export const notFound = (what = "That item") => new AppError("not_found", `${what} was not found.`, 404);
 export const forbiddenError = (message = "Your roles do not allow this.") => new AppError("forbidden", message, 403);
 
@@ -25,8 +40,8 @@ export function isAppError(error: unknown): error is AppError {
 
 export type PublicError = { code: string; message: string; details?: unknown };
 
-/** What may leave the server for an error. Unexpected errors are logged here, once. */
-export function toPublicError(error: unknown, context: string): { status: number; body: PublicError } {
+/** What may leave the server for an error, without logging anything. */
+export function publicErrorOf(error: unknown): { status: number; body: PublicError } {
   if (isAppError(error)) {
     return { status: error.status, body: { code: error.code, message: error.message, details: error.details } };
   }
@@ -34,6 +49,12 @@ export function toPublicError(error: unknown, context: string): { status: number
     const status = error.code === "payload_too_large" ? 413 : 400;
     return { status, body: { code: `invalid_payload.${error.code}`, message: error.message, details: { path: error.path ?? null } } };
   }
-  console.error(`[countersign] unexpected error in ${context}:`, error);
   return { status: 500, body: { code: "internal", message: "Something went wrong on our side. It has been logged." } };
+}
+
+/** What may leave the server for an error. Unexpected errors are logged here, once. */
+export function toPublicError(error: unknown, context: string): { status: number; body: PublicError } {
+  const out = publicErrorOf(error);
+  if (out.status === 500) console.error(`[countersign] unexpected error in ${context}:`, error);
+  return out;
 }

@@ -2,7 +2,7 @@
 
 import { useRef, useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
-import type { ActionResult } from "@/lib/server/acting-member";
+import type { ActionResult } from "@/lib/server/boundary";
 
 type ChangePassword = (raw: unknown) => Promise<ActionResult<{ sessionsEnded: number }>>;
 

@@ -3,7 +3,7 @@
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { MemberListItem } from "@/lib/members/list-members";
-import type { ActionResult } from "@/lib/server/acting-member";
+import type { ActionResult } from "@/lib/server/boundary";
 
 const ROLES = ["requester", "reviewer", "auditor", "admin"] as const;
 type RoleName = (typeof ROLES)[number];

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { PolicyValidationError } from "@/lib/policy/validate-policy";
-import type { ActionResult } from "@/lib/server/acting-member";
+import type { ActionResult } from "@/lib/server/boundary";
 
 type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[] }>>;
 type Save = (raw: unknown) => Promise<ActionResult<{ version: number }>>;

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
-import type { ActionResult } from "@/lib/server/acting-member";
+import type { ActionResult } from "@/lib/server/boundary";
 
 const EXAMPLES = [
   "Send a payment reminder for INV-1042",

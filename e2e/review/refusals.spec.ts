@@ -14,9 +14,16 @@ async function captureDecisionRequest(page: Page) {
   return { actionHeader: sent.headers()["next-action"], body: sent.postData() ?? "", url: sent.url() };
 }
 
-async function replayDecision(page: Page, captured: { actionHeader: string; body: string; url: string }, from: { id: string; hash: string }, to: { id: string; hash: string }) {
+/** Replays it as the browser sent it (same origin), or with `headers` replacing the browser's. */
+async function replayDecision(
+  page: Page,
+  captured: { actionHeader: string; body: string; url: string },
+  from: { id: string; hash: string },
+  to: { id: string; hash: string },
+  headers: Record<string, string> = { Origin: new URL(captured.url).origin, "Sec-Fetch-Site": "same-origin" },
+) {
   const response = await page.request.post(captured.url, {
-    headers: { "Next-Action": captured.actionHeader, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component" },
+    headers: { "Next-Action": captured.actionHeader, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", ...headers },
     data: captured.body.replace(from.id, to.id).replace(from.hash, to.hash),
   });
   return response.text();
@@ -79,6 +86,10 @@ test.describe("refusals, in the browser and by direct request", () => {
 
     const answer = await replayDecision(auditor, captured, { id: first.id, hash: first.payloadHash }, { id: target.id, hash: target.payloadHash });
     expect(answer).toContain('"code":"forbidden"');
+    // The auditor's replayed approval is in the log, with who tried.
+    await expect.poll(() => e2eDb().auditEvent.count({
+      where: { tenantId: tenant.id, type: "console.refused", actorId: tenant.users.auditor.id, status: "forbidden" },
+    })).toBe(1);
     // The same for the requester, by direct request.
     const requester = await browser.newPage();
     await signInAs(requester, tenant.users.requester.email);
@@ -89,6 +100,28 @@ test.describe("refusals, in the browser and by direct request", () => {
     expect(row.decisions).toHaveLength(0);
     await auditor.close();
     await requester.close();
+  });
+
+  test("a replayed server action sent cross-site, or without saying where it comes from, is refused and audited", async ({ page }) => {
+    const tenant = await seedTenant();
+    const first = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    const target = await propose(tenant, "refund_invoice", { ...SMALL_REFUND, amount_minor: 3_000 });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${first.id}`);
+    const captured = await captureDecisionRequest(page);
+    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
+    const moved = [{ id: first.id, hash: first.payloadHash }, { id: target.id, hash: target.payloadHash }] as const;
+
+    // A foreign Origin never reaches the action (Next.js refuses it first); the console refuses the
+    // rest itself: cross-site fetch metadata, and a cookie-authenticated POST with no Origin.
+    expect(await replayDecision(page, captured, ...moved, { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" })).not.toContain('"ok":true');
+    expect(await replayDecision(page, captured, ...moved, { "Sec-Fetch-Site": "cross-site" })).toContain('"code":"cross_site_request"');
+    expect(await replayDecision(page, captured, ...moved, {})).toContain('"code":"origin_required"');
+    const row = await actionRow(target.id);
+    expect(row.status).toBe("pending");
+    expect(row.decisions).toHaveLength(0);
+    const refused = await e2eDb().auditEvent.findMany({ where: { tenantId: tenant.id, type: "console.refused", actorId: tenant.users.reviewer.id } });
+    expect(refused.map((e) => e.status).sort()).toEqual(["cross_site_request", "origin_required"]);
   });
 
   test("another tenant's action id and a malformed id are both 404", async ({ page }) => {

@@ -28,8 +28,7 @@ describe("parseToolCall", () => {
     args: z.strictObject({ n: z.number().int() }),
     snapshot: async () => null,
     preview: () => ({ summary: "", before: null, after: null }),
-    honoursIdempotencyKey: () => true,
-    execute: async () => {
+    apply: async () => {
       execute();
       return { ok: true, result: {} };
     },

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { getDb, type Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import type { AuditActor } from "@/lib/audit/append-audit-event";
 import type { Requester } from "@/lib/approvals/actors";
 import { resolveApiKey, type AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
 import type { ApiRouteDefinition } from "@/lib/api/api-routes";
 import { readJsonBody } from "@/lib/api/read-json-body";
 import { apiKeyRateLimitKey, consumeRateLimit } from "@/lib/api/rate-limit";
-import { assertNotCrossSite } from "@/lib/api/same-origin";
+import { auditRequestRefusal } from "@/lib/server/boundary";
+import { assertSameOrigin } from "@/lib/server/request-origin";
 
 export type ApiContext<B, Q> = {
   request: Request;
@@ -53,11 +54,12 @@ const AUTH_MESSAGES = {
 } as const;
 
 /**
- * The one layered wrapper for /api/v1 handlers: refuse cross-site browser requests (state-changing
- * methods), authenticate the bearer key (never cookies), count the request against the key's rate
+ * The agent API's side of the request boundary (lib/server/boundary.ts): refuse cross-site browser
+ * requests, authenticate the bearer key (never cookies), count the request against the key's rate
  * limit, read the body with a size cap and parse it strictly, validate body and query with the
  * route's zod schemas (unknown keys refused), run the handler, and map every error to
- * `{ error: { code, message, details? } }`. Refusals after authentication are audited.
+ * `{ error: { code, message, details? } }`. Every refusal after authentication that the domain
+ * did not audit itself is audited here.
  */
 export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
   definition: ApiRouteDefinition<B, Q>,
@@ -66,19 +68,22 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
   const name = definition.operationId;
   return async (request, context) => {
     let authenticated: AuthenticatedApiKey | null = null;
-    let inHandler = false;
     const db = getDb();
     try {
-      if (definition.method !== "GET") assertNotCrossSite(request);
+      // Keys are never attached by a browser on its own, so an agent may send no Origin at all.
+      assertSameOrigin(request.headers, { cookieAuthenticated: false, stateChanging: definition.method !== "GET" });
 
       const bearer = bearerFrom(request);
       if (!bearer) throw new AppError("unauthenticated", "Send an API key as `Authorization: Bearer <api key>`.", 401);
       const resolved = await resolveApiKey(db, bearer);
       if (!resolved.ok) {
+        const error = new AppError(resolved.reason === "revoked" ? "api_key_revoked" : "invalid_api_key", AUTH_MESSAGES[resolved.reason], 401);
         if (resolved.reason === "revoked" && resolved.tenantId) {
-          await auditRefusal(db, resolved.tenantId, { type: "api_key", id: resolved.keyId, label: "api:revoked-key" }, name, "api_key_revoked", AUTH_MESSAGES.revoked);
+          await auditRequestRefusal({
+            tenantId: resolved.tenantId, actor: { type: "api_key", id: resolved.keyId, label: "api:revoked-key" }, surface: "api", operation: name, error,
+          });
         }
-        throw new AppError(resolved.reason === "revoked" ? "api_key_revoked" : "invalid_api_key", AUTH_MESSAGES[resolved.reason], 401);
+        throw error;
       }
       authenticated = resolved.value;
 
@@ -94,7 +99,6 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       const query = definition.query ? parseWith(definition.query, Object.fromEntries(new URL(request.url).searchParams), "invalid_query") : undefined;
       const params = (await context.params) ?? {};
       const { apiKey, tenant } = authenticated;
-      inHandler = true;
       return await handler({
         request, db, key: apiKey, tenant,
         actor: { type: "api_key", id: apiKey.id, label: apiKey.label },
@@ -102,29 +106,13 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         body: body as Infer<B>, query: query as Infer<Q>, params,
       });
     } catch (error) {
-      const response = apiErrorResponse(error, `api ${name}`);
-      if (authenticated && response.status !== 429 && response.status < 500 && (!inHandler || handlerRefusalToAudit(error))) {
-        const { body } = toPublicError(error, `api ${name}`);
-        await auditRefusal(db, authenticated.tenant.id, { type: "api_key", id: authenticated.apiKey.id, label: authenticated.apiKey.label }, name, body.code, body.message).catch(
-          (auditError) => console.error("[countersign] could not audit an API refusal:", auditError),
-        );
+      if (authenticated) {
+        const { apiKey, tenant } = authenticated;
+        await auditRequestRefusal({ tenantId: tenant.id, actor: { type: "api_key", id: apiKey.id, label: apiKey.label }, surface: "api", operation: name, error });
       }
-      return response;
+      return apiErrorResponse(error, `api ${name}`);
     }
   };
-}
-
-/** Domain functions audit their own refusals; of the handlers' own checks, these are audited here. */
-const HANDLER_REFUSALS_TO_AUDIT = new Set(["tool_not_allowed", "not_found", "idempotency_key_required"]);
-function handlerRefusalToAudit(error: unknown): boolean {
-  return error instanceof AppError && HANDLER_REFUSALS_TO_AUDIT.has(error.code);
-}
-
-async function auditRefusal(db: Db, tenantId: string, actor: AuditActor, operation: string, code: string, message: string) {
-  await appendAuditEvent(db, {
-    tenantId, actor, type: "api.refused", outcome: "refused", subject: { type: "api", id: operation }, requester: actor.label,
-    status: code, data: { operation, code, message: message.slice(0, 500) },
-  });
 }
 
 async function parseBody(request: Request, definition: ApiRouteDefinition): Promise<unknown> {

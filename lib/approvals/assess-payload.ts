@@ -1,5 +1,5 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
 import { evaluatePolicy, type PolicyDecision } from "@/lib/policy/evaluate-policy";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { riskTagsFor } from "@/lib/risk/risk-tags-for";
@@ -38,7 +38,7 @@ const denied = (reason: string): PolicyDecision => ({
  * Everything the decision rests on for one payload: the TOCTOU snapshot, the preview, risk tags,
  * the policy's verdict, and for code the pre-scan and the sandbox spec it would run under.
  */
-export async function assessPayload(db: DbTx, input: AssessInput): Promise<Assessment> {
+export async function assessPayload(q: Queryable, input: AssessInput): Promise<Assessment> {
   const { tool, args } = input;
   let scanFindings: ScanFinding[] = [];
   let sandboxSpec: JsonObject | null = null;
@@ -59,7 +59,7 @@ export async function assessPayload(db: DbTx, input: AssessInput): Promise<Asses
   }
   if (input.policy.invalid) refusal ??= `The tenant's policy (version ${input.policy.version}) is invalid, so everything is denied: ${input.policy.invalid}`;
 
-  const snapshot = await tool.snapshot({ db, tenantId: input.tenantId }, args);
+  const snapshot = await tool.snapshot({ q, tenantId: input.tenantId }, args);
   const preview = tool.preview(args, snapshot);
   const toolContext = tool.policyContext?.(args, snapshot) ?? {};
   const riskTags = riskTagsFor({

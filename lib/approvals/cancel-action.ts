@@ -1,8 +1,11 @@
 import type { Db } from "@/lib/db/client";
-import { thenSeal } from "@/lib/audit/seal-audit-chain";
-import { AppError } from "@/lib/errors";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
-import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+import { sqlTransaction } from "@/lib/db/sql";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { AppError, markAudited } from "@/lib/errors";
+import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
+import { lockAction } from "@/lib/db/statements/lock-action";
+import { settleAction } from "@/lib/db/statements/settle-action";
 
 export type CancelInput = {
   tenantId: string;
@@ -13,38 +16,40 @@ export type CancelInput = {
   reason?: string;
 };
 
-/** Withdraws a pending or approved (unexecuted) action. */
+/** Withdraws a pending or approved (unexecuted) action, in one transaction holding its lock. Refusals are audited. */
 export async function cancelAction(db: Db, input: CancelInput): Promise<{ status: "cancelled" }> {
-  const outcome = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
-    if (rows.length === 0) return new AppError("not_found", "That action was not found.", 404);
-    const action = await tx.action.findFirstOrThrow({ where: { id: input.actionId, tenantId: input.tenantId } });
-    const own =
-      (input.requester.userId && action.requesterUserId === input.requester.userId) ||
-      (input.requester.apiKeyId && action.requesterApiKeyId === input.requester.apiKeyId);
-    if (!own && !input.requester.isAdmin) return new AppError("forbidden", "Only the requester or an admin may cancel this action.", 403);
-    if (!["pending", "approved"].includes(action.status)) {
-      return new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
+  const reason = input.reason?.trim() || null;
+  const refusal = await sqlTransaction(db, async (tx): Promise<AppError | null> => {
+    const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
+    let error: AppError | null = null;
+    if (!action) error = new AppError("not_found", "That action was not found.", 404);
+    else {
+      const own =
+        (input.requester.userId && action.requesterUserId === input.requester.userId) ||
+        (input.requester.apiKeyId && action.requesterApiKeyId === input.requester.apiKeyId);
+      if (!own && !input.requester.isAdmin) error = new AppError("forbidden", "Only the requester or an admin may cancel this action.", 403);
+      else {
+        const cancelled = await settleAction(tx, {
+          tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled",
+          reason: reason ?? "Cancelled by the requester.",
+          event: auditBodyOf({
+            tenantId: input.tenantId, actor: input.actor, type: "action.cancelled", outcome: "ok", subject: { type: "action", id: action.id },
+            actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "cancelled",
+            data: { revision: action.currentRevision, reason },
+          }),
+        });
+        if (!cancelled) error = new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
+      }
     }
-    await tx.action.update({
-      where: { id: action.id },
-      data: { status: "cancelled", decidedAt: new Date(), statusReason: input.reason?.trim() || "Cancelled by the requester." },
-    });
-    await appendAuditEvent(tx, {
-      tenantId: input.tenantId, actor: input.actor, type: "action.cancelled", outcome: "ok", subject: { type: "action", id: action.id },
-      actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "cancelled",
-      data: { revision: action.currentRevision, reason: input.reason?.trim() || null },
-    });
-    await markTaskRunnable(tx, action.taskId);
-    return null;
-  }));
-  if (outcome) {
-    await appendAuditEvent(db, {
-      tenantId: input.tenantId, actor: input.actor, type: "action.cancel_refused", outcome: "refused",
-      subject: { type: "action", id: input.actionId }, status: outcome.code, data: { message: outcome.message, actionId: input.actionId },
-    });
-    throw outcome;
-  }
+    if (error) {
+      await insertAuditEvent(tx, auditBodyOf({
+        tenantId: input.tenantId, actor: input.actor, type: "action.cancel_refused", outcome: "refused",
+        subject: { type: "action", id: input.actionId }, status: error.code, data: { message: error.message, actionId: input.actionId },
+      }));
+    }
+    return error;
+  });
+  void requestSeal(db, input.tenantId);
+  if (refusal) throw markAudited(refusal);
   return { status: "cancelled" };
 }

@@ -83,49 +83,51 @@ describe("racing executors (real concurrency against PostgreSQL)", () => {
   });
 });
 
-describe("crash recovery (a killed process, for real)", () => {
-  const runCrashingExecutor = (p: { actionId: string; payloadHash: string }, mode: string) =>
+describe("crash safety (a killed process, for real)", () => {
+  const runCrashingExecutor = (p: { actionId: string; payloadHash: string }, mode: string, tool = "refund_invoice") =>
     spawnSync(
       process.execPath,
-      ["--import", "tsx", "tests/crash-executor.ts", t.url, a.id, p.actionId, p.payloadHash, mode],
+      ["--import", "tsx", "tests/crash-executor.ts", t.url, a.id, p.actionId, p.payloadHash, mode, tool],
       { cwd: process.cwd(), encoding: "utf8", env: { ...process.env, COUNTERSIGN_EXECUTION_LEASE_MS: "1" }, timeout: 60_000 },
     );
 
   it.each([
-    ["between claim and effect", "after_claim", 0],
-    ["between effect and record", "after_effect", 1],
-  ])("killed %s: after recovery exactly one refund, and the execution says it succeeded", async (_label, mode, refundsAtCrash) => {
+    ["between claim and effect", "after_claim"],
+    ["between effect and commit", "after_effect"],
+  ])("killed %s: nothing happened, the approval is still unused, and the next execution refunds exactly once", async (_label, mode) => {
     const amount = mode === "after_claim" ? 777 : 778;
     const p = await approvedRefund(amount);
     const child = runCrashingExecutor(p, mode);
     expect(child.signal, child.stderr).toBe("SIGKILL");
-    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(refundsAtCrash);
-    expect(await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } })).toMatchObject({ status: "executing" });
-
-    const recovered = await recoverStaleExecutions(t.db);
-    expect(recovered).toEqual(expect.arrayContaining([expect.objectContaining({ state: "succeeded" })]));
-    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(1);
-    const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
-    expect(execution).toMatchObject({ status: "succeeded", attempts: 2 });
-    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("succeeded");
-    // A second recovery pass finds nothing to do.
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(0);
+    expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "approved", consumedAt: null });
+    // Recovery has nothing to do: the claim and its effect were one transaction.
     expect(await recoverStaleExecutions(t.db)).toEqual([]);
+
+    const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "retry" } });
+    expect(outcome.state).toBe("succeeded");
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(1);
+    expect(await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } })).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
-  it("an execution whose effect cannot honour the key is marked unknown for a person, never retried", async () => {
+  it("killed during a sandbox run: after its lease lapses the execution is marked unknown for a person, never re-run", async () => {
     const p = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(1)", language: "python" },
     });
     if (p.state !== "pending") return expect.fail(`run_python should wait for approval (got ${p.state}: ${"reason" in p ? p.reason : ""})`);
     await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
-    // Simulate a process that claimed the run and died: claim without running.
-    await t.db.$executeRaw`UPDATE "Action" SET status = 'executing', "consumedAt" = now() WHERE id = ${p.actionId}::uuid`;
-    await t.db.execution.create({
-      data: { tenantId: a.id, actionId: p.actionId, revision: 1, idempotencyKey: `crash-${p.actionId}`, leaseExpiresAt: new Date(Date.now() - 1000) },
-    });
+    const child = runCrashingExecutor(p, "during_delivery", "run_python");
+    expect(child.signal, child.stderr).toBe("SIGKILL");
     const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
+    expect(execution.status).toBe("executing");
     const recovered = await recoverStaleExecutions(t.db);
     expect(recovered).toEqual(expect.arrayContaining([{ executionId: execution.id, state: "unknown" }]));
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("unknown");
+    expect(await t.db.auditEvent.count({ where: { actionId: p.actionId, type: "execution.unknown" } })).toBe(1);
+    // Its approval was used: it cannot be executed again.
+    await expect(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "retry" } }))
+      .rejects.toMatchObject({ code: "already_executed" });
+    expect(await recoverStaleExecutions(t.db)).toEqual([]);
   });
 });

@@ -1,13 +1,16 @@
 import { z } from "zod";
-import { thenSeal } from "@/lib/audit/seal-audit-chain";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
-import { appendAuditEvent } from "@/lib/audit/append-audit-event";
-import { requireTool } from "@/lib/tools/registry";
+import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
+import { AppError, markAudited, toPublicError } from "@/lib/errors";
+import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
+import { lockAction } from "@/lib/db/statements/lock-action";
+import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
+import { findTool } from "@/lib/tools/registry";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
-import { createNextRevision, type NextRevision } from "@/lib/approvals/create-revision";
-import { markTaskRunnable } from "@/lib/approvals/task-wakeup";
+import { createNextRevision, type NextRevision } from "@/lib/approvals/create-next-revision";
 
 export type EditInput = {
   tenantId: string;
@@ -20,49 +23,53 @@ export type EditInput = {
 };
 
 /**
- * A reviewer's edit: revision n+1 with a diff against n. The old revision's votes are void and
- * the new one needs its own approval — by someone other than the editor.
+ * A reviewer's edit: revision n+1 with a diff against n, in one transaction holding the action's
+ * lock. The editor must be someone who may decide it (approval-rules.ts) other than its requester;
+ * the old revision's votes are void and the new one needs its own approval — by someone other
+ * than the editor. Refusals are audited in the same transaction.
  */
 export async function editAction(db: Db, input: EditInput): Promise<NextRevision> {
   const actor = memberAuditActor(input.editor);
-  try {
-    return await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM "Action" WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE`;
-      if (locked.length === 0) throw new AppError("not_found", "That action was not found.", 404);
-      const action = await tx.action.findFirstOrThrow({ where: { id: input.actionId, tenantId: input.tenantId } });
-      if (!["pending", "approved"].includes(action.status)) {
-        throw new AppError("not_editable", `This action is ${action.status}; only pending or approved actions can be edited.`, 409);
-      }
-      if (!input.editor.roles.some((role) => action.eligibleRoles.includes(role))) {
-        throw new AppError("not_eligible", `Only ${action.eligibleRoles.join(" or ")} members may edit this action.`, 403);
-      }
-      if (action.requesterUserId === input.editor.userId) {
-        throw new AppError("self_edit", "You requested this action; ask your agent for a new proposal instead.", 403);
-      }
-      if (input.payloadHash !== action.payloadHash) {
-        throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
-      }
-      const tool = requireTool(action.tool);
-      assertCanonicalizable(input.args);
-      const parsed = tool.args.safeParse(input.args);
-      if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${z.prettifyError(parsed.error)}`, 400);
-      const next = await createNextRevision(tx, {
-        tenantId: input.tenantId, actionId: action.id, fromRevision: action.currentRevision, tool, args: parsed.data,
-        origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId, actor,
-      });
-      if (next.status !== "pending") await markTaskRunnable(tx, action.taskId);
-      return next;
-    }));
-  } catch (error) {
-    if (error instanceof AppError || error instanceof Error) {
-      await appendAuditEvent(db, {
+  const result = await sqlTransaction(db, async (tx): Promise<{ ok: true; next: NextRevision } | { ok: false; error: unknown }> => {
+    try {
+      // In a savepoint: a statement that fails undoes only its own work, and the refusal is still audited.
+      return { ok: true, next: await inSavepoint(tx, () => revise(tx, input)) };
+    } catch (error) {
+      const { body } = toPublicError(error, "editAction");
+      await insertAuditEvent(tx, auditBodyOf({
         tenantId: input.tenantId, actor, type: "action.edit_refused", outcome: "refused",
-        subject: { type: "action", id: input.actionId }, reviewerId: input.editor.userId,
-        status: error instanceof AppError ? error.code : "error",
-        data: { message: error instanceof AppError ? error.message : "unexpected error", actionId: input.actionId },
-      });
+        subject: { type: "action", id: input.actionId }, reviewerId: input.editor.userId, status: body.code,
+        data: { message: body.message, actionId: input.actionId },
+      }));
+      return { ok: false, error };
     }
-    throw error;
+  });
+  void requestSeal(db, input.tenantId);
+  if (!result.ok) throw markAudited(result.error);
+  return result.next;
+}
+
+async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
+  const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
+  if (!action) throw new AppError("not_found", "That action was not found.", 404);
+  if (!["pending", "approved"].includes(action.status)) {
+    throw new AppError("not_editable", `This action is ${action.status}; only pending or approved actions can be edited.`, 409);
   }
+  const standing = (await readVoterStanding(tx, { tenantId: input.tenantId, actionId: action.id, memberId: input.editor.userId }))?.refusal;
+  if (standing === "not_eligible" || standing === undefined) throw new AppError("not_eligible", "Your roles in this organisation do not allow you to edit this action.", 403);
+  if (standing === "self_approval" || standing === "key_creator") {
+    throw new AppError("self_edit", "You requested this action (yourself or through an API key you created); ask your agent for a new proposal instead.", 403);
+  }
+  if (input.payloadHash !== action.payloadHash) {
+    throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
+  }
+  const tool = findTool(action.tool);
+  if (!tool) throw new AppError("unknown_tool", `This build has no tool named ${action.tool}.`, 409);
+  assertCanonicalizable(input.args);
+  const parsed = tool.args.safeParse(input.args);
+  if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${z.prettifyError(parsed.error)}`, 400);
+  return createNextRevision(tx, {
+    action, tool, args: parsed.data, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,
+    actor: memberAuditActor(input.editor),
+  });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createDb } from "@/lib/db/client";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -10,7 +11,6 @@ import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
-import { forgetKnownPayloads } from "@/lib/approvals/known-payloads";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
@@ -178,8 +178,11 @@ describe("decisions", () => {
     const p = await pendingRefund(a, 45_000, "INV-1043");
     const base = { tenantId: a.id, actionId: p.actionId, verdict: "approve" as const, payloadHash: p.payloadHash };
     expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.requester.member }))).code).toBe("not_eligible");
+    // The requester also holds the reviewer role: still not their own request.
+    await t.db.membership.updateMany({ where: { tenantId: a.id, userId: a.users.requester.id }, data: { roles: ["requester", "reviewer"] } });
     const selfReviewer = { ...a.users.requester.member, roles: ["requester" as const, "reviewer" as const] };
     expect((await refusal(decideAction(t.db, { ...base, reviewer: selfReviewer }))).code).toBe("self_approval");
+    await t.db.membership.updateMany({ where: { tenantId: a.id, userId: a.users.requester.id }, data: { roles: ["requester"] } });
     expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.auditor.member }))).code).toBe("not_eligible");
     expect((await refusal(decideAction(t.db, { ...base, tenantId: b.id, reviewer: b.users.reviewer.member }))).code).toBe("not_found");
     expect((await refusal(decideAction(t.db, { ...base, payloadHash: "0".repeat(64), reviewer: a.users.reviewer.member }))).code).toBe("stale_hash");
@@ -205,31 +208,37 @@ describe("decisions", () => {
     expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
   });
 
-  it("what this process remembers of its proposal never outranks the database: roles and requester changed behind its back are honoured", async () => {
-    const p = await pendingRefund(a, 45_000, "INV-1043");
-    const base = { tenantId: a.id, actionId: p.actionId, verdict: "approve" as const, payloadHash: p.payloadHash };
-    await t.db.$executeRaw`UPDATE "Action" SET "eligibleRoles" = '{admin}' WHERE id = ${p.actionId}::uuid`;
-    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.reviewer.member }))).code).toBe("not_eligible");
-    await t.db.$executeRaw`UPDATE "Action" SET "eligibleRoles" = '{reviewer}', "requesterUserId" = ${a.users.reviewer.id}::uuid WHERE id = ${p.actionId}::uuid`;
-    expect((await refusal(decideAction(t.db, { ...base, reviewer: a.users.reviewer.member }))).code).toBe("self_approval");
+  it("the vote reads roles and requester from the database, whatever the caller passes in", async () => {
+    const c = await createTestTenant(t.db);
+    const p = await pendingRefund(c, 45_000, "INV-1043");
+    const base = { tenantId: c.id, actionId: p.actionId, verdict: "approve" as const, payloadHash: p.payloadHash };
+    await t.db.membership.updateMany({ where: { tenantId: c.id, userId: c.users.reviewer.id }, data: { roles: ["auditor"] } });
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: c.users.reviewer.member }))).code).toBe("not_eligible");
+    await t.db.membership.updateMany({ where: { tenantId: c.id, userId: c.users.reviewer.id }, data: { roles: ["reviewer"] } });
+    await t.db.$executeRaw`UPDATE "Action" SET "requesterUserId" = ${c.users.reviewer.id}::uuid WHERE id = ${p.actionId}::uuid`;
+    expect((await refusal(decideAction(t.db, { ...base, reviewer: c.users.reviewer.member }))).code).toBe("self_approval");
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
   });
 
-  it("a process that did not make the proposal (nothing remembered) decides and executes it the same way", async () => {
+  it("another process on the same database decides and executes a proposal it never saw", async () => {
     const p = await pendingRefund(a, 1_000_000);
-    forgetKnownPayloads();
-    const vote = (reviewer: TestTenant["users"]["reviewer"]) =>
-      decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewer.member });
-    expect(await vote(a.users.reviewer)).toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
-    expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
-    expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
-    const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
-    expect(outcome.state).toBe("succeeded");
+    const other = createDb(t.url, { max: 4 });
+    try {
+      const vote = (reviewer: TestTenant["users"]["reviewer"]) =>
+        decideAction(other, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewer.member });
+      expect(await vote(a.users.reviewer)).toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
+      expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
+      expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
+      const outcome = await executeAction(other, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+      expect(outcome.state).toBe("succeeded");
+    } finally {
+      await other.$disconnect();
+    }
     expect(await t.db.refund.count({ where: { idempotencyKey: { startsWith: "cs1_" }, invoice: { number: "INV-1044", tenantId: a.id } } })).toBeGreaterThan(0);
   });
 
-  it("refuses a note with a NUL character in words, and records no vote", async () => {
+  it("refuses a note with a NUL character in words, records no vote, and audits the refusal", async () => {
     const p = await pendingRefund(a, 10_000, "INV-1043");
     const error = await refusalOrThrow(decideAction(t.db, {
       tenantId: a.id, actionId: p.actionId, verdict: "reject", note: "Wrong\u0000customer", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member,
@@ -237,6 +246,30 @@ describe("decisions", () => {
     expect(error).toMatchObject({ code: "nul_character", path: "note" });
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+    const refused = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "decision.refused", subjectId: p.actionId } });
+    expect(refused).toMatchObject({ status: "invalid_payload.nul_character", reviewerId: a.users.reviewer.id });
+  });
+
+  it("a revision's approval window is the policy's, also for a revision made by an edit", async () => {
+    const shortLived = {
+      ...DEFAULT_POLICY,
+      tools: { ...DEFAULT_POLICY.tools, refund_invoice: { rules: [{ id: "refund-quick", effect: "require_approval" as const, ttlSeconds: 60, reason: "Decide refunds quickly." }] } },
+    };
+    const c = await createTestTenant(t.db, { policy: shortLived });
+    const p = await pendingRefund(c, 1_500, "INV-1043");
+    const windowOf = async () => {
+      const [row] = await t.db.$queryRaw<Array<{ seconds: number }>>`
+        SELECT extract(epoch FROM ("expiresAt" - now()))::float8 AS seconds FROM "Action" WHERE id = ${p.actionId}::uuid`;
+      return row.seconds;
+    };
+    expect(await windowOf()).toBeGreaterThan(50);
+    expect(await windowOf()).toBeLessThanOrEqual(60);
+    await editAction(t.db, {
+      tenantId: c.id, actionId: p.actionId, editor: c.users.reviewer.member, payloadHash: p.payloadHash,
+      args: { invoice_number: "INV-1043", amount_minor: 1_400, reason: "Customer overpaid" },
+    });
+    expect(await windowOf()).toBeGreaterThan(50);
+    expect(await windowOf()).toBeLessThanOrEqual(60);
   });
 
   it("a rejection with a reason rejects, and nothing can execute it", async () => {
@@ -307,9 +340,13 @@ describe("execution", () => {
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("approved");
   });
 
-  it("refuses and invalidates when the stored args were tampered with behind the app's back", async () => {
+  it("refuses and invalidates when the stored args were tampered with behind the app's back (triggers off, as a superuser could)", async () => {
     const p = await approved(a, 7_000);
-    await t.db.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`;
+    await t.db.$transaction([
+      t.db.$executeRaw`ALTER TABLE "ActionRevision" DISABLE TRIGGER USER`,
+      t.db.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`,
+      t.db.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`,
+    ]);
     const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
     expect(error.code).toBe("hash_mismatch");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("invalidated");
@@ -361,14 +398,21 @@ describe("execution", () => {
     expect(ok.status).toBe("approved");
   });
 
-  it("an approval whose window closed never executes; the sweeper reports it as expired, not rejected", async () => {
+  it("an approval whose window closed never executes; it is reported as expired, not rejected — by the execution or by the sweeper", async () => {
     const p = await approved(a, 1_300, "INV-1043");
     await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${p.actionId}::uuid`;
     const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
     expect(error.code).toBe("expired");
-    expect(await expireDueActions(t.db)).toBeGreaterThanOrEqual(1);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("expired");
+    expect(await t.db.auditEvent.findFirst({ where: { actionId: p.actionId, type: "action.expired" } })).toMatchObject({ data: { detectedBy: "execution" } });
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 1_300 } })).toBe(0);
+
+    const unswept = await approved(a, 1_301, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${unswept.actionId}::uuid`;
+    expect(await expireDueActions(t.db)).toBeGreaterThanOrEqual(1);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: unswept.actionId } })).status).toBe("expired");
+    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: unswept.actionId, payloadHash: unswept.payloadHash, actor: actorOf(a) }))).code)
+      .toBe("expired");
   });
 
   it("cancel: only the requester or an admin, only before execution", async () => {

@@ -1,4 +1,5 @@
-import type { Db } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
+import { writeLiveOutput } from "@/lib/db/statements/write-live-output";
 
 const FLUSH_EVERY_MS = 400;
 
@@ -7,7 +8,7 @@ const FLUSH_EVERY_MS = 400;
  * every page that shows the execution — the requester's task timeline too, in any instance —
  * sees the output as it comes, not only at the end. The final record overwrites it.
  */
-export function liveExecutionOutput(db: Db, tenantId: string, executionId: string) {
+export function liveExecutionOutput(q: Queryable, tenantId: string, executionId: string) {
   const text = { stdout: "", stderr: "" };
   let dirty = false;
   let flushing: Promise<unknown> = Promise.resolve();
@@ -16,9 +17,7 @@ export function liveExecutionOutput(db: Db, tenantId: string, executionId: strin
     dirty = false;
     const { stdout, stderr } = text;
     flushing = flushing
-      .then(() =>
-        db.execution.updateMany({ where: { id: executionId, tenantId, status: "executing" }, data: { stdout, stderr } }),
-      )
+      .then(() => writeLiveOutput(q, { tenantId, executionId, stdout, stderr }))
       .catch(() => {}); // live output is a convenience; the final record is what counts
     return flushing;
   };

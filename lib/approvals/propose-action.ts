@@ -4,13 +4,11 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
-import { AppError, toPublicError } from "@/lib/errors";
+import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { rememberPayload } from "@/lib/approvals/known-payloads";
-import { Prisma } from "@/lib/generated/prisma/client";
-import { sqlQuery } from "@/lib/db/sql";
-import { writeProposal } from "@/lib/approvals/write-proposals";
+import { taskExists } from "@/lib/db/statements/task-exists";
+import { writeProposal } from "@/lib/approvals/write-proposal";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
 import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-policy";
@@ -18,6 +16,7 @@ import { payloadColumns, revisionHash } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
+import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 
 export type ProposeInput = {
   tenantId: string;
@@ -49,9 +48,6 @@ export type ProposalOutcome =
       quorum: number;
     }
   | { state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome };
-
-/** Short-lived execution window for actions the policy allows outright. */
-const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
 
 function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof requireTool>; args: JsonObject } {
   const tool = requireTool(toolName);
@@ -93,9 +89,8 @@ async function proposeUnder(
     validated = validateArgs(input.tool, input.args);
     // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
     assertCanonicalizable({ reason: input.reason ?? null, stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null });
-    if (input.taskId) {
-      const [task] = await sqlQuery(db, Prisma.sql`SELECT id FROM "Task" WHERE id = ${input.taskId}::uuid AND "tenantId" = ${tenant.id}::uuid`);
-      if (!task) throw new AppError("not_found", "That task was not found.", 404);
+    if (input.taskId && !(await taskExists(db, { tenantId: tenant.id, taskId: input.taskId }))) {
+      throw new AppError("not_found", "That task was not found.", 404);
     }
   } catch (error) {
     const { body } = toPublicError(error, "proposeAction");
@@ -104,7 +99,7 @@ async function proposeUnder(
       subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
       data: { code: body.code, message: body.message },
     });
-    throw error;
+    throw markAudited(error);
   }
   const { tool, args } = validated;
   const assessment = await assessPayload(db, {
@@ -130,7 +125,7 @@ async function proposeUnder(
   const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
   const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
   const requestSnapshotHash = snapshotHash(assessment.snapshot);
-  const { body: event } = auditBodyOf({
+  const event = auditBodyOf({
     tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
     outcome: decision.effect === "deny" ? "refused" : "ok",
     subject: { type: "action", id: actionId }, actionId, tool: tool.name,
@@ -161,24 +156,13 @@ async function proposeUnder(
   });
   if (!row) return null;
   void requestSeal(db, tenant.id);
-  if (decision.effect !== "deny") {
-    rememberPayload(actionId, hash.hash, {
-      kind: tool.kind, tool: tool.name, taskId: input.taskId ?? null, requesterLabel: input.requester.label,
-      riskLevel: assessment.riskLevel, revisionId, revision, ...columns, sandboxSpec: assessment.sandboxSpec,
-      policyVersion: policy.version, requestSnapshotHash: assessment.snapshot === null ? null : requestSnapshotHash,
-      eligibleRoles: decision.eligibleRoles, requesterUserId, createdByUserId: requesterUserId,
-      quorum: Math.max(1, decision.quorum), approvals: 0,
-    });
-  }
   const expiresAt = row.expiresAt;
 
   if (decision.effect === "deny") {
     return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };
   }
   if (decision.effect === "allow") {
-    const execution = await executeAction(db, {
-      tenantId: tenant.id, actionId, payloadHash: hash.hash, actor,
-    });
+    const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, actor });
     return { state: "allowed", actionId, reason: decision.reason, execution };
   }
   return {

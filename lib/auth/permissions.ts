@@ -19,6 +19,18 @@ export const ROLE_PERMISSIONS = {
 
 export const ALL_ROLES = ["requester", "reviewer", "auditor", "admin"] as const satisfies readonly Role[];
 
+/** The roles whose members may hold a permission: derived from the one table above. */
+export function rolesWith(permission: Permission): Role[] {
+  return ALL_ROLES.filter((role) => (ROLE_PERMISSIONS[role] as readonly Permission[]).includes(permission));
+}
+
+/**
+ * Who may approve or reject an action: the roles holding `actions:decide`. A policy may name only
+ * these as approvers (checked when it is saved), and votes and the execution claim count only
+ * members holding one of them (lib/db/statements/approval-rules.ts).
+ */
+export const DECIDING_ROLES: readonly Role[] = rolesWith("actions:decide");
+
 export function permissionsFor(roles: readonly Role[]): Set<Permission> {
   return new Set(roles.flatMap((role) => ROLE_PERMISSIONS[role]));
 }

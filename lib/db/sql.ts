@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
+import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
-import type { DbTx } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
 
 /**
  * The hot paths (propose, decide, claim, record) talk to PostgreSQL through the pg pool Prisma's
@@ -98,6 +99,21 @@ export function jsonParam(value: unknown): string | null {
 export type SqlClient = { query<T extends QueryResultRow>(statement: Sql): Promise<T[]> };
 
 /**
+ * What a statement runs on: the app's client (autocommit on its pool), a Prisma transaction
+ * client, or the connection of a `sqlTransaction`. Statements (lib/db/statements/) take this.
+ */
+export type Queryable = DbTx | SqlClient;
+
+function isSqlClient(q: Queryable): q is SqlClient {
+  return typeof (q as Partial<SqlClient>).query === "function" && !("$queryRaw" in q);
+}
+
+/** Runs one statement on whatever `q` is (see Queryable). */
+export function query<T extends QueryResultRow>(q: Queryable, statement: Sql): Promise<T[]> {
+  return isSqlClient(q) ? q.query<T>(statement) : sqlQuery<T>(q, statement);
+}
+
+/**
  * Hot-path statements are prepared once per connection (a named statement) instead of parsed and
  * planned on every call: for the multi-CTE writes that planning was a large part of their cost.
  * A name is a hash of the text, so every copy of this module (Next.js bundles it more than once)
@@ -147,8 +163,8 @@ export function isClosed(db: DbTx): boolean {
   return pool?.ending === true || pool?.ended === true;
 }
 
-/** Whether `db` is a whole client with a pool (not a Prisma transaction). */
-export function hasPool(db: DbTx): boolean {
+/** Whether `db` is a whole client with a pool (not a Prisma transaction, not a transaction's connection). */
+export function hasPool(db: object): db is Db {
   return pools.has(db);
 }
 
@@ -185,4 +201,27 @@ export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise
     conn.release(broken || undefined);
     entry.gate.release();
   }
+}
+
+/**
+ * Runs `fn` inside a savepoint of the transaction `tx`: if it throws, or returns `{ rollback: true }`,
+ * everything it wrote is undone and the transaction goes on (a failed statement would otherwise
+ * abort the whole transaction).
+ */
+export async function inSavepoint<T>(tx: SqlClient, fn: () => Promise<T>): Promise<T> {
+  await tx.query(Prisma.sql`SAVEPOINT cs_savepoint`);
+  try {
+    const result = await fn();
+    if (isRollback(result)) await tx.query(Prisma.sql`ROLLBACK TO SAVEPOINT cs_savepoint`);
+    await tx.query(Prisma.sql`RELEASE SAVEPOINT cs_savepoint`);
+    return result;
+  } catch (error) {
+    await tx.query(Prisma.sql`ROLLBACK TO SAVEPOINT cs_savepoint`);
+    await tx.query(Prisma.sql`RELEASE SAVEPOINT cs_savepoint`);
+    throw error;
+  }
+}
+
+function isRollback(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { rollback?: unknown }).rollback === true;
 }

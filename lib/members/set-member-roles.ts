@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Role } from "@/lib/generated/prisma/enums";
-import { AppError } from "@/lib/errors";
+import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { ALL_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
@@ -47,7 +47,7 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
       tenantId: input.tenantId, actor: input.actor, type: "member.roles_refused", outcome: "refused", subject: { type: "membership", id },
       data: { member: email, before, requested: roles, reason: "last_admin" },
     });
-    throw new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409);
+    throw markAudited(new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409));
   }
   return result;
 }

@@ -62,7 +62,7 @@ export const DEFAULT_POLICY: Policy = {
           effect: "require_approval",
           tier: "elevated",
           quorum: 1,
-          eligibleRoles: ["reviewer", "admin"],
+          eligibleRoles: ["reviewer"],
           ttlSeconds: 3600,
           reason: "No recipient address could be identified in the arguments, so a reviewer must check where this goes.",
         },
@@ -72,7 +72,7 @@ export const DEFAULT_POLICY: Policy = {
           effect: "require_approval",
           tier: "elevated",
           quorum: 1,
-          eligibleRoles: ["reviewer", "admin"],
+          eligibleRoles: ["reviewer"],
           ttlSeconds: 3600,
           reason:
             "A recipient is outside the customer's verified domains and the tenant's own domains; data could leave to a stranger (a typical prompt-injection goal), so the approval is short-lived.",

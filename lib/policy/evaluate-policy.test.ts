@@ -32,14 +32,14 @@ describe("DEFAULT_POLICY", () => {
     expect(decide("send_email", { to: "Finance <finance@DEMO.test>", body: "x" }).ruleId).toBe("send-email-verified");
   });
 
-  it("send_email outside the verified domains: elevated, shorter ttl, reviewer or admin", () => {
+  it("send_email outside the verified domains: elevated, shorter ttl, reviewers only", () => {
     const d = decide("send_email", { to: "attacker@evil.example", subject: "list", body: "…" });
     expect(d).toMatchObject({
       effect: "require_approval",
       ruleId: "send-email-outside-domain",
       tier: "elevated",
       quorum: 1,
-      eligibleRoles: ["reviewer", "admin"],
+      eligibleRoles: ["reviewer"],
       ttlSeconds: 3600,
     });
     expect(d.reason).toMatch(/outside the customer's verified domains/);
@@ -126,7 +126,8 @@ describe("fallbacks", () => {
 
   it("a listed tool with no rules, or no matching rule, needs approval with the defaults", () => {
     for (const d of [decide("empty", {}, ctx, policy), decide("transfer", { amount_minor: 500 }, ctx, policy)]) {
-      expect(d).toMatchObject({ effect: "require_approval", ruleId: null, quorum: 2, eligibleRoles: ["reviewer", "admin"], ttlSeconds: 7200, tier: "standard" });
+      // A stored policy may still name admin; only roles that may decide are kept.
+      expect(d).toMatchObject({ effect: "require_approval", ruleId: null, quorum: 2, eligibleRoles: ["reviewer"], ttlSeconds: 7200, tier: "standard" });
     }
   });
 
@@ -134,9 +135,13 @@ describe("fallbacks", () => {
     expect(decide("transfer", { amount_minor: 5 }, ctx, policy).ruleId).toBe("tiny");
     // 2,000,000 matches both "big" and "mid": the earlier one decides.
     const big = decide("transfer", { amount_minor: 2_000_000 }, ctx, policy);
-    expect(big).toMatchObject({ ruleId: "big", quorum: 3, eligibleRoles: ["reviewer", "admin"], ttlSeconds: 7200, tier: "standard" });
+    expect(big).toMatchObject({ ruleId: "big", quorum: 3, eligibleRoles: ["reviewer"], ttlSeconds: 7200, tier: "standard" });
+  });
+
+  it("a stored rule naming only roles that may not decide is denied, saying why, instead of queueing what nobody can approve", () => {
     const mid = decide("transfer", { amount_minor: 5000 }, ctx, policy);
-    expect(mid).toMatchObject({ ruleId: "mid", quorum: 2, eligibleRoles: ["admin"], ttlSeconds: 600, tier: "elevated" });
+    expect(mid).toMatchObject({ effect: "deny", ruleId: "mid", quorum: 0, eligibleRoles: [] });
+    expect(mid.reason).toMatch(/names only admin as approvers.*only reviewer may/);
   });
 
   it("reordering the same rules changes the outcome", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Effect, Policy, PolicyRule, Tier } from "./policy-document";
 import { toCelValue } from "./policy-cel";
+import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import type { Role } from "./role";
 import { compilePolicy, type CompiledPolicy } from "./validate-policy";
 
@@ -102,7 +103,7 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
   }
 
   const d = compiled.policy.defaults;
-  return {
+  return approvableBy({
     effect: "require_approval",
     ruleId: null,
     reason: `No rule of ${input.tool} matched, so it needs approval with the policy defaults.`,
@@ -110,7 +111,23 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
     eligibleRoles: [...d.eligibleRoles],
     ttlSeconds: d.ttlSeconds,
     tier: "standard",
-  };
+  });
+}
+
+/**
+ * Keeps only approver roles that hold the decide permission (saving a policy refuses any other;
+ * a version stored before that rule may still name one). A decision nobody could approve is
+ * denied rather than left to expire in a queue no one can act on.
+ */
+function approvableBy(decision: PolicyDecision): PolicyDecision {
+  if (decision.effect !== "require_approval") return decision;
+  const eligibleRoles = decision.eligibleRoles.filter((role) => DECIDING_ROLES.includes(role));
+  if (eligibleRoles.length > 0) return { ...decision, eligibleRoles };
+  const rule = decision.ruleId ? `Rule "${decision.ruleId}"` : "The policy defaults";
+  return failClosed(
+    decision.ruleId,
+    `${rule} names only ${decision.eligibleRoles.join(", ")} as approvers, and no such role may decide actions (only ${DECIDING_ROLES.join(", ")} may), so nobody could approve it; denied.`,
+  );
 }
 
 function ruleMatches(
@@ -141,11 +158,11 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     tier: rule.tier ?? "standard",
   };
   if (rule.effect !== "require_approval") return { ...base, quorum: 0, eligibleRoles: [] };
-  return {
+  return approvableBy({
     ...base,
     quorum: rule.quorum ?? policy.defaults.quorum,
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
-  };
+  });
 }
 
 function failClosed(ruleId: string | null, reason: string, tier: Tier = "critical"): PolicyDecision {

@@ -1,7 +1,7 @@
 import type { Db, DbTx } from "@/lib/db/client";
 import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { AppError } from "@/lib/errors";
+import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { validatePolicy } from "@/lib/policy/validate-policy";
 
@@ -30,10 +30,10 @@ async function auditRefusal(db: Db, input: SavePolicyInput, data: JsonObject) {
 export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
   const comment = input.comment?.trim().slice(0, 500) || null;
-  const result = validatePolicy(input.document);
+  const result = validatePolicy(input.document, { forSave: true });
   if (!result.ok) {
     await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
-    throw new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors });
+    throw markAudited(new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors }));
   }
   const version = input.baseVersion + 1;
   const document = { ...result.policy, version } as JsonObject;
@@ -54,7 +54,7 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   }));
   if (!saved) {
     await auditRefusal(db, input, { reason: "stale_base_version" });
-    throw new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409);
+    throw markAudited(new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409));
   }
   return saved;
 }

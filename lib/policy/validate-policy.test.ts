@@ -28,6 +28,16 @@ describe("validatePolicy", () => {
     expect(e[0]?.message).toMatch(/approvers/);
   });
 
+  it("refuses, on save, approver roles that may not decide actions (one role model); a stored version still loads", () => {
+    const adminOnly = withRules([{ id: "by-admin", effect: "require_approval", eligibleRoles: ["admin"], reason: "r" }]);
+    const e = errorsOf(adminOnly);
+    expect(e).toEqual([{ path: "tools.pay.rules.0.eligibleRoles", message: expect.stringMatching(/^Rule "by-admin": admin may not decide actions.*reviewer/) }]);
+    expect(errorsOf({ ...base, defaults: { ...base.defaults, eligibleRoles: ["reviewer", "requester"] }, tools: {} })[0]).toMatchObject({
+      path: "defaults.eligibleRoles", message: expect.stringMatching(/requester may not decide/),
+    });
+    expect(validatePolicy(adminOnly, { forSave: false }).ok).toBe(true);
+  });
+
   it("reports CEL parse errors with the rule id and path", () => {
     const e = errorsOf(withRules([
       { id: "ok", when: "args.amount_minor > 1", effect: "allow", reason: "r" },

@@ -1,4 +1,5 @@
 import type { ParseResult } from "@marcbachmann/cel-js";
+import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import { PolicyDocumentSchema, type Policy } from "./policy-document";
 import { policyCelEnvironment } from "./policy-cel";
 
@@ -13,11 +14,34 @@ export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, P
  * keys refused), rule ids unique across the document, and every `when` parsed and
  * type-checked against `args` (map), `tool` (string) and `ctx` (the fields in
  * POLICY_CONTEXT_FIELDS) — so a misspelt variable or ctx field, a type mismatch or
- * a non-boolean condition is reported with its rule id before it can misfire.
+ * a non-boolean condition is reported with its rule id before it can misfire —
+ * and, for a save, every approver role one that may decide actions.
  */
-export function validatePolicy(doc: unknown): PolicyValidationResult {
+export function validatePolicy(doc: unknown, options: { forSave?: boolean } = {}): PolicyValidationResult {
   const r = compilePolicy(doc);
-  return r.ok ? { ok: true, policy: r.compiled.policy } : r;
+  if (!r.ok) return r;
+  // Saving holds approvers to the one role model; a stored version is read as it was saved.
+  const errors = options.forSave === false ? [] : approverErrors(r.compiled.policy);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, policy: r.compiled.policy };
+}
+
+/** Approver roles that cannot decide: a rule naming only them would create actions nobody may approve. */
+function approverErrors(policy: Policy): PolicyValidationError[] {
+  const errors: PolicyValidationError[] = [];
+  const check = (path: string, who: string, roles: readonly string[] | undefined) => {
+    const cannot = (roles ?? []).filter((role) => !(DECIDING_ROLES as readonly string[]).includes(role));
+    if (cannot.length > 0) {
+      errors.push({
+        path,
+        message: `${who}: ${cannot.join(", ")} may not decide actions, so they cannot approve (roles that may: ${DECIDING_ROLES.join(", ")}).`,
+      });
+    }
+  };
+  check("defaults.eligibleRoles", "Defaults", policy.defaults.eligibleRoles);
+  for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
+    toolPolicy.rules.forEach((rule, i) => check(`tools.${tool}.rules.${i}.eligibleRoles`, `Rule "${rule.id}"`, rule.eligibleRoles));
+  }
+  return errors;
 }
 
 export function compilePolicy(

@@ -7,6 +7,7 @@ import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { findTool } from "@/lib/tools/registry";
+import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, ViewerCapabilities } from "@/lib/review/action-detail";
 
@@ -100,11 +101,9 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: (e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
     })),
     viewer: capabilities(viewer, {
-      status: action.status, eligibleRoles: action.eligibleRoles, requesterUserId: action.requesterUserId,
-      editorId: action.revisions.find((r) => r.revision === action.currentRevision)?.createdByUserId ?? null,
+      status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,
+      standing: await readVoterStanding(db, { tenantId: viewer.tenantId, actionId: action.id, memberId: viewer.userId }),
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId)?.verdict ?? null,
-      expired: action.expiresAt !== null && action.expiresAt.getTime() <= Date.now(),
-      kind: action.kind,
     }),
   };
 }
@@ -116,7 +115,7 @@ async function readStateNow(db: Db, tenantId: string, toolName: string, current:
   const tool = findTool(toolName);
   if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
   try {
-    const now = await tool.snapshot({ db, tenantId }, current.args);
+    const now = await tool.snapshot({ q: db, tenantId }, current.args);
     const hash = snapshotHash(now);
     if (hash === atRequest.hash) return { state: "unchanged", data: now, hash };
     const before = atRequest.data && typeof atRequest.data === "object" && !Array.isArray(atRequest.data) ? atRequest.data : null;
@@ -126,26 +125,28 @@ async function readStateNow(db: Db, tenantId: string, toolName: string, current:
   }
 }
 
+/** What the page offers this viewer: the same rule the vote applies (approval-rules.ts), in words. */
 function capabilities(
   viewer: Viewer,
-  a: { status: string; eligibleRoles: Role[]; requesterUserId: string | null; editorId: string | null; myVote: "approve" | "reject" | null; expired: boolean; kind: string },
+  a: { status: string; eligibleRoles: Role[]; standing: VoterStanding | null; myVote: "approve" | "reject" | null; kind: string },
 ): ViewerCapabilities {
   const mayDecide = hasPermission(viewer.roles, "actions:decide");
-  const eligible = viewer.roles.some((role) => a.eligibleRoles.includes(role));
-  const own = a.requesterUserId === viewer.userId;
+  const refusal = a.standing?.refusal ?? "not_eligible";
+  const expired = a.standing?.expired ?? true;
   let reason: string | null = null;
   if (!mayDecide) reason = "Your roles let you read this action, not decide it.";
   else if (a.status !== "pending") reason = null;
-  else if (a.expired) reason = "The approval window has closed.";
-  else if (!eligible) reason = `Only ${a.eligibleRoles.join(" or ")} members may decide this action.`;
-  else if (own) reason = "You requested this action, so another reviewer must decide it.";
-  else if (a.editorId === viewer.userId) reason = "You wrote this revision, so another reviewer must decide it.";
+  else if (expired) reason = "The approval window has closed.";
+  else if (refusal === "not_eligible") reason = `Only ${a.eligibleRoles.join(" or ")} members may decide this action.`;
+  else if (refusal === "self_approval") reason = "You requested this action, so another reviewer must decide it.";
+  else if (refusal === "key_creator") reason = "You created the API key that requested this action, so another reviewer must decide it.";
+  else if (refusal === "own_edit") reason = "You wrote this revision, so another reviewer must decide it.";
   else if (a.myVote) reason = `You already ${a.myVote === "approve" ? "approved" : "rejected"} this revision; another reviewer must add the next vote.`;
   const canDecide = mayDecide && a.status === "pending" && reason === null;
   return {
     canDecide,
-    canEdit: mayDecide && ["pending", "approved"].includes(a.status) && eligible && !own && !a.expired,
-    canRun: mayDecide && a.kind === "code" && a.status === "approved" && !a.expired,
+    canEdit: mayDecide && ["pending", "approved"].includes(a.status) && (refusal === null || refusal === "own_edit") && !expired,
+    canRun: mayDecide && a.kind === "code" && a.status === "approved" && !expired,
     decideBlockedReason: a.status === "pending" ? reason : null,
     myVote: a.myVote,
   };

@@ -1,16 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { thenSeal } from "@/lib/audit/seal-audit-chain";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { auditBodyOf } from "@/lib/audit/append-audit-event";
+import { insertTask } from "@/lib/db/statements/insert-task";
 import { AGENT_SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
 import type { RunState } from "@/lib/tasks/run-state";
 
 export const InstructionSchema = z.string().trim().min(3, "Describe the task in a few words.").max(4000, "Keep the instruction under 4,000 characters.");
 
 /**
- * A requester's instruction becomes a task whose run a worker picks up. `planner` records who will
+ * A requester's instruction becomes a task whose run a worker picks up, in one statement with its
+ * audit event. `planner` records who will
  * drive it ("offline" for the built-in planner, or the configured providers) so the UI can label it.
  */
 export async function startTask(
@@ -28,18 +31,16 @@ export async function startTask(
     pending: [],
     untrusted: [],
   };
-  return thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const task = await tx.task.create({
-      data: {
-        tenantId: input.tenantId, requesterUserId: input.requester.userId, instruction: parsed.data,
-        status: "queued", planner: input.planner, runState: runState as unknown as JsonObject, runnableAt: new Date(),
-      },
-    });
-    await appendAuditEvent(tx, {
+  const taskId = randomUUID();
+  await insertTask(db, {
+    taskId, tenantId: input.tenantId, requesterUserId: input.requester.userId, instruction: parsed.data, planner: input.planner,
+    runState: runState as unknown as JsonObject,
+    started: auditBodyOf({
       tenantId: input.tenantId, actor: { type: "user", id: input.requester.userId, label: input.requester.label },
-      type: "task.started", outcome: "ok", subject: { type: "task", id: task.id }, requester: input.requester.label,
+      type: "task.started", outcome: "ok", subject: { type: "task", id: taskId }, requester: input.requester.label,
       status: "queued", data: { planner: input.planner, instructionLength: parsed.data.length },
-    });
-    return { taskId: task.id };
-  }));
+    }),
+  });
+  void requestSeal(db, input.tenantId);
+  return { taskId };
 }

@@ -103,7 +103,7 @@ describe("workers", () => {
     expect(task.status).toBe("completed");
     const actions = await t.db.action.findMany({ where: { taskId } });
     expect(actions.map((x) => x.tool).sort()).toEqual(["get_invoice", "lookup_customer", "send_email"]);
-    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, actionId: null, toAddress: "billing@acme.example" } })).toBe(1);
+    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, actionId: email.id, toAddress: "billing@acme.example" } })).toBe(1);
   });
 
   it("two workers racing over many tasks never run the same step twice", async () => {

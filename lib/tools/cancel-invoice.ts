@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { defineTool, type ToolOutcome } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { applyInvoiceCancellation } from "@/lib/db/statements/apply-invoice-cancellation";
+import { defineTool, type Applied } from "@/lib/tools/tool";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -21,21 +22,15 @@ export const cancelInvoice = defineTool({
     after: { status: "cancelled", amount_due_minor: 0 },
   }),
   policyContext: (_args, snapshot) => ({ amountMinor: Number(snapshot?.amount_due_minor ?? 0) }),
-  honoursIdempotencyKey: () => true,
-  async execute(ctx, args, idempotencyKey): Promise<ToolOutcome> {
-    const invoice = await findInvoice(ctx, args.invoice_number);
-    if (invoice.cancelKey === idempotencyKey) {
-      return { ok: true, result: { invoice_number: invoice.number, status: "cancelled", replayed: true } };
-    }
+  async apply(ctx, args): Promise<Applied> {
+    const invoice = VerifiedInvoiceSchema.parse(ctx.verified);
     if (invoice.status !== "open") {
-      return { ok: false, result: { error: `Invoice ${invoice.number} is ${invoice.status}, not open; nothing was cancelled.` } };
+      return { ok: false, result: { error: `Invoice ${args.invoice_number} is ${invoice.status}, not open; nothing was cancelled.` } };
     }
-    // Conditional on the version read: a concurrent change makes this a no-op, never a blind write.
-    const { count } = await ctx.db.invoice.updateMany({
-      where: { id: invoice.id, tenantId: ctx.tenantId, version: invoice.version, status: "open" },
-      data: { status: "cancelled", amountDueMinor: 0, version: { increment: 1 }, cancelKey: idempotencyKey },
+    const cancelled = await applyInvoiceCancellation(ctx.q, {
+      tenantId: ctx.tenantId, invoiceNumber: args.invoice_number, idempotencyKey: ctx.idempotencyKey, verifiedVersion: invoice.version,
     });
-    if (count === 0) return { ok: false, result: { error: `Invoice ${invoice.number} changed while cancelling; nothing was cancelled.` } };
-    return { ok: true, result: { invoice_number: invoice.number, status: "cancelled", reason: args.reason } };
+    if (!cancelled) return { stateChanged: `Invoice ${args.invoice_number} is no longer in the state the reviewers approved.` };
+    return { ok: true, result: { invoice_number: args.invoice_number, status: "cancelled", reason: args.reason } };
   },
 });

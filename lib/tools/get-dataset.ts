@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { JsonValue } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
+import { readDataset } from "@/lib/db/statements/read-dataset";
 import { defineTool } from "@/lib/tools/tool";
 
 const Args = z.strictObject({ name: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "a data set name like storage-buckets") });
@@ -13,10 +13,9 @@ export const getDataset = defineTool({
   args: Args,
   snapshot: async () => null,
   preview: (args) => ({ summary: `Read data set ${args.name}`, before: null, after: null }),
-  honoursIdempotencyKey: () => true,
-  async execute(ctx, args) {
-    const dataset = await ctx.db.dataset.findFirst({ where: { tenantId: ctx.tenantId, name: args.name } });
+  async apply(ctx, args) {
+    const dataset = await readDataset(ctx.q, { tenantId: ctx.tenantId, name: args.name });
     if (!dataset) throw notFound(`Data set ${args.name}`);
-    return { ok: true, result: { name: dataset.name, rows: dataset.content as JsonValue } };
+    return { ok: true, result: { name: dataset.name, rows: dataset.content } };
   },
 });

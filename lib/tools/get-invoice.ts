@@ -12,8 +12,7 @@ export const getInvoice = defineTool({
   args: Args,
   snapshot: async () => null,
   preview: (args) => ({ summary: `Read invoice ${args.invoice_number}`, before: null, after: null }),
-  honoursIdempotencyKey: () => true,
-  async execute(ctx, args) {
+  async apply(ctx, args) {
     const invoice = await findInvoice(ctx, args.invoice_number);
     return {
       ok: true,

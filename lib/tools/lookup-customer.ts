@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
+import { readCustomer } from "@/lib/db/statements/read-customer";
 import { defineTool } from "@/lib/tools/tool";
 
 const Args = z.strictObject({
@@ -15,13 +16,9 @@ export const lookupCustomer = defineTool({
   args: Args,
   snapshot: async () => null,
   preview: (args) => ({ summary: `Read customer ${args.customer_ref ?? args.email}`, before: null, after: null }),
-  honoursIdempotencyKey: () => true,
-  async execute(ctx, args) {
+  async apply(ctx, args) {
     if (!args.customer_ref && !args.email) throw new AppError("invalid_args", "Give customer_ref or email.", 400);
-    const customer = await ctx.db.customer.findFirst({
-      where: { tenantId: ctx.tenantId, ...(args.customer_ref ? { externalRef: args.customer_ref } : { email: args.email }) },
-      include: { invoices: { select: { number: true, status: true, amountDueMinor: true }, orderBy: { number: "asc" } } },
-    });
+    const customer = await readCustomer(ctx.q, { tenantId: ctx.tenantId, externalRef: args.customer_ref, email: args.email });
     if (!customer) throw notFound("That customer");
     return {
       ok: true,

@@ -1,9 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { sqlQuery } from "@/lib/db/sql";
-import { Prisma } from "@/lib/generated/prisma/client";
-import { defineTool, type ToolOutcome } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { applyRefund } from "@/lib/db/statements/apply-refund";
+import { defineTool, type Applied } from "@/lib/tools/tool";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -30,34 +28,21 @@ export const refundInvoice = defineTool({
     };
   },
   policyContext: (args) => ({ amountMinor: args.amount_minor }),
-  honoursIdempotencyKey: () => true,
-  async execute(ctx, args, idempotencyKey): Promise<ToolOutcome> {
-    // The refund row is unique on the key: a retry after a crash finds its own refund.
-    const [existing] = await sqlQuery<{ id: string; amountMinor: number }>(ctx.db, Prisma.sql`
-      SELECT id, "amountMinor" FROM "Refund" WHERE "idempotencyKey" = ${idempotencyKey}`);
-    if (existing) {
-      return { ok: true, result: { refund_id: existing.id, amount_minor: existing.amountMinor, replayed: true } };
-    }
-    const invoice = await findInvoice(ctx, args.invoice_number);
-    const refundable = invoice.amountPaidMinor - invoice.amountRefundedMinor;
+  async apply(ctx, args): Promise<Applied> {
+    const invoice = VerifiedInvoiceSchema.parse(ctx.verified);
+    const refundable = invoice.amount_paid_minor - invoice.amount_refunded_minor;
     if (args.amount_minor > refundable) {
-      return { ok: false, result: { error: `Only ${formatMinor(refundable, invoice.currency)} of ${invoice.number} can be refunded; nothing was refunded.` } };
+      return { ok: false, result: { error: `Only ${formatMinor(refundable, invoice.currency)} of ${args.invoice_number} can be refunded; nothing was refunded.` } };
     }
-    // One statement: the invoice (only at the version just read) and the refund row change
-    // together or not at all; a concurrent refund with the same key fails on the unique key.
-    const [refund] = await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
-      WITH paid_back AS (
-        UPDATE "Invoice" SET "amountRefundedMinor" = "amountRefundedMinor" + ${args.amount_minor}, version = version + 1,
-          status = CASE WHEN ${args.amount_minor === refundable} THEN 'refunded'::"InvoiceStatus" ELSE status END,
-          "updatedAt" = now()
-        WHERE id = ${invoice.id}::uuid AND "tenantId" = ${ctx.tenantId}::uuid AND version = ${invoice.version}
-        RETURNING id
-      )
-      INSERT INTO "Refund" (id, "tenantId", "invoiceId", "amountMinor", reason, "idempotencyKey")
-      SELECT ${randomUUID()}::uuid, ${ctx.tenantId}::uuid, paid_back.id, ${args.amount_minor}, ${args.reason}, ${idempotencyKey}
-      FROM paid_back
-      RETURNING id`);
-    if (!refund) return { ok: false, result: { error: `Invoice ${invoice.number} changed while refunding; nothing was refunded.` } };
-    return { ok: true, result: { refund_id: refund.id, invoice_number: invoice.number, amount_minor: args.amount_minor } };
+    const refund = await applyRefund(ctx.q, {
+      tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, invoiceNumber: args.invoice_number,
+      amountMinor: args.amount_minor, reason: args.reason,
+      verified: {
+        version: invoice.version, status: invoice.status,
+        amountPaidMinor: invoice.amount_paid_minor, amountRefundedMinor: invoice.amount_refunded_minor,
+      },
+    });
+    if (!refund) return { stateChanged: `Invoice ${args.invoice_number} is no longer in the state the reviewers approved.` };
+    return { ok: true, result: { refund_id: refund.refundId, invoice_number: args.invoice_number, amount_minor: args.amount_minor } };
   },
 });

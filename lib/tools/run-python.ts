@@ -18,13 +18,13 @@ export const runPython = defineTool({
   args: Args,
   snapshot: async () => null,
   preview: (args) => ({ summary: `Run ${args.code.split("\n").length} lines of Python in the sandbox`, before: null, after: null }),
-  // Re-running sandboxed code after a crash is not "retrying with the same key": the output could
-  // differ, so a crashed run is left unknown for a person.
-  honoursIdempotencyKey: () => false,
-  async execute(_ctx, args, _key, options) {
-    if (!options.sandboxSpec) throw new AppError("sandbox_unavailable", "No sandbox spec was approved with this code.", 409);
-    const spec = parseSandboxSpec(options.sandboxSpec);
-    const run = await runInSandbox(spec, args.code, { onOutput: options.onOutput, signal: options.signal });
+  // Nothing in the database: the run happens after the claim commits. Its output could differ on
+  // a re-run, so a run cut short by a crash is left unknown for a person.
+  apply: async () => ({ ok: true, result: {}, deliver: true }),
+  async deliver(ctx, args) {
+    if (!ctx.sandboxSpec) throw new AppError("sandbox_unavailable", "No sandbox spec was approved with this code.", 409);
+    const spec = parseSandboxSpec(ctx.sandboxSpec);
+    const run = await runInSandbox(spec, args.code, { onOutput: ctx.onOutput, signal: ctx.signal });
     const ok = run.exitCode === 0 && !run.timedOut && !run.oomKilled && !run.aborted;
     return {
       ok,

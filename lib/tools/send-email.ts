@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
 import nodemailer from "nodemailer";
 import { z } from "zod";
-import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
-import { defineTool, type ReadContext, type ToolContext, type ToolOutcome } from "@/lib/tools/tool";
+import { markEmailSent } from "@/lib/db/statements/mark-email-sent";
+import { queueEmail } from "@/lib/db/statements/queue-email";
+import { readCustomer } from "@/lib/db/statements/read-customer";
+import { defineTool, type ReadContext, type Applied } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
-import { sqlQuery } from "@/lib/db/sql";
-import { Prisma } from "@/lib/generated/prisma/client";
 
 const Args = z.strictObject({
   to: z.string().trim().toLowerCase().email().max(320),
@@ -23,31 +22,25 @@ export function smtpConfigured(): boolean {
   return Boolean(process.env.SMTP_URL);
 }
 
-type CustomerFacts = Awaited<ReturnType<typeof findInvoice>>["customer"];
+type CustomerFacts = { externalRef: string; name: string; email: string; verifiedDomains: string[]; optOut: boolean; version: number };
 
 async function customerFor(ctx: ReadContext, args: Args): Promise<CustomerFacts | null> {
   if (args.invoice_number) return (await findInvoice(ctx, args.invoice_number)).customer;
   if (args.customer_ref) {
-    const [customer] = await sqlQuery<CustomerFacts>(ctx.db, Prisma.sql`
-      SELECT id, "tenantId", "externalRef", name, email, "verifiedDomains", "optOut", notes, version FROM "Customer"
-      WHERE "tenantId" = ${ctx.tenantId}::uuid AND "externalRef" = ${args.customer_ref}`);
+    const customer = await readCustomer(ctx.q, { tenantId: ctx.tenantId, externalRef: args.customer_ref, lock: ctx.lock });
     if (!customer) throw notFound(`Customer ${args.customer_ref}`);
     return customer;
   }
   return null;
 }
 
-/** The queued row's result; with SMTP configured, the email goes out now. */
-async function sent(ctx: ToolContext, args: Args, outboxId: string): Promise<ToolOutcome> {
-  const result: JsonObject = { outbox_id: outboxId, to: args.to, status: "queued" };
-  if (smtpConfigured()) {
-    const transport = nodemailer.createTransport(process.env.SMTP_URL);
-    await transport.sendMail({ from: process.env.SMTP_FROM ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
-    await ctx.db.emailOutbox.update({ where: { id: outboxId }, data: { status: "sent", sentAt: new Date() } });
-    result.status = "sent";
-  }
-  return { ok: true, result };
-}
+/** The customer facts an email's approval rests on, read back from a verified snapshot. */
+const VerifiedCustomerSchema = z.object({
+  customer_ref: z.string(),
+  customer_name: z.string().optional(),
+  customer_opt_out: z.boolean(),
+  customer_version: z.number().int(),
+});
 
 export const sendEmail = defineTool({
   name: "send_email",
@@ -76,50 +69,25 @@ export const sendEmail = defineTool({
     recipientDomain: args.to.split("@")[1],
     customerVerifiedDomains: (snapshot?.customer_verified_domains as string[] | undefined) ?? [],
   }),
-  // The outbox row honours the key; SMTP cannot, so with SMTP a crash leaves the execution unknown.
-  honoursIdempotencyKey: () => !smtpConfigured(),
-  async execute(ctx, args, idempotencyKey, options) {
-    // The outbox row is unique on the key: a retry after a crash finds the row it wrote.
-    const replayed = async () => {
-      const [existing] = await sqlQuery<{ id: string; status: string }>(ctx.db, Prisma.sql`
-        SELECT id, status::text AS status FROM "EmailOutbox" WHERE "idempotencyKey" = ${idempotencyKey}`);
-      return existing ? { ok: true, result: { outbox_id: existing.id, status: existing.status, replayed: true } } : null;
-    };
-    const state = options?.verifiedState;
-    if (state && typeof state.customer_ref === "string" && state.customer_opt_out === false) {
-      // The customer was just read and checked (not opted out): one statement writes the row.
-      const [queued] = await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
-        INSERT INTO "EmailOutbox" (id, "tenantId", "toAddress", subject, body, "customerId", "idempotencyKey")
-        VALUES (${randomUUID()}::uuid, ${ctx.tenantId}::uuid, ${args.to}, ${args.subject}, ${args.body},
-          (SELECT id FROM "Customer" WHERE "tenantId" = ${ctx.tenantId}::uuid AND "externalRef" = ${state.customer_ref}),
-          ${idempotencyKey})
-        ON CONFLICT ("idempotencyKey") DO NOTHING
-        RETURNING id`);
-      if (queued) return sent(ctx, args, queued.id);
-      const replay = await replayed();
-      if (replay) return replay;
+  async apply(ctx, args): Promise<Applied> {
+    // The outbox row is the effect (unique on the key); SMTP, when configured, delivers it after
+    // the claim commits. The opt-out is checked here, on the customer locked by the gate's re-read.
+    const customer = ctx.verified ? VerifiedCustomerSchema.parse(ctx.verified) : null;
+    if (customer?.customer_opt_out) {
+      return { ok: false, result: { error: `Customer ${customer.customer_ref} has opted out of email; nothing was sent.` } };
     }
-    let customer: CustomerFacts | null;
-    try {
-      customer = await customerFor(ctx, args);
-    } catch (error) {
-      const replay = await replayed();
-      if (replay) return replay;
-      throw error;
-    }
-    const [row] = customer?.optOut
-      ? []
-      : await sqlQuery<{ id: string }>(ctx.db, Prisma.sql`
-          INSERT INTO "EmailOutbox" (id, "tenantId", "toAddress", subject, body, "customerId", "idempotencyKey")
-          VALUES (${randomUUID()}::uuid, ${ctx.tenantId}::uuid, ${args.to}, ${args.subject}, ${args.body},
-            ${customer?.id ?? null}::uuid, ${idempotencyKey})
-          ON CONFLICT ("idempotencyKey") DO NOTHING
-          RETURNING id`);
-    if (!row) {
-      const replay = await replayed();
-      if (replay) return replay;
-      return { ok: false, result: { error: `${customer?.name ?? "The customer"} has opted out of email; nothing was sent.` } };
-    }
-    return sent(ctx, args, row.id);
+    const queued = await queueEmail(ctx.q, {
+      tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, to: args.to, subject: args.subject, body: args.body,
+      customer: customer ? { externalRef: customer.customer_ref, version: customer.customer_version } : null,
+    });
+    if (!queued) return { stateChanged: `Customer ${customer?.customer_ref} is no longer in the state the reviewers approved.` };
+    return { ok: true, result: { outbox_id: queued.outboxId, to: args.to, status: "queued" }, deliver: smtpConfigured() };
+  },
+  async deliver(ctx, args) {
+    const transport = nodemailer.createTransport(process.env.SMTP_URL);
+    await transport.sendMail({ from: process.env.SMTP_FROM ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
+    const outboxId = String(ctx.applied.outbox_id);
+    await markEmailSent(ctx.q, { tenantId: ctx.tenantId, outboxId });
+    return { ok: true, result: { outbox_id: outboxId, to: args.to, status: "sent" } };
   },
 });

@@ -1,31 +1,52 @@
 import type { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { Db, DbTx } from "@/lib/db/client";
+import type { Queryable, SqlClient } from "@/lib/db/sql";
 import type { PolicyContext } from "@/lib/policy/evaluate-policy";
 
 /** A tool's classes feed risk tags: what kind of effect it has on the world. */
 export type ToolClass = "read" | "write" | "irreversible" | "financial" | "external-comms" | "code-exec" | "pii";
 
-/** Reads (snapshots) may run inside a caller's transaction. */
-export type ReadContext = { db: DbTx; tenantId: string };
-/** Effects get the full client: effects that span rows open their own transaction. */
-export type ToolContext = { db: Db; tenantId: string };
+export type ReadContext = {
+  q: Queryable;
+  tenantId: string;
+  /**
+   * Set when the gate re-reads the state just before an execution, inside the claim's
+   * transaction: the rows read stay locked until the effect commits, so what was checked is what
+   * the effect acts on.
+   */
+  lock?: boolean;
+};
 
-/** The before/after a reviewer sees. `before`/`after` are flat field → value maps shown as a diff. */
-export type ToolPreview = { summary: string; before: JsonObject | null; after: JsonObject | null };
+/** The database part of an effect, inside the transaction that claimed the approval. */
+export type ApplyContext = {
+  q: SqlClient;
+  tenantId: string;
+  actionId: string;
+  /** Derived from the approval; rows the effect writes are unique on it. */
+  idempotencyKey: string;
+  /**
+   * The tool's snapshot as the reviewers saw it, re-read under lock in this transaction and found
+   * unchanged (null for tools that rest on nothing). The effect's writes are conditioned on it.
+   */
+  verified: JsonObject | null;
+};
 
-export type ToolExecuteOptions = {
-  /** Streamed output (code tools). */
+/** What `apply` did. `stateChanged`: the verified state no longer holds, and nothing was written. */
+export type Applied =
+  | { ok: boolean; result: JsonObject; /** `deliver` follows, after the claim commits. */ deliver?: boolean }
+  | { stateChanged: string };
+
+/** The part of an effect that leaves the database (a sandbox run, an SMTP delivery). */
+export type DeliverContext = {
+  q: Queryable;
+  tenantId: string;
+  idempotencyKey: string;
+  /** Code tools: the approved sandbox spec (part of the hashed payload). */
+  sandboxSpec: JsonObject | null;
+  /** What `apply` returned. */
+  applied: JsonObject;
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   signal?: AbortSignal;
-  /** Code tools: the approved sandbox spec (part of the hashed payload). */
-  sandboxSpec?: JsonObject | null;
-  /**
-   * The tool's snapshot as re-read just before the claim and found equal to what reviewers saw
-   * (absent when a crashed execution is retried). An effect may rely on it instead of reading the
-   * same rows again.
-   */
-  verifiedState?: JsonObject | null;
 };
 
 export type ToolOutcome = {
@@ -40,6 +61,11 @@ export type ToolOutcome = {
  * The contract every tool implements; adding a tool is one file plus a line in the registry.
  * Arguments are validated by `args` (a strict zod object: unknown keys refused) before any other
  * method sees them.
+ *
+ * An execution is `apply` inside the transaction that claims the approval (so a crash or a
+ * refusal leaves nothing half done), then, for tools whose effect leaves the database, `deliver`
+ * once that transaction has committed. A delivery interrupted by a crash is recorded `unknown`
+ * for a person: it is never retried blindly.
  */
 export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObject>> = {
   name: string;
@@ -50,20 +76,24 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   classes: ToolClass[];
   args: S;
   /**
-   * The state the decision rests on (TOCTOU), read from the database. Compared again just before
-   * execution: if it differs, the approval is invalidated. Null for tools that rest on nothing.
-   * Throws AppError (e.g. not_found) for arguments that name nothing.
+   * The state the decision rests on (TOCTOU), read from the database. Read again under lock just
+   * before execution: if it differs, the approval is invalidated and a fresh revision queued.
+   * Null for tools that rest on nothing. Throws AppError (e.g. not_found) for arguments that name
+   * nothing.
    */
   snapshot(ctx: ReadContext, args: z.infer<S>): Promise<JsonObject | null>;
   /** What the reviewer sees will change. */
   preview(args: z.infer<S>, snapshot: JsonObject | null): ToolPreview;
   /** Facts the policy's CEL conditions and the risk tags read (amounts, domains). */
   policyContext?(args: z.infer<S>, snapshot: JsonObject | null): Partial<PolicyContext> & { amountThresholdMinor?: number };
-  /** Whether a retry with the same key after a crash is safe (the effect honours the key). */
-  honoursIdempotencyKey(args: z.infer<S>): boolean;
-  /** Performs the effect. Must honour `idempotencyKey` when `honoursIdempotencyKey` says so. */
-  execute(ctx: ToolContext, args: z.infer<S>, idempotencyKey: string, options: ToolExecuteOptions): Promise<ToolOutcome>;
+  /** The effect's database writes, conditioned on `ctx.verified`; reads only what it may read. */
+  apply(ctx: ApplyContext, args: z.infer<S>): Promise<Applied>;
+  /** The effect outside the database, when `apply` asked for it. */
+  deliver?(ctx: DeliverContext, args: z.infer<S>): Promise<ToolOutcome>;
 };
+
+/** The before/after a reviewer sees. `before`/`after` are flat field → value maps shown as a diff. */
+export type ToolPreview = { summary: string; before: JsonObject | null; after: JsonObject | null };
 
 /** Widens a concrete tool to the registry's element type. */
 export function defineTool<S extends z.ZodType<JsonObject>>(tool: ToolDefinition<S>): ToolDefinition {

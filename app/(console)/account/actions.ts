@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { changePassword, NEW_PASSWORD_MAX_LENGTH } from "@/lib/auth/change-password";
 import { getDb } from "@/lib/db/client";
-import { memberAction, type ActionResult } from "@/lib/server/acting-member";
+import { memberAction, type ActionResult } from "@/lib/server/boundary";
 
 const ChangePasswordSchema = z
   .strictObject({

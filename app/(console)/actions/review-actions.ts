@@ -6,7 +6,7 @@ import { editAction } from "@/lib/approvals/edit-action";
 import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { memberAction } from "@/lib/server/acting-member";
+import { memberAction } from "@/lib/server/boundary";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, "a payload hash is 64 hex digits");

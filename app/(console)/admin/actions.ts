@@ -11,7 +11,7 @@ import { Role } from "@/lib/generated/prisma/enums";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { savePolicy } from "@/lib/policy/save-policy";
 import { validatePolicy, type PolicyValidationError } from "@/lib/policy/validate-policy";
-import { memberAction, type ActionResult } from "@/lib/server/acting-member";
+import { memberAction, type ActionResult } from "@/lib/server/boundary";
 import type { ActingMember } from "@/lib/auth/acting-member";
 
 const actorOf = (member: ActingMember) => ({ type: "user" as const, id: member.user.id, label: member.user.email });

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { getDb } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
-import { memberAction } from "@/lib/server/acting-member";
+import { memberAction } from "@/lib/server/boundary";
 import { BULK_MAX_ITEMS, bulkRefusal } from "@/lib/review/bulk-eligibility";
 
 /** Ids and the hashes the reviewer was shown, one verdict and note for all: nothing else is trusted. */

@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { configuredModel } from "@/lib/agent/providers";
 import { getDb } from "@/lib/db/client";
-import { memberAction, type ActionResult } from "@/lib/server/acting-member";
+import { memberAction, type ActionResult } from "@/lib/server/boundary";
 import { startTask } from "@/lib/tasks/start-task";
 
 const StartTaskSchema = z.strictObject({ instruction: z.string().max(10_000, "Keep the instruction under 4,000 characters.") });

@@ -5,7 +5,7 @@ import { csvHeader, csvLine, jsonLine } from "@/lib/audit/audit-export-format";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { memberRoute } from "@/lib/server/acting-member";
+import { memberRoute } from "@/lib/server/boundary";
 
 export const dynamic = "force-dynamic";
 

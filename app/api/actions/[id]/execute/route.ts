@@ -2,24 +2,22 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { memberAuditActor } from "@/lib/approvals/actors";
 import { getDb } from "@/lib/db/client";
-import { memberRoute } from "@/lib/server/acting-member";
+import { memberRoute } from "@/lib/server/boundary";
 import { executionResponse } from "@/lib/api/execution-response";
 import { findScopedAction } from "@/lib/api/load-action-view";
 import { readJsonBody } from "@/lib/api/read-json-body";
-import { assertNotCrossSite } from "@/lib/api/same-origin";
 import { BrowserExecuteBodySchema } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
 /**
  * The console's execution route: a reviewer runs an approved action and watches its output
- * stream (NDJSON, see lib/api/stream-execution.ts). Same-origin only; the body carries the hash
- * the reviewer saw, and the server reloads everything else.
+ * stream (NDJSON, see lib/api/stream-execution.ts). Same-origin only (the boundary checks it); the
+ * body carries the hash the reviewer saw, and the server reloads everything else.
  */
 export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
   { name: "executeActionFromConsole", permission: "actions:decide" },
   async (request, member, context) => {
-    assertNotCrossSite(request);
     const raw = await readJsonBody(request);
     if (raw === undefined) throw new AppError("invalid_input", "Send the payload hash you reviewed: { \"payloadHash\": \"…\" }.", 400);
     const parsed = BrowserExecuteBodySchema.safeParse(raw);

@@ -1,10 +1,8 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { Db } from "@/lib/db/client";
-import { sqlQuery } from "@/lib/db/sql";
-import { createWriteBatcher, type WriteBatcher } from "@/lib/db/write-batcher";
+import { query, type Queryable } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { auditInsertFromJson } from "@/lib/audit/append-audit-event";
 import type { AuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -57,13 +55,13 @@ export type ProposalRow = {
 export type ProposalWritten = { expiresAt: Date | null } | null;
 
 /**
- * Writes proposals, as many as are waiting, in one statement: the audit events, the actions,
+ * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
  * their first revisions and snapshots. A proposal is written only if the tenant's domains and
  * policy are still those it was assessed under; its action only with its event. The expiry comes
  * from the database clock.
  */
-async function writeProposals(db: Db, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await sqlQuery<{ id: string; expiresAt: Date | null }>(db, Prisma.sql`
+export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
+  const written = await query<{ id: string; expiresAt: Date | null }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
@@ -94,11 +92,11 @@ async function writeProposals(db: Db, rows: ProposalRow[]): Promise<ProposalWrit
     ),
     r AS (
       INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
-        "policyDecision", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags", "riskLevel", preview, "scanFindings",
-        origin, "createdByUserId")
+        "policyDecision", "requiresApproval", quorum, "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags",
+        "riskLevel", preview, "scanFindings", origin, "createdByUserId")
       SELECT c."revisionId", c."tenantId", c."actionId", c.revision, c.args, c.code, c.language, c."sandboxSpec",
-        c."policyVersion", c."policyDecision", c."payloadHash", c."hashAlgorithm", c."hashVersion", c."riskTags",
-        c."riskLevel", c.preview, c."scanFindings", 'proposed', c."createdByUserId"
+        c."policyVersion", c."policyDecision", c."requiresApproval", c.quorum, c."eligibleRoles", c."payloadHash", c."hashAlgorithm",
+        c."hashVersion", c."riskTags", c."riskLevel", c.preview, c."scanFindings", 'proposed', c."createdByUserId"
       FROM current c JOIN a ON a.id = c."actionId"
     ),
     s AS (
@@ -115,17 +113,3 @@ async function writeProposals(db: Db, rows: ProposalRow[]): Promise<ProposalWrit
   });
 }
 
-const batchers = new WeakMap<Db, WriteBatcher<ProposalRow, ProposalWritten>>();
-
-/**
- * Writes one proposal. Concurrent proposals share a statement (lib/db/write-batcher.ts): under
- * load most of a proposal's cost is the round trip and the commit, not the rows.
- */
-export function writeProposal(db: Db, row: ProposalRow): Promise<ProposalWritten> {
-  let batcher = batchers.get(db);
-  if (!batcher) {
-    batcher = createWriteBatcher((rows: ProposalRow[]) => writeProposals(db, rows), { maxInFlight: 2, maxRows: 64 });
-    batchers.set(db, batcher);
-  }
-  return batcher.write(row);
-}

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { SqlClient } from "@/lib/db/sql";
+import type { AuditBody } from "@/lib/audit/audit-record";
+import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { AppError } from "@/lib/errors";
+import { RISK_RANK } from "@/lib/risk/risk-tag";
+import type { ToolDefinition } from "@/lib/tools/tool";
+import type { LockedAction } from "@/lib/db/statements/lock-action";
+import { writeNextRevision } from "@/lib/db/statements/write-next-revision";
+import { payloadColumns, revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
+import { loadTenantPolicy } from "@/lib/approvals/active-policy";
+import { assessPayload } from "@/lib/approvals/assess-payload";
+import { diffCode, diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+
+export type NextRevisionInput = {
+  /** The action as `lockAction` read it; the caller's transaction holds its lock. */
+  action: LockedAction;
+  tool: ToolDefinition;
+  args: JsonObject;
+  origin: string;
+  createdByUserId: string | null;
+  actor: AuditActor;
+  /** For state-change re-proposals: the snapshot before and after, shown as the diff. */
+  snapshotChange?: { before: JsonObject | null; after: JsonObject | null };
+  /** Events that come first in the same statement (e.g. the invalidation this revision answers). */
+  precedingEvents?: AuditBody[];
+};
+
+export type NextRevision = { revision: number; payloadHash: string; status: "pending" | "denied" | "approved"; expiresAt: Date | null };
+
+/** How long an action the policy allows outright may wait to be executed. */
+export const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
+
+/**
+ * Revision n+1 of an action: the new payload is assessed afresh under the tenant's policy in force
+ * (snapshot, risk, policy, hash) and needs its own approval; revision n is superseded and its
+ * votes void, in one statement (write-next-revision.ts). Runs in the caller's transaction, which
+ * holds the action's lock.
+ */
+export async function createNextRevision(tx: SqlClient, input: NextRevisionInput): Promise<NextRevision> {
+  const { action, tool } = input;
+  const loaded = await loadTenantPolicy(tx, action.tenantId);
+  if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
+  const assessment = await assessPayload(tx, {
+    tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
+  });
+  const { decision } = assessment;
+  const revision = action.currentRevision + 1;
+  const isCode = tool.kind === "code";
+  const columns = payloadColumns(tool.kind, input.args);
+  const hash = revisionHash({
+    tenantId: action.tenantId, tool: tool.name, kind: tool.kind, ...columns,
+    sandboxSpec: assessment.sandboxSpec, revision, policyVersion: loaded.policy.version,
+  });
+  const previousArgs = toolArgsOf(action);
+  const diff: PayloadDiff = {
+    fields: input.snapshotChange
+      ? diffFields(input.snapshotChange.before, input.snapshotChange.after).map((c) => ({ ...c, path: `snapshot.${c.path}` }))
+      : diffFields(isCode ? { language: previousArgs.language } : previousArgs, isCode ? { language: input.args.language ?? "python" } : input.args),
+    ...(isCode ? { code: diffCode(String(previousArgs.code ?? ""), String(input.args.code ?? "")) } : {}),
+  };
+  const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
+  const revised = auditBodyOf({
+    tenantId: action.tenantId, actor: input.actor, type: "action.revised", outcome: "ok",
+    subject: { type: "action", id: action.id }, actionId: action.id, tool: tool.name,
+    riskLevel: assessment.riskLevel, requester: action.requesterLabel, status,
+    data: {
+      fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
+      effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
+    },
+  });
+  const written = await writeNextRevision(tx, {
+    tenantId: action.tenantId, actionId: action.id, fromRevision: action.currentRevision, revisionId: randomUUID(), revision,
+    ...columns, sandboxSpec: assessment.sandboxSpec, policyVersion: loaded.policy.version,
+    policyDecision: decision as unknown as JsonObject, requiresApproval: decision.effect === "require_approval",
+    quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
+    payloadHash: hash.hash, hashAlgorithm: hash.algorithm, hashVersion: hash.version,
+    riskTags: assessment.riskTags, riskLevel: assessment.riskLevel, riskRank: RISK_RANK[assessment.riskLevel],
+    preview: assessment.preview, scanFindings: assessment.scanFindings, diff: diff as unknown as JsonObject,
+    origin: input.origin, createdByUserId: input.createdByUserId,
+    snapshot: assessment.snapshot, snapshotHash: snapshotHash(assessment.snapshot),
+    status, statusReason: decision.reason,
+    ttlSeconds: decision.effect === "deny" ? null : decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds,
+    events: [...(input.precedingEvents ?? []), revised],
+    // The task waits on this action: a new revision the policy decided at once, or one that
+    // answers an invalidation, is news for its run loop.
+    wake: status !== "pending" || Boolean(input.precedingEvents?.length),
+  });
+  if (!written) {
+    throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
+  }
+  return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
+}

@@ -1,0 +1,99 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { ActionStatus, RiskLevel, Role } from "@/lib/generated/prisma/enums";
+import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
+import type { AuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
+import { wakeTaskSql } from "@/lib/db/statements/wake-task";
+
+export type NextRevisionRow = {
+  tenantId: string;
+  actionId: string;
+  /** The revision this one replaces: nothing is written unless it is still current. */
+  fromRevision: number;
+  revisionId: string;
+  revision: number;
+  args: JsonObject | null;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  policyVersion: number;
+  policyDecision: JsonObject;
+  requiresApproval: boolean;
+  quorum: number;
+  eligibleRoles: Role[];
+  payloadHash: string;
+  hashAlgorithm: string;
+  hashVersion: number;
+  riskTags: unknown[];
+  riskLevel: RiskLevel;
+  riskRank: number;
+  preview: JsonObject;
+  scanFindings: unknown[];
+  diff: JsonObject;
+  origin: string;
+  createdByUserId: string | null;
+  snapshot: JsonObject | null;
+  snapshotHash: string;
+  status: Extract<ActionStatus, "pending" | "approved" | "denied">;
+  /** Seconds from the database's now(); null: the revision never expires (denied). */
+  ttlSeconds: number | null;
+  statusReason: string;
+  /** Audit events, in order (e.g. action.invalidated, then action.revised). */
+  events: AuditBody[];
+  /** Wake the action's task (the new revision was decided by policy, or the old one was invalidated). */
+  wake: boolean;
+};
+
+/**
+ * Revision n+1 of an action, in one statement: revision n superseded and its votes void, the new
+ * revision with its request snapshot, the action pointed at it (new hash, status, expiry from the
+ * database clock, unconsumed), the audit events and the task's wake-up. Run it in a transaction
+ * that holds `lockAction`. Null: revision n was no longer current; nothing was written.
+ */
+export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<{ expiresAt: Date | null } | null> {
+  const [written] = await query<{ expiresAt: Date | null }>(tx, Prisma.sql`
+    WITH superseded AS (
+      UPDATE "ActionRevision" SET status = 'superseded'
+      WHERE "actionId" = ${row.actionId}::uuid AND "tenantId" = ${row.tenantId}::uuid AND revision = ${row.fromRevision} AND status = 'current'
+      RETURNING id
+    ),
+    voided AS (
+      UPDATE "Decision" SET void = true WHERE "revisionId" IN (SELECT id FROM superseded) AND NOT void
+    ),
+    moved AS (
+      UPDATE "Action" SET "currentRevision" = ${row.revision}, "payloadHash" = ${row.payloadHash}, status = ${row.status}::"ActionStatus",
+        "requiresApproval" = ${row.requiresApproval}, "riskLevel" = ${row.riskLevel}::"RiskLevel", "riskRank" = ${row.riskRank},
+        quorum = ${row.quorum}, "eligibleRoles" = ${row.eligibleRoles}::"Role"[],
+        "expiresAt" = CASE WHEN ${row.ttlSeconds}::int IS NULL THEN NULL ELSE date_trunc('milliseconds', now()) + make_interval(secs => ${row.ttlSeconds}::int) END,
+        "consumedAt" = NULL, "decidedAt" = CASE WHEN ${row.requiresApproval} THEN NULL ELSE now() END,
+        "statusReason" = ${row.statusReason}, "updatedAt" = now()
+      FROM superseded
+      WHERE "Action".id = ${row.actionId}::uuid AND "Action"."currentRevision" = ${row.fromRevision}
+      RETURNING "Action".id, "Action"."taskId", "Action"."expiresAt"
+    ),
+    created AS (
+      INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
+        "policyDecision", "requiresApproval", quorum, "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags",
+        "riskLevel", preview, "scanFindings", diff, origin, "createdByUserId")
+      SELECT ${row.revisionId}::uuid, ${row.tenantId}::uuid, m.id, ${row.revision}, ${jsonParam(row.args)}::jsonb, ${row.code}, ${row.language},
+        ${jsonParam(row.sandboxSpec)}::jsonb, ${row.policyVersion}, ${JSON.stringify(row.policyDecision)}::jsonb, ${row.requiresApproval},
+        ${row.quorum}, ${row.eligibleRoles}::"Role"[], ${row.payloadHash}, ${row.hashAlgorithm}, ${row.hashVersion},
+        ${JSON.stringify(row.riskTags)}::jsonb, ${row.riskLevel}::"RiskLevel", ${JSON.stringify(row.preview)}::jsonb,
+        ${JSON.stringify(row.scanFindings)}::jsonb, ${JSON.stringify(row.diff)}::jsonb, ${row.origin}, ${row.createdByUserId}::uuid
+      FROM moved m
+      RETURNING id
+    ),
+    snap AS (
+      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+      SELECT gen_random_uuid(), ${row.tenantId}::uuid, ${row.actionId}::uuid, c.id, 'request', ${jsonParam(row.snapshot)}::jsonb, ${row.snapshotHash}
+      FROM created c WHERE ${jsonParam(row.snapshot)}::jsonb IS NOT NULL
+    ),
+    events AS (
+      SELECT e.event, e.ord FROM jsonb_array_elements(${JSON.stringify(row.events)}::jsonb) WITH ORDINALITY AS e(event, ord), moved
+    ),
+    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
+    wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM moved`, Prisma.sql`${row.wake}`)})
+    SELECT "expiresAt" FROM moved`);
+  return written ?? null;
+}

@@ -1,0 +1,116 @@
+import "server-only";
+import { headers } from "next/headers";
+import { z } from "zod";
+import type { ActingMember } from "@/lib/auth/acting-member";
+import { hasPermission, type Permission } from "@/lib/auth/permissions";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { getDb } from "@/lib/db/client";
+import { AppError, publicErrorOf, toPublicError, wasAudited, type PublicError } from "@/lib/errors";
+import { getActingMember } from "@/lib/server/acting-member";
+import { assertSameOrigin } from "@/lib/server/request-origin";
+
+/**
+ * The one boundary every request that acts goes through — server actions (`memberAction`),
+ * console route handlers (`memberRoute`) and the agent API (`apiRoute`, lib/api/api-route.ts):
+ * refuse cross-site requests, authenticate, authorize from the one role model
+ * (ROLE_PERMISSIONS), validate input strictly, run the domain function, and audit every refusal
+ * or failure the domain function did not record itself. Nothing is decided in middleware.
+ */
+
+export type Surface = "console" | "api";
+
+/** Records a refused or failed request in the caller's tenant, unless the domain already did. */
+export async function auditRequestRefusal(input: { tenantId: string; actor: AuditActor; surface: Surface; operation: string; error: unknown }): Promise<void> {
+  if (wasAudited(input.error)) return;
+  const { status, body } = publicErrorOf(input.error);
+  // A flood of rate-limited requests would flood the chain: the counter is their record.
+  if (status === 429) return;
+  try {
+    await appendAuditEvent(getDb(), {
+      tenantId: input.tenantId, actor: input.actor, type: `${input.surface}.refused`, outcome: status >= 500 ? "error" : "refused",
+      subject: { type: input.surface, id: input.operation }, requester: input.actor.label, status: body.code,
+      data: { operation: input.operation, code: body.code, message: body.message.slice(0, 500), httpStatus: status },
+    });
+  } catch (error) {
+    console.error("[countersign] could not audit a refused request:", error);
+  }
+}
+
+export function memberAuditActorOf(member: ActingMember): AuditActor {
+  return { type: "user", id: member.user.id, label: member.user.email };
+}
+
+/** The signed-in member, or 401/403 in words. */
+async function authenticatedMember(): Promise<{ member: ActingMember | null; error: AppError | null }> {
+  const result = await getActingMember();
+  if (result.ok) return { member: result.member, error: null };
+  if (result.reason === "signed_out") {
+    return { member: null, error: new AppError("unauthenticated", "Sign in to continue.", 401) };
+  }
+  return { member: null, error: new AppError("forbidden", "You are not a member of this organisation.", 403) };
+}
+
+function authorize(member: ActingMember, permission: Permission | undefined): void {
+  if (permission && !hasPermission(member.roles, permission)) {
+    throw new AppError("forbidden", "Your roles in this organisation do not allow this.", 403);
+  }
+}
+
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: PublicError };
+
+/**
+ * Server actions: same-origin only (a server action is a cookie-authenticated POST), the member
+ * from the database, the permission, the input parsed strictly (unknown keys refused), then the
+ * domain function. Errors come back as words a person understands; refusals are audited.
+ */
+export function memberAction<S extends z.ZodType, T>(
+  options: { name: string; permission?: Permission; input: S },
+  run: (input: z.infer<S>, member: ActingMember) => Promise<T>,
+): (raw: unknown) => Promise<ActionResult<T>> {
+  return async (raw) => {
+    let member: ActingMember | null = null;
+    try {
+      const found = await authenticatedMember();
+      member = found.member;
+      assertSameOrigin(await headers(), { cookieAuthenticated: true, stateChanging: true });
+      if (found.error) throw found.error;
+      authorize(found.member!, options.permission);
+      const parsed = options.input.safeParse(raw);
+      if (!parsed.success) throw new AppError("invalid_input", z.prettifyError(parsed.error), 400);
+      return { ok: true, data: await run(parsed.data, found.member!) };
+    } catch (error) {
+      if (member) {
+        await auditRequestRefusal({ tenantId: member.tenant.id, actor: memberAuditActorOf(member), surface: "console", operation: options.name, error });
+      }
+      return { ok: false, error: toPublicError(error, `action ${options.name}`).body };
+    }
+  };
+}
+
+/**
+ * Console route handlers: the same, for requests that carry a session cookie. Cross-site requests
+ * are refused for every method; a state-changing one must name its origin. JSON errors with a
+ * stable code.
+ */
+export function memberRoute<Ctx>(
+  options: { name: string; permission?: Permission },
+  handler: (request: Request, member: ActingMember, context: Ctx) => Promise<Response>,
+): (request: Request, context: Ctx) => Promise<Response> {
+  return async (request, context) => {
+    let member: ActingMember | null = null;
+    try {
+      const found = await authenticatedMember();
+      member = found.member;
+      assertSameOrigin(request.headers, { cookieAuthenticated: true, stateChanging: !["GET", "HEAD"].includes(request.method) });
+      if (found.error) throw found.error;
+      authorize(found.member!, options.permission);
+      return await handler(request, found.member!, context);
+    } catch (error) {
+      if (member) {
+        await auditRequestRefusal({ tenantId: member.tenant.id, actor: memberAuditActorOf(member), surface: "console", operation: options.name, error });
+      }
+      const { status, body } = toPublicError(error, `route ${options.name}`);
+      return Response.json({ error: body }, { status, headers: { "Cache-Control": "no-store" } });
+    }
+  };
+}

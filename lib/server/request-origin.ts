@@ -1,0 +1,51 @@
+import { AppError } from "@/lib/errors";
+
+/**
+ * The origins this console answers on: NEXTAUTH_URL's (the start command always sets it) and any
+ * listed in COUNTERSIGN_PUBLIC_ORIGINS (comma-separated, e.g. a second host name). A forwarded
+ * host header is never one of them: behind a proxy, set NEXTAUTH_URL to the public URL. Only when
+ * nothing is configured (a bare `next dev`) is the Host the browser connected to used.
+ */
+export function publicOrigins(headers: Headers): Set<string> {
+  const origins = new Set<string>();
+  const configured = [process.env.NEXTAUTH_URL, ...(process.env.COUNTERSIGN_PUBLIC_ORIGINS ?? "").split(",")];
+  for (const entry of configured) {
+    const value = entry?.trim();
+    if (!value) continue;
+    try {
+      origins.add(new URL(value).origin);
+    } catch {
+      // A malformed setting adds nothing (the environment module reports it at start-up).
+    }
+  }
+  const host = headers.get("host");
+  if (origins.size === 0 && host) {
+    origins.add(`http://${host}`);
+    origins.add(`https://${host}`);
+  }
+  return origins;
+}
+
+/**
+ * Refuses a request a browser sent on another site's behalf: `Sec-Fetch-Site: cross-site` or
+ * `same-site`, or an `Origin` that is not one of ours. A request authenticated by a cookie (an
+ * ambient credential the browser attaches by itself) must also say where it comes from: a
+ * state-changing one without an Origin is refused. Agents authenticate with a bearer key the
+ * browser never attaches, so they may send neither header.
+ */
+export function assertSameOrigin(headers: Headers, options: { cookieAuthenticated: boolean; stateChanging: boolean }): void {
+  const site = headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") {
+    throw new AppError("cross_site_request", "Cross-site requests are refused.", 403);
+  }
+  const origin = headers.get("origin");
+  if (origin) {
+    if (!publicOrigins(headers).has(origin)) {
+      throw new AppError("cross_site_request", "Requests from another origin are refused; open the console at its own address.", 403);
+    }
+    return;
+  }
+  if (options.cookieAuthenticated && options.stateChanging) {
+    throw new AppError("origin_required", "This request did not say which page sent it (no Origin header); use the console's own pages.", 403);
+  }
+}
