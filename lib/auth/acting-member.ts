@@ -1,4 +1,5 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
+import { readLiveSessionMember } from "@/lib/db/statements/read-live-session-member";
 import type { Role } from "@/lib/generated/prisma/enums";
 
 export type TenantMembership = { tenantId: string; slug: string; name: string; roles: Role[] };
@@ -21,48 +22,22 @@ export type SessionRef = { userId: string; sessionId: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type Row = {
-  sessionId: string;
-  userId: string;
-  email: string;
-  name: string;
-  memberships: Array<{ tenantId: string; slug: string; name: string; domains: string[]; roles: Role[] }>;
-};
-
 /**
- * Loads the acting member for a signed-in session, in one statement: the session must exist,
- * belong to the user, be neither ended nor expired (database clock), and the user not disabled —
- * otherwise the person is signed out. The same statement notes when the session was last seen
- * (at most once a minute).
+ * Loads the acting member for a signed-in session, in one statement (read-live-session-member.ts):
+ * the session must exist, belong to the user, be neither ended nor expired (database clock), and
+ * the user not disabled — otherwise the person is signed out.
  *
  * `preferredTenantId` (the tenant cookie) is a preference: a tenant the user does not belong to
  * (any more) falls back to the first membership by tenant name, so a stale cookie never strands
  * anyone; it cannot reach another tenant, because only the user's own memberships are candidates.
  */
 export async function loadActingMember(
-  db: DbTx,
+  db: Queryable,
   session: SessionRef,
   preferredTenantId?: string | null,
 ): Promise<ActingMemberResult> {
   if (!UUID.test(session.userId) || !UUID.test(session.sessionId)) return { ok: false, reason: "signed_out" };
-  const [row] = await db.$queryRaw<Row[]>`
-    WITH live AS (
-      SELECT s.id AS "sessionId", u.id AS "userId", u.email, u.name
-      FROM "Session" s JOIN "User" u ON u.id = s."userId"
-      WHERE s.id = ${session.sessionId}::uuid AND s."userId" = ${session.userId}::uuid
-        AND s."revokedAt" IS NULL AND s."expiresAt" > now() AND u."disabledAt" IS NULL
-    ), seen AS (
-      UPDATE "Session" s SET "lastSeenAt" = now() FROM live
-      WHERE s.id = live."sessionId" AND s."revokedAt" IS NULL AND s."lastSeenAt" < now() - interval '1 minute'
-    )
-    SELECT live."sessionId"::text AS "sessionId", live."userId"::text AS "userId", live.email, live.name,
-      coalesce((
-        SELECT json_agg(json_build_object('tenantId', t.id, 'slug', t.slug, 'name', t.name, 'domains', t.domains, 'roles', m.roles)
-          ORDER BY t.name, t.id)
-        FROM "Membership" m JOIN "Tenant" t ON t.id = m."tenantId"
-        WHERE m."userId" = live."userId" AND cardinality(m.roles) > 0
-      ), '[]'::json) AS memberships
-    FROM live`;
+  const row = await readLiveSessionMember(db, session);
   if (!row) return { ok: false, reason: "signed_out" };
   const usable = row.memberships;
   if (usable.length === 0) return { ok: false, reason: "no_membership" };

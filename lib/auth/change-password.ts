@@ -3,7 +3,7 @@ import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-even
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
-import { forgetAttempts, reserveAttempt } from "@/lib/auth/sign-in-throttle";
+import { forgetAttemptsOf, reserveAttempt } from "@/lib/auth/sign-in-throttle";
 import { AppError } from "@/lib/errors";
 
 /** NIST SP 800-63B asks at least 15 characters of a password that is the only factor. */
@@ -59,7 +59,7 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
     }
     throw new AppError("wrong_password", "Your current password is not correct. Check it and try again.", 400);
   }
-  await forgetAttempts(db, attemptsKey);
+  await forgetAttemptsOf(db, attemptsKey);
 
   const newHash = await hashPassword(input.newPassword);
   const sessionsEnded = await db.$transaction(async (tx) => {

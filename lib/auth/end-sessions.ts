@@ -1,12 +1,11 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
+import { endSessionById } from "@/lib/db/statements/end-session";
+import { endUserSessionRows } from "@/lib/db/statements/end-user-sessions";
 import type { SessionEndReason } from "@/lib/generated/prisma/enums";
 
 /** Ends one session (sign-out). Ending an ended session changes nothing. */
-export async function endSession(db: DbTx, sessionId: string, reason: SessionEndReason): Promise<boolean> {
-  const ended = await db.$executeRaw`
-    UPDATE "Session" SET "revokedAt" = now(), "revokedReason" = ${reason}::"SessionEndReason"
-    WHERE id = ${sessionId}::uuid AND "revokedAt" IS NULL`;
-  return ended > 0;
+export async function endSession(db: Queryable, sessionId: string, reason: SessionEndReason): Promise<boolean> {
+  return endSessionById(db, { sessionId, reason });
 }
 
 /**
@@ -15,13 +14,10 @@ export async function endSession(db: DbTx, sessionId: string, reason: SessionEnd
  * many sessions it ended.
  */
 export async function endUserSessions(
-  db: DbTx,
+  db: Queryable,
   userId: string,
   reason: SessionEndReason,
   options: { exceptSessionId?: string } = {},
 ): Promise<number> {
-  return db.$executeRaw`
-    UPDATE "Session" SET "revokedAt" = now(), "revokedReason" = ${reason}::"SessionEndReason"
-    WHERE "userId" = ${userId}::uuid AND "revokedAt" IS NULL AND "expiresAt" > now()
-      AND id IS DISTINCT FROM ${options.exceptSessionId ?? null}::uuid`;
+  return endUserSessionRows(db, { userId, reason, exceptSessionId: options.exceptSessionId ?? null });
 }

@@ -1,23 +1,10 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
+import { readLiveSessions, type LiveSessionRow } from "@/lib/db/statements/read-live-sessions";
 
-export type SessionListItem = {
-  id: string;
-  method: string;
-  createdAt: Date;
-  lastSeenAt: Date;
-  expiresAt: Date;
-  clientAddress: string | null;
-  userAgent: string | null;
-  current: boolean;
-};
+export type SessionListItem = LiveSessionRow & { current: boolean };
 
 /** A user's live sessions (not ended, not expired by the database clock), most recently seen first. */
-export async function listSessions(db: DbTx, userId: string, currentSessionId: string): Promise<SessionListItem[]> {
-  const rows = await db.$queryRaw<Array<Omit<SessionListItem, "current">>>`
-    SELECT id::text, method, "createdAt", "lastSeenAt", "expiresAt", "clientAddress", "userAgent"
-    FROM "Session"
-    WHERE "userId" = ${userId}::uuid AND "revokedAt" IS NULL AND "expiresAt" > now()
-    ORDER BY "lastSeenAt" DESC, id
-    LIMIT 50`;
+export async function listSessions(db: Queryable, userId: string, currentSessionId: string): Promise<SessionListItem[]> {
+  const rows = await readLiveSessions(db, { userId, limit: 50 });
   return rows.map((row) => ({ ...row, current: row.id === currentSessionId }));
 }

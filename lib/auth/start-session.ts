@@ -1,4 +1,5 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Queryable } from "@/lib/db/sql";
+import { insertSession } from "@/lib/db/statements/insert-session";
 
 /** How long a sign-in lasts, at most: the session row and the cookie's JWT expire together. */
 export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
@@ -10,13 +11,9 @@ export type SessionMethod = "credentials" | "oidc";
  * expires SESSION_MAX_AGE_SECONDS from now by the database clock, whatever the cookie says.
  */
 export async function startSession(
-  db: DbTx,
+  db: Queryable,
   input: { userId: string; method: SessionMethod; clientAddress: string | null; userAgent: string | null },
 ): Promise<{ id: string }> {
-  const [row] = await db.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO "Session" ("userId", method, "expiresAt", "clientAddress", "userAgent")
-    VALUES (${input.userId}::uuid, ${input.method}, now() + make_interval(secs => ${SESSION_MAX_AGE_SECONDS}),
-      ${input.clientAddress}, ${input.userAgent?.slice(0, 256) ?? null})
-    RETURNING id::text`;
-  return row;
+  const id = await insertSession(db, { ...input, userAgent: input.userAgent?.slice(0, 256) ?? null, maxAgeSeconds: SESSION_MAX_AGE_SECONDS });
+  return { id };
 }
