@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -140,7 +141,7 @@ describe("the running cluster", () => {
         "SELECT pg_backend_pid() AS pid, inet_server_addr() AS addr, current_setting('data_directory') AS dir",
       );
       const [{ pid, addr, dir }] = rows;
-      expect(uidOf(pid)).toBe(isRoot ? Number(readFileSync("/etc/passwd", "utf8").match(/^postgres:[^:]*:(\d+):/m)?.[1]) : process.getuid?.());
+      expect(uidOf(pid)).toBe(isRoot ? Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })) : process.getuid?.());
       expect(dir.startsWith(`${STATE_ROOT}/`)).toBe(isRoot);
       // No server address: the connection came over the Unix socket, not TCP.
       expect(addr).toBeNull();
