@@ -3,8 +3,10 @@
 # For each: a real `git clone` of this checkout's commit into a private folder (root: `mktemp -d`;
 # the user: a folder in their 0700 home), with a private TMPDIR; then the README's start command
 # (`bash scripts/up.sh`) up to a healthy GET /api/health and a Ctrl-C, and the test command's
-# database set-up (vitest's global setup, with lib/db/embedded-postgres.test.ts). node_modules is
-# hard-linked from this checkout instead of downloaded again; each clone builds the app itself.
+# database set-up: vitest's global setup (with lib/db/embedded-postgres.test.ts) and Playwright's
+# server (e2e/serve.ts, on the build the start made). node_modules is hard-linked from this
+# checkout instead of downloaded again; root's clone builds the app and the user's clone starts
+# from a copy of that build.
 # Fails when the console cannot start there, and leaves no process behind. Needs root (it creates
 # the ordinary user); .ci/run calls it after the main suite. Only committed work is cloned.
 set -euo pipefail
@@ -20,6 +22,7 @@ git() { command git -c safe.directory='*' "$@"; }
 commit="$(git -C "$repo" rev-parse HEAD)"
 
 workdirs=()
+built=""
 group=""
 private_tmp=""
 AS=()
@@ -65,8 +68,42 @@ as_user() {
     LANG="${LANG:-C.UTF-8}" TMPDIR="$private_tmp" NEXT_TELEMETRY_DISABLED=1 npm_config_update_notifier=false)
 }
 
+# The first port from $1 on that nothing listens on.
+free_port() {
+  local port=$1
+  while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  echo "$port"
+}
+
+# serve WHAT URL LOG DONE COMMAND...: runs COMMAND in its own process group (so Ctrl-C reaches it
+# and its PostgreSQL only), waits up to 6 minutes for URL to answer 200 with a healthy database and
+# for the line DONE (if any) in its output, then stops it as a person would, with Ctrl-C.
+serve() {
+  local what=$1 url=$2 log=$3 done=$4 health="" t0=$SECONDS
+  shift 4
+  setsid "$@" >"$log" 2>&1 </dev/null &
+  group=$!
+  for _ in $(seq 1 720); do
+    health="$(curl -fsS --max-time 5 "$url" 2>/dev/null)" && break
+    pgrep -g "$group" >/dev/null || break
+    sleep 0.5
+  done
+  if [ -z "$health" ]; then
+    tail -n 40 "$log" >&2
+    fail "$what did not answer $url (log above)"
+  fi
+  echo "  GET $url after $((SECONDS - t0)) s → $health"
+  case "$health" in *'"database":{"ok":true'*) ;; *) fail "$what answered, but its database is not healthy" ;; esac
+  for _ in $(seq 1 60); do
+    [ -z "$done" ] || grep -qF "$done" "$log" && break
+    sleep 0.5
+  done
+  [ -z "$done" ] || grep -qF "$done" "$log" || { tail -n 40 "$log" >&2; fail "$what never printed \"$done\" (log above)"; }
+  stop_console || fail "$what did not stop on Ctrl-C"
+}
+
 check_as() {
-  local who=$1 private clone log url health t0=$SECONDS
+  local who=$1 private clone port t0=$SECONDS
   if [ "$who" = root ]; then
     private="$(mktemp -d)"
   else
@@ -89,6 +126,12 @@ check_as() {
   # Hard links where the file system allows, else a copy; a fresh lock copy so up.sh sees node_modules as installed.
   cp -al "$repo/node_modules" "$clone/node_modules" 2>/dev/null || { rm -rf "$clone/node_modules"; cp -a "$repo/node_modules" "$clone/node_modules"; }
   cp --remove-destination "$repo/node_modules/.package-lock.json" "$clone/node_modules/.package-lock.json"
+  if [ -n "$built" ]; then
+    # The app as root's clone built it (its sources are the same commit), so only one clone spends
+    # a minute or more on `next build`; fresh mtimes, so the start sees the build as current.
+    mkdir "$clone/.next"
+    tar -C "$built" --exclude=./cache -cf - . | tar -C "$clone/.next" -xmf -
+  fi
   if [ "$who" != root ]; then
     # The clone is the user's; node_modules' files stay shared with this checkout (read-only to the user).
     find "$private" -path "$clone/node_modules" -prune -o -exec chown "$who:" {} +
@@ -96,33 +139,23 @@ check_as() {
     chown "$who:" "$clone/node_modules/.package-lock.json"
   fi
 
-  echo "› As $who: bash scripts/up.sh, then GET /api/health"
-  log="$private/up.log"
-  # Its own process group (and session), so Ctrl-C reaches the console and its PostgreSQL only.
-  setsid "${AS[@]}" bash scripts/up.sh >"$log" 2>&1 </dev/null &
-  group=$!
-  url=""
-  for _ in $(seq 1 720); do
-    url="$(grep -o 'Countersign is running at http://[^[:space:]]*' "$log" | head -1 | awk '{print $NF}')" || true
-    [ -n "$url" ] && break
-    pgrep -g "$group" >/dev/null || break
-    sleep 0.5
-  done
-  if [ -z "$url" ]; then
-    tail -n 40 "$log" >&2
-    fail "as $who, the console did not start from $clone (log above)"
-  fi
-  grep -E '^ *(Data in|Sandbox:)' "$log" | sed 's/^ */  /'
-  health="$(curl -fsS --max-time 10 "$url/api/health")" || fail "as $who, GET $url/api/health failed"
-  echo "  GET $url/api/health → $health"
-  case "$health" in *'"database":{"ok":true'*) ;; *) fail "as $who, the console's database is not healthy" ;; esac
-  stop_console || fail "as $who, the console did not stop on Ctrl-C"
+  echo "› As $who: bash scripts/up.sh, then GET /api/health and Ctrl-C"
+  port="$(free_port 3900)"
+  serve "as $who, the console" "http://localhost:$port/api/health" "$private/up.log" "Countersign is running" \
+    "${AS[@]}" PORT="$port" bash scripts/up.sh
+  grep -E '^ *(Countersign is running|Data in|Sandbox:)' "$private/up.log" | sed 's/^ */  /'
 
-  echo "› As $who: npx vitest run lib/db/embedded-postgres.test.ts (the test command's database set-up)"
+  echo "› As $who: the test command's database set-up: npx vitest run lib/db/embedded-postgres.test.ts"
   if ! "${AS[@]}" npx vitest run --reporter=dot lib/db/embedded-postgres.test.ts 2>&1 | sed 's/^/  /'; then
     fail "as $who, the database tests failed in $clone"
   fi
+
+  echo "› As $who: Playwright's server (e2e/serve.ts), then GET /api/health and Ctrl-C"
+  port="$(free_port 3960)"
+  serve "as $who, e2e/serve.ts" "http://127.0.0.1:$port/api/health" "$private/e2e-serve.log" "" \
+    "${AS[@]}" E2E_PORT="$port" node --import tsx e2e/serve.ts
   echo "› As $who: passed in $((SECONDS - t0)) s"
+  built="$clone/.next"
 }
 
 check_as root
