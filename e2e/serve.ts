@@ -3,12 +3,12 @@
  * and the built console (`next start`). Writes e2e/.runtime.json so tests can seed their own data.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { createDb, embeddedPoolSize } from "@/lib/db/client";
-import { startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
+import { BundledPostgresError, startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -16,8 +16,13 @@ import { E2E_PORT, RUNTIME_FILE } from "@/e2e/support/config";
 
 const root = process.cwd();
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-"));
-chmodSync(dir, 0o755);
-const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 57_000, ephemeral: true });
+const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 57_000, ephemeral: true }).catch((error: unknown) => {
+  rmSync(dir, { recursive: true, force: true });
+  if (!(error instanceof BundledPostgresError)) throw error;
+  // An expected reason (see lib/db/embedded-postgres.ts): its one line, not a stack trace.
+  console.error(`✖ ${error.message}`);
+  process.exit(1);
+});
 const admin = new Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("CREATE DATABASE countersign");

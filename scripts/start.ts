@@ -1,7 +1,8 @@
 /**
- * `npm start`: brings the console up. With no DATABASE_URL it starts the bundled PostgreSQL (data
- * in .data/, kept across restarts), applies migrations, seeds the demo tenant, prepares the best
- * sandbox available, builds the app if needed, starts it, and prints the URL and demo sign-ins.
+ * `npm start`: brings the console up. With no DATABASE_URL it starts the bundled PostgreSQL (kept
+ * across restarts, in .data/pg or, as root, under /var/lib/countersign), applies migrations, seeds
+ * the demo tenant, prepares the best sandbox available, builds the app if needed, starts it, and
+ * prints the URL and demo sign-ins.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -85,8 +86,9 @@ async function main() {
   if (databaseUrl) {
     step("Using the PostgreSQL server in DATABASE_URL (nothing bundled is started)");
   } else {
-    step("Starting the bundled PostgreSQL (data in .data/pg)");
-    cluster = await startEmbeddedPostgres({ dataDir });
+    step("Starting the bundled PostgreSQL");
+    cluster = await startEmbeddedPostgres({ dataDir, notice: (line) => console.log(`  ${line}`) });
+    console.log(`  Data in ${cluster.pgDir}`);
     await ensureDatabase(cluster.url(), "countersign");
     databaseUrl = cluster.url("countersign");
   }

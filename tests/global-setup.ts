@@ -1,24 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import type { EmbeddedCluster } from "@/lib/db/embedded-postgres";
+import { BundledPostgresError, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
-
-/**
- * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0) —
- * which would throw away vitest's failing exit code and let a red run pass CI. Import it here and
- * drop the `beforeExit` and `exit` listeners it added (we stop the cluster ourselves in the
- * teardown; its `exit` handler would otherwise run the async shutdown without a callback).
- */
-async function importEmbeddedPostgres() {
-  const beforeExit = new Set(process.listeners("beforeExit"));
-  const exit = new Set(process.listeners("exit"));
-  const embedded = await import("@/lib/db/embedded-postgres");
-  for (const listener of process.listeners("beforeExit")) if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
-  for (const listener of process.listeners("exit")) if (!exit.has(listener)) process.removeListener("exit", listener);
-  return embedded;
-}
 
 /**
  * One real PostgreSQL cluster per test run. Migrations are applied once to a template database;
@@ -35,10 +20,15 @@ export default async function setup() {
     return;
   }
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-test-pg-"));
-  // As root, PostgreSQL runs as a separate "postgres" user that must be able to enter the folder.
-  chmodSync(dir, 0o755);
-  const { startEmbeddedPostgres } = await importEmbeddedPostgres();
-  cluster = await startEmbeddedPostgres({ dataDir: dir, port: 56_000, ephemeral: true });
+  try {
+    cluster = await startEmbeddedPostgres({ dataDir: dir, port: 56_000, ephemeral: true });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    if (!(error instanceof BundledPostgresError)) throw error;
+    // An expected reason (see lib/db/embedded-postgres.ts): its one line, not a stack trace.
+    console.error(`\n✖ ${error.message}\n`);
+    process.exit(1);
+  }
   await prepareTemplate(cluster.url());
   process.env.COUNTERSIGN_TEST_PG = cluster.url();
   return async () => {

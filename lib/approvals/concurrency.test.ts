@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
@@ -129,5 +130,6 @@ describe("crash safety (a killed process, for real)", () => {
     await expect(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "retry" } }))
       .rejects.toMatchObject({ code: "already_executed" });
     expect(await recoverStaleExecutions(t.db)).toEqual([]);
+    await expectEventsToFitTheirSchemas(t.db, a.id);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { auditBodyOf } from "@/lib/audit/append-audit-event";
+import { auditBodyOf, auditTemplateOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import type { Db } from "@/lib/db/client";
@@ -89,10 +89,11 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
-      recorded: auditBodyOf({
+      // The vote statement adds the revision, the tally and the status it decides.
+      recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
         type: "decision.recorded", outcome: "ok", data: { payloadHash: input.payloadHash, note },
-      }),
+      }, ["revision", "approvals", "quorum"]),
     });
     if (vote.refusal === null) {
       return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision } };

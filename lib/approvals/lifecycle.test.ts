@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createDb } from "@/lib/db/client";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -438,6 +439,10 @@ describe("execution", () => {
 });
 
 describe("audit", () => {
+  it("every event written by all of the above fits its type's schema", async () => {
+    for (const tenant of [a, b]) await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
   it("the chain of every tenant verifies after all of the above", async () => {
     for (const tenant of [a, b]) {
       await sealAuditChain(t.db, tenant.id);

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
@@ -6,14 +7,13 @@ import { hasPool, type Queryable } from "@/lib/db/sql";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { AuditBody } from "@/lib/audit/audit-record";
+import { AUDIT_EVENT_SCHEMAS, type AuditEventData, type AuditEventType } from "@/lib/audit/audit-event-types";
 
 export type AuditActor = { type: "user" | "api_key" | "system" | "agent"; id?: string | null; label: string };
 
-export type AuditEventInput = {
+type AuditEventBase = {
   tenantId: string;
   actor: AuditActor;
-  /** e.g. "action.proposed", "decision.recorded", "decision.refused", "execution.succeeded" */
-  type: string;
   outcome: "ok" | "refused" | "error";
   subject: { type: string; id?: string | null };
   actionId?: string | null;
@@ -23,12 +23,18 @@ export type AuditEventInput = {
   reviewerId?: string | null;
   requester?: string | null;
   status?: string | null;
-  data?: JsonObject;
 };
 
-/** The event's columns: what its hash will cover, apart from the chain link. */
-export function auditBodyOf(event: AuditEventInput): AuditBody {
-  const data = event.data ?? {};
+/** One audit event: its type decides the shape of its data (lib/audit/audit-event-types.ts). */
+export type AuditEventInput = { [T in AuditEventType]: AuditEventBase & { type: T; data: AuditEventData<T> } }[AuditEventType];
+
+/** An event a statement completes: its data without the keys the statement fills in itself. */
+export type AuditEventTemplate<T extends AuditEventType, K extends keyof AuditEventData<T>> = AuditEventBase & {
+  type: T;
+  data: Omit<AuditEventData<T>, K>;
+};
+
+function bodyOf(event: AuditEventBase & { type: string }, data: unknown): AuditBody {
   assertCanonicalizable(data);
   return {
     tenantId: event.tenantId,
@@ -46,8 +52,31 @@ export function auditBodyOf(event: AuditEventInput): AuditBody {
     reviewerId: event.reviewerId ?? null,
     requester: event.requester ?? null,
     status: event.status ?? null,
-    data,
+    data: data as JsonObject,
   };
+}
+
+function schemaMismatch(type: string, error: z.ZodError): Error {
+  return new Error(`The ${type} audit event does not fit its schema (lib/audit/audit-event-types.ts): ${z.prettifyError(error)}`);
+}
+
+/** The event's columns — what its hash will cover, apart from the chain link — with its data checked against its type's schema. */
+export function auditBodyOf(event: AuditEventInput): AuditBody {
+  const parsed = AUDIT_EVENT_SCHEMAS[event.type].safeParse(event.data);
+  if (!parsed.success) throw schemaMismatch(event.type, parsed.error);
+  return bodyOf(event, parsed.data);
+}
+
+/** The columns of an event a statement completes (it adds `filled` to the data); the rest is checked here. */
+export function auditTemplateOf<T extends AuditEventType, K extends keyof AuditEventData<T> & string>(
+  event: AuditEventTemplate<T, K>,
+  filled: readonly K[],
+): AuditBody {
+  const { shape } = AUDIT_EVENT_SCHEMAS[event.type] as z.ZodObject;
+  const rest = z.strictObject(Object.fromEntries(Object.entries(shape).filter(([key]) => !(filled as readonly string[]).includes(key))));
+  const parsed = rest.safeParse(event.data);
+  if (!parsed.success) throw schemaMismatch(event.type, parsed.error);
+  return bodyOf(event, parsed.data);
 }
 
 /**

@@ -14,8 +14,8 @@ beforeAll(async () => {
   for (let i = 0; i < 12; i++) {
     await t.db.$transaction((tx) =>
       appendAuditEvent(tx, {
-        tenantId: a.id, actor: { type: "system", label: "test" }, type: "test.event", outcome: "ok",
-        subject: { type: "test", id: String(i) }, data: { i, note: `event ${i}` },
+        tenantId: a.id, actor: { type: "system", label: "test" }, type: "task.started", outcome: "ok",
+        subject: { type: "task", id: String(i) }, data: { planner: `event ${i}`, instructionLength: i },
       }),
     );
   }
@@ -47,7 +47,7 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     const append = (i: number) =>
       t.db.$transaction((tx) =>
-        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: i } }),
       );
     const first = await append(1);
     expect(await t.db.auditSeal.count({ where: { eventId: first.id } })).toBe(0);
@@ -70,9 +70,10 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     await Promise.all(
       Array.from({ length: 60 }, async (_, i) => {
+        // 60 transactions at once on a shared, busy machine: give each time to get a connection.
         const { id } = await t.db.$transaction((tx) =>
-          appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
-        );
+          appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: i } }),
+        { maxWait: 30_000, timeout: 30_000 });
         await requestSeal(t.db, other.id);
         // This writer's own event is on the chain by now.
         expect(await t.db.auditSeal.count({ where: { eventId: id } })).toBe(1);
@@ -87,7 +88,7 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     await expect(
       t.db.$transaction(async (tx) => {
-        await appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: {} });
+        await appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: 0 } });
         throw new Error("rolled back");
       }),
     ).rejects.toThrow("rolled back");
@@ -122,8 +123,8 @@ describe("the audit log", () => {
       Array.from({ length: 40 }, async (_, i) => {
         await t.db.$transaction((tx) =>
           appendAuditEvent(tx, {
-            tenantId: a.id, actor: { type: "system", label: "burst" }, type: "test.burst", outcome: "ok",
-            subject: { type: "test", id: `b${i}` }, data: { i },
+            tenantId: a.id, actor: { type: "system", label: "burst" }, type: "task.started", outcome: "ok",
+            subject: { type: "task", id: `b${i}` }, data: { planner: "burst", instructionLength: i },
           }),
         );
         await sealAuditChain(t.db, a.id);
@@ -138,9 +139,9 @@ describe("the audit log", () => {
 
   it("finds an event edited by a superuser with the triggers disabled, and names it", async () => {
     const victim = await eventAt(a.id, 5);
-    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 99, "note": "event 4"}' WHERE id = ${victim}`);
+    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"planner": "event 4", "instructionLength": 99}' WHERE id = ${victim}`);
     expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: false, firstBad: { seq: "5", id: String(victim), problem: "edited" } });
-    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"i": 4, "note": "event 4"}' WHERE id = ${victim}`);
+    await behindTheAppsBack(`UPDATE "AuditEvent" SET data = '{"planner": "event 4", "instructionLength": 4}' WHERE id = ${victim}`);
     expect(await verifyAuditChain(t.db, a.id)).toMatchObject({ ok: true });
   });
 
@@ -148,7 +149,7 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     for (let i = 0; i < 3; i++) {
       await t.db.$transaction((tx) =>
-        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: i } }),
       );
     }
     await sealAuditChain(t.db, other.id);
@@ -161,7 +162,7 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     for (let i = 0; i < 3; i++) {
       await t.db.$transaction((tx) =>
-        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: i } }),
       );
     }
     await sealAuditChain(t.db, other.id);
@@ -175,7 +176,7 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     for (let i = 0; i < 3; i++) {
       await t.db.$transaction((tx) =>
-        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: { i } }),
+        appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: i } }),
       );
     }
     await sealAuditChain(t.db, other.id);

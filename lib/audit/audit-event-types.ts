@@ -1,10 +1,90 @@
+import { z } from "zod";
+
+/**
+ * Every audit event the console writes, by type, with the schema of its `data`: the one list
+ * (the explorer's type filter and the export derive from it). `auditBodyOf` parses each event's
+ * data with its schema before it is written, so what the log holds is what is declared here; the
+ * few events built inside a statement (the sweeper's expiries, recovery's unknowns, a vote's tally)
+ * are held to the same schemas by the lifecycle tests.
+ */
+const id = z.string().min(1);
+const hash = z.string().regex(/^[0-9a-f]{64}$/);
+const count = z.number().int().min(0);
+const text = z.string();
+const effect = z.enum(["allow", "require_approval", "deny"]);
+
+const proposed = z.strictObject({
+  revision: count, payloadHash: hash, effect, ruleId: id.nullable(), policyReason: text, policyVersion: count, quorum: count,
+  riskTags: z.array(text), taskId: id.nullable(),
+});
+const refusal = z.strictObject({ code: text, message: text });
+const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });
+const namedRefusal = z.strictObject({ message: text, actionId: text });
+const executionEnded = z.strictObject({
+  executionId: id, revision: count, error: text.nullable(),
+  // Recorded by the process that ran it:
+  isolation: text.nullable().optional(), durationMs: count.optional(), exitCode: z.number().int().nullable().optional(),
+  // Recorded by recovery after the process stopped renewing its lease:
+  previousOwner: text.nullable().optional(),
+});
+const requestRefusal = z.strictObject({ operation: text, code: text, message: text, httpStatus: z.number().int() });
+
+export const AUDIT_EVENT_SCHEMAS = {
+  "action.proposed": proposed,
+  "action.denied": proposed,
+  "action.refused": refusal,
+  "action.revised": z.strictObject({
+    fromRevision: count, revision: count, origin: text, payloadHash: hash, effect, ruleId: id.nullable(), changedFields: z.array(text),
+  }),
+  "action.expired": z.strictObject({
+    revision: count, detectedBy: z.enum(["decision", "execution", "sweeper"]), previousStatus: z.enum(["pending", "approved"]).optional(),
+  }),
+  "action.invalidated": z.strictObject({
+    reason: z.enum(["hash_mismatch", "state_changed"]), revision: count, expected: hash.optional(), before: hash.optional(), after: hash.optional(),
+  }),
+  "action.cancelled": z.strictObject({ revision: count, reason: text.nullable() }),
+  "action.edit_refused": namedRefusal,
+  "action.cancel_refused": namedRefusal,
+  "decision.recorded": z.strictObject({ payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count }),
+  "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text }),
+  "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),
+  "execution.succeeded": executionEnded,
+  "execution.failed": executionEnded,
+  "execution.unknown": executionEnded,
+  "execution.refused": actionRefusal,
+  /** No longer written (crashed deliveries are marked unknown, never re-run); kept so older logs still read. */
+  "execution.recovering": z.strictObject({ attempt: count, previousOwner: text.nullable(), retry: z.boolean() }),
+  "task.started": z.strictObject({ planner: text, instructionLength: count }),
+  "task.completed": z.strictObject({ error: text.nullable() }),
+  "task.failed": z.strictObject({ error: text.nullable() }),
+  "api.refused": requestRefusal,
+  "console.refused": requestRefusal,
+  "api.execute_requested": z.strictObject({ idempotencyKey: text, payloadHash: text.nullable() }),
+  "api_key.created": z.strictObject({ name: text, prefix: text, allowedTools: z.array(text) }),
+  "api_key.revoked": z.strictObject({ name: text, prefix: text }),
+  // sessionsEnded: the member's sessions a lost role ended (absent from events written before sessions ended).
+  "member.roles_changed": z.strictObject({ member: text, before: z.array(text), after: z.array(text), sessionsEnded: count.optional() }),
+  "member.roles_refused": z.strictObject({ member: text, before: z.array(text), requested: z.array(text), reason: z.literal("last_admin") }),
+  "policy.saved": z.strictObject({ version: count, baseVersion: count, comment: text.nullable(), tools: z.array(text) }),
+  "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "stale_base_version"]), errors: z.array(text).optional() }),
+  "audit.exported": z.strictObject({ format: z.enum(["csv", "jsonl"]), filters: text }),
+  "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
+  "account.password_change_refused": z.strictObject({ reason: z.literal("wrong_current_password") }),
+} as const satisfies Record<string, z.ZodType<Record<string, unknown>>>;
+
+export type AuditEventType = keyof typeof AUDIT_EVENT_SCHEMAS;
+export type AuditEventData<T extends AuditEventType> = z.infer<(typeof AUDIT_EVENT_SCHEMAS)[T]>;
+
 /** Event types the console writes, for the explorer's type filter (the filter accepts any string). */
-export const KNOWN_AUDIT_EVENT_TYPES = [
-  "action.proposed", "action.denied", "action.refused", "action.revised", "action.expired", "action.invalidated", "action.cancelled",
-  "action.edit_refused", "action.cancel_refused", "decision.recorded", "decision.refused",
-  "execution.started", "execution.succeeded", "execution.failed", "execution.unknown", "execution.refused", "execution.recovering",
-  "task.started", "task.completed", "task.failed", "task.cancelled",
-  "api.refused", "api.execute_requested", "api_key.created", "api_key.revoked",
-  "member.roles_changed", "member.roles_refused", "policy.saved", "policy.save_refused", "audit.exported",
-  "account.password_changed", "account.password_change_refused",
-] as const;
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_SCHEMAS) as AuditEventType[];
+
+export function isAuditEventType(type: string): type is AuditEventType {
+  return Object.hasOwn(AUDIT_EVENT_SCHEMAS, type);
+}
+
+/** An event's data read back with its type's schema; `ok: false` for an unknown type or a shape that does not fit. */
+export function parseAuditEventData(type: string, data: unknown): { ok: true; data: Record<string, unknown> } | { ok: false; problem: string } {
+  if (!isAuditEventType(type)) return { ok: false, problem: `unknown event type ${type}` };
+  const parsed = AUDIT_EVENT_SCHEMAS[type].safeParse(data);
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, problem: z.prettifyError(parsed.error) };
+}

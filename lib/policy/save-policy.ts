@@ -3,6 +3,7 @@ import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { validatePolicy } from "@/lib/policy/validate-policy";
 
 export type SavePolicyInput = {
@@ -14,7 +15,7 @@ export type SavePolicyInput = {
   actor: AuditActor & { id: string };
 };
 
-async function auditRefusal(db: Db, input: SavePolicyInput, data: JsonObject) {
+async function auditRefusal(db: Db, input: SavePolicyInput, data: Omit<AuditEventData<"policy.save_refused">, "baseVersion">) {
   await appendAuditEvent(db, {
     tenantId: input.tenantId, actor: input.actor, type: "policy.save_refused", outcome: "refused", subject: { type: "policy", id: null },
     data: { baseVersion: input.baseVersion, ...data },

@@ -131,8 +131,9 @@ function capabilities(
   a: { status: string; eligibleRoles: Role[]; standing: VoterStanding | null; myVote: "approve" | "reject" | null; kind: string },
 ): ViewerCapabilities {
   const mayDecide = hasPermission(viewer.roles, "actions:decide");
-  const refusal = a.standing?.refusal ?? "not_eligible";
-  const expired = a.standing?.expired ?? true;
+  // No standing: the action is not there to decide. A null refusal means they may.
+  const refusal = a.standing ? a.standing.refusal : "not_eligible";
+  const expired = a.standing ? a.standing.expired : true;
   let reason: string | null = null;
   if (!mayDecide) reason = "Your roles let you read this action, not decide it.";
   else if (a.status !== "pending") reason = null;

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { ActionStatus, TaskStatus } from "@/lib/generated/prisma/enums";
 import { getAuditCharts } from "@/lib/audit/audit-charts";
-import { KNOWN_AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
+import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
@@ -56,7 +56,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
     tools: TOOLS.map((t) => t.name),
     reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
     statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
-    types: [...KNOWN_AUDIT_EVENT_TYPES],
+    types: [...AUDIT_EVENT_TYPES],
   };
   const canExport = member.roles.includes("auditor") || member.roles.includes("admin");
   const filtered = Object.keys(filters).length > 0;

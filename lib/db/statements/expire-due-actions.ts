@@ -26,7 +26,7 @@ export async function expireDueActions(q: Queryable, input: { limit: number; act
       SELECT e.id AS ord, jsonb_build_object('tenantId', e."tenantId", 'actorType', ${input.actor.type}::text, 'actorId', ${input.actor.id ?? null}::text,
         'actorLabel', ${input.actor.label}::text, 'type', 'action.expired', 'outcome', 'ok', 'subjectType', 'action', 'subjectId', e.id,
         'actionId', e.id, 'tool', e.tool, 'verdict', NULL, 'riskLevel', e."riskLevel", 'reviewerId', NULL, 'requester', e."requesterLabel",
-        'status', 'expired', 'data', jsonb_build_object('revision', e."currentRevision", 'previousStatus', e.previous)) AS event
+        'status', 'expired', 'data', jsonb_build_object('revision', e."currentRevision", 'previousStatus', e.previous, 'detectedBy', 'sweeper')) AS event
       FROM expired e
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
