@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factories";
 import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { changePassword, CURRENT_PASSWORD_CHECKS, type ChangePasswordInput } from "@/lib/auth/change-password";
@@ -64,6 +65,7 @@ describe("changePassword", () => {
       const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId, type: "account.password_changed" } });
       expect(event).toMatchObject({ actorId: user.id, outcome: "ok", subjectId: user.id, data: { otherSessionsEnded: 2 } });
       expect(JSON.stringify(event.data)).not.toContain(NEW_PASSWORD);
+      await expectEventsToFitTheirSchemas(t.db, tenantId);
     }
   });
 
@@ -76,6 +78,7 @@ describe("changePassword", () => {
     expect(wrong.message).toBe("Your current password is not correct. Check it and try again.");
     expect(await live(elsewhere)).toBe(true);
     expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "account.password_change_refused", actorId: user.id } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
 
     for (let i = 1; i < CURRENT_PASSWORD_CHECKS.limit; i++) {
       await refusal(changePassword(t.db, input(here, user.email, { currentPassword: `guess ${i}` })));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { authOptions } from "@/lib/auth/auth-options";
@@ -76,6 +77,7 @@ describe("sessions end on the server", () => {
     expect([await reasonOf(first), await reasonOf(second)]).toEqual(["signed_out", "signed_out"]);
     const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: local.id, type: "member.roles_changed" }, orderBy: { id: "desc" } });
     expect(event.data).toMatchObject({ before: ["reviewer", "auditor"], after: ["auditor"], sessionsEnded: 2 });
+    await expectEventsToFitTheirSchemas(t.db, local.id);
 
     // Removing every role ends the session signed in after the first removal too.
     const third = await signedIn(reviewer.id);
