@@ -3,7 +3,10 @@
  * `npm start`) the server also runs one task worker; `npm run worker` runs more, anywhere.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.COUNTERSIGN_IN_PROCESS_WORKER !== "1") return;
+  // NEXT_RUNTIME is Next.js's own (set per bundle at build time), not configuration.
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { readEnv } = await import("@/lib/env");
+  if (readEnv("COUNTERSIGN_IN_PROCESS_WORKER") !== "1") return;
   const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
   startInProcessWorker();
 }
