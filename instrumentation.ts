@@ -1,17 +1,18 @@
 /**
  * Next.js calls register() once per server process. Every request gets its socket's peer address
- * stamped on it (sign-in throttling counts clients by it). A malformed COUNTERSIGN_TRUSTED_PROXIES
- * fails this hook, so Next.js serves nothing and logs which entry is wrong. With
+ * stamped on it (sign-in throttling counts clients by it); a malformed COUNTERSIGN_TRUSTED_PROXIES
+ * fails this hook, naming the entry, rather than letting forwarded addresses be misread. With
  * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
  * `npm run worker` runs more, anywhere.
  */
 export async function register() {
+  // NEXT_RUNTIME is Next.js's own (set per bundle at build time), not configuration.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { readEnv } = await import("@/lib/env");
   const { stampPeerAddresses } = await import("@/lib/server/stamp-peer-address");
-  const { trustedProxiesFromEnv } = await import("@/lib/auth/client-address");
-  trustedProxiesFromEnv();
+  readEnv("COUNTERSIGN_TRUSTED_PROXIES");
   stampPeerAddresses();
-  if (process.env.COUNTERSIGN_IN_PROCESS_WORKER !== "1") return;
+  if (readEnv("COUNTERSIGN_IN_PROCESS_WORKER") !== "1") return;
   const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
   startInProcessWorker();
 }

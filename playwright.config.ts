@@ -1,8 +1,9 @@
 import { defineConfig } from "@playwright/test";
 import { E2E_PORT } from "./e2e/support/config";
+import { readEnv } from "./lib/env";
 
 // Debian's Chromium (no browser downloads here); see TOOLCHAIN.md for the flags.
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const chromium = readEnv("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "e2e",

@@ -13,6 +13,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { E2E_PORT, RUNTIME_FILE } from "@/e2e/support/config";
+import { processEnv } from "@/lib/env";
 
 const root = process.cwd();
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-"));
@@ -38,7 +39,7 @@ const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bi
   cwd: root,
   stdio: "inherit",
   env: {
-    ...process.env,
+    ...processEnv(),
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: `http://127.0.0.1:${E2E_PORT}`,
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",

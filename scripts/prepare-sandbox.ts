@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { dockerClient, resolveSandboxImageId, sandboxImageTag } from "@/lib/sandbox/docker-runner";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
+import { readEnv } from "@/lib/env";
 
 /**
  * The best sandbox this machine offers: Docker (started here when we may, the image built when it
@@ -9,7 +10,7 @@ import { detectSandbox } from "@/lib/sandbox/select-runner";
  * on the host.
  */
 export async function prepareSandbox(options: { root: string; log: (line: string) => void }): Promise<{ summary: string }> {
-  const mode = (process.env.SANDBOX_MODE ?? "auto").toLowerCase();
+  const mode = readEnv("SANDBOX_MODE");
   if (mode === "auto" || mode === "docker") {
     spawnSync("bash", [path.join(options.root, "scripts/start-dockerd.sh")], { stdio: "inherit" });
     const reachable = await dockerClient().ping().then(() => true, () => false);

@@ -15,6 +15,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { prepareSandbox } from "@/scripts/prepare-sandbox";
+import { environmentProblems, processEnv, readEnv } from "@/lib/env";
 
 const root = process.cwd();
 const dataDir = path.join(root, ".data");
@@ -80,9 +81,14 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<unknown>
 }
 
 async function main() {
+  const problems = environmentProblems();
+  if (problems.length > 0) {
+    for (const line of problems) console.error(`✖ ${line}`);
+    process.exit(1);
+  }
   mkdirSync(dataDir, { recursive: true });
   let cluster: EmbeddedCluster | undefined;
-  let databaseUrl = process.env.DATABASE_URL;
+  let databaseUrl = readEnv("DATABASE_URL");
   if (databaseUrl) {
     step("Using the PostgreSQL server in DATABASE_URL (nothing bundled is started)");
   } else {
@@ -96,7 +102,7 @@ async function main() {
   step("Applying migrations");
   await migrateDatabase(databaseUrl, root);
 
-  const seed = Boolean(cluster) || process.env.COUNTERSIGN_SEED_DEMO === "1";
+  const seed = Boolean(cluster) || readEnv("COUNTERSIGN_SEED_DEMO") === "1";
   if (seed) {
     const db = createDb(databaseUrl, { max: 2 });
     const { created } = await seedDemoTenant(db, DEFAULT_POLICY);
@@ -107,17 +113,17 @@ async function main() {
   step("Preparing the code sandbox");
   const sandbox = await prepareSandbox({ root, log: (line) => console.log(`  ${line}`) });
 
-  const port = process.env.PORT ? Number(process.env.PORT) : await findFreePort(3000);
-  const url = process.env.NEXTAUTH_URL ?? `http://localhost:${port}`;
+  const port = readEnv("PORT") ?? (await findFreePort(3000));
+  const url = readEnv("NEXTAUTH_URL") ?? `http://localhost:${port}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...processEnv(),
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: url,
-    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? persistentSecret("auth-secret"),
+    NEXTAUTH_SECRET: readEnv("NEXTAUTH_SECRET") ?? persistentSecret("auth-secret"),
     PORT: String(port),
-    COUNTERSIGN_IN_PROCESS_WORKER: process.env.COUNTERSIGN_IN_PROCESS_WORKER ?? "1",
+    COUNTERSIGN_IN_PROCESS_WORKER: readEnv("COUNTERSIGN_IN_PROCESS_WORKER") ?? "1",
     // The bundled PostgreSQL shares this machine's cores: a pool sized for them (lib/db/client.ts).
-    ...(cluster && !process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: String(embeddedPoolSize()) } : {}),
+    ...(cluster && readEnv("DATABASE_POOL_SIZE") === undefined ? { DATABASE_POOL_SIZE: String(embeddedPoolSize()) } : {}),
   };
 
   if (!dev && buildIsStale()) {
@@ -150,7 +156,7 @@ async function main() {
   }
   console.log(`\n  Sandbox: ${sandbox.summary}`);
   if (cluster) console.log(`  Database (psql): ${cluster.tcpUrl("countersign")}`);
-  console.log(`  Planner: ${process.env.LLM_PROVIDERS ? "configured LLM providers" : "offline planner (no LLM provider configured)"}`);
+  console.log(`  Planner: ${readEnv("LLM_PROVIDERS") || readEnv("OPENAI_API_KEY") ? "configured LLM providers" : "offline planner (no LLM provider configured)"}`);
   console.log(`${line}\n  Stop with Ctrl-C.\n`);
 }
 

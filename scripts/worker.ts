@@ -5,10 +5,16 @@
 import { configuredModel } from "@/lib/agent/providers";
 import { createDb } from "@/lib/db/client";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
+import { environmentProblems, readEnv } from "@/lib/env";
 
-const url = process.env.DATABASE_URL;
+const problems = environmentProblems();
+if (problems.length > 0) {
+  for (const line of problems) console.error(`✖ ${line}`);
+  process.exit(1);
+}
+const url = readEnv("DATABASE_URL");
 if (!url) {
-  console.error("DATABASE_URL is not set. Point it at the console's database (npm start prints it).");
+  console.error("✖ DATABASE_URL is not set. Point it at the console's database (npm start prints it).");
   process.exit(1);
 }
 const db = createDb(url);

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { createDb, type Db } from "@/lib/db/client";
+import { readEnv } from "@/lib/env";
 
 export type TestDatabase = { db: Db; url: string; drop: () => Promise<void> };
 
 /** A fresh database cloned from the migrated template (see tests/global-setup.ts). */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.COUNTERSIGN_TEST_PG;
+  const adminUrl = readEnv("COUNTERSIGN_TEST_PG");
   if (!adminUrl) throw new Error("COUNTERSIGN_TEST_PG is not set: run tests through vitest (global setup)");
   const name = `t_${randomBytes(6).toString("hex")}`;
   const admin = new Client({ connectionString: adminUrl });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { BundledPostgresError, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { readEnv } from "@/lib/env";
 
 /**
  * One real PostgreSQL cluster per test run. Migrations are applied once to a template database;
@@ -13,10 +14,11 @@ let cluster: EmbeddedCluster | undefined;
 let dir: string | undefined;
 
 export default async function setup() {
-  if (process.env.TEST_DATABASE_URL) {
+  const external = readEnv("TEST_DATABASE_URL");
+  if (external) {
     // A real external server: use it as the template host.
-    await prepareTemplate(process.env.TEST_DATABASE_URL);
-    process.env.COUNTERSIGN_TEST_PG = process.env.TEST_DATABASE_URL;
+    await prepareTemplate(external);
+    process.env.COUNTERSIGN_TEST_PG = external;
     return;
   }
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-test-pg-"));

@@ -4,6 +4,7 @@ import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
 import type { ChatModel, ModelInput, ModelTurn } from "@/lib/agent/model";
 import { offlinePlanner } from "@/lib/agent/offline-planner";
+import { EnvError, processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 /**
  * One OpenAI-compatible endpoint. The key is held as a non-enumerable property, so logging or
@@ -40,7 +41,7 @@ export function makeProvider(entry: { name: string; baseURL: string; model: stri
   return Object.freeze(provider);
 }
 
-type Env = Record<string, string | undefined>;
+type Env = EnvSource;
 
 /**
  * The ordered provider list from the environment, or [] when none is configured.
@@ -49,7 +50,7 @@ type Env = Record<string, string | undefined>;
  * When LLM_PROVIDERS is set it is the whole list (OPENAI_API_KEY is then only a key an entry may
  * name through apiKeyEnv), so no vendor is ever called that the list does not name.
  */
-export function loadProvidersFromEnv(env: Env = process.env): Provider[] {
+export function loadProvidersFromEnv(env: Env = processEnv()): Provider[] {
   const raw = env.LLM_PROVIDERS?.trim();
   if (raw) {
     let json: unknown;
@@ -280,11 +281,11 @@ export function createProviderModel(providers: readonly Provider[], opts: Provid
 }
 
 /** The provider chain when the environment configures one, else the offline planner. */
-export function configuredModel(env: Env = process.env, opts: ProviderModelOptions = {}): ChatModel {
+export function configuredModel(env: Env = processEnv(), opts: ProviderModelOptions = {}): ChatModel {
   const providers = loadProvidersFromEnv(env);
   if (providers.length === 0) return offlinePlanner;
-  const timeoutMs = positiveInt(env.LLM_TIMEOUT_MS, "LLM_TIMEOUT_MS");
-  const maxRetries = positiveInt(env.LLM_MAX_RETRIES, "LLM_MAX_RETRIES", true);
+  const timeoutMs = providerSetting("LLM_TIMEOUT_MS", env);
+  const maxRetries = providerSetting("LLM_MAX_RETRIES", env);
   return createProviderModel(providers, {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(maxRetries !== undefined ? { maxRetries } : {}),
@@ -292,9 +293,11 @@ export function configuredModel(env: Env = process.env, opts: ProviderModelOptio
   });
 }
 
-function positiveInt(value: string | undefined, name: string, allowZero = false): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1) || n > 600_000) throw new ProviderConfigError(`${name} must be a whole number${allowZero ? "" : " above 0"}.`);
-  return n;
+function providerSetting(name: "LLM_TIMEOUT_MS" | "LLM_MAX_RETRIES", env: Env): number | undefined {
+  try {
+    return readEnv(name, env);
+  } catch (error) {
+    if (error instanceof EnvError) throw new ProviderConfigError(error.message);
+    throw error;
+  }
 }

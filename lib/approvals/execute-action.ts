@@ -19,13 +19,14 @@ import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
 import { createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { liveExecutionOutput } from "@/lib/approvals/live-output";
+import { readEnv } from "@/lib/env";
 
 /** Identifies this process in execution claims, so recovery knows whose lease lapsed. */
 export const PROCESS_ID = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 
 /** How long a delivery may go without renewing its lease before another process treats it as crashed. */
 export function executionLeaseSeconds(): number {
-  return Number(process.env.COUNTERSIGN_EXECUTION_LEASE_MS ?? 60_000) / 1000;
+  return (readEnv("COUNTERSIGN_EXECUTION_LEASE_MS") ?? 60_000) / 1000;
 }
 
 /** Derived from the approval, so every attempt at one execution carries the same key. */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { parseAddressRanges as parseTrustedProxies } from "@/lib/auth/address-ranges";
+import { EnvError, readEnv } from "@/lib/env";
 import {
   clientAddressFromHeaders,
   clientKeyFor,
   normalizeAddress,
-  parseTrustedProxies,
   PEER_ADDRESS_HEADER,
   resolveClientAddress,
 } from "@/lib/auth/client-address";
@@ -39,7 +40,7 @@ describe("resolveClientAddress", () => {
   });
 });
 
-describe("parseTrustedProxies", () => {
+describe("COUNTERSIGN_TRUSTED_PROXIES", () => {
   it("accepts addresses and ranges of both families", () => {
     const list = parseTrustedProxies("192.168.0.0/16,::1, fd00::/8 ,203.0.113.5")!;
     expect(list.check("192.168.4.4", "ipv4")).toBe(true);
@@ -50,8 +51,17 @@ describe("parseTrustedProxies", () => {
     expect(parseTrustedProxies(undefined)).toBeNull();
   });
 
-  it.each(["proxy.internal", "10.0.0.0/33", "10.0.0.0/8/8", "::1/129", "10.0.0.0/x", "*"])("refuses %j with a message naming the variable", (entry) => {
-    expect(() => parseTrustedProxies(entry)).toThrow(/COUNTERSIGN_TRUSTED_PROXIES/);
+  it.each(["proxy.internal", "10.0.0.0/33", "10.0.0.0/8/8", "::1/129", "10.0.0.0/x", "*"])("refuses %j in one line naming the variable and the entry", (entry) => {
+    expect(() => parseTrustedProxies(entry)).toThrow(`"${entry}" is not an IP address or CIDR range`);
+    const read = () => readEnv("COUNTERSIGN_TRUSTED_PROXIES", { COUNTERSIGN_TRUSTED_PROXIES: `127.0.0.1, ${entry}` });
+    expect(read).toThrow(EnvError);
+    expect(read).toThrow(/^COUNTERSIGN_TRUSTED_PROXIES=.*is not valid: .*is not an IP address or CIDR range/);
+  });
+
+  it("is read from the environment as the list it names, or nothing", () => {
+    expect(readEnv("COUNTERSIGN_TRUSTED_PROXIES", {})).toBeUndefined();
+    expect(readEnv("COUNTERSIGN_TRUSTED_PROXIES", { COUNTERSIGN_TRUSTED_PROXIES: " " })).toBeUndefined();
+    expect(readEnv("COUNTERSIGN_TRUSTED_PROXIES", { COUNTERSIGN_TRUSTED_PROXIES: "10.0.0.0/8" })?.check("10.9.8.7", "ipv4")).toBe(true);
   });
 });
 

@@ -1,4 +1,5 @@
-import { BlockList, isIP } from "node:net";
+import { isIP, type BlockList } from "node:net";
+import { readEnv } from "@/lib/env";
 
 /**
  * The socket's peer address, written onto every request by the server itself
@@ -8,39 +9,9 @@ import { BlockList, isIP } from "node:net";
  */
 export const PEER_ADDRESS_HEADER = "x-countersign-peer-address";
 
-/** The environment variable naming the reverse proxies whose `X-Forwarded-For` is believed. */
-export const TRUSTED_PROXIES_ENV = "COUNTERSIGN_TRUSTED_PROXIES";
-
-/**
- * Parses a comma-separated list of addresses and CIDR ranges (`10.0.0.0/8, 127.0.0.1, fd00::/8`).
- * Empty means no proxy is trusted. Throws on an entry that is not an address or range.
- */
-export function parseTrustedProxies(raw: string | undefined): BlockList | null {
-  const entries = (raw ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
-  if (entries.length === 0) return null;
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, prefixText, ...rest] = entry.split("/");
-    const family = isIP(address);
-    const prefix = prefixText === undefined ? null : Number(prefixText);
-    const maxPrefix = family === 6 ? 128 : 32;
-    if (family === 0 || rest.length > 0 || (prefix !== null && (!/^\d{1,3}$/.test(prefixText) || prefix > maxPrefix))) {
-      throw new Error(`${TRUSTED_PROXIES_ENV}: "${entry}" is not an IP address or CIDR range (e.g. 10.0.0.0/8).`);
-    }
-    const type = family === 6 ? "ipv6" : "ipv4";
-    if (prefix === null) list.addAddress(address, type);
-    else list.addSubnet(address, prefix, type);
-  }
-  return list;
-}
-
-let fromEnv: { raw: string | undefined; list: BlockList | null } | undefined;
-
-/** The trusted proxies from COUNTERSIGN_TRUSTED_PROXIES (parsed once per value). */
+/** The reverse proxies whose `X-Forwarded-For` is believed (COUNTERSIGN_TRUSTED_PROXIES, lib/env.ts). */
 export function trustedProxiesFromEnv(): BlockList | null {
-  const raw = process.env[TRUSTED_PROXIES_ENV];
-  if (!fromEnv || fromEnv.raw !== raw) fromEnv = { raw, list: parseTrustedProxies(raw) };
-  return fromEnv.list;
+  return readEnv("COUNTERSIGN_TRUSTED_PROXIES") ?? null;
 }
 
 /**

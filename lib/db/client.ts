@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { registerPool } from "@/lib/db/sql";
+import { processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 export type Db = PrismaClient;
 /** The handle domain functions take: the client, or a transaction client from `db.$transaction`. */
@@ -23,13 +24,8 @@ export function embeddedPoolSize(): number {
 }
 
 /** DATABASE_POOL_SIZE, checked; undefined when unset. */
-export function poolSizeFromEnv(raw = process.env.DATABASE_POOL_SIZE): number | undefined {
-  if (raw === undefined || raw.trim() === "") return undefined;
-  const size = Number(raw);
-  if (!Number.isInteger(size) || size < 1 || size > 1000) {
-    throw new Error(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not "${raw}".`);
-  }
-  return size;
+export function poolSizeFromEnv(source: EnvSource = processEnv()): number | undefined {
+  return readEnv("DATABASE_POOL_SIZE", source);
 }
 
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
@@ -61,7 +57,7 @@ const globalForDb = globalThis as unknown as { countersignDb?: Db };
 /** The app's one client, created lazily from DATABASE_URL (set by the start command). */
 export function getDb(): Db {
   if (!globalForDb.countersignDb) {
-    const url = process.env.DATABASE_URL;
+    const url = readEnv("DATABASE_URL");
     if (!url) throw new Error("DATABASE_URL is not set: start the console with `npm start`.");
     globalForDb.countersignDb = createDb(url);
   }

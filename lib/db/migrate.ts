@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { processEnv } from "@/lib/env";
 
 /** Applies prisma/migrations with `prisma migrate deploy` (the offline JavaScript engine). */
 export async function migrateDatabase(databaseUrl: string, cwd = process.cwd()): Promise<void> {
@@ -7,7 +8,7 @@ export async function migrateDatabase(databaseUrl: string, cwd = process.cwd()):
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [prismaBin, "migrate", "deploy"], {
       cwd,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
+      env: { ...processEnv(), DATABASE_URL: databaseUrl },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

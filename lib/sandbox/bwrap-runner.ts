@@ -8,6 +8,7 @@ import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
 import { BWRAP_IMAGE_PREFIX, parseUser, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { readEnv } from "@/lib/env";
 
 const SANDBOX_ENV: [string, string][] = [
   ["PATH", "/usr/local/bin:/usr/bin:/bin"],
@@ -18,7 +19,7 @@ const SANDBOX_ENV: [string, string][] = [
 ];
 
 export function bwrapPythonPath(): string {
-  return process.env.SANDBOX_BWRAP_PYTHON || "/usr/bin/python3";
+  return readEnv("SANDBOX_BWRAP_PYTHON") ?? "/usr/bin/python3";
 }
 
 export function bwrapImage(pythonPath: string = bwrapPythonPath()): string {

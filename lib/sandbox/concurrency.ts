@@ -1,4 +1,5 @@
 import { SandboxAbortedError } from "./types";
+import { readEnv } from "@/lib/env";
 
 /** A counting semaphore with a FIFO queue; waiting can be aborted. */
 export class FifoLimiter {
@@ -53,9 +54,7 @@ export class FifoLimiter {
 }
 
 function concurrencyFromEnv(): number {
-  const raw = process.env.SANDBOX_CONCURRENCY;
-  const n = raw ? Number(raw) : 2;
-  return Number.isInteger(n) && n >= 1 && n <= 64 ? n : 2;
+  return readEnv("SANDBOX_CONCURRENCY") ?? 2;
 }
 
 let shared: FifoLimiter | null = null;

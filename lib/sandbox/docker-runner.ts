@@ -6,6 +6,7 @@ import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
 import type { SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { readEnv } from "@/lib/env";
 
 export const SANDBOX_LABEL = "countersign.sandbox";
 export const DEFAULT_SANDBOX_IMAGE_TAG = "countersign-sandbox:latest";
@@ -33,7 +34,7 @@ export function setDockerClient(docker: Docker | null): void {
 }
 
 export function sandboxImageTag(): string {
-  return process.env.SANDBOX_IMAGE || DEFAULT_SANDBOX_IMAGE_TAG;
+  return readEnv("SANDBOX_IMAGE") ?? DEFAULT_SANDBOX_IMAGE_TAG;
 }
 
 /** Resolves the image tag to its immutable id ("sha256:…"); the spec carries the id. */

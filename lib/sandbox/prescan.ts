@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import * as TreeSitterModule from "@vscode/tree-sitter-wasm";
 import type { Language, Node, Parser } from "@vscode/tree-sitter-wasm";
+import { readEnv } from "@/lib/env";
 
 export type ScanSeverity = "low" | "medium" | "high" | "critical";
 
@@ -99,7 +100,7 @@ type TreeSitterApi = typeof TreeSitterModule;
 let parserPromise: Promise<Parser> | null = null;
 
 function wasmPath(file: string): string {
-  const dir = process.env.TREE_SITTER_WASM_DIR;
+  const dir = readEnv("TREE_SITTER_WASM_DIR");
   if (dir) return path.join(dir, file);
   // Resolve from the working directory rather than this file: under a bundler (Next.js) this
   // module's own location is not a real path, while the package is in the app's node_modules.

@@ -11,8 +11,9 @@ import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
 import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
 import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
+import { readEnv } from "@/lib/env";
 
-const SKIP_UNAVAILABLE = process.env.SANDBOX_TESTS === "skip-docker";
+const SKIP_UNAVAILABLE = readEnv("SANDBOX_TESTS") === "skip-docker";
 const MB = 1024 * 1024;
 
 const testLimits = {

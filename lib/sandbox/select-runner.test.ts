@@ -3,9 +3,10 @@ import { setDockerClient } from "./docker-runner";
 import { detectSandbox, runInSandbox } from "./select-runner";
 import { buildSpec, defaultLimits } from "./spec";
 import { SandboxUnavailableError } from "./types";
+import { readEnv } from "@/lib/env";
 
 const saved = { mode: process.env.SANDBOX_MODE, host: process.env.DOCKER_HOST };
-const SKIP_UNAVAILABLE = process.env.SANDBOX_TESTS === "skip-docker";
+const SKIP_UNAVAILABLE = readEnv("SANDBOX_TESTS") === "skip-docker";
 
 afterEach(() => {
   for (const [key, value] of [["SANDBOX_MODE", saved.mode], ["DOCKER_HOST", saved.host]] as const) {

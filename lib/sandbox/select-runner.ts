@@ -4,6 +4,7 @@ import { assertBwrapReady, bwrapImage, probeBwrap, runInBwrap } from "./bwrap-ru
 import { assertDockerReady, dockerClient, resolveSandboxImageId, runInDocker, sandboxImageTag, type DockerRunOptions } from "./docker-runner";
 import { buildSpec, defaultLimits, parseSandboxSpec, type SandboxIsolation, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { EnvError, processEnv, readEnv } from "@/lib/env";
 
 export type SandboxDetection = {
   available: boolean;
@@ -16,10 +17,12 @@ export type SandboxDetection = {
 type SandboxMode = "auto" | "docker" | "bwrap" | "none";
 
 function sandboxMode(): SandboxMode {
-  const raw = (process.env.SANDBOX_MODE ?? "").trim().toLowerCase();
-  if (raw === "" || raw === "auto") return "auto";
-  if (raw === "docker" || raw === "bwrap" || raw === "none") return raw;
-  throw new SandboxUnavailableError(`SANDBOX_MODE=${JSON.stringify(raw)} is not one of docker, bwrap, none, auto`);
+  try {
+    return readEnv("SANDBOX_MODE");
+  } catch (error) {
+    if (error instanceof EnvError) throw new SandboxUnavailableError(error.message);
+    throw error;
+  }
 }
 
 async function detectDocker(): Promise<SandboxDetection> {
@@ -65,7 +68,7 @@ const CACHE_MS = 10_000;
  * (health checks call it often); pass { fresh: true } to re-check.
  */
 export function detectSandbox(opts: { fresh?: boolean } = {}): Promise<SandboxDetection> {
-  const modeKey = `${process.env.SANDBOX_MODE ?? ""}|${process.env.SANDBOX_IMAGE ?? ""}`;
+  const modeKey = `${processEnv().SANDBOX_MODE ?? ""}|${processEnv().SANDBOX_IMAGE ?? ""}`;
   if (!opts.fresh && cached && cached.mode === modeKey && performance.now() - cached.at < CACHE_MS) return cached.value;
   const value = detectUncached();
   cached = { at: performance.now(), mode: modeKey, value };

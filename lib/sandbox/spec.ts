@@ -2,6 +2,7 @@
 // approval payload (SPEC invariant 2), so it is plain JSON — integers and strings only — and the
 // runner executes exactly what it says (it never fills in limits of its own).
 import { z } from "zod";
+import { EnvError, processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 export type SandboxIsolation = "container" | "namespace";
 
@@ -55,18 +56,24 @@ export function parseSandboxSpec(value: unknown): SandboxSpec {
   return SandboxSpecSchema.parse(value);
 }
 
-type EnvKnob = { env: string; fallback: number; scale: number; min: number; max: number };
+type EnvKnob = {
+  env: "SANDBOX_MEMORY_MB" | "SANDBOX_CPU_MILLIS" | "SANDBOX_PIDS_LIMIT" | "SANDBOX_TIMEOUT_MS" | "SANDBOX_OUTPUT_LIMIT" | "SANDBOX_TMPFS_MB"
+    | "SANDBOX_FILE_SIZE_MB" | "SANDBOX_OPEN_FILES";
+  fallback: number;
+  scale: number;
+};
 
-// Each limit: env variable, default in the variable's own unit, and the unit's size.
+// Each limit: its variable (its range is declared in lib/env.ts), its default in the variable's
+// own unit, and the unit's size.
 const KNOBS = {
-  memoryBytes: { env: "SANDBOX_MEMORY_MB", fallback: 256, scale: MB, min: 16, max: 65_536 },
-  nanoCpus: { env: "SANDBOX_CPU_MILLIS", fallback: 1000, scale: 1_000_000, min: 10, max: 64_000 },
-  pidsLimit: { env: "SANDBOX_PIDS_LIMIT", fallback: 64, scale: 1, min: 8, max: 4096 },
-  timeoutMs: { env: "SANDBOX_TIMEOUT_MS", fallback: 10_000, scale: 1, min: 100, max: 3_600_000 },
-  outputLimitChars: { env: "SANDBOX_OUTPUT_LIMIT", fallback: 10_000, scale: 1, min: 100, max: 10_000_000 },
-  tmpfsBytes: { env: "SANDBOX_TMPFS_MB", fallback: 64, scale: MB, min: 1, max: 4096 },
-  fileSizeBytes: { env: "SANDBOX_FILE_SIZE_MB", fallback: 16, scale: MB, min: 1, max: 4096 },
-  openFiles: { env: "SANDBOX_OPEN_FILES", fallback: 64, scale: 1, min: 16, max: 65_536 },
+  memoryBytes: { env: "SANDBOX_MEMORY_MB", fallback: 256, scale: MB },
+  nanoCpus: { env: "SANDBOX_CPU_MILLIS", fallback: 1000, scale: 1_000_000 },
+  pidsLimit: { env: "SANDBOX_PIDS_LIMIT", fallback: 64, scale: 1 },
+  timeoutMs: { env: "SANDBOX_TIMEOUT_MS", fallback: 10_000, scale: 1 },
+  outputLimitChars: { env: "SANDBOX_OUTPUT_LIMIT", fallback: 10_000, scale: 1 },
+  tmpfsBytes: { env: "SANDBOX_TMPFS_MB", fallback: 64, scale: MB },
+  fileSizeBytes: { env: "SANDBOX_FILE_SIZE_MB", fallback: 16, scale: MB },
+  openFiles: { env: "SANDBOX_OPEN_FILES", fallback: 64, scale: 1 },
 } satisfies Record<keyof Omit<SandboxLimits, "network" | "user">, EnvKnob>;
 
 export class SandboxConfigError extends Error {
@@ -76,22 +83,18 @@ export class SandboxConfigError extends Error {
   }
 }
 
-/** Any map of environment variables (process.env, or a plain object in tests). */
-export type EnvSource = Readonly<Record<string, string | undefined>>;
-
 function readKnob(knob: EnvKnob, env: EnvSource): number {
-  const raw = env[knob.env];
-  if (raw === undefined || raw.trim() === "") return knob.fallback * knob.scale;
-  const value = Number(raw);
   // A typo in a limit must not silently widen the sandbox, so refuse instead of defaulting.
-  if (!Number.isInteger(value) || value < knob.min || value > knob.max) {
-    throw new SandboxConfigError(`${knob.env}=${JSON.stringify(raw)} must be an integer from ${knob.min} to ${knob.max}`);
+  try {
+    return (readEnv(knob.env, env) ?? knob.fallback) * knob.scale;
+  } catch (error) {
+    if (error instanceof EnvError) throw new SandboxConfigError(error.message);
+    throw error;
   }
-  return value * knob.scale;
 }
 
 /** Limits from the environment (SANDBOX_MEMORY_MB, SANDBOX_TIMEOUT_MS, SANDBOX_OUTPUT_LIMIT, …). */
-export function defaultLimits(env: EnvSource = process.env): SandboxLimits {
+export function defaultLimits(env: EnvSource = processEnv()): SandboxLimits {
   return {
     memoryBytes: readKnob(KNOBS.memoryBytes, env),
     nanoCpus: readKnob(KNOBS.nanoCpus, env),

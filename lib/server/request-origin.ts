@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/errors";
+import { readEnv } from "@/lib/env";
 
 /**
  * The origins this console answers on: NEXTAUTH_URL's (the start command always sets it) and any
@@ -7,17 +8,8 @@ import { AppError } from "@/lib/errors";
  * nothing is configured (a bare `next dev`) is the Host the browser connected to used.
  */
 export function publicOrigins(headers: Headers): Set<string> {
-  const origins = new Set<string>();
-  const configured = [process.env.NEXTAUTH_URL, ...(process.env.COUNTERSIGN_PUBLIC_ORIGINS ?? "").split(",")];
-  for (const entry of configured) {
-    const value = entry?.trim();
-    if (!value) continue;
-    try {
-      origins.add(new URL(value).origin);
-    } catch {
-      // A malformed setting adds nothing (the environment module reports it at start-up).
-    }
-  }
+  const own = readEnv("NEXTAUTH_URL");
+  const origins = new Set<string>([...(own ? [new URL(own).origin] : []), ...(readEnv("COUNTERSIGN_PUBLIC_ORIGINS") ?? [])]);
   const host = headers.get("host");
   if (origins.size === 0 && host) {
     origins.add(`http://${host}`);

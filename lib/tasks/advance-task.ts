@@ -13,9 +13,10 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import type { Requester } from "@/lib/approvals/actors";
 import { parseRunState, type RunState } from "@/lib/tasks/run-state";
+import { readEnv } from "@/lib/env";
 
-export const MAX_REVIEW_CYCLES = Number(process.env.COUNTERSIGN_MAX_REVIEW_CYCLES ?? 5);
-export const MAX_MODEL_TURNS = Number(process.env.COUNTERSIGN_MAX_MODEL_TURNS ?? 20);
+export const MAX_REVIEW_CYCLES = readEnv("COUNTERSIGN_MAX_REVIEW_CYCLES") ?? 5;
+export const MAX_MODEL_TURNS = readEnv("COUNTERSIGN_MAX_MODEL_TURNS") ?? 20;
 const MAX_UNTRUSTED = 200;
 
 export type StepResult = "continue" | "waiting" | "done" | "lease_lost";

@@ -6,6 +6,7 @@ import { queueEmail } from "@/lib/db/statements/queue-email";
 import { readCustomer } from "@/lib/db/statements/read-customer";
 import { defineTool, type ReadContext, type Applied } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
+import { readEnv } from "@/lib/env";
 
 const Args = z.strictObject({
   to: z.string().trim().toLowerCase().email().max(320),
@@ -19,7 +20,7 @@ type Args = z.infer<typeof Args>;
 
 /** SMTP delivery is on when SMTP_URL is set (e.g. smtp://user:pass@mail.example:587). */
 export function smtpConfigured(): boolean {
-  return Boolean(process.env.SMTP_URL);
+  return readEnv("SMTP_URL") !== undefined;
 }
 
 type CustomerFacts = { externalRef: string; name: string; email: string; verifiedDomains: string[]; optOut: boolean; version: number };
@@ -84,8 +85,8 @@ export const sendEmail = defineTool({
     return { ok: true, result: { outbox_id: queued.outboxId, to: args.to, status: "queued" }, deliver: smtpConfigured() };
   },
   async deliver(ctx, args) {
-    const transport = nodemailer.createTransport(process.env.SMTP_URL);
-    await transport.sendMail({ from: process.env.SMTP_FROM ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
+    const transport = nodemailer.createTransport(readEnv("SMTP_URL"));
+    await transport.sendMail({ from: readEnv("SMTP_FROM") ?? "countersign@localhost", to: args.to, subject: args.subject, text: args.body });
     const outboxId = String(ctx.applied.outbox_id);
     await markEmailSent(ctx.q, { tenantId: ctx.tenantId, outboxId });
     return { ok: true, result: { outbox_id: outboxId, to: args.to, status: "sent" } };

@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { configurationTable, environmentProblems, readEnv } from "@/lib/env";
+
+describe("the environment module", () => {
+  it("reads defaults, trims blanks to absent, and parses values", () => {
+    expect(readEnv("SANDBOX_MODE", {})).toBe("auto");
+    expect(readEnv("SANDBOX_MODE", { SANDBOX_MODE: " Docker " })).toBe("docker");
+    expect(readEnv("DATABASE_POOL_SIZE", { DATABASE_POOL_SIZE: "" })).toBeUndefined();
+    expect(readEnv("SANDBOX_MEMORY_MB", { SANDBOX_MEMORY_MB: "512" })).toBe(512);
+    expect(readEnv("COUNTERSIGN_PUBLIC_ORIGINS", { COUNTERSIGN_PUBLIC_ORIGINS: "https://a.example/x, https://b.example:8443" }))
+      .toEqual(["https://a.example", "https://b.example:8443"]);
+  });
+
+  it("reports every problem at once, one line each, never echoing a secret", () => {
+    const problems = environmentProblems({ SANDBOX_MODE: "vm", SANDBOX_MEMORY_MB: "lots", NEXTAUTH_SECRET: "short-and-secret", PORT: "3000" });
+    expect(problems).toHaveLength(3);
+    expect(problems.every((line) => !line.includes("\n"))).toBe(true);
+    expect(problems.join(" ")).toMatch(/SANDBOX_MODE="vm"/);
+    expect(problems.join(" ")).toMatch(/SANDBOX_MEMORY_MB="lots"/);
+    expect(problems.join(" ")).toMatch(/NEXTAUTH_SECRET=\(value hidden\)/);
+    expect(problems.join(" ")).not.toContain("short-and-secret");
+  });
+
+  it("the README's configuration table is the one generated from the declarations (npm run env:table)", () => {
+    const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+    const start = readme.indexOf("<!-- env-table:start -->");
+    const end = readme.indexOf("<!-- env-table:end -->");
+    expect(start, "README.md needs <!-- env-table:start --> … <!-- env-table:end --> around its configuration table").toBeGreaterThan(-1);
+    expect(readme.slice(start + "<!-- env-table:start -->".length, end).trim()).toBe(configurationTable());
+  });
+});

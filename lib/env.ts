@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { parseAddressRanges } from "@/lib/auth/address-ranges";
+
+/**
+ * Every environment variable Countersign reads, declared once with its type, default and meaning.
+ * Nothing else reads `process.env`: code asks `readEnv(name)`, start-up checks them all at once
+ * (`environmentProblems`), and the README's configuration table is generated from this list
+ * (`npm run env:table`; a test keeps the two equal).
+ */
+
+/** Any map of environment variables: the process's, or a plain object in tests. */
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+/** The process's environment: the one place that touches it. */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+export class EnvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvError";
+  }
+}
+
+export type EnvSection = "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Tests";
+
+type Declaration<S extends z.ZodType = z.ZodType> = {
+  schema: S;
+  description: string;
+  section: EnvSection;
+  /** Shown in the table as the default (when the schema's default is not self-explanatory). */
+  shownDefault?: string;
+  /** Never printed, logged or sent to the client. */
+  secret?: boolean;
+};
+
+function declare<S extends z.ZodType>(section: EnvSection, schema: S, description: string, extra: Omit<Declaration, "schema" | "description" | "section"> = {}) {
+  return { schema, description, section, ...extra } satisfies Declaration<S>;
+}
+
+/** An unset or blank variable is absent. */
+const opt = <S extends z.ZodType>(schema: S) => z.preprocess((raw) => (typeof raw === "string" && raw.trim() === "" ? undefined : raw), schema.optional());
+const int = (min: number, max: number) => z.coerce.number().int(`a whole number`).min(min).max(max);
+const flag = z.enum(["0", "1"]);
+const url = z.url();
+const addressRanges = z.string().transform((raw, ctx) => {
+  try {
+    return parseAddressRanges(raw) ?? undefined;
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+const origins = z.string().transform((raw, ctx) => {
+  const out: string[] = [];
+  for (const entry of raw.split(",").map((part) => part.trim()).filter(Boolean)) {
+    try {
+      out.push(new URL(entry).origin);
+    } catch {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not a URL like https://console.example.com` });
+    }
+  }
+  return out;
+});
+
+export const ENVIRONMENT = {
+  // Database
+  DATABASE_URL: declare("Database", opt(z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL")),
+    "Use this PostgreSQL server (a real cluster in production); nothing bundled is started and nothing is seeded.", { secret: true }),
+  DATABASE_POOL_SIZE: declare("Database", opt(int(1, 1000)),
+    "Database connections per process: default 20 for a `DATABASE_URL` server, 2 × cores + 1 for the bundled one (it shares this machine's cores)."),
+  COUNTERSIGN_SEED_DEMO: declare("Database", opt(flag), "`1`: seed the demo tenant into an external `DATABASE_URL` too (never done unless asked)."),
+
+  // Console
+  PORT: declare("Console", opt(int(1, 65_535)), "Where the console listens.", { shownDefault: "first free port from 3000" }),
+  NEXTAUTH_URL: declare("Console", opt(url),
+    "The console's public URL: sign-in redirects go there, and state-changing requests must come from its origin.", { shownDefault: "`http://localhost:PORT`" }),
+  COUNTERSIGN_PUBLIC_ORIGINS: declare("Console", opt(origins),
+    "More origins the console answers on (comma-separated URLs), e.g. a second host name. A forwarded host header never counts as one."),
+  NEXTAUTH_SECRET: declare("Console", opt(z.string().min(32, "at least 32 characters")),
+    "Session signing secret. Set it in production.", { secret: true, shownDefault: "generated once into `.data/auth-secret`" }),
+  COUNTERSIGN_TRUSTED_PROXIES: declare("Console", opt(addressRanges),
+    "Reverse proxies in front of the console whose `X-Forwarded-For` is believed: comma-separated addresses or CIDR ranges, e.g. `10.0.0.0/8,127.0.0.1`. Unset, the client address is the connection's own and `X-Forwarded-For` is ignored; set, the client is the nearest address in it that is not one of these. Sign-in throttling counts clients by this address.",
+    { shownDefault: "none" }),
+  COUNTERSIGN_IN_PROCESS_WORKER: declare("Console", opt(flag), "`1` (set by `npm start`) runs one task worker inside the web server."),
+
+  // Single sign-on
+  OIDC_ISSUER: declare("Single sign-on", opt(url), "Turn on single sign-on with any OpenID Connect provider (with the two below). SSO signs in existing members whose email the provider has verified; it never creates accounts or memberships."),
+  OIDC_CLIENT_ID: declare("Single sign-on", opt(z.string().min(1)), "The console's client id at the provider."),
+  OIDC_CLIENT_SECRET: declare("Single sign-on", opt(z.string().min(1)), "The console's client secret at the provider.", { secret: true }),
+  OIDC_NAME: declare("Single sign-on", opt(z.string().min(1).max(64)), "The sign-in button's label.", { shownDefault: "Single sign-on" }),
+
+  // Models
+  LLM_PROVIDERS: declare("Models", opt(z.string()),
+    'Real models: a JSON array tried in order with failover, e.g. `[{"name":"primary","baseURL":"https://api.openai.com/v1","model":"gpt-4.1-mini","apiKeyEnv":"OPENAI_KEY"},{"name":"backup","baseURL":"http://vllm.internal:8000/v1","model":"qwen","apiKeyEnv":"VLLM_KEY"}]`. Any OpenAI-compatible endpoint. Keys are read from the named variables and never logged.',
+    { shownDefault: "none: the offline planner" }),
+  OPENAI_API_KEY: declare("Models", opt(z.string().min(1)), "Shorthand for a single provider when `LLM_PROVIDERS` is absent.", { secret: true }),
+  OPENAI_BASE_URL: declare("Models", opt(url), "That provider's endpoint.", { shownDefault: "`https://api.openai.com/v1`" }),
+  OPENAI_MODEL: declare("Models", opt(z.string().min(1)), "That provider's model.", { shownDefault: "`gpt-4.1-mini`" }),
+  LLM_TIMEOUT_MS: declare("Models", opt(int(1, 600_000)), "Per-call timeout before a retry or failover.", { shownDefault: "30000" }),
+  LLM_MAX_RETRIES: declare("Models", opt(int(0, 20)), "Retries per provider before failing over.", { shownDefault: "2" }),
+
+  // Sandbox
+  SANDBOX_MODE: declare("Sandbox", z.preprocess((raw) => (typeof raw === "string" ? raw.trim().toLowerCase() || undefined : raw), z.enum(["auto", "docker", "bwrap", "none"]).default("auto")),
+    "`auto` (Docker, else bubblewrap, else refuse), `docker`, `bwrap` or `none`. Code never runs unsandboxed."),
+  DOCKER_HOST: declare("Sandbox", opt(z.string().min(1)),
+    "Run sandboxes on a remote Docker engine (e.g. `tcp://sandbox-host:2376` or `ssh://…`); it needs the `countersign-sandbox` image (`npm run sandbox:image` there). Read by the Docker client."),
+  SANDBOX_IMAGE: declare("Sandbox", opt(z.string().min(1)), "The sandbox image's tag; runs pin it by id.", { shownDefault: "`countersign-sandbox:latest`" }),
+  SANDBOX_MEMORY_MB: declare("Sandbox", opt(int(16, 65_536)), "Memory per run (part of the approved hash).", { shownDefault: "256" }),
+  SANDBOX_CPU_MILLIS: declare("Sandbox", opt(int(10, 64_000)), "CPU per run in thousandths of a core (part of the approved hash).", { shownDefault: "1000" }),
+  SANDBOX_PIDS_LIMIT: declare("Sandbox", opt(int(8, 4096)), "Processes per run (part of the approved hash).", { shownDefault: "64" }),
+  SANDBOX_TIMEOUT_MS: declare("Sandbox", opt(int(100, 3_600_000)), "Wall-clock limit per run (part of the approved hash).", { shownDefault: "10000" }),
+  SANDBOX_OUTPUT_LIMIT: declare("Sandbox", opt(int(100, 10_000_000)), "Characters of output kept per run, then marked truncated (part of the approved hash).", { shownDefault: "10000" }),
+  SANDBOX_TMPFS_MB: declare("Sandbox", opt(int(1, 4096)), "Size of the run's /tmp (part of the approved hash).", { shownDefault: "64" }),
+  SANDBOX_FILE_SIZE_MB: declare("Sandbox", opt(int(1, 4096)), "Largest file a run may write (part of the approved hash).", { shownDefault: "16" }),
+  SANDBOX_OPEN_FILES: declare("Sandbox", opt(int(16, 65_536)), "Open files per run (part of the approved hash).", { shownDefault: "64" }),
+  SANDBOX_CONCURRENCY: declare("Sandbox", opt(int(1, 64)), "Runs at once per process; more wait their turn.", { shownDefault: "2" }),
+  SANDBOX_BWRAP_PYTHON: declare("Sandbox", opt(z.string().startsWith("/", "an absolute path")), "The python3 bubblewrap runs.", { shownDefault: "`/usr/bin/python3`" }),
+  TREE_SITTER_WASM_DIR: declare("Sandbox", opt(z.string().min(1)), "Where the pre-scan's tree-sitter WebAssembly files are.", { shownDefault: "the `@vscode/tree-sitter-wasm` package" }),
+
+  // Email
+  SMTP_URL: declare("Email", opt(z.string().regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")),
+    "Deliver `send_email` through SMTP (otherwise the outbox table is the effect), e.g. `smtp://user:pass@mail.example:587`.", { secret: true }),
+  SMTP_FROM: declare("Email", opt(z.string().min(3)), "The sender of those emails.", { shownDefault: "`countersign@localhost`" }),
+
+  // Agents and workers
+  COUNTERSIGN_API_RATE_LIMIT: declare("Agents and workers", opt(int(1, 1_000_000)), "Agent-API requests per key per window.", { shownDefault: "120" }),
+  COUNTERSIGN_API_RATE_WINDOW_SECONDS: declare("Agents and workers", opt(int(1, 86_400)), "That window.", { shownDefault: "60" }),
+  COUNTERSIGN_MAX_REVIEW_CYCLES: declare("Agents and workers", opt(int(1, 100)), "Review cycles after which a task's run stops.", { shownDefault: "5" }),
+  COUNTERSIGN_MAX_MODEL_TURNS: declare("Agents and workers", opt(int(1, 1000)), "Model turns after which a task's run stops.", { shownDefault: "20" }),
+  COUNTERSIGN_TASK_LEASE_MS: declare("Agents and workers", opt(int(100, 3_600_000)), "How long a worker holds a task before another may take it over.", { shownDefault: "60000" }),
+  COUNTERSIGN_WORKER_POLL_MS: declare("Agents and workers", opt(int(5, 60_000)), "How often an idle worker looks for runnable tasks.", { shownDefault: "1000" }),
+  COUNTERSIGN_EXECUTION_LEASE_MS: declare("Agents and workers", opt(int(1, 3_600_000)),
+    "How long a sandbox run or SMTP delivery may go without renewing its lease (renewed at a third of it) before recovery records it unknown.", { shownDefault: "60000" }),
+
+  // Tests (the test harness; not configuration of the console)
+  TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),
+  COUNTERSIGN_TEST_PG: declare("Tests", opt(z.string()), "Set by Vitest's global set-up: the cluster test files clone their databases on.", { secret: true }),
+  E2E_PORT: declare("Tests", opt(int(1, 65_535)), "The port of Playwright's console.", { shownDefault: "3917" }),
+  E2E_RUNTIME_FILE: declare("Tests", opt(z.string()), "Where Playwright's server says how to reach its database.", { shownDefault: "`e2e/.runtime.json`" }),
+  CHROMIUM_PATH: declare("Tests", opt(z.string()), "The Chromium Playwright drives.", { shownDefault: "`/usr/bin/chromium`" }),
+  SANDBOX_TESTS: declare("Tests", opt(z.enum(["skip-docker"])), "`skip-docker`: the sandbox tests do not require Docker here (by default they fail when it is missing)."),
+} as const;
+
+export type EnvName = keyof typeof ENVIRONMENT;
+export type EnvValue<K extends EnvName> = z.output<(typeof ENVIRONMENT)[K]["schema"]>;
+
+function problemOf(name: string, raw: string | undefined, error: z.ZodError): string {
+  const shown = (ENVIRONMENT as Record<string, Declaration>)[name]?.secret ? "(value hidden)" : JSON.stringify(raw);
+  return `${name}=${shown} is not valid: ${error.issues.map((issue) => issue.message).join("; ")}. Fix or unset it.`;
+}
+
+/** One variable, checked against its declaration (absent → its default). Throws EnvError in one line. */
+export function readEnv<K extends EnvName>(name: K, source: EnvSource = processEnv()): EnvValue<K> {
+  const raw = source[name];
+  const parsed = ENVIRONMENT[name].schema.safeParse(raw);
+  if (!parsed.success) throw new EnvError(problemOf(name, raw, parsed.error));
+  return parsed.data as EnvValue<K>;
+}
+
+/** Every declared variable checked at once: one line per problem (start-up prints them and stops). */
+export function environmentProblems(source: EnvSource = processEnv()): string[] {
+  return (Object.keys(ENVIRONMENT) as EnvName[]).flatMap((name) => {
+    try {
+      readEnv(name, source);
+      return [];
+    } catch (error) {
+      return [error instanceof EnvError ? error.message : String(error)];
+    }
+  });
+}
+
+/** The README's configuration table, generated from the declarations (sections in order, tests left out). */
+export function configurationTable(): string {
+  const rows = (Object.entries(ENVIRONMENT) as Array<[string, Declaration]>)
+    .filter(([, d]) => d.section !== "Tests")
+    .map(([name, d]) => `| ${d.section} | \`${name}\` | ${d.description}${d.shownDefault ? ` Default: ${d.shownDefault}.` : ""} |`);
+  return ["| area | variable | meaning |", "|---|---|---|", ...rows].join("\n");
+}
