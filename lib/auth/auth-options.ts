@@ -4,6 +4,7 @@ import type { OAuthConfig } from "next-auth/providers/oauth";
 import { headers } from "next/headers";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
+import { readEnv } from "@/lib/env";
 import { clientAddressFromHeaders } from "@/lib/auth/client-address";
 import { endSession } from "@/lib/auth/end-sessions";
 import { memberForOidcProfile } from "@/lib/auth/oidc-member";
@@ -25,13 +26,13 @@ type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name
 
 /** Single sign-on, switched on by OIDC_ISSUER + OIDC_CLIENT_ID + OIDC_CLIENT_SECRET. */
 function oidcProvider(): OAuthConfig<OidcProfile> | null {
-  const issuer = process.env.OIDC_ISSUER;
-  const clientId = process.env.OIDC_CLIENT_ID;
-  const clientSecret = process.env.OIDC_CLIENT_SECRET;
+  const issuer = readEnv("OIDC_ISSUER");
+  const clientId = readEnv("OIDC_CLIENT_ID");
+  const clientSecret = readEnv("OIDC_CLIENT_SECRET");
   if (!issuer || !clientId || !clientSecret) return null;
   return {
     id: "oidc",
-    name: process.env.OIDC_NAME ?? "Single sign-on",
+    name: readEnv("OIDC_NAME") ?? "Single sign-on",
     type: "oauth",
     wellKnown: `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
     clientId,
@@ -60,7 +61,7 @@ async function startSessionForThisRequest(userId: string, method: SessionMethod)
 }
 
 export const authOptions: NextAuthOptions = {
-  secret: process.env.NEXTAUTH_SECRET,
+  secret: readEnv("NEXTAUTH_SECRET"),
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: "/signin", signOut: "/signout", error: "/signin" },
   providers: [

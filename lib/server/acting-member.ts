@@ -7,6 +7,7 @@ import { authOptions } from "@/lib/auth/auth-options";
 import { loadActingMember, type ActingMember, type ActingMemberResult } from "@/lib/auth/acting-member";
 import { hasPermission, type Permission } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
+import { readEnv } from "@/lib/env";
 
 export const TENANT_COOKIE = "cs_tenant";
 
@@ -16,7 +17,8 @@ export function tenantCookieOptions() {
     httpOnly: true,
     sameSite: "lax" as const,
     path: "/",
-    secure: process.env.NODE_ENV === "production" && process.env.NEXTAUTH_URL?.startsWith("https:"),
+    // NODE_ENV is Node's and Next.js's own, not configuration.
+    secure: process.env.NODE_ENV === "production" && readEnv("NEXTAUTH_URL")?.startsWith("https:"),
   };
 }
 
