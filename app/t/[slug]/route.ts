@@ -33,8 +33,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ slug
       headers: { "content-type": "text/plain; charset=utf-8" },
     });
   }
-  if (target.tenantId === actor.member.tenant.id) return redirectTo("/");
-  if (startedByAnotherSite(request)) return redirectTo(`/t/${encodeURIComponent(slug)}/confirm`);
+  if (startedByAnotherSite(request)) {
+    return redirectTo(target.tenantId === actor.member.tenant.id ? "/" : `/t/${encodeURIComponent(slug)}/confirm`);
+  }
   (await cookies()).set(TENANT_COOKIE, target.tenantId, tenantCookieOptions());
   return redirectTo("/");
 }
