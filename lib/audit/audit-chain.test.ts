@@ -70,7 +70,10 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     await t.db.auditHead.delete({ where: { tenantId: other.id } });
     await t.db.$transaction((tx) =>
-      appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "x" }, type: "t", outcome: "ok", subject: { type: "t" }, data: {} }),
+      appendAuditEvent(tx, {
+        tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" },
+        data: { planner: "test", instructionLength: 0 },
+      }),
     );
     expect(await sealAuditChain(t.db, other.id)).toBe(1);
     expect(await t.db.auditHead.findUniqueOrThrow({ where: { tenantId: other.id } })).toMatchObject({ seq: 1n, prevHash: "0".repeat(64) });

@@ -18,12 +18,15 @@ const written: Array<{ id: bigint; input: AuditEventInput }> = [];
 
 const REVIEWER = "00000000-0000-4000-8000-0000000000aa";
 
-/** 30 events in tenant a, every filterable column varied, the first 20 moved onto two past days. */
+/**
+ * 30 events in tenant a, every filterable column varied, the first 20 moved onto two past days.
+ * Their types and data are real ones (task.started, task.completed), so they fit the event schemas.
+ */
 function eventInput(i: number, tenantId: string): AuditEventInput {
   return {
     tenantId,
     actor: { type: i % 2 ? "user" : "system", id: null, label: i === 7 ? "Ann 100%_sure" : `actor-${i % 3}` },
-    type: i % 5 === 0 ? "decision.recorded" : "action.proposed",
+    ...(i % 5 === 0 ? { type: "task.completed" as const, data: { error: null } } : { type: "task.started" as const, data: { planner: "test", instructionLength: i } }),
     outcome: "ok",
     subject: { type: "action", id: String(i) },
     tool: i % 4 === 0 ? "refund_invoice" : "get_invoice",
@@ -32,7 +35,6 @@ function eventInput(i: number, tenantId: string): AuditEventInput {
     reviewerId: i % 5 === 0 ? REVIEWER : null,
     requester: i % 6 === 0 ? "agent:billing" : "agent:support",
     status: i % 7 === 0 ? "approved" : "pending",
-    data: { i },
   };
 }
 
@@ -100,7 +102,7 @@ describe("the audit explorer's search", () => {
       [{ reviewer: REVIEWER }, (e) => e.reviewerId === REVIEWER],
       [{ requester: "agent:billing" }, (e) => e.requester === "agent:billing"],
       [{ status: "approved" }, (e) => e.status === "approved"],
-      [{ type: "decision.recorded" }, (e) => e.type === "decision.recorded"],
+      [{ type: "task.completed" }, (e) => e.type === "task.completed"],
       [{ tool: "get_invoice", risk: "high" }, (e) => e.tool === "get_invoice" && e.riskLevel === "high"],
     ];
     for (const [filters, test] of cases) {
@@ -125,7 +127,7 @@ describe("the audit explorer's search", () => {
   it("matches free text in type, actor, requester and tool, case-insensitively, with % and _ taken literally", async () => {
     expect(testIds((await allPages({ q: "BILLING" })).events)).toEqual(expected((e) => e.requester === "agent:billing"));
     expect(testIds((await allPages({ q: "refund" })).events)).toEqual(expected((e) => e.tool === "refund_invoice"));
-    expect(testIds((await allPages({ q: "decision.rec" })).events)).toEqual(expected((e) => e.type === "decision.recorded"));
+    expect(testIds((await allPages({ q: "SK.COMP" })).events)).toEqual(expected((e) => e.type === "task.completed"));
     expect(testIds((await allPages({ q: "100%_s" })).events)).toEqual(expected((e) => e.actor.label === "Ann 100%_sure"));
     expect(testIds((await allPages({ q: "1000_s" })).events)).toEqual([]);
   });
@@ -140,16 +142,16 @@ describe("the audit explorer's search", () => {
 
   it("returns each event's columns and its seal once it has one", async () => {
     // Written inside a transaction, so nobody has asked for its seal yet.
-    const unsealed = await t.db.$transaction((tx) => appendAuditEvent(tx, { ...eventInput(31, a.id), type: "test.unsealed" }));
-    const [newest] = (await searchAuditEvents(t.db, { tenantId: a.id, filters: { type: "test.unsealed" } })).events;
+    const unsealed = await t.db.$transaction((tx) => appendAuditEvent(tx, { ...eventInput(31, a.id), type: "task.failed", data: { error: "unsealed" } }));
+    const [newest] = (await searchAuditEvents(t.db, { tenantId: a.id, filters: { type: "task.failed" } })).events;
     expect(newest).toMatchObject({ id: unsealed.id, seq: null, prevHash: null, hash: null });
     await sealAuditChain(t.db, a.id);
     const [event] = (await searchAuditEvents(t.db, { tenantId: a.id, filters: { reviewer: REVIEWER }, limit: 1 })).events;
     const seal = await t.db.auditSeal.findUniqueOrThrow({ where: { eventId: event.id } });
     expect(event).toEqual({
       id: written[25].id, seq: seal.seq, at: expect.any(Date), actorType: "user", actorId: null, actorLabel: "actor-1",
-      type: "decision.recorded", outcome: "ok", subjectType: "action", subjectId: "25", actionId: null, tool: "get_invoice",
-      verdict: "reject", riskLevel: "low", reviewerId: REVIEWER, requester: "agent:support", status: "pending", data: { i: 25 },
+      type: "task.completed", outcome: "ok", subjectType: "action", subjectId: "25", actionId: null, tool: "get_invoice",
+      verdict: "reject", riskLevel: "low", reviewerId: REVIEWER, requester: "agent:support", status: "pending", data: { error: null },
       prevHash: seal.prevHash, hash: seal.hash,
     });
   });
