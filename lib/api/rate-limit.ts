@@ -1,17 +1,13 @@
 import type { DbTx } from "@/lib/db/client";
 import { countRateLimitedRequest } from "@/lib/db/statements/count-rate-limited-request";
+import { readEnv } from "@/lib/env";
 
 export type RateLimit = { limit: number; windowSeconds: number };
 export type RateLimitResult = { allowed: boolean; count: number; limit: number; retryAfterSeconds: number; resetAt: Date };
 
 /** Requests per key per window; COUNTERSIGN_API_RATE_LIMIT / COUNTERSIGN_API_RATE_WINDOW_SECONDS override. */
 export function apiRateLimit(): RateLimit {
-  const limit = Number(process.env.COUNTERSIGN_API_RATE_LIMIT ?? 120);
-  const windowSeconds = Number(process.env.COUNTERSIGN_API_RATE_WINDOW_SECONDS ?? 60);
-  return {
-    limit: Number.isInteger(limit) && limit > 0 ? limit : 120,
-    windowSeconds: Number.isInteger(windowSeconds) && windowSeconds > 0 ? windowSeconds : 60,
-  };
+  return { limit: readEnv("COUNTERSIGN_API_RATE_LIMIT") ?? 120, windowSeconds: readEnv("COUNTERSIGN_API_RATE_WINDOW_SECONDS") ?? 60 };
 }
 
 /**

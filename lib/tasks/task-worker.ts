@@ -9,8 +9,9 @@ import { advanceTask, type StepResult } from "@/lib/tasks/advance-task";
 import { claimRunnableTask } from "@/lib/db/statements/claim-runnable-task";
 import { releaseTask } from "@/lib/db/statements/release-task";
 import { renewTaskLease } from "@/lib/db/statements/renew-task-lease";
+import { readEnv } from "@/lib/env";
 
-export const TASK_LEASE_MS = Number(process.env.COUNTERSIGN_TASK_LEASE_MS ?? 60_000);
+export const TASK_LEASE_MS = readEnv("COUNTERSIGN_TASK_LEASE_MS") ?? 60_000;
 
 export function newWorkerId(): string {
   return `worker:${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -62,7 +63,7 @@ export type WorkerOptions = {
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const workerId = options.workerId ?? newWorkerId();
-  const pollMs = options.pollMs ?? Number(process.env.COUNTERSIGN_WORKER_POLL_MS ?? 1000);
+  const pollMs = options.pollMs ?? readEnv("COUNTERSIGN_WORKER_POLL_MS") ?? 1000;
   const log = options.log ?? (() => {});
   let lastSweep = 0;
   // Sleeps until the next poll or until the worker is stopped; the abort listener goes away
