@@ -99,6 +99,20 @@ describe("revokeApiKey and listApiKeys", () => {
     const again = await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
     expect(again.revokedAt).toEqual(first.revokedAt);
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "api_key.revoked", subjectId: apiKey.id } })).toBe(1);
+    const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "api_key.revoked", subjectId: apiKey.id } });
+    expect(event).toMatchObject({
+      actorType: "user", actorId: a.users.admin.id, actorLabel: a.users.admin.email, outcome: "ok", subjectType: "api_key",
+      actionId: null, tool: null, verdict: null, riskLevel: null, reviewerId: null, requester: null, status: null,
+      data: { name: "agent-3", prefix: apiKey.prefix },
+    });
+    expect(Object.keys(event.data as object).sort()).toEqual(["name", "prefix"]);
+  });
+
+  it("of several revocations at once, one revokes and is audited; all report the same time", async () => {
+    const { apiKey } = await createApiKey(t.db, { tenantId: a.id, name: "agent-4", allowedTools: ["get_invoice"], createdById: a.users.admin.id });
+    const results = await Promise.all(Array.from({ length: 8 }, () => revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) })));
+    expect(new Set(results.map((r) => r.revokedAt.toISOString())).size).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "api_key.revoked", subjectId: apiKey.id } })).toBe(1);
   });
 
   it("lists the tenant's keys without any hash", async () => {

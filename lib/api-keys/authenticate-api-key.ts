@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
+import { touchApiKeyLastUsed } from "@/lib/db/statements/touch-api-key-last-used";
 
 export type AuthenticatedApiKey = {
   apiKey: { id: string; tenantId: string; name: string; prefix: string; allowedTools: string[]; label: string };
@@ -36,10 +37,7 @@ export async function resolveApiKey(
   if (!key || !matches) return { ok: false, reason: "unknown" };
   if (key.revokedAt) return { ok: false, reason: "revoked", tenantId: key.tenantId, keyId: key.id };
 
-  await db.$executeRaw`
-    UPDATE "ApiKey" SET "lastUsedAt" = date_trunc('milliseconds', now())
-    WHERE id = ${key.id}::uuid AND "revokedAt" IS NULL
-      AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))`;
+  await touchApiKeyLastUsed(db, { apiKeyId: key.id, resolutionSeconds: LAST_USED_RESOLUTION_SECONDS });
   return {
     ok: true,
     value: {

@@ -12,6 +12,8 @@ import { consumeRateLimit } from "@/lib/api/rate-limit";
 import { StreamEventSchema, type StreamEvent } from "@/lib/api/schemas";
 import { streamExecution } from "@/lib/api/stream-execution";
 import { waitForDecision } from "@/lib/api/wait-for-decision";
+import { findScopedAction } from "@/lib/api/load-action-view";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -110,6 +112,31 @@ describe("OpenAPI document", () => {
       return [...source.matchAll(/export (?:const|async function|function) (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => `${m[1]} ${routePath.replace(/\/$/, "")}`);
     });
     expect(found.sort()).toEqual(Object.values(API_ROUTES).map((r) => `${r.method} ${r.path}`).sort());
+  });
+});
+
+describe("findScopedAction", () => {
+  it("shows a key its own actions only, a member every action of the tenant, and expiry by the database clock", async () => {
+    const key = async (name: string) =>
+      (await createApiKey(t.db, { tenantId: a.id, name, allowedTools: ["run_python"], createdById: a.users.admin.id })).apiKey;
+    const mine = await key("scope-mine");
+    const theirs = await key("scope-theirs");
+    const proposed = await proposeAction(t.db, {
+      tenantId: a.id, requester: { type: "api_key", apiKeyId: mine.id, label: "api:scope-mine" }, tool: "run_python", args: { code: "print(5)", language: "python" },
+    });
+    if (proposed.state !== "pending") throw new Error("expected pending");
+    const scope = { tenantId: a.id, actionId: proposed.actionId };
+    expect(await findScopedAction(t.db, { ...scope, apiKeyId: mine.id })).toMatchObject({
+      id: proposed.actionId, kind: "code", status: "pending", payloadHash: proposed.payloadHash, expired: false, state: "pending",
+    });
+    expect(await findScopedAction(t.db, { ...scope, apiKeyId: null })).toMatchObject({ id: proposed.actionId, state: "pending" });
+    const other = await createTestTenant(t.db);
+    for (const hidden of [{ ...scope, apiKeyId: theirs.id }, { tenantId: other.id, actionId: proposed.actionId, apiKeyId: null }, { ...scope, actionId: "nope", apiKeyId: null }]) {
+      await expect(findScopedAction(t.db, hidden)).rejects.toMatchObject({ code: "not_found", status: 404 });
+    }
+    // Its window closed a moment ago; the sweeper has not run.
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = now() - interval '1 second' WHERE id = ${proposed.actionId}::uuid`;
+    expect(await findScopedAction(t.db, { ...scope, apiKeyId: mine.id })).toMatchObject({ status: "pending", expired: true, state: "expired" });
   });
 });
 

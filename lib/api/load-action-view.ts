@@ -1,8 +1,8 @@
 import type { DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ActionView } from "@/lib/api/schemas";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { readScopedAction } from "@/lib/db/statements/read-scoped-action";
+import { isUuid } from "@/lib/db/uuid";
 
 /** `apiKeyId`: the key whose own actions are visible; null for a member of the tenant (browser). */
 export type ActionScope = { tenantId: string; actionId: string; apiKeyId: string | null };
@@ -14,14 +14,8 @@ const notFound = () => new AppError("not_found", "That action was not found.", 4
  * key's, another tenant's and unknown ids are all the same 404.
  */
 export async function findScopedAction(db: DbTx, scope: ActionScope) {
-  if (!UUID.test(scope.actionId)) throw notFound();
-  const rows = await db.$queryRaw<Array<{ id: string; kind: "tool" | "code"; status: string; payloadHash: string; expired: boolean }>>`
-    SELECT id, kind::text AS kind, status::text AS status, "payloadHash",
-      (status IN ('pending', 'approved') AND "expiresAt" IS NOT NULL AND "expiresAt" <= now()) AS expired
-    FROM "Action"
-    WHERE id = ${scope.actionId}::uuid AND "tenantId" = ${scope.tenantId}::uuid
-      AND (${scope.apiKeyId}::uuid IS NULL OR "requesterApiKeyId" = ${scope.apiKeyId}::uuid)`;
-  const row = rows[0];
+  if (!isUuid(scope.actionId)) throw notFound();
+  const row = await readScopedAction(db, scope);
   if (!row) throw notFound();
   // Expiry is by the database clock, reported as `expired` even before the sweeper marks the row.
   return { ...row, state: (row.expired ? "expired" : row.status) as ActionView["state"] };

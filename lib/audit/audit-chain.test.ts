@@ -66,6 +66,20 @@ describe("the audit log", () => {
     expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 2, unsealed: 0 });
   });
 
+  it("a tenant without a chain head (made before heads came with tenants) gets one at its first seal", async () => {
+    const other = await createTestTenant(t.db);
+    await t.db.auditHead.delete({ where: { tenantId: other.id } });
+    await t.db.$transaction((tx) =>
+      appendAuditEvent(tx, {
+        tenantId: other.id, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task" },
+        data: { planner: "test", instructionLength: 0 },
+      }),
+    );
+    expect(await sealAuditChain(t.db, other.id)).toBe(1);
+    expect(await t.db.auditHead.findUniqueOrThrow({ where: { tenantId: other.id } })).toMatchObject({ seq: 1n, prevHash: "0".repeat(64) });
+    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, checked: 1, unsealed: 0 });
+  });
+
   it("requestSeal settles only once everything written before the request is sealed, however many ask at once", async () => {
     const other = await createTestTenant(t.db);
     await Promise.all(

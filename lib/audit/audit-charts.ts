@@ -1,4 +1,8 @@
 import type { DbTx } from "@/lib/db/client";
+import { countActionsByRiskAndStatus } from "@/lib/db/statements/count-actions-by-risk-and-status";
+import { countDecisionsPerDay } from "@/lib/db/statements/count-decisions-per-day";
+import { countExpiriesPerDay } from "@/lib/db/statements/count-expiries-per-day";
+import { readTimesToDecision } from "@/lib/db/statements/read-times-to-decision";
 
 export type DecisionsPerDay = { day: string; approve: number; reject: number; expired: number };
 export type TimeToDecisionBucket = { label: string; count: number };
@@ -22,6 +26,9 @@ const BUCKETS: Array<{ label: string; upTo: number }> = [
   { label: "> 1 day", upTo: Number.POSITIVE_INFINITY },
 ];
 
+/** The time-to-decision chart looks at most this many decisions. */
+const MAX_TIMES_TO_DECISION = 100_000;
+
 const OUTCOME_OF: Record<string, OutcomeName> = {
   succeeded: "executed", approved: "approved", executing: "approved", rejected: "rejected", expired: "expired",
   denied: "denied", pending: "pending", failed: "other", invalidated: "other", cancelled: "other", unknown: "other",
@@ -32,24 +39,12 @@ export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?:
   const to = input.to ? new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000) : new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000);
   const from = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * 86_400_000);
 
+  const range = { tenantId: input.tenantId, from, to };
   const [decisions, expiries, durations, outcomes] = await Promise.all([
-    db.$queryRaw<Array<{ day: Date; verdict: string; n: bigint }>>`
-      SELECT date_trunc('day', "createdAt" AT TIME ZONE 'UTC') AS day, verdict::text AS verdict, count(*) AS n
-      FROM "Decision" WHERE "tenantId" = ${input.tenantId}::uuid AND "createdAt" >= ${from} AND "createdAt" < ${to} AND NOT void
-      GROUP BY 1, 2`,
-    db.$queryRaw<Array<{ day: Date; n: bigint }>>`
-      SELECT date_trunc('day', "decidedAt" AT TIME ZONE 'UTC') AS day, count(*) AS n
-      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND status = 'expired' AND "decidedAt" >= ${from} AND "decidedAt" < ${to}
-      GROUP BY 1`,
-    db.$queryRaw<Array<{ seconds: number }>>`
-      SELECT EXTRACT(EPOCH FROM ("decidedAt" - "createdAt"))::float8 AS seconds
-      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND "requiresApproval" AND "decidedAt" >= ${from} AND "decidedAt" < ${to}
-        AND status IN ('approved', 'rejected', 'executing', 'succeeded', 'failed', 'unknown')
-      LIMIT 100000`,
-    db.$queryRaw<Array<{ risk: OutcomesByRisk["risk"]; status: string; n: bigint }>>`
-      SELECT "riskLevel"::text AS risk, status::text AS status, count(*) AS n
-      FROM "Action" WHERE "tenantId" = ${input.tenantId}::uuid AND "createdAt" >= ${from} AND "createdAt" < ${to}
-      GROUP BY 1, 2`,
+    countDecisionsPerDay(db, range),
+    countExpiriesPerDay(db, range),
+    readTimesToDecision(db, { ...range, limit: MAX_TIMES_TO_DECISION }),
+    countActionsByRiskAndStatus(db, range),
   ]);
 
   const days = new Map<string, DecisionsPerDay>();
@@ -57,17 +52,16 @@ export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?:
     const day = new Date(t).toISOString().slice(0, 10);
     days.set(day, { day, approve: 0, reject: 0, expired: 0 });
   }
-  const dayKey = (d: Date) => d.toISOString().slice(0, 10);
   for (const row of decisions) {
-    const entry = days.get(dayKey(row.day));
-    if (entry && (row.verdict === "approve" || row.verdict === "reject")) entry[row.verdict] += Number(row.n);
+    const entry = days.get(row.day);
+    if (entry && (row.verdict === "approve" || row.verdict === "reject")) entry[row.verdict] += row.count;
   }
   for (const row of expiries) {
-    const entry = days.get(dayKey(row.day));
-    if (entry) entry.expired += Number(row.n);
+    const entry = days.get(row.day);
+    if (entry) entry.expired += row.count;
   }
 
-  const seconds = durations.map((d) => d.seconds).sort((a, b) => a - b);
+  const seconds = durations.sort((a, b) => a - b);
   const quantile = (q: number) => (seconds.length ? seconds[Math.min(seconds.length - 1, Math.floor(q * seconds.length))] : null);
   const buckets = BUCKETS.map((b) => ({ label: b.label, count: 0 }));
   for (const s of seconds) buckets[BUCKETS.findIndex((b) => s < b.upTo)].count += 1;
@@ -75,7 +69,7 @@ export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?:
   const risks: OutcomesByRisk["risk"][] = ["low", "medium", "high", "critical"];
   const outcomesByRisk = risks.map((risk) => {
     const counts: Record<OutcomeName, number> = { executed: 0, approved: 0, rejected: 0, expired: 0, denied: 0, pending: 0, other: 0 };
-    for (const row of outcomes) if (row.risk === risk) counts[OUTCOME_OF[row.status] ?? "other"] += Number(row.n);
+    for (const row of outcomes) if (row.risk === risk) counts[OUTCOME_OF[row.status] ?? "other"] += row.count;
     return { risk, outcomes: counts };
   });
 

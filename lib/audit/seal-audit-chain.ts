@@ -1,18 +1,16 @@
 import type { Db } from "@/lib/db/client";
-import { isClosed, notUrgently, sqlQuery, sqlTransaction } from "@/lib/db/sql";
-import { Prisma } from "@/lib/generated/prisma/client";
-import { auditBodyJson, auditBodyOfRow, auditEventHash, GENESIS_HASH } from "@/lib/audit/audit-record";
+import { isClosed, notUrgently, sqlTransaction } from "@/lib/db/sql";
+import { auditBodyJson, auditBodyOfRow, auditEventHash } from "@/lib/audit/audit-record";
+import { hasUnsealedAuditEvents } from "@/lib/db/statements/has-unsealed-audit-events";
+import { insertGenesisAuditHead } from "@/lib/db/statements/insert-genesis-audit-head";
+import { listTenantsWithUnsealedAuditEvents } from "@/lib/db/statements/list-tenants-with-unsealed-audit-events";
+import { lockAuditHead } from "@/lib/db/statements/lock-audit-head";
+import { readUnsealedAuditEvents } from "@/lib/db/statements/read-unsealed-audit-events";
+import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/write-audit-seals";
 
 const BATCH = 500;
 /** One sealing transaction seals at most this many events, so it never holds the lock for long. */
 const MAX_PER_TRANSACTION = 5_000;
-
-type UnsealedRow = {
-  id: bigint; tenantId: string; at: Date; actorType: string; actorId: string | null; actorLabel: string; type: string;
-  outcome: string; subjectType: string; subjectId: string | null; actionId: string | null; tool: string | null;
-  verdict: string | null; riskLevel: string | null; reviewerId: string | null; requester: string | null;
-  status: string | null; data: unknown;
-};
 
 /**
  * Seals the tenant's unsealed audit events into its hash chain, in the order they were written
@@ -23,9 +21,7 @@ type UnsealedRow = {
  * forks, whichever process seals.
  */
 export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
-  const [pending] = await sqlQuery<{ any: boolean }>(db, Prisma.sql`
-    SELECT EXISTS (SELECT 1 FROM "AuditUnsealed" WHERE "tenantId" = ${tenantId}::uuid) AS any`);
-  if (!pending.any) return 0;
+  if (!(await hasUnsealedAuditEvents(db, { tenantId }))) return 0;
   let sealed = 0;
   for (;;) {
     const { count, more } = await sealBatch(db, tenantId);
@@ -38,57 +34,29 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
   return sqlTransaction(db, async (tx) => {
     // The head row's lock serialises sealing per tenant until this transaction commits. Every
     // tenant gets its head on creation; one made before that gets it here.
-    const lockHead = async () =>
-      (await tx.query<{ seq: bigint; hash: string }>(Prisma.sql`
-        SELECT seq, hash FROM "AuditHead" WHERE "tenantId" = ${tenantId}::uuid FOR UPDATE`))[0];
-    let head = await lockHead();
+    let head = await lockAuditHead(tx, { tenantId });
     if (!head) {
-      await tx.query(Prisma.sql`
-        INSERT INTO "AuditHead" ("tenantId", seq, hash, "prevHash", at)
-        VALUES (${tenantId}::uuid, 0, ${GENESIS_HASH}, ${GENESIS_HASH}, to_timestamp(0))
-        ON CONFLICT ("tenantId") DO NOTHING`);
-      head = await lockHead();
+      await insertGenesisAuditHead(tx, { tenantId });
+      head = await lockAuditHead(tx, { tenantId });
+      if (!head) throw new Error(`The audit chain head of tenant ${tenantId} could not be created.`);
     }
     let seq = head.seq;
     let prevHash = head.hash;
     let count = 0;
     for (;;) {
-      const rows = await tx.query<UnsealedRow>(Prisma.sql`
-        SELECT e.id, e."tenantId", e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType",
-          e."subjectId", e."actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel", e."reviewerId",
-          e.requester, e.status, e.data
-        FROM "AuditUnsealed" u JOIN "AuditEvent" e ON e.id = u."eventId"
-        WHERE u."tenantId" = ${tenantId}::uuid
-        ORDER BY u."eventId" LIMIT ${BATCH}`);
+      const rows = await readUnsealedAuditEvents(tx, { tenantId, limit: BATCH });
       if (rows.length === 0) break;
-      const ids: string[] = [];
-      const seqs: string[] = [];
-      const prevs: string[] = [];
-      const hashes: string[] = [];
+      const seals: AuditSealRow[] = [];
       let lastAt = new Date(0);
       for (const row of rows) {
         seq += 1n;
         const hash = auditEventHash({ prevHash, seq: seq.toString(), at: row.at.toISOString() }, auditBodyJson(auditBodyOfRow(row)));
-        ids.push(row.id.toString());
-        seqs.push(seq.toString());
-        prevs.push(prevHash);
-        hashes.push(hash);
+        seals.push({ eventId: row.id, seq, prevHash, hash });
         prevHash = hash;
         if (row.at > lastAt) lastAt = row.at;
       }
       // The seals, the queue and the head move in one statement.
-      await tx.query(Prisma.sql`
-        WITH sealed AS (
-          INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash)
-          SELECT v.id, ${tenantId}::uuid, v.seq, v.prev, v.hash
-          FROM unnest(${ids}::bigint[], ${seqs}::bigint[], ${prevs}::text[], ${hashes}::text[]) AS v(id, seq, prev, hash)
-        ),
-        dequeued AS (
-          DELETE FROM "AuditUnsealed" WHERE "eventId" = ANY(${ids}::bigint[])
-        )
-        UPDATE "AuditHead" SET seq = ${seq.toString()}::bigint, "prevHash" = ${prevs[prevs.length - 1]}, hash = ${prevHash},
-          at = GREATEST(at, ${lastAt}::timestamptz)
-        WHERE "tenantId" = ${tenantId}::uuid`);
+      await writeAuditSeals(tx, { tenantId, seals, lastAt });
       count += rows.length;
       if (rows.length < BATCH || count >= MAX_PER_TRANSACTION) break;
     }
@@ -98,9 +66,8 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
 
 /** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
 export async function sealAllPending(db: Db): Promise<number> {
-  const tenants = await sqlQuery<{ tenantId: string }>(db, Prisma.sql`SELECT DISTINCT "tenantId" FROM "AuditUnsealed"`);
   let sealed = 0;
-  for (const { tenantId } of tenants) sealed += await sealAuditChain(db, tenantId);
+  for (const tenantId of await listTenantsWithUnsealedAuditEvents(db)) sealed += await sealAuditChain(db, tenantId);
   return sealed;
 }
 

@@ -1,9 +1,15 @@
 import type { DbTx } from "@/lib/db/client";
-import { Prisma, type AuditEvent } from "@/lib/generated/prisma/client";
+import type { AuditEvent } from "@/lib/generated/prisma/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
+import type { AuditEventFilter } from "@/lib/db/statements/audit-event-filter";
+import { findAuditIdCeiling } from "@/lib/db/statements/find-audit-id-ceiling";
+import { findAuditIdFloor } from "@/lib/db/statements/find-audit-id-floor";
+import { measureAuditTextScan } from "@/lib/db/statements/measure-audit-text-scan";
+import { readAuditEventsMatchingText } from "@/lib/db/statements/read-audit-events-matching-text";
+import { readAuditEventsPage } from "@/lib/db/statements/read-audit-events-page";
 
-/** An event with its place in the chain (null until it is sealed, moments after it was written). */
-export type AuditEventRow = AuditEvent & { seq: bigint | null; prevHash: string | null; hash: string | null };
+/** An event (its tenant is the one searched) with its place in the chain (null until it is sealed, moments after it was written). */
+export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; prevHash: string | null; hash: string | null };
 
 export type AuditSearchResult = {
   events: AuditEventRow[];
@@ -17,12 +23,6 @@ export type AuditSearchResult = {
 export const TEXT_SCAN_LIMIT = 10_000;
 export const AUDIT_PAGE_SIZE = 50;
 
-const COLUMNS = Prisma.sql`e.id, s.seq, e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType", e."subjectId",
-  e."actionId"::text AS "actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel", e."reviewerId"::text AS "reviewerId",
-  e.requester, e.status, e.data, s."prevHash", s.hash`;
-/** Each event's seal, if it has one yet. */
-const SEALS = Prisma.sql`LEFT JOIN "AuditSeal" s ON s."eventId" = e.id`;
-
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const nextDayStart = (day: string) => new Date(dayStart(day).getTime() + 86_400_000);
 
@@ -33,49 +33,37 @@ const nextDayStart = (day: string) => new Date(dayStart(day).getTime() + 86_400_
  * Concurrent writers can take ids and times in slightly different orders, so each bound is the
  * extreme id among the 100 events nearest the boundary in time, and the time test stays too.
  */
-async function idBounds(db: DbTx, tenantId: string, filters: AuditFilters): Promise<{ lo: bigint | null; hi: bigint | null } | "empty"> {
-  let lo: bigint | null = null;
-  let hi: bigint | null = null;
+async function idBounds(db: DbTx, tenantId: string, filters: AuditFilters): Promise<{ minId?: bigint; maxId?: bigint } | "empty"> {
+  const bounds: { minId?: bigint; maxId?: bigint } = {};
   if (filters.from) {
-    const rows = await db.$queryRaw<Array<{ id: bigint }>>`
-      SELECT min(id) AS id FROM (
-        SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at >= ${dayStart(filters.from)} ORDER BY at ASC, id ASC LIMIT 100
-      ) edge HAVING count(*) > 0`;
-    if (!rows[0]) return "empty";
-    lo = rows[0].id;
+    const floor = await findAuditIdFloor(db, { tenantId, atOrAfter: dayStart(filters.from) });
+    if (floor === null) return "empty";
+    bounds.minId = floor;
   }
   if (filters.to) {
-    const rows = await db.$queryRaw<Array<{ id: bigint }>>`
-      SELECT max(id) AS id FROM (
-        SELECT id FROM "AuditEvent" WHERE "tenantId" = ${tenantId}::uuid AND at < ${nextDayStart(filters.to)} ORDER BY at DESC, id DESC LIMIT 100
-      ) edge HAVING count(*) > 0`;
-    if (!rows[0]) return "empty";
-    hi = rows[0].id;
+    const ceiling = await findAuditIdCeiling(db, { tenantId, before: nextDayStart(filters.to) });
+    if (ceiling === null) return "empty";
+    bounds.maxId = ceiling;
   }
-  return { lo, hi };
+  return bounds;
 }
 
-/** Every condition of the filters except free text, tenant first (invariant 5: tenant in every where). */
-function conditions(tenantId: string, filters: AuditFilters, bounds: { lo: bigint | null; hi: bigint | null }, cursor: bigint | null): Prisma.Sql {
-  const c: Prisma.Sql[] = [Prisma.sql`e."tenantId" = ${tenantId}::uuid`];
-  if (filters.tool) c.push(Prisma.sql`e.tool = ${filters.tool}`);
-  if (filters.verdict) c.push(Prisma.sql`e.verdict = ${filters.verdict}::"Verdict"`);
-  if (filters.risk) c.push(Prisma.sql`e."riskLevel" = ${filters.risk}::"RiskLevel"`);
-  if (filters.reviewer) c.push(Prisma.sql`e."reviewerId" = ${filters.reviewer}::uuid`);
-  if (filters.requester) c.push(Prisma.sql`e.requester = ${filters.requester}`);
-  if (filters.status) c.push(Prisma.sql`e.status = ${filters.status}`);
-  if (filters.type) c.push(Prisma.sql`e.type = ${filters.type}`);
-  // The date range stays as a check too, in case a clock ever stepped back.
-  if (filters.from) c.push(Prisma.sql`e.at >= ${dayStart(filters.from)}`);
-  if (filters.to) c.push(Prisma.sql`e.at < ${nextDayStart(filters.to)}`);
-  if (bounds.lo !== null) c.push(Prisma.sql`e.id >= ${bounds.lo}`);
-  if (bounds.hi !== null) c.push(Prisma.sql`e.id <= ${bounds.hi}`);
-  if (cursor !== null) c.push(Prisma.sql`e.id < ${cursor}`);
-  return Prisma.join(c, " AND ");
-}
-
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+/** Every condition of the filters except free text, as the statements take them. */
+function eventFilter(tenantId: string, filters: AuditFilters, bounds: { minId?: bigint; maxId?: bigint }, cursor: bigint | null): AuditEventFilter {
+  return {
+    tenantId,
+    tool: filters.tool,
+    verdict: filters.verdict,
+    riskLevel: filters.risk,
+    reviewerId: filters.reviewer,
+    requester: filters.requester,
+    status: filters.status,
+    type: filters.type,
+    atOrAfter: filters.from ? dayStart(filters.from) : undefined,
+    before: filters.to ? nextDayStart(filters.to) : undefined,
+    ...bounds,
+    belowId: cursor ?? undefined,
+  };
 }
 
 export function parseAuditCursor(value: string | null | undefined): bigint | null {
@@ -95,35 +83,23 @@ export async function searchAuditEvents(
   const limit = Math.min(Math.max(input.limit ?? AUDIT_PAGE_SIZE, 1), 5_000);
   const bounds = await idBounds(db, input.tenantId, input.filters);
   if (bounds === "empty") return { events: [], nextCursor: null, textScan: input.filters.q ? { scanned: 0, limit: 0 } : null };
-  const where = conditions(input.tenantId, input.filters, bounds, input.cursor ?? null);
+  const filter = eventFilter(input.tenantId, input.filters, bounds, input.cursor ?? null);
 
+  // One more than a page: whether there is a next page.
   if (!input.filters.q) {
-    const rows = await db.$queryRaw<AuditEventRow[]>`
-      SELECT ${COLUMNS} FROM (SELECT * FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${limit + 1}) e ${SEALS}
-      ORDER BY e.id DESC`;
+    const rows = await readAuditEventsPage(db, { filter, limit: limit + 1 });
     const events = rows.slice(0, limit);
     return { events, nextCursor: rows.length > limit ? String(events[events.length - 1].id) : null, textScan: null };
   }
 
   const scanLimit = input.textScanLimit ?? TEXT_SCAN_LIMIT;
-  const pattern = likePattern(input.filters.q);
-  // One pass over the newest `scanLimit` rows of the other filters (their index, in id order), then
-  // the substring test on those rows only: no join back to the table, no scan beyond the bound.
-  const rows = await db.$queryRaw<AuditEventRow[]>`
-    SELECT ${COLUMNS} FROM (
-      SELECT * FROM (SELECT * FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${scanLimit}) e
-      WHERE e.type ILIKE ${pattern} OR e."actorLabel" ILIKE ${pattern} OR e.requester ILIKE ${pattern} OR e.tool ILIKE ${pattern}
-      ORDER BY e.id DESC LIMIT ${limit + 1}
-    ) e ${SEALS}
-    ORDER BY e.id DESC`;
+  const rows = await readAuditEventsMatchingText(db, { filter, text: input.filters.q, scanLimit, limit: limit + 1 });
   const events = rows.slice(0, limit);
   if (rows.length > limit) {
     return { events, nextCursor: String(events[events.length - 1].id), textScan: null };
   }
   // Fewer matches than a page: did the scan stop at its limit (more may follow) or at the end?
-  const [window] = await db.$queryRaw<Array<{ scanned: bigint; floor: bigint | null }>>`
-    SELECT count(*) AS scanned, min(id) AS floor FROM (SELECT e.id FROM "AuditEvent" e WHERE ${where} ORDER BY e.id DESC LIMIT ${scanLimit}) w`;
-  const scanned = Number(window.scanned);
-  const full = scanned >= scanLimit && window.floor !== null;
-  return { events, nextCursor: full ? String(window.floor) : null, textScan: { scanned, limit: scanLimit } };
+  const window = await measureAuditTextScan(db, { filter, scanLimit });
+  const full = window.scanned >= scanLimit && window.floor !== null;
+  return { events, nextCursor: full ? String(window.floor) : null, textScan: { scanned: window.scanned, limit: scanLimit } };
 }

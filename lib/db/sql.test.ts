@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
-import { notUrgently, sqlQuery, sqlTransaction, urgently } from "@/lib/db/sql";
+import { notUrgently, query, sqlQuery, sqlTransaction, urgently } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 
@@ -56,5 +56,25 @@ describe("connection priority", () => {
     ).rejects.toThrow("changed my mind");
     const [row] = await sqlQuery<{ ok: number }>(single, Prisma.sql`SELECT 1 AS ok`);
     expect(row.ok).toBe(1);
+  });
+});
+
+describe("prepared statements", () => {
+  /** The texts prepared on the only connection of `single`. */
+  const prepared = async () =>
+    (await sqlQuery<{ statement: string }>(single, Prisma.sql`SELECT statement FROM pg_prepared_statements`)).map((row) => row.statement);
+
+  it("names a statement once per connection, unless it asks to be planned for each call's values", async () => {
+    await query(single, Prisma.sql`SELECT ${1}::int AS named_statement`);
+    await query(single, Prisma.sql`SELECT ${2}::int AS unnamed_statement`, { prepare: false });
+    await sqlTransaction(single, async (tx) => {
+      await tx.query(Prisma.sql`SELECT ${3}::int AS named_in_transaction`);
+      await tx.query(Prisma.sql`SELECT ${4}::int AS unnamed_in_transaction`, { prepare: false });
+    });
+    const texts = (await prepared()).join("\n");
+    expect(texts).toContain("named_statement");
+    expect(texts).toContain("named_in_transaction");
+    expect(texts).not.toContain("unnamed_statement");
+    expect(texts).not.toContain("unnamed_in_transaction");
   });
 });

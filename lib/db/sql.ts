@@ -95,8 +95,16 @@ export function jsonParam(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
+/**
+ * `prepare: false` sends a statement unnamed, so PostgreSQL plans it for each call's values. For
+ * reads whose best plan depends on those values (the audit explorer's filters, date ranges and
+ * limits): a named statement may settle on one generic plan after a few runs, and texts built
+ * from filters would use up the named-statement budget of the hot paths (see statementName).
+ */
+export type QueryOptions = { prepare?: boolean };
+
 /** A connection for statements that must share one transaction. */
-export type SqlClient = { query<T extends QueryResultRow>(statement: Sql): Promise<T[]> };
+export type SqlClient = { query<T extends QueryResultRow>(statement: Sql, options?: QueryOptions): Promise<T[]> };
 
 /**
  * What a statement runs on: the app's client (autocommit on its pool), a Prisma transaction
@@ -109,8 +117,8 @@ function isSqlClient(q: Queryable): q is SqlClient {
 }
 
 /** Runs one statement on whatever `q` is (see Queryable). */
-export function query<T extends QueryResultRow>(q: Queryable, statement: Sql): Promise<T[]> {
-  return isSqlClient(q) ? q.query<T>(statement) : sqlQuery<T>(q, statement);
+export function query<T extends QueryResultRow>(q: Queryable, statement: Sql, options?: QueryOptions): Promise<T[]> {
+  return isSqlClient(q) ? q.query<T>(statement, options) : sqlQuery<T>(q, statement, options);
 }
 
 /**
@@ -134,9 +142,10 @@ function statementName(text: string): string | undefined {
 
 function clientOf(conn: Pool | PoolClient): SqlClient {
   return {
-    async query<T extends QueryResultRow>(statement: Sql) {
+    async query<T extends QueryResultRow>(statement: Sql, options?: QueryOptions) {
       const text = statement.text;
-      const result = await conn.query<T>({ name: statementName(text), text, values: statement.values as unknown[], types });
+      const name = options?.prepare === false ? undefined : statementName(text);
+      const result = await conn.query<T>({ name, text, values: statement.values as unknown[], types });
       return result.rows;
     },
   };
@@ -144,14 +153,14 @@ function clientOf(conn: Pool | PoolClient): SqlClient {
 
 /**
  * One statement. On the app's client it runs on the pg pool (autocommit); on a Prisma
- * transaction client it runs inside that transaction.
+ * transaction client it runs inside that transaction (unnamed there, whatever `options` say).
  */
-export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sql): Promise<T[]> {
+export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sql, options?: QueryOptions): Promise<T[]> {
   const entry = pools.get(db);
   if (!entry) return db.$queryRaw<T[]>(statement);
   await entry.gate.acquire();
   try {
-    return await clientOf(entry.pool).query<T>(statement);
+    return await clientOf(entry.pool).query<T>(statement, options);
   } finally {
     entry.gate.release();
   }

@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import type { Db, DbTx } from "@/lib/db/client";
-import { thenSeal } from "@/lib/audit/seal-audit-chain";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { AppError, markAudited } from "@/lib/errors";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
+import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
 import { validatePolicy } from "@/lib/policy/validate-policy";
 
 export type SavePolicyInput = {
@@ -38,26 +40,20 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   }
   const version = input.baseVersion + 1;
   const document = { ...result.policy, version } as JsonObject;
-  const saved = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; version: number }>>`
-      INSERT INTO "ToolPolicy" (id, "tenantId", version, document, comment, "createdById", "createdAt")
-      SELECT gen_random_uuid(), ${input.tenantId}::uuid, ${version}::int, ${JSON.stringify(document)}::jsonb, ${comment}, ${input.actor.id}::uuid, now()
-      WHERE COALESCE((SELECT max(version) FROM "ToolPolicy" WHERE "tenantId" = ${input.tenantId}::uuid), 0) = ${input.baseVersion}::int
-      ON CONFLICT ("tenantId", version) DO NOTHING
-      RETURNING id, version`;
-    const row = rows[0];
-    if (!row) return null;
-    await appendAuditEvent(tx, {
-      tenantId: input.tenantId, actor: input.actor, type: "policy.saved", outcome: "ok", subject: { type: "policy", id: row.id },
+  const id = randomUUID();
+  const saved = await insertPolicyVersion(db, {
+    id, tenantId: input.tenantId, baseVersion: input.baseVersion, document, comment, createdById: input.actor.id,
+    saved: auditBodyOf({
+      tenantId: input.tenantId, actor: input.actor, type: "policy.saved", outcome: "ok", subject: { type: "policy", id },
       data: { version, baseVersion: input.baseVersion, comment, tools: Object.keys(result.policy.tools).sort() },
-    });
-    return { version: row.version };
-  }));
+    }),
+  });
   if (!saved) {
     await auditRefusal(db, input, { reason: "stale_base_version" });
     throw markAudited(new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409));
   }
-  return saved;
+  void requestSeal(db, input.tenantId);
+  return { version };
 }
 
 export type PolicyVersionSummary = { id: string; version: number; comment: string | null; createdAt: Date; createdBy: string | null; document: unknown };

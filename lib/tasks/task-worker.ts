@@ -6,8 +6,12 @@ import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { advanceTask, type StepResult } from "@/lib/tasks/advance-task";
+import { claimRunnableTask } from "@/lib/db/statements/claim-runnable-task";
+import { releaseTask } from "@/lib/db/statements/release-task";
+import { renewTaskLease } from "@/lib/db/statements/renew-task-lease";
+import { readEnv } from "@/lib/env";
 
-export const TASK_LEASE_MS = Number(process.env.COUNTERSIGN_TASK_LEASE_MS ?? 60_000);
+export const TASK_LEASE_MS = readEnv("COUNTERSIGN_TASK_LEASE_MS") ?? 60_000;
 
 export function newWorkerId(): string {
   return `worker:${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -16,42 +20,12 @@ export function newWorkerId(): string {
 export type ClaimedTask = { id: string; tenantId: string; leaseOwner: string; wakeSeq: number };
 
 /**
- * Claims one runnable task whose lease is free or lapsed. `FOR UPDATE SKIP LOCKED` lets any number
+ * Claims one runnable task whose lease is free or lapsed, leased by the database clock. Any number
  * of workers on any number of machines share one database without ever claiming the same task.
  */
 export async function claimNextTask(db: Db, workerId: string, leaseMs = TASK_LEASE_MS): Promise<ClaimedTask | null> {
-  const rows = await db.$queryRaw<Array<{ id: string; tenantId: string; wakeSeq: number }>>`
-    UPDATE "Task" SET "leaseOwner" = ${workerId}, "leaseExpiresAt" = now() + make_interval(secs => ${leaseMs / 1000}),
-      status = CASE WHEN status = 'queued' THEN 'running'::"TaskStatus" ELSE status END, "updatedAt" = now()
-    WHERE id = (
-      SELECT id FROM "Task"
-      WHERE "runnableAt" IS NOT NULL AND "runnableAt" <= now()
-        AND status IN ('queued', 'running', 'waiting_approval')
-        AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())
-      ORDER BY "runnableAt" LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING id, "tenantId", "wakeSeq"`;
-  const row = rows[0];
+  const row = await claimRunnableTask(db, { workerId, leaseSeconds: leaseMs / 1000 });
   return row ? { ...row, leaseOwner: workerId } : null;
-}
-
-async function renewLease(db: Db, task: ClaimedTask, leaseMs: number): Promise<boolean> {
-  const n = await db.$executeRaw`
-    UPDATE "Task" SET "leaseExpiresAt" = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE id = ${task.id}::uuid AND "leaseOwner" = ${task.leaseOwner}`;
-  return n === 1;
-}
-
-/**
- * Gives the task back. It stays runnable if it can go on, or if a wake-up arrived while this
- * worker held it (wakeSeq moved); otherwise it sleeps until a decision wakes it.
- */
-async function releaseTask(db: Db, task: ClaimedTask, keepRunnable: boolean): Promise<void> {
-  await db.$executeRaw`
-    UPDATE "Task" SET "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-      "runnableAt" = CASE WHEN ${keepRunnable} OR "wakeSeq" <> ${task.wakeSeq} THEN "runnableAt" ELSE NULL END
-    WHERE id = ${task.id}::uuid AND "leaseOwner" = ${task.leaseOwner}`;
 }
 
 /** Drives one claimed task until it waits for reviewers, finishes, or loses its lease. */
@@ -61,10 +35,15 @@ export async function runClaimedTask(db: Db, task: ClaimedTask, model: ChatModel
   try {
     while (result === "continue" && !options.signal?.aborted) {
       result = await advanceTask(db, task, model, options.signal);
-      if (result === "continue" && !(await renewLease(db, task, leaseMs))) result = "lease_lost";
+      if (result === "continue" && !(await renewTaskLease(db, { taskId: task.id, leaseOwner: task.leaseOwner, leaseSeconds: leaseMs / 1000 }))) {
+        result = "lease_lost";
+      }
     }
   } finally {
-    if (result !== "lease_lost") await releaseTask(db, task, result === "continue");
+    // Given back: runnable again if it can go on (or was woken meanwhile), else asleep until a decision.
+    if (result !== "lease_lost") {
+      await releaseTask(db, { taskId: task.id, leaseOwner: task.leaseOwner, wakeSeq: task.wakeSeq, keepRunnable: result === "continue" });
+    }
   }
   return result;
 }
@@ -84,7 +63,7 @@ export type WorkerOptions = {
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const workerId = options.workerId ?? newWorkerId();
-  const pollMs = options.pollMs ?? Number(process.env.COUNTERSIGN_WORKER_POLL_MS ?? 1000);
+  const pollMs = options.pollMs ?? readEnv("COUNTERSIGN_WORKER_POLL_MS") ?? 1000;
   const log = options.log ?? (() => {});
   let lastSweep = 0;
   // Sleeps until the next poll or until the worker is stopped; the abort listener goes away

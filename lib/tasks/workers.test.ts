@@ -11,6 +11,8 @@ import { createProviderModel, makeProvider } from "@/lib/agent/providers";
 import { startTask } from "@/lib/tasks/start-task";
 import { parseRunState } from "@/lib/tasks/run-state";
 import { claimNextTask, runClaimedTask, runWorker } from "@/lib/tasks/task-worker";
+import { releaseTask } from "@/lib/db/statements/release-task";
+import { renewTaskLease } from "@/lib/db/statements/renew-task-lease";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -134,6 +136,50 @@ describe("workers", () => {
       expect(task.status).toBe("waiting_approval");
       const actions = await t.db.action.findMany({ where: { taskId: id }, orderBy: { createdAt: "asc" } });
       expect(actions.map((x) => x.tool)).toEqual(["get_invoice", "lookup_customer", "send_email"]);
+    }
+  });
+
+  it("a lease is renewed and a task given back only by its holder; given back, it sleeps unless it can go on or was woken meanwhile", async () => {
+    // A database of its own, so the only runnable task is this one.
+    const own = await createTestDatabase();
+    try {
+      const b = await createTestTenant(own.db);
+      const { taskId } = await startTask(own.db, {
+        tenantId: b.id, requester: { userId: b.users.requester.id, label: b.users.requester.email }, instruction: "Send a payment reminder for INV-1042", planner: "offline",
+      });
+      const row = () => own.db.task.findUniqueOrThrow({ where: { id: taskId } });
+      const claim = async () => {
+        await own.db.task.update({ where: { id: taskId }, data: { runnableAt: new Date(0) } });
+        const task = await claimNextTask(own.db, "holder", 60_000);
+        if (!task) throw new Error("expected the task");
+        return task;
+      };
+      const give = (task: { id: string; wakeSeq: number }, leaseOwner: string, keepRunnable: boolean) =>
+        releaseTask(own.db, { taskId: task.id, leaseOwner, wakeSeq: task.wakeSeq, keepRunnable });
+
+      let task = await claim();
+      const leased = (await row()).leaseExpiresAt!;
+      expect(await renewTaskLease(own.db, { taskId, leaseOwner: "someone-else", leaseSeconds: 600 })).toBe(false);
+      expect((await row()).leaseExpiresAt).toEqual(leased);
+      expect(await renewTaskLease(own.db, { taskId, leaseOwner: "holder", leaseSeconds: 600 })).toBe(true);
+      expect((await row()).leaseExpiresAt!.getTime()).toBeGreaterThan(leased.getTime() + 500_000);
+
+      await give(task, "someone-else", false);
+      expect(await row()).toMatchObject({ leaseOwner: "holder", runnableAt: new Date(0) });
+      await give(task, "holder", false);
+      expect(await row()).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, runnableAt: null });
+
+      task = await claim();
+      await give(task, "holder", true);
+      expect(await row()).toMatchObject({ leaseOwner: null, runnableAt: new Date(0) });
+
+      task = await claim();
+      // A decision woke the task while it was held.
+      await own.db.task.update({ where: { id: taskId }, data: { wakeSeq: { increment: 1 } } });
+      await give(task, "holder", false);
+      expect(await row()).toMatchObject({ leaseOwner: null, runnableAt: new Date(0) });
+    } finally {
+      await own.drop();
     }
   });
 

@@ -1,4 +1,5 @@
 import { getDb } from "@/lib/db/client";
+import { pingDatabase } from "@/lib/db/statements/ping-database";
 import { sandboxStatus } from "@/lib/sandbox/status";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +9,7 @@ export async function GET() {
   const started = performance.now();
   let database: { ok: boolean; latencyMs?: number; error?: string };
   try {
-    await getDb().$queryRaw`SELECT 1`;
+    await pingDatabase(getDb());
     database = { ok: true, latencyMs: Math.round(performance.now() - started) };
   } catch {
     database = { ok: false, error: "The database did not answer." };

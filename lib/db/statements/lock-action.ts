@@ -2,6 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { RiskLevel } from "@/lib/generated/prisma/enums";
 import { query, type SqlClient } from "@/lib/db/sql";
+import { isUuid } from "@/lib/db/uuid";
 
 export type LockedAction = {
   id: string;
@@ -31,8 +32,6 @@ export type LockedAction = {
   requestSnapshot: JsonObject | null;
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Locks one action of the tenant (FOR UPDATE, until the transaction ends) and reads it with its
  * current revision's stored payload and request snapshot. Everything that decides about an
@@ -40,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the latest committed state and they never interleave. Null: no such action in this tenant.
  */
 export async function lockAction(tx: SqlClient, input: { tenantId: string; actionId: string }): Promise<LockedAction | null> {
-  if (!UUID.test(input.actionId)) return null;
+  if (!isUuid(input.actionId)) return null;
   const [row] = await query<LockedAction>(tx, Prisma.sql`
     SELECT a.id, a."tenantId", a.kind::text AS kind, a.tool, a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
       a."taskId", a."requesterUserId", a."requesterApiKeyId", a."requesterLabel", a."riskLevel"::text AS "riskLevel",

@@ -1,0 +1,17 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type Queryable } from "@/lib/db/sql";
+
+/**
+ * The tenant's votes (void ones left out) cast in [from, to), counted per UTC day ("YYYY-MM-DD")
+ * and verdict. Planned for each call's values (the best plan depends on the range).
+ */
+export async function countDecisionsPerDay(
+  q: Queryable,
+  input: { tenantId: string; from: Date; to: Date },
+): Promise<Array<{ day: string; verdict: string; count: number }>> {
+  const rows = await query<{ day: string; verdict: string; n: bigint }>(q, Prisma.sql`
+      SELECT to_char(date_trunc('day', "createdAt" AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, verdict::text AS verdict, count(*) AS n
+      FROM "Decision" WHERE "tenantId" = ${input.tenantId}::uuid AND "createdAt" >= ${input.from} AND "createdAt" < ${input.to} AND NOT void
+      GROUP BY 1, 2`, { prepare: false });
+  return rows.map((row) => ({ day: row.day, verdict: row.verdict, count: Number(row.n) }));
+}

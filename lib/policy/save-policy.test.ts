@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { AppError } from "@/lib/errors";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { savePolicy } from "@/lib/policy/save-policy";
+
+let t: TestDatabase;
+let a: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  a = await createTestTenant(t.db);
+});
+afterAll(async () => t?.drop());
+
+const actor = () => ({ type: "user" as const, id: a.users.admin.id, label: a.users.admin.email });
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("savePolicy", () => {
+  it("writes version n+1 with its audit event, and refuses (audited) a save from a stale version", async () => {
+    expect(await savePolicy(t.db, { tenantId: a.id, baseVersion: 1, document: DEFAULT_POLICY, comment: "  tighter refunds ", actor: actor() })).toEqual({ version: 2 });
+    const saved = await t.db.toolPolicy.findFirstOrThrow({ where: { tenantId: a.id, version: 2 } });
+    expect(saved).toMatchObject({ comment: "tighter refunds", createdById: a.users.admin.id, document: { ...DEFAULT_POLICY, version: 2 } });
+    const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "policy.saved" } });
+    expect(event).toMatchObject({
+      actorType: "user", actorId: a.users.admin.id, actorLabel: a.users.admin.email, outcome: "ok", subjectType: "policy", subjectId: saved.id,
+      data: { version: 2, baseVersion: 1, comment: "tighter refunds", tools: Object.keys(DEFAULT_POLICY.tools).sort() },
+    });
+
+    const stale = await refusal(savePolicy(t.db, { tenantId: a.id, baseVersion: 1, document: DEFAULT_POLICY, actor: actor() }));
+    expect(stale).toMatchObject({ code: "stale_policy", status: 409 });
+    expect(await t.db.toolPolicy.count({ where: { tenantId: a.id } })).toBe(2);
+    expect(await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "policy.save_refused" } })).toMatchObject({
+      outcome: "refused", subjectId: null, data: { baseVersion: 1, reason: "stale_base_version" },
+    });
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "policy.saved" } })).toBe(1);
+  });
+
+  it("saves exactly one of several concurrent edits of the same version", async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => savePolicy(t.db, { tenantId: a.id, baseVersion: 2, document: DEFAULT_POLICY, comment: `edit ${i}`, actor: actor() })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled").map((r) => r.value)).toEqual([{ version: 3 }]);
+    expect(results.filter((r) => r.status === "rejected").map((r) => (r.reason as AppError).code)).toEqual(Array(5).fill("stale_policy"));
+    expect(await t.db.toolPolicy.count({ where: { tenantId: a.id, version: 3 } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "policy.saved" } })).toBe(2);
+  });
+});
