@@ -1,5 +1,6 @@
 import type { Queryable } from "@/lib/db/sql";
 import { readLiveSessionMember } from "@/lib/db/statements/read-live-session-member";
+import { isUuid } from "@/lib/db/uuid";
 import type { Role } from "@/lib/generated/prisma/enums";
 
 export type TenantMembership = { tenantId: string; slug: string; name: string; roles: Role[] };
@@ -20,8 +21,6 @@ export type ActingMemberResult =
 /** The signed-in session as the session cookie names it (its contents are never trusted beyond that). */
 export type SessionRef = { userId: string; sessionId: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Loads the acting member for a signed-in session, in one statement (read-live-session-member.ts):
  * the session must exist, belong to the user, be neither ended nor expired (database clock), and
@@ -36,7 +35,7 @@ export async function loadActingMember(
   session: SessionRef,
   preferredTenantId?: string | null,
 ): Promise<ActingMemberResult> {
-  if (!UUID.test(session.userId) || !UUID.test(session.sessionId)) return { ok: false, reason: "signed_out" };
+  if (!isUuid(session.userId) || !isUuid(session.sessionId)) return { ok: false, reason: "signed_out" };
   const row = await readLiveSessionMember(db, session);
   if (!row) return { ok: false, reason: "signed_out" };
   const usable = row.memberships;
