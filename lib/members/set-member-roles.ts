@@ -5,6 +5,7 @@ import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { ALL_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
+import { isUuid } from "@/lib/db/uuid";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
@@ -16,7 +17,7 @@ export type SetMemberRolesInput = { tenantId: string; membershipId: string; role
  */
 export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promise<{ roles: Role[]; changed: boolean }> {
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
-  if (!/^[0-9a-f-]{36}$/i.test(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
+  if (!isUuid(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
   const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const admins = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`;

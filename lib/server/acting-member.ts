@@ -18,7 +18,7 @@ export function tenantCookieOptions() {
     sameSite: "lax" as const,
     path: "/",
     // NODE_ENV is Node's and Next.js's own, not configuration.
-    secure: process.env.NODE_ENV === "production" && readEnv("NEXTAUTH_URL")?.startsWith("https:"),
+    secure: readEnv("NEXTAUTH_URL")?.startsWith("https:") ?? false,
   };
 }
 
