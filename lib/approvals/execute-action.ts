@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
-import { inSavepoint, sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
+import { sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
 import { AppError, isAppError, markAudited } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
@@ -102,7 +102,20 @@ type Step =
 export function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOutcome> {
   // From here to the record of its outcome, this approval's statements go ahead of new work.
   return urgently(async () => {
-    const step = await sqlTransaction(db, (tx) => claimAndApply(tx, input));
+    let attempt: Attempt = { kind: "apply" };
+    let step: Step;
+    for (;;) {
+      try {
+        step = await sqlTransaction(db, (tx) => claimAndApply(tx, input, attempt));
+        break;
+      } catch (error) {
+        // The effect could not be written: its transaction — claim included — was rolled back,
+        // and a second one records why, through the same claim (nothing else has moved meanwhile
+        // that the claim would not see).
+        if (!(error instanceof EffectUndone) || attempt.kind !== "apply") throw error;
+        attempt = error.next;
+      }
+    }
     void requestSeal(db, input.tenantId);
     if (step.kind === "refused") throw markAudited(step.error);
     if (step.kind === "recorded") return step.outcome;
@@ -110,7 +123,21 @@ export function executeAction(db: Db, input: ExecuteInput): Promise<ExecutionOut
   });
 }
 
-async function claimAndApply(tx: SqlClient, input: ExecuteInput): Promise<Step> {
+/**
+ * What a transaction of `executeAction` does after the claim: run the effect (the first attempt),
+ * record that the effect failed, or — when the effect's own guard found the state moved —
+ * re-queue the action as a changed state.
+ */
+type Attempt = { kind: "apply" } | { kind: "record_failure"; error: unknown } | { kind: "requeue" };
+
+/** Thrown out of a transaction to roll it back whole; `next` says what the second attempt does. */
+class EffectUndone extends Error {
+  constructor(readonly next: Exclude<Attempt, { kind: "apply" }>) {
+    super("The effect was undone with its claim.");
+  }
+}
+
+async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attempt): Promise<Step> {
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = findTool(action.tool);
@@ -133,37 +160,37 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput): Promise<Step> 
     tenantId: input.tenantId, actor: input.actor, subject: { type: "action", id: action.id }, actionId: action.id,
     tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
   };
-
-  const attempt = await inSavepoint(tx, async (): Promise<Step | { refusal: ClaimRefusal } | { rollback: true }> => {
-    const claim = await claimApproval(tx, {
-      tenantId: input.tenantId, actionId: action.id, revisionId: action.revisionId, callerHash: input.payloadHash,
-      recomputedHash: recomputed, liveSnapshot: live, liveSnapshotHash: snapshotHash(live), absentSnapshotHash: ABSENT_SNAPSHOT_HASH,
-      executionId, idempotencyKey, claimedBy: PROCESS_ID, leaseSeconds: executionLeaseSeconds(),
-      started: auditBodyOf({
-        ...base, type: "execution.started", outcome: "ok", status: "executing",
-        data: { executionId, revision: action.revision, payloadHash: recomputed, idempotencyKey },
-      }),
-    });
-    if (claim.refusal) return { refusal: claim.refusal };
-    if (!tool) throw new Error(`Action ${action.id} passed its claim for a tool this build does not have: ${action.tool}`);
-
-    // The effect's database writes, bound to the verified state. An error undoes them alone: the
-    // approval stays used and the execution is recorded as failed.
-    const claimed: Claimed = { action, tool, args, executionId, idempotencyKey };
-    let applied: Applied;
-    try {
-      applied = await inSavepoint(tx, () => tool.apply({ q: tx, tenantId: input.tenantId, actionId: action.id, idempotencyKey, verified: live }, args));
-    } catch (error) {
-      return { kind: "recorded", outcome: await record(tx, claimed, failure(error, "failed"), 0, input.actor) };
-    }
-    // The guard in the effect's own write tripped: the claim is undone with it, and re-queued below.
-    if ("stateChanged" in applied) return { rollback: true };
-    if (applied.deliver) return { kind: "deliver", claimed, applied: applied.result };
-    return { kind: "recorded", outcome: await record(tx, claimed, { ok: applied.ok, result: applied.result }, 0, input.actor) };
+  const claim = await claimApproval(tx, {
+    tenantId: input.tenantId, actionId: action.id, revisionId: action.revisionId, callerHash: input.payloadHash,
+    recomputedHash: recomputed, liveSnapshot: live,
+    // Re-queueing after the effect's guard tripped: the claim's last check (the state) refuses,
+    // whatever the re-read says, once every other rule has passed.
+    liveSnapshotHash: attempt.kind === "requeue" ? "moved" : snapshotHash(live), absentSnapshotHash: ABSENT_SNAPSHOT_HASH,
+    executionId, idempotencyKey, claimedBy: PROCESS_ID, leaseSeconds: executionLeaseSeconds(),
+    started: auditBodyOf({
+      ...base, type: "execution.started", outcome: "ok", status: "executing",
+      data: { executionId, revision: action.revision, payloadHash: recomputed, idempotencyKey },
+    }),
   });
-  if ("rollback" in attempt || ("refusal" in attempt && attempt.refusal === "state_changed")) return stateChanged(tx, input, action, live);
-  if ("refusal" in attempt) return refuse(tx, input, action, attempt.refusal);
-  return attempt;
+  if (claim.refusal === "state_changed") return stateChanged(tx, input, action, live);
+  if (claim.refusal) return refuse(tx, input, action, claim.refusal);
+  if (!tool) throw new Error(`Action ${action.id} passed its claim for a tool this build does not have: ${action.tool}`);
+
+  const claimed: Claimed = { action, tool, args, executionId, idempotencyKey };
+  if (attempt.kind === "record_failure") {
+    return { kind: "recorded", outcome: await record(tx, claimed, failure(attempt.error, "failed"), 0, input.actor) };
+  }
+  // The effect's database writes, bound to the verified state. If they fail, or their guard
+  // finds the state moved, the whole transaction is undone and the next attempt says so.
+  let applied: Applied;
+  try {
+    applied = await tool.apply({ q: tx, tenantId: input.tenantId, actionId: action.id, idempotencyKey, verified: live }, args);
+  } catch (error) {
+    throw new EffectUndone({ kind: "record_failure", error });
+  }
+  if ("stateChanged" in applied) throw new EffectUndone({ kind: "requeue" });
+  if (applied.deliver) return { kind: "deliver", claimed, applied: applied.result };
+  return { kind: "recorded", outcome: await record(tx, claimed, { ok: applied.ok, result: applied.result }, 0, input.actor) };
 }
 
 /** A refusal, audited in the claim's transaction; expiry and a tampered payload also settle the action. */

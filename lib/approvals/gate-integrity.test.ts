@@ -9,6 +9,8 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { AppError } from "@/lib/errors";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query } from "@/lib/db/sql";
 import { findTool } from "@/lib/tools/registry";
 import type { ToolDefinition } from "@/lib/tools/tool";
 
@@ -166,6 +168,51 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
     expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(0);
     expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
     expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
+  });
+});
+
+describe("an effect that cannot be written leaves nothing half done", () => {
+  function replaceApply(toolName: string, apply: ToolDefinition["apply"]) {
+    const tool = findTool(toolName) as ToolDefinition;
+    const original = tool.apply;
+    tool.apply = apply;
+    restore.push(() => (tool.apply = original));
+  }
+
+  it("when the effect's own guard finds the state moved, the claim is undone and a fresh revision is queued", async () => {
+    const fresh = await createTestTenant(t.db);
+    const p = await approvedRefund(fresh, 10_000, "INV-1044");
+    replaceApply("refund_invoice", async () => ({ stateChanged: "The invoice moved." }));
+    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor })))
+      .toEqual({ ok: false, code: "state_changed" });
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
+    expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
+    expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(0);
+  });
+
+  const failingEffects: Array<[string, ToolDefinition["apply"]]> = [
+    ["refuses in words", async () => {
+      throw new AppError("effect_refused", "The ledger is closed for the night.", 409);
+    }],
+    ["fails inside the database, after writing", async (ctx) => {
+      await query(ctx.q, Prisma.sql`UPDATE "Invoice" SET "amountRefundedMinor" = 1 WHERE "tenantId" = ${ctx.tenantId}::uuid`);
+      await query(ctx.q, Prisma.sql`SELECT 1 / 0`);
+      return { ok: true, result: {} };
+    }],
+  ];
+
+  it.each(failingEffects)("when the effect %s, nothing it wrote stays, and the execution is recorded as failed once", async (_label, apply) => {
+    const fresh = await createTestTenant(t.db);
+    const p = await approvedRefund(fresh, 10_000, "INV-1044");
+    replaceApply("refund_invoice", apply);
+    const outcome = await executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
+    expect(outcome.state).toBe("failed");
+    const executions = await t.db.execution.findMany({ where: { actionId: p.actionId } });
+    expect(executions.map((e) => e.status)).toEqual(["failed"]);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "failed" });
+    expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(0);
+    expect(await t.db.invoice.count({ where: { tenantId: fresh.id, amountRefundedMinor: { not: 0 } } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { actionId: p.actionId, type: "execution.started" } })).toBe(1);
   });
 });
 
