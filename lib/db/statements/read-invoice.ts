@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import type { CustomerRow } from "@/lib/db/statements/read-customer";
 
 export type InvoiceRow = {
   id: string;
@@ -11,16 +12,7 @@ export type InvoiceRow = {
   amountRefundedMinor: number;
   dueDate: Date;
   version: number;
-  customer: {
-    id: string;
-    externalRef: string;
-    name: string;
-    email: string;
-    verifiedDomains: string[];
-    optOut: boolean;
-    notes: string;
-    version: number;
-  };
+  customer: Omit<CustomerRow, "invoices">;
 };
 
 /**
