@@ -7,7 +7,7 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { startTask } from "@/lib/tasks/start-task";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
-// Concurrent proposals share one write statement (lib/approvals/write-proposals.ts). These tests
+// Concurrent proposals share one write statement (lib/approvals/write-proposal.ts). These tests
 // propose many at once and check that each is written whole, to its own rows, or fails alone.
 
 let t: TestDatabase;
