@@ -6,6 +6,7 @@ import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-even
 import { ALL_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
+import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
@@ -19,18 +20,14 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
   if (!isUuid(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
   const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const admins = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`;
-    const target = await tx.$queryRaw<Array<{ id: string; userId: string; roles: Role[]; email: string }>>`
-      SELECT m.id, m."userId"::text AS "userId", m.roles::text[] AS roles, u.email FROM "Membership" m JOIN "User" u ON u.id = m."userId"
-      WHERE m.id = ${input.membershipId}::uuid AND m."tenantId" = ${input.tenantId}::uuid FOR UPDATE OF m`;
-    const member = target[0];
-    if (!member) throw new AppError("not_found", "That member was not found.", 404);
+    const locked = await lockMembershipForRoles(tx, { tenantId: input.tenantId, membershipId: input.membershipId });
+    if (!locked) throw new AppError("not_found", "That member was not found.", 404);
+    const { member, adminIds } = locked;
     const before = ALL_ROLES.filter((role) => member.roles.includes(role));
     const changed = before.join(",") !== roles.join(",");
     if (!changed) return { roles, changed };
     const losesAdmin = before.includes("admin") && !roles.includes("admin");
-    if (losesAdmin && admins.filter((a) => a.id !== member.id).length === 0) return { refused: { id: member.id, email: member.email, before } };
+    if (losesAdmin && adminIds.filter((id) => id !== member.id).length === 0) return { refused: { id: member.id, email: member.email, before } };
     await tx.membership.update({ where: { id: member.id, tenantId: input.tenantId }, data: { roles } });
     // A member who loses a role is signed out of every session, in this same transaction.
     const losesRole = before.some((role) => !roles.includes(role));
