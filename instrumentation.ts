@@ -3,7 +3,8 @@
  * stamped on it (sign-in throttling counts clients by it); a malformed COUNTERSIGN_TRUSTED_PROXIES
  * fails this hook, naming the entry, rather than letting forwarded addresses be misread. With
  * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
- * `npm run worker` runs more, anywhere.
+ * `npm run worker` runs more, anywhere. The compute pool's threads start here too, so the first
+ * proposal does not wait for them to load the parser.
  */
 export async function register() {
   // NEXT_RUNTIME is Next.js's own (set per bundle at build time), not configuration.
@@ -12,6 +13,8 @@ export async function register() {
   const { stampPeerAddresses } = await import("@/lib/server/stamp-peer-address");
   readEnv("COUNTERSIGN_TRUSTED_PROXIES");
   stampPeerAddresses();
+  const { warmComputePool } = await import("@/lib/compute/compute-pool");
+  warmComputePool();
   if (readEnv("COUNTERSIGN_IN_PROCESS_WORKER") !== "1") return;
   const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
   startInProcessWorker();

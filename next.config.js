@@ -18,6 +18,7 @@ const nextConfig = {
     "@vscode/tree-sitter-wasm",
     "@marcbachmann/cel-js",
     "nodemailer",
+    "piscina",
   ],
   async headers() {
     return [

@@ -133,6 +133,10 @@ export const ENVIRONMENT = {
   COUNTERSIGN_WORKER_POLL_MS: declare("Agents and workers", opt(int(5, 60_000)), "How often an idle worker looks for runnable tasks.", { shownDefault: "1000" }),
   COUNTERSIGN_EXECUTION_LEASE_MS: declare("Agents and workers", opt(int(1, 3_600_000)),
     "How long a sandbox run or SMTP delivery may go without renewing its lease (renewed at a third of it) before recovery records it unknown.", { shownDefault: "60000" }),
+  COUNTERSIGN_COMPUTE_THREADS: declare("Agents and workers", opt(int(1, 64)),
+    "Worker threads per process for the work that grows with the input (code pre-scan, risk tags, payload hashing).", { shownDefault: "cores − 1, at least 2, at most 4" }),
+  COUNTERSIGN_COMPUTE_BUDGET_MS: declare("Agents and workers", opt(int(1, 60_000)),
+    "Running time one payload's checks may take before it is refused as `too_complex`.", { shownDefault: "2000" }),
 
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),

@@ -24,6 +24,12 @@ export function revisionHash(p: RevisionPayload): PayloadHash {
     : payloadHash({ v: 1, tenant: p.tenantId, tool: p.tool, args: p.args ?? {}, revision: p.revision, policyVersion: p.policyVersion });
 }
 
+/** Just the fields of a revision its hash covers (e.g. to send a locked row to the compute pool). */
+export function revisionPayloadOf(p: RevisionPayload): RevisionPayload {
+  const { tenantId, tool, kind, args, code, language, sandboxSpec, revision, policyVersion } = p;
+  return { tenantId, tool, kind, args, code, language, sandboxSpec, revision, policyVersion };
+}
+
 /** The arguments a tool's execute() receives for a revision (code tools get their code block). */
 export function toolArgsOf(p: Pick<RevisionPayload, "kind" | "args" | "code" | "language">): JsonObject {
   return p.kind === "code" ? { code: p.code ?? "", language: p.language ?? "python" } : (p.args ?? {});

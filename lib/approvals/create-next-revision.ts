@@ -8,7 +8,7 @@ import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { LockedAction } from "@/lib/db/statements/lock-action";
 import { writeNextRevision } from "@/lib/db/statements/write-next-revision";
-import { payloadColumns, revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
+import { payloadColumns, toolArgsOf } from "@/lib/approvals/action-revision";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { diffCode, diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
@@ -45,15 +45,12 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
   const assessment = await assessPayload(tx, {
     tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
+    revision: action.currentRevision + 1,
   });
-  const { decision } = assessment;
+  const { decision, hash } = assessment;
   const revision = action.currentRevision + 1;
   const isCode = tool.kind === "code";
   const columns = payloadColumns(tool.kind, input.args);
-  const hash = revisionHash({
-    tenantId: action.tenantId, tool: tool.name, kind: tool.kind, ...columns,
-    sandboxSpec: assessment.sandboxSpec, revision, policyVersion: loaded.policy.version,
-  });
   const previousArgs = toolArgsOf(action);
   const diff: PayloadDiff = {
     fields: input.snapshotChange

@@ -15,7 +15,8 @@ import { renewExecutionLease } from "@/lib/db/statements/renew-execution-lease";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { findTool } from "@/lib/tools/registry";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
-import { revisionHash, toolArgsOf } from "@/lib/approvals/action-revision";
+import { revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { runCompute } from "@/lib/compute/compute-pool";
 import { createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { liveExecutionOutput } from "@/lib/approvals/live-output";
@@ -142,7 +143,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = findTool(action.tool);
   const args = toolArgsOf(action);
-  const recomputed = revisionHash(action).hash;
+  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload" })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
   let live: JsonObject | null = null;

@@ -4,7 +4,7 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
-import { AppError, markAudited, toPublicError } from "@/lib/errors";
+import { AppError, isAppError, markAudited, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { taskExists } from "@/lib/db/statements/task-exists";
@@ -12,7 +12,7 @@ import { writeProposal } from "@/lib/approvals/write-proposal";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { requireTool } from "@/lib/tools/registry";
 import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-policy";
-import { payloadColumns, revisionHash } from "@/lib/approvals/action-revision";
+import { payloadColumns } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
@@ -85,6 +85,16 @@ async function proposeUnder(
   const actor = requesterAuditActor(input.requester);
   let validated: ReturnType<typeof validateArgs>;
   const { tenant, policy } = loaded;
+  // A proposal refused before anything is written leaves one audit event and nothing else.
+  const refuse = async (error: unknown): Promise<never> => {
+    const { body } = toPublicError(error, "proposeAction");
+    await appendAuditEvent(db, {
+      tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
+      subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
+      data: { code: body.code, message: body.message },
+    });
+    throw markAudited(error);
+  };
   try {
     validated = validateArgs(input.tool, input.args);
     // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
@@ -93,13 +103,7 @@ async function proposeUnder(
       throw new AppError("not_found", "That task was not found.", 404);
     }
   } catch (error) {
-    const { body } = toPublicError(error, "proposeAction");
-    await appendAuditEvent(db, {
-      tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
-      subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
-      data: { code: body.code, message: body.message },
-    });
-    throw markAudited(error);
+    return refuse(error);
   }
   const { tool, args } = validated;
   const assessment = await assessPayload(db, {
@@ -110,14 +114,11 @@ async function proposeUnder(
     requesterRoles: input.requester.type === "user" ? input.requester.roles : [],
     untrustedValues: input.untrustedValues,
     policy,
-  });
-  const { decision } = assessment;
+    revision: 1,
+  }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));
+  const { decision, hash } = assessment;
   const revision = 1;
   const columns = payloadColumns(tool.kind, args);
-  const hash = revisionHash({
-    tenantId: tenant.id, tool: tool.name, kind: tool.kind, ...columns,
-    sandboxSpec: assessment.sandboxSpec, revision, policyVersion: policy.version,
-  });
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
 
   const actionId = randomUUID();
