@@ -45,6 +45,9 @@ function pool(): Piscina {
       maxThreads: threads,
       maxQueue: threads * 64,
       idleTimeout: 60_000,
+      // Below the request thread in the scheduler (Linux nice is per thread), so a busy pool slows
+      // other pages and /api/health as little as the CPU allows.
+      niceIncrement: 10,
       // A hostile item may exhaust its own thread's heap, never the server's.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
     });

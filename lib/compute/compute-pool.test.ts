@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runCompute } from "@/lib/compute/compute-pool";
+import type { RevisionPayload } from "@/lib/approvals/action-revision";
+import { revisionHash } from "@/lib/approvals/action-revision";
+
+const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
+  tenantId: "tenant", tool: "get_invoice", kind: "tool", args, code: null, language: null, sandboxSpec: null, revision: 1, policyVersion: 1,
+});
+
+const inspect = (code: string, budgetMs?: number) =>
+  runCompute(
+    "inspectPayload",
+    {
+      code,
+      risk: { tool: "run_python", toolClass: ["code-exec"], args: { code }, context: {} },
+      payload: { ...payload(null), tool: "run_python", kind: "code", code, language: "python", sandboxSpec: { image: "test" } },
+    },
+    { what: "code", budgetMs },
+  );
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe("compute pool", () => {
+  it("hashes on a worker exactly as on the request thread", async () => {
+    const p = payload({ invoiceId: "inv_1", note: "é ✓" });
+    expect(await runCompute("hashRevision", p, { what: "payload" })).toEqual(revisionHash(p));
+  });
+
+  it("pre-scans code and tags its risk in one task", async () => {
+    const result = await inspect("import os\nos.system('id')\n");
+    expect(result.scan?.blocked.map((f) => f.rule)).toContain("banned-import");
+    expect(result.riskTags.map((t) => t.id)).toContain("scan.banned-import");
+    expect(result.hash.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("refuses an item past its running-time budget as too_complex, and the pool keeps working", async () => {
+    // 100,000 characters of code take the parser far longer than 1 ms.
+    const code = "x = 1\n".repeat(16_000);
+    await expect(inspect(code, 1)).rejects.toMatchObject({ code: "too_complex", status: 422 });
+    // The stopped thread was replaced: the next item runs normally.
+    const ok = await inspect("print(1)\n");
+    expect(ok.scan?.parseError).toBeNull();
+  });
+
+  it("gives every queued item its own budget: items waiting behind a slow one are not refused for the wait", async () => {
+    const code = "x = 1\n".repeat(16_000);
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => inspect(code, 30_000)));
+    expect(results.every((r) => r.status === "fulfilled")).toBe(true);
+  });
+
+  it("reads its budget from COUNTERSIGN_COMPUTE_BUDGET_MS", async () => {
+    vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "1");
+    await expect(inspect("y = 2\n".repeat(16_000))).rejects.toMatchObject({ code: "too_complex" });
+  });
+});
