@@ -54,8 +54,12 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
 
   if (tool.kind === "code") {
     const sandbox = await detectSandbox();
-    if (!sandbox.available || !sandbox.spec) refusal = `No sandbox is available to run code, so it is refused: ${sandbox.reason}`;
-    else sandboxSpec = { ...sandbox.spec };
+    if (sandbox.available && sandbox.spec) sandboxSpec = { ...sandbox.spec };
+    else {
+      refusal = `No sandbox is available to run code, so it is refused: ${sandbox.reason}`;
+      // Recorded (and hashed) as what the denied code would have run under: nothing.
+      sandboxSpec = { isolation: "none", reason: sandbox.reason };
+    }
   }
 
   const snapshot = await tool.snapshot({ q, tenantId: input.tenantId }, args);

@@ -53,3 +53,15 @@ describe("a payload whose checks exceed their budget", () => {
     expect(["pending", "denied", "allowed"]).toContain(outcome.state);
   });
 });
+
+describe("code when no sandbox is available", () => {
+  it("is denied with the reason (recorded as running under no sandbox), not a server error", async () => {
+    vi.stubEnv("SANDBOX_MODE", "none");
+    const outcome = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(1)\n", language: "python" },
+    });
+    expect(outcome).toMatchObject({ state: "denied", reason: expect.stringContaining("SANDBOX_MODE=none") });
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: outcome.actionId } });
+    expect(revision.sandboxSpec).toMatchObject({ isolation: "none" });
+  });
+});
