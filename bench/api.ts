@@ -107,9 +107,10 @@ function teardown(): Promise<void> {
   return tornDown;
 }
 
+const INTERRUPTED = 130;
 process.on("SIGINT", () => {
   console.error("\nInterrupted: stopping the console and the database…");
-  void teardown().then(() => process.exit(130));
+  void teardown().then(() => process.exit(INTERRUPTED));
 });
 process.on("SIGTERM", () => void teardown().then(() => process.exit(143)));
 
@@ -584,15 +585,21 @@ async function main() {
     );
 
   const results: Array<{ agents: number; trivial: RatePhase; read: RatePhase; write: RatePhase; decision: DecisionPhase }> = [];
+  // Interrupted (Ctrl-C) or the console gone: no more phases, and a level cut short is not reported.
+  const halted = () => stopping || serverGone;
   for (const agents of LEVELS) {
-    if (stopping || serverGone) break;
+    if (halted()) break;
     const t = await ratePhase(agents, SECONDS, trivial);
+    if (halted()) break;
     line("trivial", t);
     const r = await ratePhase(agents, SECONDS, read);
+    if (halted()) break;
     line("submit read", r);
     const w = await ratePhase(agents, SECONDS, write);
+    if (halted()) break;
     line("submit write", w);
     const d = await decisionPhase(agents, SECONDS);
+    if (halted()) break;
     console.log(
       `  ${"poll+execute".padEnd(13)} ${String(agents).padStart(2)} agents: ${d.cyclesPerSecond.toFixed(0).padStart(5)} cycles/s, decision→agent p50 ${fmt(d.decisionToAgent.p50)} / p99 ${fmt(d.decisionToAgent.p99)} ms` +
         `, execute p50 ${fmt(d.execute.p50)} / p99 ${fmt(d.execute.p99)} ms; health p99 ${fmt(d.health.p99)} ms${d.failures ? `; FAILED: ${d.failures}` : ""}` +
@@ -602,10 +609,11 @@ async function main() {
   }
 
   let hostile: HostilePhase | null = null;
-  if (!stopping && !serverGone) {
+  if (!halted()) {
     console.log(`  hostile: ${HOSTILE.length} agents for ${SECONDS} s, each request allowed ${REQUEST_TIMEOUT_MS / 1000} s, the phase at most ${HOSTILE_CAP_SECONDS} s…`);
     hostile = await hostilePhase(SECONDS);
   }
+  if (stopping) return INTERRUPTED;
   const serverDied = serverGone && !stopping;
 
   // ── report ─────────────────────────────────────────────────────────────────────────────────────
