@@ -1,0 +1,708 @@
+/**
+ * Agent-API benchmark (a script, not a test): the built console (`next start`) on a throw-away
+ * bundled PostgreSQL, driven over HTTP by 1, 16 and 64 simulated agents (closed loop, one API key
+ * each), with /api/health probed every 50 ms throughout. Phases: a trivial route, submits the
+ * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
+ * execute, and three hostile inputs. One table at the end, with the targets of issue 13 beside it.
+ *
+ *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "pg";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import type { Member } from "@/lib/approvals/actors";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { createDb, embeddedPoolSize, type Db } from "@/lib/db/client";
+import { BundledPostgresError, findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { INJECTION_NOTE, seedDemoTenant } from "@/lib/demo/seed";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { processEnv, readEnv } from "@/lib/env";
+
+// ── options ──────────────────────────────────────────────────────────────────────────────────────
+
+const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json"];
+const argv = process.argv.slice(2);
+const option = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+const optionValue = (name: string) => {
+  const found = option(name);
+  return found?.includes("=") ? found.slice(found.indexOf("=") + 1) : undefined;
+};
+const unknownOption = argv.find((a) => !KNOWN_OPTIONS.some((k) => a === `--${k}` || a.startsWith(`--${k}=`)));
+const QUICK = option("quick") !== undefined;
+const SECONDS = Number(optionValue("duration") ?? (QUICK ? 2 : 8));
+const HOSTILE_CAP_SECONDS = Number(optionValue("hostile-cap") ?? (QUICK ? 60 : 150));
+const JSON_FILE = option("json") === undefined ? null : (optionValue("json") ?? "bench-api.json");
+if (unknownOption || !(SECONDS > 0) || !(HOSTILE_CAP_SECONDS >= SECONDS)) {
+  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
+  process.exit(1);
+}
+
+const LEVELS = [1, 16, 64];
+const AGENTS = Math.max(...LEVELS);
+/** Every request may take this long; the hostile inputs are expected to need it today. */
+const REQUEST_TIMEOUT_MS = 120_000;
+const HEALTH_EVERY_MS = 50;
+/** The reviewer approves a random 0–800 ms after the agent starts waiting: two poll intervals (lib/api/wait-for-decision.ts). */
+const DECIDE_DELAY_MAX_MS = 800;
+const TARGET_RATIO = 0.6;
+const TARGET_SUBMIT_P99_MS = 250;
+const TARGET_HEALTH_P99_MS = 100;
+const AGENT_TOOLS = ["get_invoice", "refund_invoice", "send_email", "run_python"];
+
+const root = process.cwd();
+if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+  console.error("✖ No production build in .next: run `npm run build` first (bench:api measures the built console).");
+  process.exit(1);
+}
+
+// ── teardown, also on Ctrl-C ─────────────────────────────────────────────────────────────────────
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-bench-api-"));
+chmodSync(dir, 0o755); // the bundled PostgreSQL runs as `postgres` when we are root
+let cluster: EmbeddedCluster | null = null;
+let db: Db | null = null;
+let server: ChildProcess | null = null;
+let serverGone = false;
+let stopping = false;
+/** Aborts every request still in flight when the run is interrupted. */
+const interrupted = new AbortController();
+const serverLog: string[] = [];
+
+function serverRunning(): boolean {
+  return server !== null && server.exitCode === null && server.signalCode === null;
+}
+
+let tornDown: Promise<void> | null = null;
+function teardown(): Promise<void> {
+  tornDown ??= (async () => {
+    stopping = true;
+    interrupted.abort();
+    if (server?.pid && serverRunning()) {
+      const exited = new Promise((resolve) => server!.once("exit", resolve));
+      // Its own process group (spawned detached): the server and anything it started.
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          process.kill(-server!.pid!, name);
+        } catch {
+          // already gone
+        }
+      };
+      signal("SIGTERM");
+      // A server whose event loop is blocked (the hostile inputs) cannot run its SIGTERM handler.
+      if (await Promise.race([exited.then(() => false), sleep(5_000).then(() => true)])) {
+        signal("SIGKILL");
+        await Promise.race([exited, sleep(2_000)]);
+      }
+    }
+    await db?.$disconnect().catch(() => {});
+    await cluster?.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  })();
+  return tornDown;
+}
+
+const INTERRUPTED = 130;
+process.on("SIGINT", () => {
+  console.error("\nInterrupted: stopping the console and the database…");
+  void teardown().then(() => process.exit(INTERRUPTED));
+});
+process.on("SIGTERM", () => void teardown().then(() => process.exit(143)));
+
+// ── HTTP ─────────────────────────────────────────────────────────────────────────────────────────
+
+let port = 0;
+
+/** One answer, or status 0 with why there was none (timeout, aborted, ECONNRESET…). */
+type Reply = { status: number; code: string | null; body: string; ms: number; endedAt: number };
+
+function errorCodeOf(status: number, body: string): string | null {
+  if (status < 400) return null;
+  try {
+    return (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function send(
+  agent: http.Agent,
+  method: "GET" | "POST",
+  urlPath: string,
+  options: { headers?: Record<string, string>; json?: unknown; signal?: AbortSignal } = {},
+): Promise<Reply> {
+  const payload = options.json === undefined ? undefined : Buffer.from(JSON.stringify(options.json));
+  const headers: Record<string, string> = { ...options.headers };
+  if (payload) {
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(payload.byteLength);
+  }
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const signal = AbortSignal.any([timeout, interrupted.signal, ...(options.signal ? [options.signal] : [])]);
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const finish = (status: number, body: string, code: string | null) => {
+      const endedAt = performance.now();
+      resolve({ status, body, code, ms: endedAt - started, endedAt });
+    };
+    const failed = (error: NodeJS.ErrnoException) =>
+      finish(0, "", timeout.aborted ? "timeout" : signal.aborted ? "aborted" : (error.code ?? error.name));
+    const req = http.request({ host: "127.0.0.1", port, method, path: urlPath, headers, agent, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        finish(res.statusCode ?? 0, body, errorCodeOf(res.statusCode ?? 0, body));
+      });
+      res.on("error", failed);
+    });
+    req.on("error", failed);
+    req.end(payload);
+  });
+}
+
+/** Connections for one phase: one per agent, kept alive, closed at the phase's end. */
+const connectionPool = () => new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 1024 });
+
+/** The refusal's message, or the submit's state and reason, in at most 160 characters. */
+function messageOf(reply: Reply): string | null {
+  try {
+    const body = JSON.parse(reply.body) as { error?: { message?: string }; state?: string; reason?: string };
+    const text = body.error?.message ?? (body.state ? `${body.state}${body.reason ? `: ${body.reason}` : ""}` : null);
+    return text && text.length > 160 ? `${text.slice(0, 159)}…` : text;
+  } catch {
+    return null;
+  }
+}
+
+const describe = (reply: Reply) => (reply.status === 0 ? `no answer (${reply.code})` : `${reply.status}${reply.code ? ` ${reply.code}` : ""}`);
+
+// ── statistics ───────────────────────────────────────────────────────────────────────────────────
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+type Summary = { n: number; p50: number; p99: number; max: number };
+const summarize = (values: number[]): Summary => ({ n: values.length, p50: percentile(values, 50), p99: percentile(values, 99), max: values.length ? Math.max(...values) : Number.NaN });
+
+/** Successes (with their latencies) and failures by kind, for one kind of request. */
+class Recorder {
+  latencies: number[] = [];
+  failures = new Map<string, number>();
+  /** Counts the reply as a success when its status is the expected one (and `check` agrees). */
+  take(reply: Reply, expected: number, check?: (body: string) => string | null): boolean {
+    const problem = reply.status !== expected ? describe(reply) : (check?.(reply.body) ?? null);
+    if (problem === null) {
+      this.latencies.push(reply.ms);
+      return true;
+    }
+    this.fail(problem);
+    return false;
+  }
+  fail(what: string) {
+    this.failures.set(what, (this.failures.get(what) ?? 0) + 1);
+  }
+  get failureText(): string {
+    return [...this.failures].map(([what, n]) => `${what} ×${n}`).join(", ");
+  }
+}
+
+const stateIs = (expected: string) => (body: string) => {
+  let state: unknown;
+  try {
+    state = (JSON.parse(body) as { state?: unknown }).state;
+  } catch {
+    return "not JSON";
+  }
+  return state === expected ? null : `state ${String(state)}`;
+};
+
+// ── the health prober ────────────────────────────────────────────────────────────────────────────
+
+type Probe = { reply: Reply };
+type HealthSummary = Summary & { failed: number; failures: string };
+
+/**
+ * GET /api/health every 50 ms on its own connections, whether or not earlier probes have been
+ * answered (a stalled server shows as many slow probes, not as one). `stop` waits for the
+ * outstanding ones, or aborts them at `deadline` (their time so far is counted).
+ */
+function startProber() {
+  const agent = connectionPool();
+  const stopped = new AbortController();
+  const probes: Array<Promise<Probe>> = [];
+  const timer = setInterval(() => {
+    probes.push(send(agent, "GET", "/api/health", { signal: stopped.signal }).then((reply) => ({ reply })));
+  }, HEALTH_EVERY_MS);
+  return {
+    async stop(deadline = Number.POSITIVE_INFINITY): Promise<HealthSummary> {
+      clearInterval(timer);
+      const wait = deadline - performance.now();
+      const abortAt = Number.isFinite(wait) ? setTimeout(() => stopped.abort(), Math.max(0, wait)) : null;
+      const done = await Promise.all(probes);
+      if (abortAt) clearTimeout(abortAt);
+      agent.destroy();
+      const recorder = new Recorder();
+      for (const { reply } of done) recorder.take(reply, 200);
+      return { ...summarize(done.map((p) => p.reply.ms)), failed: done.length - recorder.latencies.length, failures: recorder.failureText };
+    },
+  };
+}
+
+// ── where the CPU went (Linux /proc; the machine is shared and the load generator runs on it too) ──
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux everywhere in practice). */
+const TICKS_PER_SECOND = 100;
+
+function procTicks(pid: number): { ticks: number; ppid: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" "); // fields[0] is field 3 (state)
+    return { ticks: Number(fields[11]) + Number(fields[12]), ppid: Number(fields[1]) };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ticks of the bundled cluster's postmaster and its backends, by pid. */
+function postgresTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  if (!cluster) return ticks;
+  const pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  const postmaster = pids.find((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(cluster!.pgDir);
+    } catch {
+      return false;
+    }
+  });
+  if (postmaster === undefined) return ticks;
+  for (const pid of pids) {
+    const stat = procTicks(pid);
+    if (stat && (pid === postmaster || stat.ppid === postmaster)) ticks.set(pid, stat.ticks);
+  }
+  return ticks;
+}
+
+/** Ticks used since `before` by the processes alive now (a backend that exited meanwhile is not counted). */
+function ticksSince(before: Map<number, number>, now: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ticks] of now) sum += ticks - (before.get(pid) ?? 0);
+  return sum;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const [, ...numbers] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+    const values = numbers.slice(0, 8).map(Number); // user nice system idle iowait irq softirq steal
+    const total = values.reduce((a, b) => a + b, 0);
+    return { busy: total - values[3] - values[4], total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
+
+/** Share of one core, in percent, per process group over a phase; machine = all cores busy, in percent. */
+type CpuShare = { client: number; console: number; postgres: number; machineBusy: number };
+
+function cpuMeter() {
+  const started = performance.now();
+  const client = process.cpuUsage();
+  const consoleTicks = server?.pid ? (procTicks(server.pid)?.ticks ?? 0) : 0;
+  const pg = postgresTicks();
+  const machine = machineTicks();
+  return (): CpuShare => {
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(client);
+    const nowMachine = machineTicks();
+    const pct = (ticks: number) => (100 * ticks) / TICKS_PER_SECOND / seconds;
+    return {
+      client: (100 * (used.user + used.system)) / 1e6 / seconds,
+      console: pct((server?.pid ? (procTicks(server.pid)?.ticks ?? 0) : 0) - consoleTicks),
+      postgres: pct(ticksSince(pg, postgresTicks())),
+      machineBusy: nowMachine.total > machine.total ? (100 * (nowMachine.busy - machine.busy)) / (nowMachine.total - machine.total) : Number.NaN,
+    };
+  };
+}
+
+const cpuText = (c: CpuShare) =>
+  `cpu: client ${c.client.toFixed(0)}%, console ${c.console.toFixed(0)}%, postgres ${c.postgres.toFixed(0)}% of a core; machine ${c.machineBusy.toFixed(0)}% busy`;
+
+// ── set-up ───────────────────────────────────────────────────────────────────────────────────────
+
+type AgentKey = { name: string; headers: Record<string, string> };
+
+async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: Member; poolSize: number; sandbox: string }> {
+  cluster = await startEmbeddedPostgres({ dataDir: dir, port: 58_500, ephemeral: true });
+  const admin = new Client({ connectionString: cluster.url() });
+  await admin.connect();
+  await admin.query("CREATE DATABASE countersign");
+  await admin.end();
+  const databaseUrl = cluster.url("countersign");
+  await migrateDatabase(databaseUrl, root);
+  db = createDb(databaseUrl, { max: 4 });
+  const { tenantId } = await seedDemoTenant(db, DEFAULT_POLICY);
+
+  const adminUser = await db.user.findUniqueOrThrow({ where: { email: "admin@demo.test" }, select: { id: true } });
+  const reviewerUser = await db.user.findUniqueOrThrow({ where: { email: "reviewer@demo.test" }, select: { id: true, email: true } });
+  const reviewer: Member = { userId: reviewerUser.id, label: reviewerUser.email, roles: ["reviewer"] };
+  const keys: AgentKey[] = [];
+  for (let i = 1; i <= AGENTS; i++) {
+    const name = `bench-agent-${String(i).padStart(2, "0")}`;
+    const { secret } = await createApiKey(db, { tenantId, name, allowedTools: AGENT_TOOLS, createdById: adminUser.id });
+    keys.push({ name, headers: { authorization: `Bearer ${secret}` } });
+  }
+
+  port = await findFreePort(3_960);
+  const poolSize = readEnv("DATABASE_POOL_SIZE") ?? embeddedPoolSize();
+  server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...processEnv(),
+      DATABASE_URL: databaseUrl,
+      NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+      NEXTAUTH_SECRET: "bench-secret-not-for-production-use-0123456789",
+      // As `npm start` runs it with the bundled PostgreSQL (scripts/start.ts).
+      COUNTERSIGN_IN_PROCESS_WORKER: "1",
+      DATABASE_POOL_SIZE: String(poolSize),
+      // The per-key limit (120 a minute by default) would otherwise be what is measured.
+      COUNTERSIGN_API_RATE_LIMIT: "1000000",
+    },
+  });
+  const keepTail = (chunk: Buffer) => {
+    serverLog.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    serverLog.splice(0, Math.max(0, serverLog.length - 40));
+  };
+  server.stdout?.on("data", keepTail);
+  server.stderr?.on("data", keepTail);
+  server.on("exit", () => {
+    serverGone = true;
+  });
+
+  const agent = connectionPool();
+  let sandbox = "";
+  for (let i = 0; ; i++) {
+    if (serverGone) throw new Error("The console exited during start-up.");
+    if (i > 240) throw new Error("The console did not answer /api/health within 2 minutes.");
+    const reply = await send(agent, "GET", "/api/health");
+    if (reply.status === 200) {
+      // Code proposals depend on it: without a sandbox they are refused after the pre-scan.
+      const health = JSON.parse(reply.body) as { sandbox?: { available?: boolean; reason?: string } };
+      sandbox = health.sandbox?.available ? `sandbox: ${health.sandbox.reason}` : `no sandbox (${health.sandbox?.reason ?? "unknown"})`;
+      break;
+    }
+    await sleep(500);
+  }
+  agent.destroy();
+  return { keys, tenantId, reviewer, poolSize, sandbox };
+}
+
+// ── phases ───────────────────────────────────────────────────────────────────────────────────────
+
+/** `concurrency` agents, each sending its next request when the last is answered, for `seconds`. */
+async function closedLoop(concurrency: number, seconds: number, work: (agentIndex: number, connections: http.Agent) => Promise<void>): Promise<number> {
+  const connections = connectionPool();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, agentIndex) => {
+      while (performance.now() < deadline && !stopping && !serverGone) await work(agentIndex, connections);
+    }),
+  );
+  connections.destroy();
+  return (performance.now() - started) / 1000;
+}
+
+type RatePhase = { agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; cpu: CpuShare };
+
+async function ratePhase(agents: number, seconds: number, one: (agentIndex: number, connections: http.Agent, recorder: Recorder) => Promise<void>): Promise<RatePhase> {
+  const recorder = new Recorder();
+  const prober = startProber();
+  const cpu = cpuMeter();
+  const elapsed = await closedLoop(agents, seconds, (i, connections) => one(i, connections, recorder));
+  const cpuShare = cpu();
+  const health = await prober.stop();
+  return {
+    agents, seconds: elapsed, perSecond: recorder.latencies.length / elapsed, latency: summarize(recorder.latencies),
+    failures: recorder.failureText, health, cpu: cpuShare,
+  };
+}
+
+type DecisionPhase = {
+  agents: number;
+  cyclesPerSecond: number;
+  decisionToAgent: Summary;
+  execute: Summary;
+  vote: Summary;
+  failures: string;
+  health: HealthSummary;
+  cpu: CpuShare;
+};
+
+type HostileInput = { name: string; shape: string; body: Record<string, unknown> };
+
+const HOSTILE: HostileInput[] = [
+  { name: "dotted name", shape: `code "a" + ".b" × 49,999 (100,000 chars)`, body: { code: "a" + ".b".repeat(49_999), language: "python" } },
+  { name: "nested calls", shape: `code "f(" × 20,000 + ")" × 20,000 (80,000 chars)`, body: { code: "f(".repeat(20_000) + ")".repeat(20_000), language: "python" } },
+  {
+    name: "long comment",
+    shape: `code "#" + "x" × 99,999 (100,000 chars), 1 untrustedValues entry (${INJECTION_NOTE.length} chars)`,
+    body: { code: "#" + "x".repeat(99_999), language: "python", untrustedValues: [INJECTION_NOTE] },
+  },
+];
+
+type HostileRequest = { input: string; startedAt: number; status: number; code: string | null; message: string | null; ms: number };
+type HostilePhase = { seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: HealthSummary; cpu: CpuShare };
+
+async function main() {
+  const setUpStarted = performance.now();
+  const { keys, tenantId, reviewer, poolSize, sandbox } = await setUp();
+  const header =
+    `Countersign agent-API benchmark — ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? "unknown CPU"}), Node ${process.version}, ` +
+    `${os.platform()} ${os.arch()}\nbuilt console (next start) on port ${port}, bundled PostgreSQL 17, pool of ${poolSize} connections; ` +
+    `${SECONDS} s per phase${QUICK ? " (--quick)" : ""}; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
+    `set-up ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s\n${sandbox}`;
+  console.log(`${header}\n`);
+
+  const submit = (agentIndex: number, connections: http.Agent, json: unknown) =>
+    send(connections, "POST", "/api/v1/actions", { headers: keys[agentIndex].headers, json });
+  const readCall = () => ({ tool: "get_invoice", args: { invoice_number: "INV-1042" } });
+  // Above the two-approver threshold (1,000.00), below the deny limit and INV-1044's 12,000.00 paid.
+  const writeCall = () => ({
+    tool: "refund_invoice",
+    args: { invoice_number: "INV-1044", amount_minor: 100_001 + Math.floor(Math.random() * 50_000), reason: "Benchmark refund" },
+  });
+  // Email executes leave the other pending emails valid (a refund would change the invoice).
+  const emailCall = () => ({
+    tool: "send_email",
+    args: { to: "billing@acme.example", subject: "Reminder", body: `Benchmark ${Math.random()}`, invoice_number: "INV-1042" },
+  });
+
+  const trivial = (_i: number, c: http.Agent, r: Recorder) => send(c, "GET", "/api/v1/openapi.json").then((reply) => void r.take(reply, 200));
+  const read = (i: number, c: http.Agent, r: Recorder) => submit(i, c, readCall()).then((reply) => void r.take(reply, 200, stateIs("allowed")));
+  const write = (i: number, c: http.Agent, r: Recorder) => submit(i, c, writeCall()).then((reply) => void r.take(reply, 201, stateIs("pending")));
+
+  async function decisionPhase(agents: number, seconds: number): Promise<DecisionPhase> {
+    const steps = new Recorder(); // submit and long-poll: only their failures are reported here
+    const decisionToAgent: number[] = [];
+    const execute = new Recorder();
+    const votes: number[] = [];
+    let cycles = 0;
+    const prober = startProber();
+    const cpu = cpuMeter();
+    const elapsed = await closedLoop(agents, seconds, async (i, connections) => {
+      const submitted = await submit(i, connections, emailCall());
+      if (!steps.take(submitted, 201, stateIs("pending"))) return;
+      const { id, payloadHash } = JSON.parse(submitted.body) as { id: string; payloadHash: string };
+      const giveUp = new AbortController();
+      const poll = send(connections, "GET", `/api/v1/actions/${id}/decision?timeout=30`, { headers: keys[i].headers, signal: giveUp.signal });
+      const decided = (async () => {
+        await sleep(Math.random() * DECIDE_DELAY_MAX_MS);
+        const started = performance.now();
+        await decideAction(db!, { tenantId, actionId: id, verdict: "approve", payloadHash, reviewer });
+        // When the vote has committed, as far as this process can tell (it is on the same clock as the agent).
+        const at = performance.now();
+        votes.push(at - started);
+        return at;
+      })().catch((error: unknown) => {
+        giveUp.abort();
+        steps.fail(`vote failed: ${error instanceof Error ? error.message : String(error)}`);
+        return null;
+      });
+      const [answer, decidedAt] = await Promise.all([poll, decided]);
+      if (decidedAt === null || !steps.take(answer, 200, stateIs("approved"))) return;
+      decisionToAgent.push(answer.endedAt - decidedAt);
+      const executed = await send(connections, "POST", `/api/v1/actions/${id}/execute`, {
+        headers: { ...keys[i].headers, "idempotency-key": `bench-${id}` },
+        json: { payloadHash },
+      });
+      if (execute.take(executed, 200, stateIs("succeeded"))) cycles++;
+    });
+    const cpuShare = cpu();
+    const health = await prober.stop();
+    const failures = [steps.failureText, execute.failureText].filter(Boolean).join(", ");
+    return {
+      agents, cyclesPerSecond: cycles / elapsed, decisionToAgent: summarize(decisionToAgent),
+      execute: summarize(execute.latencies), vote: summarize(votes), failures, health, cpu: cpuShare,
+    };
+  }
+
+  async function hostilePhase(seconds: number): Promise<HostilePhase> {
+    const started = performance.now();
+    const capAt = started + HOSTILE_CAP_SECONDS * 1000;
+    const deadline = started + seconds * 1000;
+    const cap = new AbortController();
+    const capTimer = setTimeout(() => cap.abort(), HOSTILE_CAP_SECONDS * 1000);
+    const prober = startProber();
+    const cpu = cpuMeter();
+    const connections = connectionPool();
+    const requests: HostileRequest[] = [];
+    // One agent per input, each sending it again as soon as it is answered.
+    await Promise.all(
+      HOSTILE.map(async (input, i) => {
+        while (performance.now() < deadline && !cap.signal.aborted && !stopping && !serverGone) {
+          const sentAt = performance.now();
+          const reply = await send(connections, "POST", "/api/v1/actions", { headers: keys[i].headers, json: input.body, signal: cap.signal });
+          requests.push({ input: input.name, startedAt: (sentAt - started) / 1000, status: reply.status, code: reply.code, message: messageOf(reply), ms: reply.ms });
+        }
+      }),
+    );
+    clearTimeout(capTimer);
+    const health = await prober.stop(capAt);
+    const cpuShare = cpu();
+    connections.destroy();
+    return {
+      seconds: (performance.now() - started) / 1000, capSeconds: HOSTILE_CAP_SECONDS, cappedAt: cap.signal.aborted ? HOSTILE_CAP_SECONDS : null,
+      requests, health, cpu: cpuShare,
+    };
+  }
+
+  // Warm-up: the first request to each route loads its module.
+  const warm = await closedLoop(4, QUICK ? 0.5 : 1, async (i, c) => {
+    await trivial(i, c, new Recorder());
+    await read(i, c, new Recorder());
+    await write(i, c, new Recorder());
+  });
+  await decisionPhase(4, QUICK ? 0.5 : 1);
+  console.log(`warm-up done (${warm.toFixed(1)} s)\n`);
+
+  const fmt = (ms: number) => (Number.isNaN(ms) ? "—" : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+  const line = (label: string, r: RatePhase) =>
+    console.log(
+      `  ${label.padEnd(13)} ${String(r.agents).padStart(2)} agents: ${r.perSecond.toFixed(0).padStart(5)} req/s, p50 ${fmt(r.latency.p50)} ms, p99 ${fmt(r.latency.p99)} ms` +
+        `; health p50 ${fmt(r.health.p50)} / p99 ${fmt(r.health.p99)} ms${r.failures ? `; FAILED: ${r.failures}` : ""}${r.health.failed ? `; health failed: ${r.health.failures}` : ""}` +
+        `\n${" ".repeat(27)}${cpuText(r.cpu)}`,
+    );
+
+  const results: Array<{ agents: number; trivial: RatePhase; read: RatePhase; write: RatePhase; decision: DecisionPhase }> = [];
+  // Interrupted (Ctrl-C) or the console gone: no more phases, and a level cut short is not reported.
+  const halted = () => stopping || serverGone;
+  for (const agents of LEVELS) {
+    if (halted()) break;
+    const t = await ratePhase(agents, SECONDS, trivial);
+    if (halted()) break;
+    line("trivial", t);
+    const r = await ratePhase(agents, SECONDS, read);
+    if (halted()) break;
+    line("submit read", r);
+    const w = await ratePhase(agents, SECONDS, write);
+    if (halted()) break;
+    line("submit write", w);
+    const d = await decisionPhase(agents, SECONDS);
+    if (halted()) break;
+    console.log(
+      `  ${"poll+execute".padEnd(13)} ${String(agents).padStart(2)} agents: ${d.cyclesPerSecond.toFixed(0).padStart(5)} cycles/s, decision→agent p50 ${fmt(d.decisionToAgent.p50)} / p99 ${fmt(d.decisionToAgent.p99)} ms` +
+        `, execute p50 ${fmt(d.execute.p50)} / p99 ${fmt(d.execute.p99)} ms; health p99 ${fmt(d.health.p99)} ms${d.failures ? `; FAILED: ${d.failures}` : ""}` +
+        `\n${" ".repeat(27)}${cpuText(d.cpu)}`,
+    );
+    results.push({ agents, trivial: t, read: r, write: w, decision: d });
+  }
+
+  let hostile: HostilePhase | null = null;
+  if (!halted()) {
+    console.log(`  hostile: ${HOSTILE.length} agents for ${SECONDS} s, each request allowed ${REQUEST_TIMEOUT_MS / 1000} s, the phase at most ${HOSTILE_CAP_SECONDS} s…`);
+    hostile = await hostilePhase(SECONDS);
+  }
+  if (stopping) return INTERRUPTED;
+  const serverDied = serverGone && !stopping;
+
+  // ── report ─────────────────────────────────────────────────────────────────────────────────────
+
+  const mark = (ok: boolean) => (ok ? "met" : "NOT met");
+  const pad = (s: string, n: number) => s.padStart(n);
+  const pair = (s: Summary) => `${fmt(s.p50)} / ${fmt(s.p99)}`;
+  console.log(`\nAgent API, ${SECONDS} s per phase (latencies in ms, p50 / p99; health = GET /api/health every ${HEALTH_EVERY_MS} ms during that phase)`);
+  console.log(
+    `${pad("agents", 6)}  ${pad("trivial/s", 9)}  ${pad("read/s", 7)}  ${pad("write/s", 7)}  ${pad("read÷triv", 9)}  ${pad("write÷triv", 10)}` +
+      `  ${pad("trivial", 13)}  ${pad("submit read", 13)}  ${pad("submit write", 13)}  ${pad("health p99 triv/read/write/poll", 31)}`,
+  );
+  for (const { agents, trivial: t, read: r, write: w, decision: d } of results) {
+    console.log(
+      `${pad(String(agents), 6)}  ${pad(t.perSecond.toFixed(0), 9)}  ${pad(r.perSecond.toFixed(0), 7)}  ${pad(w.perSecond.toFixed(0), 7)}` +
+        `  ${pad((r.perSecond / t.perSecond).toFixed(2), 9)}  ${pad((w.perSecond / t.perSecond).toFixed(2), 10)}` +
+        `  ${pad(pair(t.latency), 13)}  ${pad(pair(r.latency), 13)}  ${pad(pair(w.latency), 13)}` +
+        `  ${pad([t, r, w, d].map((p) => fmt(p.health.p99)).join(" / "), 31)}`,
+    );
+  }
+  console.log(`\nDecision long-poll and execute (send_email; a reviewer approves 0–${DECIDE_DELAY_MAX_MS} ms after the agent starts waiting; the server re-reads every 400 ms)`);
+  console.log(`${pad("agents", 6)}  ${pad("cycles/s", 8)}  ${pad("decision→agent", 15)}  ${pad("execute", 13)}  ${pad("vote (in-process)", 17)}`);
+  for (const { agents, decision: d } of results) {
+    console.log(`${pad(String(agents), 6)}  ${pad(d.cyclesPerSecond.toFixed(0), 8)}  ${pad(pair(d.decisionToAgent), 15)}  ${pad(pair(d.execute), 13)}  ${pad(pair(d.vote), 17)}`);
+  }
+
+  if (hostile) {
+    const h = hostile.health;
+    console.log(
+      `\nHostile inputs (${HOSTILE.length} agents, one per input, sending for ${SECONDS} s; phase took ${hostile.seconds.toFixed(1)} s` +
+        `${hostile.cappedAt ? `, stopped at its ${hostile.capSeconds} s cap with requests unanswered` : ""})`,
+    );
+    // A probe still unanswered at the cap counts the time it waited: then these are lower bounds.
+    console.log(
+      `  health during it: p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms, max ${fmt(h.max)} ms over ${h.n} probes` +
+        `${h.failed ? ` (${h.failed} not answered 200: ${h.failures}; an unanswered probe counts its wait, so these are lower bounds)` : ""}`,
+    );
+    console.log(`  ${cpuText(hostile.cpu)}`);
+    for (const input of HOSTILE) {
+      const mine = hostile.requests.filter((q) => q.input === input.name);
+      const answers = new Map<string, number>();
+      for (const q of mine) {
+        const key = q.status === 0 ? `no answer (${q.code})` : `${q.status} ${q.code ?? ""}`.trim() + (q.message ? ` “${q.message}”` : "");
+        answers.set(key, (answers.get(key) ?? 0) + 1);
+      }
+      const lat = summarize(mine.map((q) => q.ms));
+      console.log(`  ${input.name}: ${input.shape}`);
+      console.log(
+        `    ${mine.length} sent → ${[...answers].map(([k, n]) => `${k} ×${n}`).join(", ") || "none"}; latency p50 ${fmt(lat.p50)} ms, max ${fmt(lat.max)} ms` +
+          ` (each: ${mine.map((q) => `${(q.ms / 1000).toFixed(1)} s`).join(", ")})`,
+      );
+    }
+  }
+
+  const at64 = results.find((r) => r.agents === 64);
+  const worst = (values: number[]) => (values.length ? Math.max(...values) : Number.NaN);
+  const submitP99 = worst(results.flatMap((r) => [r.read.latency.p99, r.write.latency.p99]));
+  const health64 = at64 ? worst([at64.trivial, at64.read, at64.write, at64.decision].map((p) => p.health.p99)) : Number.NaN;
+  console.log(`\nTargets (issue 13) on this machine:`);
+  if (at64) {
+    const readRatio = at64.read.perSecond / at64.trivial.perSecond;
+    const writeRatio = at64.write.perSecond / at64.trivial.perSecond;
+    console.log(`  submit throughput ≥ ${TARGET_RATIO} × trivial route at 64 agents: read ${readRatio.toFixed(2)} → ${mark(readRatio >= TARGET_RATIO)}; write ${writeRatio.toFixed(2)} → ${mark(writeRatio >= TARGET_RATIO)}`);
+  }
+  console.log(`  submit p99 ≤ ${TARGET_SUBMIT_P99_MS} ms (worst of read and write, every level): ${fmt(submitP99)} ms → ${mark(submitP99 <= TARGET_SUBMIT_P99_MS)}`);
+  if (at64) console.log(`  /api/health p99 ≤ ${TARGET_HEALTH_P99_MS} ms during the 64-agent load (worst phase): ${fmt(health64)} ms → ${mark(health64 <= TARGET_HEALTH_P99_MS)}`);
+  if (hostile) {
+    console.log(`  /api/health p99 ≤ ${TARGET_HEALTH_P99_MS} ms during the hostile phase: ${fmt(hostile.health.p99)} ms → ${mark(hostile.health.p99 <= TARGET_HEALTH_P99_MS)}`);
+  }
+  console.log(`\nload average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  if (serverDied) console.error(`\n✖ The console exited during the run. Its last lines:\n${serverLog.join("\n")}`);
+
+  if (JSON_FILE) {
+    const machine = { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim(), node: process.version, platform: `${os.platform()} ${os.arch()}` };
+    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile }, null, 2));
+    console.log(`raw numbers written to ${JSON_FILE}`);
+  }
+  return serverDied ? 1 : 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  if (error instanceof BundledPostgresError) console.error(`✖ ${error.message}`);
+  else {
+    console.error(error);
+    if (serverLog.length) console.error(`The console's last lines:\n${serverLog.join("\n")}`);
+  }
+}
+await teardown();
+process.exit(exitCode);
