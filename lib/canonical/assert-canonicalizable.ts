@@ -1,5 +1,5 @@
 import { hasLoneSurrogate, hasNul, NUL_MESSAGE } from "./text-checks";
-import { InvalidPayloadError } from "./invalid-payload-error";
+import { InvalidPayloadError, type InvalidPayloadCode } from "./invalid-payload-error";
 import { childPath, displayPath } from "./json-path";
 import { FORBIDDEN_KEYS, MAX_SAFE_MAGNITUDE, type JsonValue } from "./json-value";
 
@@ -21,7 +21,7 @@ export type CanonicalizableOptions = {
  * `prototype` keys. Errors name the path, e.g. `args.items[3]`.
  */
 export function assertCanonicalizable(value: unknown, opts: CanonicalizableOptions = {}): asserts value is JsonValue {
-  check(value, opts.path ?? "", 0, {
+  check(value, { parent: null, key: opts.path ?? "" }, 0, {
     safeIntegers: opts.safeIntegers ?? true,
     maxDepth: opts.maxDepth ?? 64,
     ancestors: new Set(),
@@ -30,85 +30,68 @@ export function assertCanonicalizable(value: unknown, opts: CanonicalizableOptio
 
 type State = { safeIntegers: boolean; maxDepth: number; ancestors: Set<object> };
 
-function check(value: unknown, path: string, depth: number, state: State): void {
-  const at = displayPath(path);
+// Where a value sits, as a chain of keys: turned into a display path only for an error, so a large
+// payload that is fine costs no string building (it used to dominate the check's time).
+type Where = { parent: Where | null; key: string | number };
+
+function pathOf(where: Where): string {
+  return where.parent === null ? String(where.key) : childPath(pathOf(where.parent), where.key);
+}
+
+function fail(code: InvalidPayloadCode, message: string, where: Where): never {
+  throw new InvalidPayloadError(code, message, displayPath(pathOf(where)));
+}
+
+function check(value: unknown, where: Where, depth: number, state: State): void {
   switch (typeof value) {
     case "string":
-      if (hasLoneSurrogate(value)) {
-        throw new InvalidPayloadError("lone_surrogate", "A string contains an unpaired UTF-16 surrogate.", at);
-      }
-      if (hasNul(value)) throw new InvalidPayloadError("nul_character", NUL_MESSAGE, at);
+      if (hasLoneSurrogate(value)) fail("lone_surrogate", "A string contains an unpaired UTF-16 surrogate.", where);
+      if (hasNul(value)) fail("nul_character", NUL_MESSAGE, where);
       return;
     case "boolean":
       return;
     case "number":
-      if (!Number.isFinite(value)) {
-        throw new InvalidPayloadError("non_finite_number", `${value} is not a JSON number.`, at);
-      }
+      if (!Number.isFinite(value)) fail("non_finite_number", `${value} is not a JSON number.`, where);
       if (state.safeIntegers && Math.abs(value) > MAX_SAFE_MAGNITUDE) {
-        throw new InvalidPayloadError("unsafe_integer", `The number ${value} is beyond ±(2^53−1).`, at);
+        fail("unsafe_integer", `The number ${value} is beyond ±(2^53−1).`, where);
       }
       return;
     case "object":
       break;
     default:
-      throw new InvalidPayloadError("unsupported_value", `A ${typeof value} is not a JSON value.`, at);
+      fail("unsupported_value", `A ${typeof value} is not a JSON value.`, where);
   }
   if (value === null) return;
 
-  if (state.ancestors.has(value)) {
-    throw new InvalidPayloadError("circular_reference", "The value refers to itself.", at);
-  }
-  if (depth + 1 > state.maxDepth) {
-    throw new InvalidPayloadError("too_deep", `The value is nested deeper than ${state.maxDepth} levels.`, at);
-  }
-  if (Object.getOwnPropertySymbols(value).length > 0) {
-    throw new InvalidPayloadError("unsupported_value", "An object has symbol-keyed properties.", at);
-  }
+  if (state.ancestors.has(value)) fail("circular_reference", "The value refers to itself.", where);
+  if (depth + 1 > state.maxDepth) fail("too_deep", `The value is nested deeper than ${state.maxDepth} levels.`, where);
+  if (Object.getOwnPropertySymbols(value).length > 0) fail("unsupported_value", "An object has symbol-keyed properties.", where);
 
   state.ancestors.add(value);
   if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) {
-      throw new InvalidPayloadError("unsupported_value", "An array subclass is not a JSON array.", at);
-    }
-    const descriptors = Object.getOwnPropertyDescriptors(value);
+    if (Object.getPrototypeOf(value) !== Array.prototype) fail("unsupported_value", "An array subclass is not a JSON array.", where);
     for (let i = 0; i < value.length; i++) {
-      const d = descriptors[i];
-      if (d === undefined) {
-        throw new InvalidPayloadError("sparse_array", "The array has a hole (a missing element).", childPath(path, i));
-      }
-      if (!("value" in d)) {
-        throw new InvalidPayloadError("unsupported_value", "An element is a getter, not data.", childPath(path, i));
-      }
-      check(d.value, childPath(path, i), depth + 1, state);
+      const d = Object.getOwnPropertyDescriptor(value, i);
+      const at = { parent: where, key: i };
+      if (d === undefined) fail("sparse_array", "The array has a hole (a missing element).", at);
+      if (!("value" in d)) fail("unsupported_value", "An element is a getter, not data.", at);
+      check(d.value, at, depth + 1, state);
     }
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
       const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-      throw new InvalidPayloadError(
-        "unsupported_value",
-        `A ${typeof name === "string" && name ? name : "class instance"} is not a plain JSON object.`,
-        at,
-      );
+      fail("unsupported_value", `A ${typeof name === "string" && name ? name : "class instance"} is not a plain JSON object.`, where);
     }
     for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
-      const keyPath = childPath(path, key);
       if (!d.enumerable) continue; // invisible to serialization, as in JSON.stringify
-      if (FORBIDDEN_KEYS.has(key)) {
-        throw new InvalidPayloadError("forbidden_key", `The key "${key}" is not allowed.`, keyPath);
-      }
-      if (hasLoneSurrogate(key)) {
-        throw new InvalidPayloadError("lone_surrogate", "A key contains an unpaired UTF-16 surrogate.", keyPath);
-      }
-      if (hasNul(key)) throw new InvalidPayloadError("nul_character", NUL_MESSAGE, keyPath);
-      if (!("value" in d)) {
-        throw new InvalidPayloadError("unsupported_value", "A property is a getter, not data.", keyPath);
-      }
-      if (d.value === undefined) {
-        throw new InvalidPayloadError("unsupported_value", "A property is undefined; omit it or use null.", keyPath);
-      }
-      check(d.value, keyPath, depth + 1, state);
+      const at = { parent: where, key };
+      if (FORBIDDEN_KEYS.has(key)) fail("forbidden_key", `The key "${key}" is not allowed.`, at);
+      if (hasLoneSurrogate(key)) fail("lone_surrogate", "A key contains an unpaired UTF-16 surrogate.", at);
+      if (hasNul(key)) fail("nul_character", NUL_MESSAGE, at);
+      if (!("value" in d)) fail("unsupported_value", "A property is a getter, not data.", at);
+      if (d.value === undefined) fail("unsupported_value", "A property is undefined; omit it or use null.", at);
+      check(d.value, at, depth + 1, state);
     }
   }
   state.ancestors.delete(value);
