@@ -143,7 +143,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = findTool(action.tool);
   const args = toolArgsOf(action);
-  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload" })).hash;
+  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload", urgent: true })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
   let live: JsonObject | null = null;

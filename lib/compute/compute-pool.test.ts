@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCompute } from "@/lib/compute/compute-pool";
+import { computeThreads, runCompute } from "@/lib/compute/compute-pool";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
 
@@ -51,5 +51,17 @@ describe("compute pool", () => {
   it("reads its budget from COUNTERSIGN_COMPUTE_BUDGET_MS", async () => {
     vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "1");
     await expect(inspect("y = 2\n".repeat(16_000))).rejects.toMatchObject({ code: "too_complex" });
+  });
+
+  it("runs an urgent task (an execution's re-hash) before ordinary tasks queued ahead of it", async () => {
+    const code = "x = 1\n".repeat(8_000);
+    const finished: string[] = [];
+    const track = (label: string, p: Promise<unknown>) => p.then(() => finished.push(label));
+    // Every thread busy, then ordinary work waiting in the queue.
+    const busy = Array.from({ length: computeThreads() }, (_, i) => track(`busy${i}`, inspect(code, 60_000)));
+    const queued = Array.from({ length: 3 }, (_, i) => track(`queued${i}`, inspect(code, 60_000)));
+    const urgent = track("urgent", runCompute("hashRevision", payload({ a: 1 }), { what: "payload", urgent: true }));
+    await Promise.all([...busy, ...queued, urgent]);
+    expect(finished.indexOf("urgent"), finished.join(" ")).toBeLessThan(finished.indexOf("queued0"));
   });
 });

@@ -9,6 +9,7 @@ import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import type { InspectInput, Inspection } from "@/lib/compute/compute-tasks";
+import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
 
@@ -32,18 +33,28 @@ export function computeBudgetMs(): number {
   return readEnv("COUNTERSIGN_COMPUTE_BUDGET_MS") ?? 2_000;
 }
 
-// One pool per process (kept across Next.js dev reloads of this module).
-const holder = globalThis as typeof globalThis & { countersignComputePool?: Piscina };
+type Pool = {
+  piscina: Piscina;
+  /**
+   * Admits as many tasks as there are threads, urgent ones (an approved action's re-hash on its
+   * way to execution) first, so tasks wait here, never in piscina's own queue: that queue is
+   * first in, first out only, and an approval must not wait behind proposals that came after it.
+   */
+  gate: PriorityGate;
+  maxWaiting: number;
+};
 
-function pool(): Piscina {
+// One pool per process (kept across Next.js dev reloads of this module).
+const holder = globalThis as typeof globalThis & { countersignComputePool?: Pool };
+
+function pool(): Pool {
   if (!holder.countersignComputePool) {
     const threads = computeThreads();
-    holder.countersignComputePool = new Piscina({
+    const piscina = new Piscina({
       // Resolved from the app's directory: under Next.js this module's own location is not a real path.
       filename: path.join(process.cwd(), "lib", "compute", "compute-worker.mjs"),
       minThreads: threads,
       maxThreads: threads,
-      maxQueue: threads * 64,
       idleTimeout: 60_000,
       // Below the request thread in the scheduler (Linux nice is per thread), so a busy pool slows
       // other pages and /api/health as little as the CPU allows.
@@ -51,6 +62,7 @@ function pool(): Piscina {
       // A hostile item may exhaust its own thread's heap, never the server's.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
     });
+    holder.countersignComputePool = { piscina, gate: new PriorityGate(threads), maxWaiting: threads * 64 };
   }
   return holder.countersignComputePool;
 }
@@ -73,56 +85,63 @@ const busy = () =>
 /**
  * Runs one task on the pool. Its budget starts when a thread picks it up; past the budget the
  * thread is terminated and the call throws `too_complex`. Waiting longer than QUEUE_WAIT_MS for a
- * thread, or a full queue, throws `busy`. Nothing is written by the tasks themselves, so a refused
+ * thread, or finding too many tasks waiting, throws `busy`. The tasks write nothing, so a refused
  * item leaves nothing behind.
  */
 export async function runCompute<K extends keyof Tasks>(
   name: K,
   input: Tasks[K]["input"],
-  opts: { what: string; budgetMs?: number },
+  opts: { what: string; budgetMs?: number; urgent?: boolean },
 ): Promise<Tasks[K]["output"]> {
-  const budgetMs = opts.budgetMs ?? computeBudgetMs();
+  const { piscina, gate, maxWaiting } = pool();
+  if (gate.waiting >= maxWaiting) throw busy();
+  await gate.acquire(opts.urgent === true, AbortSignal.timeout(QUEUE_WAIT_MS))?.catch(() => {
+    throw busy();
+  });
+  try {
+    return await runBudgeted(piscina, name, input, opts.budgetMs ?? computeBudgetMs(), opts.what);
+  } finally {
+    gate.release();
+  }
+}
+
+async function runBudgeted<K extends keyof Tasks>(
+  piscina: Piscina,
+  name: K,
+  input: Tasks[K]["input"],
+  budgetMs: number,
+  what: string,
+): Promise<Tasks[K]["output"]> {
+  // The worker flags the moment it starts (a thread replacing a stopped one may still be loading):
+  // the budget counts running time only.
   const started = new Int32Array(new SharedArrayBuffer(4));
   const abort = new AbortController();
-  let outcome: "budget" | "queue" | null = null;
-  const queueTimer = setTimeout(() => {
-    if (Atomics.load(started, 0) === 0) {
-      outcome = "queue";
-      abort.abort();
-    }
-  }, QUEUE_WAIT_MS);
-  let budgetTimer: NodeJS.Timeout | undefined;
-  const wait = waitAsync(started, 0, 0);
+  let overBudget = false;
   let settled = false;
+  let budgetTimer: NodeJS.Timeout | undefined;
   const onStart = () => {
     if (settled || Atomics.load(started, 0) !== 1) return;
-    clearTimeout(queueTimer);
     budgetTimer = setTimeout(() => {
-      outcome = "budget";
+      overBudget = true;
       abort.abort();
     }, budgetMs);
   };
+  const wait = waitAsync(started, 0, 0);
   if (wait.async) void wait.value.then(onStart);
   else onStart();
 
   try {
-    return (await pool().run({ started, input }, { name, signal: abort.signal })) as Tasks[K]["output"];
+    return (await piscina.run({ started, input }, { name, signal: abort.signal })) as Tasks[K]["output"];
   } catch (error) {
-    if (outcome === "budget") throw tooComplex(opts.what, budgetMs);
-    if (outcome === "queue" || isQueueFull(error)) throw busy();
+    if (overBudget) throw tooComplex(what, budgetMs);
     throw error;
   } finally {
     settled = true;
-    clearTimeout(queueTimer);
     clearTimeout(budgetTimer);
-    // A task refused before it started never wakes the waiter: release it.
+    // A task that failed before it started never wakes the waiter: release it.
     if (Atomics.load(started, 0) === 0) {
       Atomics.store(started, 0, -1);
       Atomics.notify(started, 0);
     }
   }
-}
-
-function isQueueFull(error: unknown): boolean {
-  return error instanceof Error && /queue is at limit/i.test(error.message);
 }

@@ -4,6 +4,7 @@ import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { Db, DbTx } from "@/lib/db/client";
+import { PriorityGate } from "@/lib/compute/priority-gate";
 
 /**
  * The hot paths (propose, decide, claim, record) talk to PostgreSQL through the pg pool Prisma's
@@ -18,7 +19,10 @@ const POOL = Symbol.for("countersign.pgPool");
 // The entry names the client it belongs to: a Prisma transaction client is a proxy of the client
 // it came from and sees the same property, but must never be mistaken for it (its statements
 // have to run inside its transaction).
-type PoolEntry = { pool: Pool; gate: ConnectionGate; owner: object };
+// The gate hands out the pool's connections, urgent waiters first. Sized like the pool, so
+// statements that pass it find a connection (Prisma's own queries use the pool directly and may
+// still take one).
+type PoolEntry = { pool: Pool; gate: PriorityGate; owner: object };
 const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
 const pools = {
   get: (db: object): PoolEntry | undefined => {
@@ -29,7 +33,7 @@ const pools = {
 };
 
 export function registerPool(db: object, pool: Pool): void {
-  const gate = new ConnectionGate(pool.options.max ?? 10);
+  const gate = new PriorityGate(pool.options.max ?? 10);
   Object.defineProperty(db, POOL, { value: { pool, gate, owner: db } satisfies PoolEntry, enumerable: false });
 }
 
@@ -56,32 +60,9 @@ export function notUrgently<T>(fn: () => T): T {
   return urgency.run(false, fn);
 }
 
-/**
- * Hands out the pool's connections, urgent waiters first. Sized like the pool, so statements that
- * pass it find a connection (Prisma's own queries use the pool directly and may still take one).
- */
-class ConnectionGate {
-  private free: number;
-  private readonly urgent: Array<() => void> = [];
-  private readonly ordinary: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  acquire(): Promise<void> | undefined {
-    if (this.free > 0) {
-      this.free--;
-      return undefined;
-    }
-    return new Promise((resolve) => (urgency.getStore() ? this.urgent : this.ordinary).push(resolve));
-  }
-
-  release(): void {
-    const next = this.urgent.shift() ?? this.ordinary.shift();
-    if (next) next();
-    else this.free++;
-  }
+/** Waits for one of the pool's connections, urgent work first (see `urgently`). */
+function acquireConnection(entry: PoolEntry): Promise<void> | undefined {
+  return entry.gate.acquire(urgency.getStore() === true);
 }
 
 /** int8 comes back as bigint, as it does through Prisma (pg's default is a string). */
@@ -158,7 +139,7 @@ function clientOf(conn: Pool | PoolClient): SqlClient {
 export async function sqlQuery<T extends QueryResultRow>(db: DbTx, statement: Sql, options?: QueryOptions): Promise<T[]> {
   const entry = pools.get(db);
   if (!entry) return db.$queryRaw<T[]>(statement);
-  await entry.gate.acquire();
+  await acquireConnection(entry);
   try {
     return await clientOf(entry.pool).query<T>(statement, options);
   } finally {
@@ -185,7 +166,7 @@ export function hasPool(db: object): db is Db {
 export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise<T>): Promise<T> {
   const entry = pools.get(db);
   if (!entry) throw new Error("sqlTransaction needs the app's database client, not a transaction client.");
-  await entry.gate.acquire();
+  await acquireConnection(entry);
   let conn: PoolClient;
   try {
     conn = await entry.pool.connect();

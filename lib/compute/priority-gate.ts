@@ -1,0 +1,52 @@
+/**
+ * A fixed number of slots handed out first in, first out, urgent waiters before ordinary ones.
+ * Used for the database's connections (lib/db/sql.ts) and the compute pool's threads
+ * (compute-pool.ts): under load an approved action on its way to execution does not wait behind
+ * work that arrived after it.
+ */
+export class PriorityGate {
+  private free: number;
+  private readonly urgent: Array<() => void> = [];
+  private readonly ordinary: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  /** How many are waiting for a slot. */
+  get waiting(): number {
+    return this.urgent.length + this.ordinary.length;
+  }
+
+  /**
+   * Undefined when a slot was free (taken at once), else a promise that resolves once one is
+   * handed over. With a signal, a waiter that is aborted leaves the queue and the promise rejects
+   * with the signal's reason.
+   */
+  acquire(urgent: boolean, signal?: AbortSignal): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free--;
+      return undefined;
+    }
+    const queue = urgent ? this.urgent : this.ordinary;
+    return new Promise<void>((resolve, reject) => {
+      const waiter = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  release(): void {
+    const next = this.urgent.shift() ?? this.ordinary.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
