@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -63,5 +64,24 @@ describe("code when no sandbox is available", () => {
     expect(outcome).toMatchObject({ state: "denied", reason: expect.stringContaining("SANDBOX_MODE=none") });
     const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: outcome.actionId } });
     expect(revision.sandboxSpec).toMatchObject({ isolation: "none" });
+  });
+});
+
+describe("a policy expression whose cost explodes on the arguments", () => {
+  it("is stopped at the budget and the proposal refused as too_complex, with nothing written", async () => {
+    // A backtracking pattern an admin may write without noticing; an agent controls the text.
+    const policy = structuredClone(DEFAULT_POLICY);
+    policy.tools.send_email.rules.unshift({
+      id: "no-runs", when: 'args.body.matches("^(a+)+$")', effect: "deny", tier: "critical", reason: "Runs of a are not allowed.",
+    });
+    const tenant = await createTestTenant(t.db, { policy });
+    vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "300");
+    await expect(
+      proposeAction(t.db, {
+        tenantId: tenant.id, requester: tenant.requester, tool: "send_email",
+        args: { to: "ops@example.com", subject: "Hi", body: `${"a".repeat(40)}!` },
+      }),
+    ).rejects.toMatchObject({ code: "too_complex" });
+    expect(await t.db.action.count({ where: { tenantId: tenant.id } })).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { computeThreads, runCompute } from "@/lib/compute/compute-pool";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
 const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
   tenantId: "tenant", tool: "get_invoice", kind: "tool", args, code: null, language: null, sandboxSpec: null, revision: 1, policyVersion: 1,
@@ -9,10 +10,13 @@ const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
 
 const inspect = (code: string, budgetMs?: number) =>
   runCompute(
-    "inspectPayload",
+    "judgePayload",
     {
       code,
       risk: { tool: "run_python", toolClass: ["code-exec"], args: { code }, context: {} },
+      policy: { document: DEFAULT_POLICY, cacheKey: "test:1" },
+      policyInput: { tool: "run_python", args: { code }, context: { requesterRoles: ["requester"] } },
+      refusal: null,
       payload: { ...payload(null), tool: "run_python", kind: "code", code, language: "python", sandboxSpec: { image: "test" } },
     },
     { what: "code", budgetMs },
@@ -26,11 +30,15 @@ describe("compute pool", () => {
     expect(await runCompute("hashRevision", p, { what: "payload" })).toEqual(revisionHash(p));
   });
 
-  it("pre-scans code and tags its risk in one task", async () => {
-    const result = await inspect("import os\nos.system('id')\n");
-    expect(result.scan?.blocked.map((f) => f.rule)).toContain("banned-import");
-    expect(result.riskTags.map((t) => t.id)).toContain("scan.banned-import");
-    expect(result.hash.hash).toMatch(/^[0-9a-f]{64}$/);
+  it("pre-scans code, tags its risk and applies the policy in one task", async () => {
+    const blocked = await inspect("import os\nos.system('id')\n");
+    expect(blocked.scanFindings.map((f) => f.rule)).toContain("banned-import");
+    expect(blocked.riskTags.map((t) => t.id)).toContain("scan.banned-import");
+    expect(blocked.decision).toMatchObject({ effect: "deny", reason: expect.stringContaining("blocked before review") });
+    expect(blocked.hash.hash).toMatch(/^[0-9a-f]{64}$/);
+    const fine = await inspect("print(1)\n");
+    expect(fine.refusal).toBeNull();
+    expect(fine.decision.effect).toBe("require_approval");
   });
 
   it("refuses an item past its running-time budget as too_complex, and the pool keeps working", async () => {
@@ -39,7 +47,7 @@ describe("compute pool", () => {
     await expect(inspect(code, 1)).rejects.toMatchObject({ code: "too_complex", status: 422 });
     // The stopped thread was replaced: the next item runs normally.
     const ok = await inspect("print(1)\n");
-    expect(ok.scan?.parseError).toBeNull();
+    expect(ok.refusal).toBeNull();
   });
 
   it("gives every queued item its own budget: items waiting behind a slow one are not refused for the wait", async () => {

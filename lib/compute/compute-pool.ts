@@ -8,13 +8,13 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { InspectInput, Inspection } from "@/lib/compute/compute-tasks";
+import type { JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
 
 type Tasks = {
-  inspectPayload: { input: InspectInput; output: Inspection };
+  judgePayload: { input: JudgeInput; output: Judgement };
   hashRevision: { input: RevisionPayload; output: PayloadHash };
 };
 

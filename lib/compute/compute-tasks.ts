@@ -2,31 +2,64 @@
 // compute pool's worker threads (lib/compute/compute-pool.ts), never on a request thread.
 import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
+import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
+import type { Policy } from "@/lib/policy/policy-document";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
-import type { RiskTag } from "@/lib/risk/risk-tag";
-import { scanPython, type ScanResult } from "@/lib/sandbox/prescan";
+import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
+import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
 
-export type InspectInput = {
+export type JudgeInput = {
   /** Code to pre-scan (code tools), or null. */
   code: string | null;
   /** Absent: the scanner's defaults. */
   bannedModules?: string[];
   risk: Omit<RiskInput, "scanFindings">;
+  /** The tenant's policy; `cacheKey` (tenant and version: versions are immutable) names its compiled form. */
+  policy: { document: Policy; cacheKey: string };
+  /** What the policy reads, apart from the risk this task computes. */
+  policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags"> };
+  /** A reason known before the payload is read (no sandbox, a broken policy): denied with it. */
+  refusal: string | null;
   /** The revision whose hash a decision will bind to. */
   payload: RevisionPayload;
 };
 
-export type Inspection = { scan: ScanResult | null; riskTags: RiskTag[]; hash: PayloadHash };
+export type Judgement = {
+  scanFindings: ScanFinding[];
+  riskTags: RiskTag[];
+  riskLevel: RiskLevel;
+  decision: PolicyDecision;
+  /** Set when the payload must never reach a human (blocked code, no sandbox, broken policy). */
+  refusal: string | null;
+  hash: PayloadHash;
+};
 
-/** The pre-scan, the risk tags (with the scan's findings) and the payload hash of one proposal. */
-export async function inspectPayload(input: InspectInput): Promise<Inspection> {
+const denied = (reason: string): PolicyDecision => ({
+  effect: "deny", ruleId: null, reason, quorum: 0, eligibleRoles: [], ttlSeconds: 0, tier: "critical",
+});
+
+/** One payload's pre-scan, risk tags, policy verdict and hash. */
+export async function judgePayload(input: JudgeInput): Promise<Judgement> {
   const scan = input.code === null ? null : await scanPython(input.code, { bannedModules: input.bannedModules });
-  const findings = scan ? [...scan.blocked, ...scan.findings] : [];
+  let refusal = input.refusal;
+  if (scan?.parseError) refusal ??= `The code does not parse: ${scan.parseError}`;
+  else if (scan && scan.blocked.length > 0) {
+    refusal ??= `The code was blocked before review: ${scan.blocked.map((f) => `line ${f.line}: ${f.message}`).join("; ")}`;
+  }
+  const scanFindings = scan ? [...scan.blocked, ...scan.findings] : [];
   const riskTags = riskTagsFor({
     ...input.risk,
-    scanFindings: findings.map((f) => ({ rule: f.rule, line: f.line, message: f.message, severity: f.severity })),
+    scanFindings: scanFindings.map((f) => ({ rule: f.rule, line: f.line, message: f.message, severity: f.severity })),
   });
-  return { scan, riskTags, hash: revisionHash(input.payload) };
+  const level = riskLevel(riskTags);
+  const decision = refusal
+    ? denied(refusal)
+    : evaluatePolicy(
+        input.policy.document,
+        { ...input.policyInput, context: { ...input.policyInput.context, riskLevel: level, riskTags: riskTags.map((t) => t.id) } },
+        { cacheKey: input.policy.cacheKey },
+      );
+  return { scanFindings, riskTags, riskLevel: level, decision, refusal, hash: revisionHash(input.payload) };
 }
 
 /** SPEC invariant 2's hash of a stored or new revision. */

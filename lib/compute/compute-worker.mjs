@@ -11,9 +11,9 @@ function markStarted(started) {
   Atomics.notify(started, 0);
 }
 
-export async function inspectPayload({ started, input }) {
+export async function judgePayload({ started, input }) {
   markStarted(started);
-  return tasks.inspectPayload(input);
+  return tasks.judgePayload(input);
 }
 
 export async function hashRevision({ started, input }) {
