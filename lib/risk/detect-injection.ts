@@ -46,8 +46,11 @@ const PATTERNS: Pattern[] = [
 ];
 
 // "send/email/forward … to …@…": the address is checked against known domains by the caller.
+// The domain ends before any trailing punctuation; it is spelled as "ends in a character that
+// cannot be punctuation" (or is one lone mark) rather than a lazy quantifier, which traded dots
+// with the punctuation after it and backtracked quadratically on `a@b.........x`.
 const SEND_TO_ADDRESS =
-  /\b(?:send|email|e-mail|mail|forward|upload|post|transfer|exfiltrate|share|export|copy)\b(?: \S+){0,12}? to (?:\S+ ){0,3}?<?([^\s@<>,;:"'()]+@([^\s@<>,;:"'()]+?))[>.,;:!?)]*(?= |$)/g;
+  /\b(?:send|email|e-mail|mail|forward|upload|post|transfer|exfiltrate|share|export|copy)\b(?: \S+){0,12}? to (?:\S+ ){0,3}?<?([^\s@<>,;:"'()]+@([^\s@<>,;:"'()]*[^\s!"'(),.:;<>?@]|[!.?]))[>.,;:!?)]*(?= |$)/g;
 
 export function normalizeForMatching(text: string): string {
   return text
@@ -89,7 +92,7 @@ export function detectInjection(text: string, isKnownDomain: (domain: string) =>
     }
   }
   for (const m of flat.matchAll(SEND_TO_ADDRESS)) {
-    const domain = (m[2] ?? "").replace(/\.+$/, "");
+    const domain = (m[2] ?? "").replace(/(?<!\.)\.+$/, "");
     if (domain !== "" && !isKnownDomain(domain)) {
       hits.push({ id: "injection.send-to-address", severity: "high", what: `asks to send something to ${m[1]}` });
       break;
