@@ -59,7 +59,7 @@ const CAMEL_ID_KEY = /[a-z0-9](?:Id|Ids|ID|IDs)$/; // case-sensitive, so "paid" 
 const ALL_FLAG_KEY = /^(?:all|everyone|everything|all_?[a-z]+|include_?all|select_?all)$/i;
 const SELECTOR_KEY =
   /(?:^|_)(?:ids?|filter|scope|query|pattern|selector|match|where)$|^(?:customer|invoice|account|target|to|cc|bcc|recipients?)$/i;
-const URL = /\b(?:https?|ftp|wss?|file|gopher|data|javascript):(?:\/\/)?[^\s<>"'`]+|(?<![\w@.])\/\/[^\s/<>"'`]+[^\s<>"'`]*/gi;
+const URL = /\b(?:https?|ftp|wss?|file|gopher|data|javascript):[^\s<>"'`]+|(?<![\w@.])\/\/[^\s/<>"'`][^\s<>"'`]*/gi;
 const HEX_RUN = /[0-9a-f]{80,}/gi;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{80,}={0,2}/g;
 
@@ -270,7 +270,7 @@ function bulkTags(args: JsonObject, add: Add) {
     }
     if (typeof v === "string" && key !== null && (SELECTOR_KEY.test(key) || CAMEL_ID_KEY.test(key))) {
       const s = v.trim();
-      if (s === "*" || s === "%" || /^all$/i.test(s) || /(?:^|[^\\])[*%](?:$|[^\w])/.test(s) || /^\*|\*$/.test(s)) {
+      if (s === "*" || s === "%" || /^all$/i.test(s) || /(?:^|[^\\])[*%](?:$|\W)/.test(s) || /^\*|\*$/.test(s)) {
         add({ id: "bulk.wildcard", severity: "high", reason: `${key} is a wildcard ${quoteForReason(s, 30)}: may match many records.`, source: "argument", path });
       }
     }

@@ -90,7 +90,7 @@ for (const name of ["signal", "resource", "gc", "inspect", "tempfile", "glob", "
   RISKY_MODULES[name] = { rule: "system-module", severity: "low", message: `imports "${name}" (touches the process or filesystem)` };
 }
 
-const INSTALL_COMMAND = /\b(pip3?|conda|mamba|easy_install|apt(?:-get)?|pipx|uv)\s+(install|add)\b|\b-m\s+(pip|ensurepip)\b/i;
+const INSTALL_COMMAND = /\b(?:pip3?|conda|mamba|easy_install|apt(?:-get)?|pipx|uv)\s+(?:install|add)\b|\b-m\s+(?:pip|ensurepip)\b/i;
 const LARGE_NUMBER = 10_000_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
         const text = lines[row];
         const column = text.length - text.trimStart().length;
         const command = text.trim();
-        const install = INSTALL_COMMAND.test(command) || /^[!%]\s*(pip|conda|mamba)\b/.test(command);
+        const install = INSTALL_COMMAND.test(command) || /^[!%]\s*(?:pip|conda|mamba)\b/.test(command);
         blocked.push({
           rule: install ? "package-install" : "shell-escape",
           line: row + 1,
