@@ -8,7 +8,7 @@ export type MoneyMention = {
 };
 
 const MONEY =
-  /(?<![\w.,-])(\$|US\$|USD|EUR|€|£)?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?!\w|,\d{3}|\.\d)(\s?(?:USD|EUR|dollars?|euros?))?(?!\s*(?:%|(?:days?|percent|hours?|approvers?|people|times|minutes?)\b))/gi;
+  /(?<![\w.,-])([$€£]|US\$|USD|EUR)?\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?!\w|,\d{3}|\.\d)(\s?(?:USD|EUR|dollars?|euros?))?(?!\s*(?:%|(?:days?|percent|hours?|approvers?|people|times|minutes?)\b))/gi;
 
 /**
  * Amounts written in text: "450", "450.00", "$12,000", "12000.00 USD". Invoice and customer

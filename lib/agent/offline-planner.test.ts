@@ -296,6 +296,34 @@ describe("offline planner: rejections, expiry, denial, failure", () => {
   });
 });
 
+// The planner itself does not bound what it reads (the instruction and a reviewer's reason are
+// bounded upstream); its regexes must still be linear. Each must finish well inside the test
+// timeout with the right plan.
+describe("offline planner on 100,000 adversarial characters", () => {
+  const n = 100_000;
+
+  it("a reason after a long run of spaces, or none at all", async () => {
+    const run = await drive(`Cancel INV-1045 because${" ".repeat(n)}it was issued twice${"!".repeat(n)}`);
+    expect(run.calls[1].args).toEqual({ invoice_number: "INV-1045", reason: "It was issued twice" });
+    const marks = await drive(`Cancel INV-1045 because it was issued twice${"!".repeat(n)}x`);
+    expect(marks.calls[1].args.reason).toBe(`It was issued twice${"!".repeat(481)}`);
+    const none = await drive(`Cancel INV-1045 because${" ".repeat(n)}`);
+    expect(none.calls[1].args).toEqual({ invoice_number: "INV-1045", reason: "Cancelled at the requester's request" });
+  });
+
+  it("a number followed by a long run of spaces is not a day count", async () => {
+    const run = await drive(`Use Python to list stale buckets, 90${" ".repeat(n)}x`);
+    expect(run.turns[1].content).toContain("not accessed in 180 or more days");
+  });
+
+  it("a reviewer's reason naming the corrected address, then a long @-free run", async () => {
+    const run = await drive("Send a payment reminder for INV-1042", (call, index) =>
+      call.name === "send_email" && index === 2 ? { kind: "rejected", tool: "send_email", reason: `Use ap@acme.example instead. ${"a".repeat(n)}` } : { result: defaultResult(call) },
+    );
+    expect(run.calls.filter((c) => c.name === "send_email").map((c) => c.args.to)).toEqual(["billing@acme.example", "ap@acme.example"]);
+  });
+});
+
 describe("detectScenario", () => {
   it.each([
     ["Chase Acme about INV-1042", "reminder"],

@@ -20,7 +20,9 @@ export type OfflineScenario = "python" | "refund" | "cancel" | "reminder" | "unk
 type Step = { content: string | null; call?: { name: string; args: JsonRecord } };
 
 const INVOICE_RE = /\bINV-\d{1,10}\b/i;
-const EMAIL_RE = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/gi;
+// Starts only where a run of address characters starts: retrying from inside a long run without an
+// `@` is quadratic.
+const EMAIL_RE = /(?<![\w.%+-])[\w.%+-]+@[a-z\d.-]+\.[a-z]{2,}/gi;
 const DEFAULT_STALE_DAYS = 180;
 const DEFAULT_DATASET = "storage-buckets";
 
@@ -89,16 +91,16 @@ function describeCall(call: ConversationCall): string {
 // ---------- instruction parsing ----------
 
 function reasonFromInstruction(instruction: string): string | undefined {
-  const match = /\b(?:because|since|reason(?:\s+is)?\s*[:-]?|due to)\s+(.+)$/is.exec(instruction.trim());
+  const match = /\b(?:because|since|reason(?:\s+is)?(?:\s*[:-])?|due to)\s+(\S.*)$/is.exec(instruction.trim());
   if (!match) return undefined;
   const reason = match[0].startsWith("due to") || match[0].startsWith("Due to") ? match[0] : match[1];
-  const clean = reason.replace(/\s+/g, " ").replace(/[.!]+$/, "").trim();
+  const clean = reason.replace(/\s+/g, " ").replace(/(?<![.!])[.!]+$/, "").trim();
   if (clean.length < 3) return undefined;
   return (clean[0].toUpperCase() + clean.slice(1)).slice(0, 500);
 }
 
 function staleDays(instruction: string): number {
-  const match = /(\d{1,4})\s*\+?\s*days?\b/i.exec(instruction);
+  const match = /(\d{1,4})\s*(?:\+\s*)?days?\b/i.exec(instruction);
   const days = match ? Number(match[1]) : DEFAULT_STALE_DAYS;
   return days > 0 ? days : DEFAULT_STALE_DAYS;
 }

@@ -36,7 +36,7 @@ export class ProviderConfigError extends Error {
 }
 
 export function makeProvider(entry: { name: string; baseURL: string; model: string; apiKey?: string }): Provider {
-  const provider = { name: entry.name, baseURL: entry.baseURL.replace(/\/+$/, ""), model: entry.model } as Provider;
+  const provider = { name: entry.name, baseURL: entry.baseURL.replace(/(?<!\/)\/+$/, ""), model: entry.model } as Provider;
   Object.defineProperty(provider, "apiKey", { value: entry.apiKey ?? NO_KEY, enumerable: false });
   return Object.freeze(provider);
 }
@@ -162,7 +162,7 @@ function connectionCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let i = 0; i < 4 && current && typeof current === "object"; i++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+    if (typeof code === "string" && /^(?:E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -19,7 +19,7 @@ export type WrapOptions = {
 // every format character (zero-width, bidi embeddings/overrides/isolates, word joiners, BOM,
 // interlinear annotation, the U+E0000 tag block used for "ASCII smuggling"), variation selectors
 // (also used to smuggle bytes) and lone surrogates.
-const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+const INVISIBLE = /[\u0000-\u0008\v\f\u000e-\u001f\u007f-\u009f\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // Characters a model could read as "<" when it sees a fake tag.
 const ANGLE_LIKE = /[<\uff1c\ufe64\u2039\u02c2\u3008\u27e8\u2329]/g;

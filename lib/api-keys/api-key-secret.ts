@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 /** Every secret starts with this, so leaked keys are easy to recognise (and to scan for). */
 export const API_KEY_SECRET_PREFIX = "cs_live_";
 
-const SECRET_PATTERN = /^cs_live_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+const SECRET_PATTERN = /^cs_live_([a-z0-9]{12})_[A-Za-z0-9_-]{43}$/;
 
 /** A new key's public prefix (stored, shown in lists) and its full secret (shown once). */
 export function generateApiKeySecret(): { prefix: string; secret: string } {

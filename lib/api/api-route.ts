@@ -42,7 +42,7 @@ export function apiErrorResponse(error: unknown, context: string, headers?: Head
 function bearerFrom(request: Request): string | null {
   const header = request.headers.get("authorization");
   if (!header) return null;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match) throw new AppError("invalid_api_key", "Send the key as `Authorization: Bearer <api key>`.", 401);
   return match[1];
 }

@@ -17,7 +17,7 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
   const bytes = await readCapped(request, maxBytes);
   if (bytes.byteLength === 0) return undefined;
   const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
+  if (!/^application\/json\s*(?:;|$)/i.test(type)) {
     throw new AppError("unsupported_media_type", "Send the body as JSON with Content-Type: application/json.", 415);
   }
   return parseStrictJsonBytes(bytes, { maxBytes });

@@ -32,11 +32,23 @@ export function diffFields(before: JsonObject | null, after: JsonObject | null, 
   return changes;
 }
 
+// Myers' diff takes time in proportion to the texts' size times the number of changed lines: two
+// large unrelated versions took minutes. Past this many changed lines (or this long, whichever
+// comes first) the reviewer sees the whole code replaced instead of a line-by-line diff.
+const MAX_CHANGED_LINES = 500;
+const MAX_DIFF_MS = 1000;
+
+/** A line diff between two versions of code; a wholesale replacement when they differ too much. */
 export function diffCode(before: string, after: string): LineChange[] {
-  return diffLines(before, after).flatMap((part) =>
-    part.value
-      .replace(/\n$/, "")
-      .split("\n")
-      .map((text) => ({ kind: part.added ? ("added" as const) : part.removed ? ("removed" as const) : ("same" as const), text })),
-  );
+  const parts = diffLines(before, after, { maxEditLength: MAX_CHANGED_LINES, timeout: MAX_DIFF_MS });
+  if (parts === undefined) return [...linesOf(before, "removed"), ...linesOf(after, "added")];
+  return parts.flatMap((part) => linesOf(part.value, part.added ? "added" : part.removed ? "removed" : "same"));
+}
+
+function linesOf(text: string, kind: LineChange["kind"]): LineChange[] {
+  if (text === "") return [];
+  return text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => ({ kind, text: line }));
 }

@@ -113,7 +113,7 @@ export function socketDirFor(pgDir: string, port: number, platform: NodeJS.Platf
 export function clusterNameFor(dataDir: string): string {
   const resolved = path.resolve(dataDir);
   const base = path.basename(resolved) === ".data" ? path.basename(path.dirname(resolved)) : path.basename(resolved);
-  const slug = base.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 20).replace(/^-+|-+$/g, "") || "cluster";
+  const slug = base.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 20).replace(/^-+|(?<!-)-+$/g, "") || "cluster";
   return `${slug}-${createHash("sha256").update(resolved).digest("hex").slice(0, 12)}`;
 }
 
@@ -520,7 +520,7 @@ function collectOutput(child: ChildProcess, log: (line: string) => void) {
 /** Why PostgreSQL or initdb stopped, in one line: the last error with its hint, else the last line. */
 export function failureReason(output: string): string {
   const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
-  const at = lines.findLastIndex((line) => /\b(FATAL|PANIC|ERROR):|^initdb: error:/.test(line));
+  const at = lines.findLastIndex((line) => /\b(?:FATAL|PANIC|ERROR):|^initdb: error:/.test(line));
   if (at < 0) return lines.at(-1) ?? "no output";
   const hint = lines.slice(at + 1).find((line) => /\bHINT:|^initdb: hint:/.test(line));
   // Without the log line's timestamp and pid.

@@ -17,7 +17,7 @@ const PATTERNS: Pattern[] = [
     id: "injection.override-instructions",
     severity: "critical",
     what: "tells the model to ignore its instructions",
-    re: /\b(?:ignore|disregard|forget|override|bypass|skip)\b(?: \S+){0,4}? (?:previous|prior|preceding|earlier|above|all|any|your|the|existing|original|system)\b(?: \S+){0,3}? (?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|system prompt|programming)\b/,
+    re: /\b(?:ignore|disregard|forget|override|bypass|skip)(?: \S+){0,4}? (?:previous|prior|preceding|earlier|above|all|any|your|the|existing|original|system)(?: \S+){0,3}? (?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|system prompt|programming)\b/,
   },
   {
     id: "injection.role-reassignment",
@@ -35,19 +35,22 @@ const PATTERNS: Pattern[] = [
     id: "injection.secrecy",
     severity: "high",
     what: "asks for something to be hidden from people",
-    re: /\b(?:do not|don't|dont|never|without) (?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|let (?:\S+ ){0,3}know)\b(?: \S+){0,3}? (?:user|users|customer|human|humans|reviewer|reviewers|anyone|admin|them|him|her)\b/,
+    re: /\b(?:do not|don't|dont|never|without) (?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|reveal|revealing|let (?:\S+ ){0,3}know)(?: \S+){0,3}? (?:user|users|customer|human|humans|reviewer|reviewers|anyone|admin|them|him|her)\b/,
   },
   {
     id: "injection.secret-request",
     severity: "high",
     what: "asks to reveal secrets or the system prompt",
-    re: /\b(?:reveal|print|show|output|leak|repeat|dump)\b(?: \S+){0,3}? (?:system prompt|api keys?|passwords?|secrets?|credentials|access tokens?)\b/,
+    re: /\b(?:reveal|print|show|output|leak|repeat|dump)(?: \S+){0,3}? (?:system prompt|api keys?|passwords?|secrets?|credentials|access tokens?)\b/,
   },
 ];
 
 // "send/email/forward … to …@…": the address is checked against known domains by the caller.
+// The domain ends before any trailing punctuation; it is spelled as "ends in a character that
+// cannot be punctuation" (or is one lone mark) rather than a lazy quantifier, which traded dots
+// with the punctuation after it and backtracked quadratically on `a@b.........x`.
 const SEND_TO_ADDRESS =
-  /\b(?:send|email|e-mail|mail|forward|upload|post|transfer|exfiltrate|share|export|copy)\b(?: \S+){0,12}? to (?:\S+ ){0,3}?<?([^\s@<>,;:"'()]+@([^\s@<>,;:"'()]+?))[>.,;:!?)]*(?= |$)/g;
+  /\b(?:send|email|e-mail|mail|forward|upload|post|transfer|exfiltrate|share|export|copy)(?: \S+){0,12}? to (?:\S+ ){0,3}?<?([^\s@<>,;:"'()]+@([^\s@<>,;:"'()]*[^\s!"'(),.:;<>?@]|[!.?]))[>.,;:!?)]*(?= |$)/g;
 
 export function normalizeForMatching(text: string): string {
   return text
@@ -56,7 +59,7 @@ export function normalizeForMatching(text: string): string {
     .replace(/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u180e\u00ad\u061c]/g, "")
     .toLowerCase()
     .replace(/[ \t\r\f\v\u00a0\u2000-\u200a\u3000]+/g, " ")
-    .replace(/ ?\n[\s]*/g, "\n");
+    .replace(/ ?\n\s*/g, "\n");
 }
 
 /**
@@ -89,7 +92,7 @@ export function detectInjection(text: string, isKnownDomain: (domain: string) =>
     }
   }
   for (const m of flat.matchAll(SEND_TO_ADDRESS)) {
-    const domain = (m[2] ?? "").replace(/\.+$/, "");
+    const domain = (m[2] ?? "").replace(/(?<!\.)\.+$/, "");
     if (domain !== "" && !isKnownDomain(domain)) {
       hits.push({ id: "injection.send-to-address", severity: "high", what: `asks to send something to ${m[1]}` });
       break;

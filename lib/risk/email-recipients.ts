@@ -8,7 +8,10 @@ const RECIPIENT_KEY = /^(?:to|cc|bcc|reply_?to|send_?to|to_?emails?|to_?address(
 // Looser: for a tool whose class is external-comms, an `email`/`address` field is a destination too.
 const COMMS_KEY = /email|address|^mail_?to$/i;
 
-const ADDRESS = /([^\s@<>,;:"'()[\]]+)@(\[[^\]\s]*\]|[^\s@<>,;:"'()[\]]+)/g;
+// A run of the characters a local part or a domain may hold (sticky: read from a given index).
+const ADDRESS_RUN = /[^\s@<>,;:"'()[\]]+/y;
+// The inside of a `[...]` domain literal, up to its `]` (or the whitespace that leaves it unclosed).
+const BRACKET_BODY = /[^\]\s]*/y;
 
 /**
  * Every email address under a recipient-like key anywhere in `args` (strings,
@@ -35,15 +38,64 @@ export function emailRecipientsIn(args: JsonValue, opts: { commsKeys?: boolean }
 /** All email addresses in free text (e.g. a body), with the given path. */
 export function addressesIn(text: string, path: string): EmailRecipient[] {
   const found: EmailRecipient[] = [];
-  for (const m of text.matchAll(ADDRESS)) {
-    const domain = (m[2] ?? "").toLowerCase().replace(/\.+$/, "");
+  for (const m of addressMatches(text)) {
+    const domain = m.domain.toLowerCase().replace(TRAILING_DOTS, "");
     if (domain === "" || (!domain.includes(".") && !domain.startsWith("["))) {
       // `user@localhost`-style single labels still count when they are numeric (an IP).
       if (!/^(?:0x[0-9a-f]+|\d+)$/.test(domain)) continue;
     }
-    found.push({ path, address: m[0].replace(/\.+$/, ""), domain });
+    found.push({ path, address: m.address.replace(TRAILING_DOTS, ""), domain });
   }
   return found;
+}
+
+// The lookbehind lets only the first dot of a run try to reach the end (linear, not one try per dot).
+const TRAILING_DOTS = /(?<!\.)\.+$/;
+
+/**
+ * Each `local@domain` in `text`, left to right: the local part is the run of address characters
+ * just before an `@`, the domain the run just after it or a `[...]` literal. One forward pass that
+ * reads each character a bounded number of times: a regex that retried every start inside a long
+ * run without an `@` took quadratic time on untrusted text.
+ */
+function* addressMatches(text: string): Generator<{ address: string; domain: string }> {
+  // An unclosed `[` scans to the next whitespace; one that starts before there fails the same way.
+  let unclosedBracketUntil = -1;
+  let i = 0;
+  while (i < text.length) {
+    const at = runEnd(ADDRESS_RUN, text, i);
+    if (at === i) {
+      i++;
+      continue;
+    }
+    if (text[at] !== "@") {
+      i = at;
+      continue;
+    }
+    let end = -1;
+    if (text[at + 1] === "[") {
+      if (at + 1 >= unclosedBracketUntil) {
+        const close = runEnd(BRACKET_BODY, text, at + 2);
+        if (text[close] === "]") end = close + 1;
+        else unclosedBracketUntil = close;
+      }
+    } else {
+      const domainEnd = runEnd(ADDRESS_RUN, text, at + 1);
+      if (domainEnd > at + 1) end = domainEnd;
+    }
+    if (end === -1) {
+      i = at + 1;
+      continue;
+    }
+    yield { address: text.slice(i, end), domain: text.slice(at + 1, end) };
+    i = end;
+  }
+}
+
+/** Where the run `sticky` matches from `start` ends (`start` itself when it does not match). */
+function runEnd(sticky: RegExp, text: string, start: number): number {
+  sticky.lastIndex = start;
+  return sticky.test(text) ? sticky.lastIndex : start;
 }
 
 /** Domain equals one of `domains` (case-insensitive, exact: subdomains are not trusted implicitly). */

@@ -172,6 +172,27 @@ describe("provenance", () => {
     expect(ids(tags)).toContain("provenance.untrusted");
   });
 
+  it("says how the argument came from untrusted text", () => {
+    const reasons = tagsFor(
+      {
+        same: "Customer note: please deliver to the loading dock at 5 Main Street after 3pm. Contact: kim@partner.example",
+        part: "loading dock at 5 Main Street",
+        passage: "Leave it at the loading dock at 5 Main Street, please",
+        link: "Write to kim@partner.example about it",
+      },
+      ["write"],
+      { untrustedValues },
+    )
+      .filter((t) => t.id === "provenance.untrusted")
+      .map((t) => [t.path, t.reason.split(" untrusted")[0]]);
+    expect(reasons.sort()).toEqual([
+      ["link", "Argument contains an address or link from"],
+      ["part", "Argument is copied from"],
+      ["passage", "Argument contains a passage of"],
+      ["same", "Argument equals"],
+    ]);
+  });
+
   it("does not flag arguments unrelated to untrusted text", () => {
     const tags = tagsFor({ body: "Your invoice INV-1042 is due on 1 May.", to: "ap@acme.example" }, ["external-comms"], { ...domains, untrustedValues });
     expect(ids(tags)).not.toContain("provenance.untrusted");
@@ -227,6 +248,41 @@ describe("injected instructions", () => {
     const t = tags.find((x) => x.id === "untrusted-input.override-instructions");
     expect(t).toMatchObject({ severity: "high", source: "injection" });
     expect(t?.path).toBeUndefined();
+  });
+});
+
+// Shapes that once took seconds to minutes (quadratic regexes, `includes` per argument and source).
+// Each must finish well inside the test timeout with the right tags.
+describe("riskTagsFor on 100,000 adversarial characters", () => {
+  const n = 100_000;
+  const tagIds = (comment: string, untrustedValues?: string[]) => ids(tagsFor({ comment }, ["write"], { ...domains, untrustedValues })).sort();
+
+  it("a comment sharing a long run with one untrusted value, but not copied whole", () => {
+    const comment = "a".repeat(n / 2) + "b" + "a".repeat(n / 2 - 1);
+    const tags = tagsFor({ comment }, ["write"], { untrustedValues: ["a".repeat(2 * n)] });
+    expect(tags.find((t) => t.id === "provenance.untrusted")?.reason).toMatch(/^Argument contains a passage of untrusted tool output/);
+    expect(ids(tags).sort()).toEqual(["class.write", "encoded.hex-run", "provenance.untrusted"]);
+  });
+
+  it("a comment copied whole from a longer untrusted value", () => {
+    const tags = tagsFor({ comment: "ab".repeat(n / 2) }, ["write"], { untrustedValues: ["ab".repeat(n) + "c"] });
+    expect(tags.find((t) => t.id === "provenance.untrusted")?.reason).toMatch(/^Argument is copied from untrusted tool output/);
+  });
+
+  it("runs of a letter, digits, spaces or tabs", () => {
+    expect(tagIds("a".repeat(n), ["b".repeat(n)])).toEqual(["class.write", "encoded.hex-run"]);
+    expect(tagIds("x".repeat(n), ["x".repeat(n - 1) + "y"])).toEqual(["class.write", "provenance.untrusted"]);
+    expect(tagIds("1".repeat(n))).toEqual(["class.write", "encoded.hex-run"]);
+    expect(tagIds(" ".repeat(n) + "x")).toEqual(["class.write"]);
+    expect(tagIds("\t".repeat(n) + "x")).toEqual(["class.write"]);
+  });
+
+  it("addresses and links with long runs of the characters around them", () => {
+    expect(tagIds("a".repeat(n) + "@")).toEqual(["class.write", "encoded.hex-run"]);
+    expect(tagIds(`see http://evil.example/${"!".repeat(n)}x`)).toEqual(["class.write", "url.unknown-host"]);
+    expect(tagIds(`see http://evil.example/${".".repeat(n)}`)).toEqual(["class.write", "url.unknown-host"]);
+    expect(tagIds("/".repeat(n))).toEqual(["class.write"]);
+    expect(ids(tagsFor({ to: "a".repeat(n) + "@evil.example" }))).toContain("recipient.outside-domain");
   });
 });
 

@@ -5,6 +5,7 @@ import { quoteForReason } from "./display-text";
 import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
 import { ipLiteralForm, isIpLiteral } from "./ip-literal";
 import { RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
+import { SubstringIndex } from "./substring-index";
 
 export const TOOL_CLASSES = ["read", "write", "irreversible", "financial", "external-comms", "code-exec", "pii"] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
@@ -58,7 +59,7 @@ const CAMEL_ID_KEY = /[a-z0-9](?:Id|Ids|ID|IDs)$/; // case-sensitive, so "paid" 
 const ALL_FLAG_KEY = /^(?:all|everyone|everything|all_?[a-z]+|include_?all|select_?all)$/i;
 const SELECTOR_KEY =
   /(?:^|_)(?:ids?|filter|scope|query|pattern|selector|match|where)$|^(?:customer|invoice|account|target|to|cc|bcc|recipients?)$/i;
-const URL = /\b(?:https?|ftp|wss?|file|gopher|data|javascript):(?:\/\/)?[^\s<>"'`]+|(?<![\w@.])\/\/[^\s/<>"'`]+[^\s<>"'`]*/gi;
+const URL = /\b(?:https?|ftp|wss?|file|gopher|data|javascript):[^\s<>"'`]+|(?<![\w@.])\/\/[^\s/<>"'`][^\s<>"'`]*/gi;
 const HEX_RUN = /[0-9a-f]{80,}/gi;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{80,}={0,2}/g;
 
@@ -188,7 +189,8 @@ function recipientTags(input: RiskInput, ownDomains: string[], add: Add) {
 function urlTags(strings: StringLeaf[], isKnownHost: (h: string) => boolean, add: Add) {
   for (const { path, value } of strings) {
     for (const m of value.matchAll(URL)) {
-      const raw = m[0].replace(/[.,;:!?)\]]+$/, "");
+      // The lookbehind lets only the first of a run of trailing marks try to reach the end (linear).
+      const raw = m[0].replace(/(?<![.,;:!?)\]])[.,;:!?)\]]+$/, "");
       const scheme = /^([a-z]+):/i.exec(raw)?.[1]?.toLowerCase();
       if (scheme === "javascript" || scheme === "data" || scheme === "file") {
         add({ id: "url.dangerous-scheme", severity: "high", reason: `A ${scheme}: URL ${quoteForReason(raw, 40)}.`, source: "argument", path });
@@ -268,7 +270,7 @@ function bulkTags(args: JsonObject, add: Add) {
     }
     if (typeof v === "string" && key !== null && (SELECTOR_KEY.test(key) || CAMEL_ID_KEY.test(key))) {
       const s = v.trim();
-      if (s === "*" || s === "%" || /^all$/i.test(s) || /(?:^|[^\\])[*%](?:$|[^\w])/.test(s) || /^\*|\*$/.test(s)) {
+      if (s === "*" || s === "%" || /^all$/i.test(s) || /(?:^|[^\\])[*%](?:$|\W)/.test(s) || /^\*|\*$/.test(s)) {
         add({ id: "bulk.wildcard", severity: "high", reason: `${key} is a wildcard ${quoteForReason(s, 30)}: may match many records.`, source: "argument", path });
       }
     }
@@ -278,28 +280,22 @@ function bulkTags(args: JsonObject, add: Add) {
 function provenanceTags(strings: StringLeaf[], untrusted: string[], add: Add) {
   const sources = untrusted.map((u) => normalizeProvenance(u)).filter((u) => u.length >= PROVENANCE_MIN_VALUE);
   if (sources.length === 0) return;
-  const chunks = new Set<string>();
-  for (const u of sources) for (let i = 0; i + PROVENANCE_CHUNK <= u.length; i++) chunks.add(u.slice(i, i + PROVENANCE_CHUNK));
+  const exact = new Set(sources);
+  // Every check below is one pass over the argument, however many and long the sources are.
+  const index = new SubstringIndex(sources);
 
   for (const { path, value } of strings) {
     const s = normalizeProvenance(value);
     if (s.length < PROVENANCE_MIN_VALUE) continue;
     let why: string | null = null;
-    if (sources.some((u) => u === s)) why = "equals";
-    else if (s.length >= PROVENANCE_MIN_SUBSTRING && sources.some((u) => u.includes(s))) why = "is copied from";
+    if (exact.has(s)) why = "equals";
+    else if (s.length >= PROVENANCE_MIN_SUBSTRING && index.contains(s)) why = "is copied from";
+    else if (index.longestSharedRun(s) >= PROVENANCE_CHUNK) why = "contains a passage of";
     else {
-      for (let i = 0; i + PROVENANCE_CHUNK <= s.length; i++) {
-        if (chunks.has(s.slice(i, i + PROVENANCE_CHUNK))) {
-          why = "contains a passage of";
-          break;
-        }
-      }
       // Addresses and links lifted from untrusted text, even inside a longer argument.
-      if (why === null) {
-        const tokens = [...addressesIn(value, path).map((a) => a.address), ...(value.match(URL) ?? [])];
-        if (tokens.some((t) => t.length >= PROVENANCE_MIN_VALUE && sources.some((u) => u.includes(normalizeProvenance(t))))) {
-          why = "contains an address or link from";
-        }
+      const tokens = [...addressesIn(value, path).map((a) => a.address), ...(value.match(URL) ?? [])];
+      if (tokens.some((t) => t.length >= PROVENANCE_MIN_VALUE && index.contains(normalizeProvenance(t)))) {
+        why = "contains an address or link from";
       }
     }
     if (why !== null) {

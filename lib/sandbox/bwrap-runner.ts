@@ -97,10 +97,10 @@ function installerDirs(): string[] {
   const dirs: string[] = [];
   const roots = ["/usr/lib/python3/dist-packages", "/usr/local/lib"];
   for (const entry of safeReaddir("/usr/lib")) {
-    if (/^python3(\.\d+)?$/.test(entry)) roots.push(`/usr/lib/${entry}`, `/usr/lib/${entry}/site-packages`, `/usr/lib/${entry}/dist-packages`);
+    if (/^python3(?:\.\d+)?$/.test(entry)) roots.push(`/usr/lib/${entry}`, `/usr/lib/${entry}/site-packages`, `/usr/lib/${entry}/dist-packages`);
   }
   for (const entry of safeReaddir("/usr/local/lib")) {
-    if (/^python3(\.\d+)?$/.test(entry)) roots.push(`/usr/local/lib/${entry}/site-packages`, `/usr/local/lib/${entry}/dist-packages`);
+    if (/^python3(?:\.\d+)?$/.test(entry)) roots.push(`/usr/local/lib/${entry}/site-packages`, `/usr/local/lib/${entry}/dist-packages`);
   }
   for (const root of roots) {
     for (const name of ["pip", "ensurepip"]) {
@@ -224,7 +224,7 @@ function runOnce(
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup(); // anything the code left behind in the group
       output.end();
-      const oomKilled = !timedOut && !aborted && code !== 0 && /(^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
+      const oomKilled = !timedOut && !aborted && code !== 0 && /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
       const killed = timedOut || aborted || signal !== null;
       resolve(output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started }));
     });

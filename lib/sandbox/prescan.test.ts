@@ -133,6 +133,50 @@ describe("scanPython: parse errors", () => {
   });
 });
 
+// Hostile shapes that once took tens of seconds (web-tree-sitter's `node.parent` searches from the
+// root; constant folding re-walked every operator's operands) or overflowed the stack. Each must
+// finish well inside the test timeout with the right result.
+describe("scanPython on 100,000 adversarial characters", () => {
+  const clean = { parseError: null, blocked: [], findings: [] };
+
+  it("a 50,000-link attribute chain", async () => {
+    expect(await scanPython("a" + ".b".repeat(49_999))).toEqual(clean);
+  });
+
+  it("calls nested 20,000 deep, with and without eval at the bottom", async () => {
+    expect(await scanPython("f(".repeat(20_000) + ")".repeat(20_000))).toEqual(clean);
+    const r = await scanPython("f(".repeat(20_000) + "eval(x)" + ")".repeat(20_000));
+    expect(r.blocked).toEqual([expect.objectContaining({ rule: "dynamic-code", line: 1, column: 40_001 })]);
+  });
+
+  it("a 100,000-character comment, name, number, or run of spaces or tabs", async () => {
+    expect(await scanPython("#" + "a".repeat(99_999))).toEqual(clean);
+    expect(await scanPython("a".repeat(100_000))).toEqual(clean);
+    expect(await scanPython("x = " + "9".repeat(100_000))).toEqual(clean);
+    expect(await scanPython("x = 1" + " ".repeat(100_000) + "\n")).toEqual(clean);
+    expect(await scanPython("x = 1" + "\t".repeat(100_000) + "\n")).toEqual(clean);
+  });
+
+  it("a 50,000-term product: returns a result (not folded so deep), no stack overflow", async () => {
+    expect(await scanPython("x = [0] * (" + "1*".repeat(49_999) + "1)")).toEqual(clean);
+    expect(await scanPython("x = [0] * 1" + "*1".repeat(49_999))).toEqual(clean);
+  });
+
+  it("25,000 notebook lines, also after 20,000 unclosed brackets", async () => {
+    const r = await scanPython("!x\n".repeat(25_000));
+    expect(r.parseError).toBeNull();
+    expect(r.blocked).toHaveLength(25_000);
+    expect(r.blocked.every((f) => f.rule === "shell-escape")).toBe(true);
+    const deep = await scanPython("(".repeat(20_000) + "\n" + "!x\n".repeat(20_000));
+    expect(deep.parseError).toMatch(/^Syntax error at line 1, column 1/);
+    expect(deep.blocked).toHaveLength(20_000);
+  });
+
+  it("25,000 `% 3` continuation lines inside brackets are Python, not notebook lines", async () => {
+    expect(await scanPython("x = (1\n" + "% 3\n".repeat(25_000) + ")")).toEqual(clean);
+  });
+});
+
 describe("scanPython: risk findings for reviewers", () => {
   it("passes harmless data analysis with no findings", async () => {
     const code = [

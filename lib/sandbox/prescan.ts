@@ -90,7 +90,7 @@ for (const name of ["signal", "resource", "gc", "inspect", "tempfile", "glob", "
   RISKY_MODULES[name] = { rule: "system-module", severity: "low", message: `imports "${name}" (touches the process or filesystem)` };
 }
 
-const INSTALL_COMMAND = /\b(pip3?|conda|mamba|easy_install|apt(?:-get)?|pipx|uv)\s+(install|add)\b|\b-m\s+(pip|ensurepip)\b/i;
+const INSTALL_COMMAND = /\b(?:pip3?|conda|mamba|easy_install|apt(?:-get)?|pipx|uv)\s+(?:install|add)\b|\b-m\s+(?:pip|ensurepip)\b/i;
 const LARGE_NUMBER = 10_000_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
         const text = lines[row];
         const column = text.length - text.trimStart().length;
         const command = text.trim();
-        const install = INSTALL_COMMAND.test(command) || /^[!%]\s*(pip|conda|mamba)\b/.test(command);
+        const install = INSTALL_COMMAND.test(command) || /^[!%]\s*(?:pip|conda|mamba)\b/.test(command);
         blocked.push({
           rule: install ? "package-install" : "shell-escape",
           line: row + 1,
@@ -163,7 +163,8 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
           severity: "critical",
         });
       }
-      const masked = lines.map((line, row) => (magicRows.includes(row) ? " ".repeat(line.length) : line)).join("\n");
+      const magic = new Set(magicRows);
+      const masked = lines.map((line, row) => (magic.has(row) ? " ".repeat(line.length) : line)).join("\n");
       tree.delete();
       tree = parser.parse(masked);
       if (!tree) throw new Error("tree-sitter returned no tree");
@@ -173,7 +174,7 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
   try {
     const parseError = tree.rootNode.hasError ? describeParseError(tree.rootNode) : findIndentError(tree.rootNode);
     const ctx: ScanContext = { banned, blocked, findings, lines };
-    walk(tree.rootNode, (node) => visit(node, ctx));
+    walk(tree.rootNode, (node, parent, field) => visit(node, parent, field, ctx));
     return { parseError, blocked: dedupe(blocked), findings: dedupe(findings) };
   } finally {
     tree.delete();
@@ -187,7 +188,7 @@ type ScanContext = {
   lines: string[];
 };
 
-function visit(node: Node, ctx: ScanContext): void {
+function visit(node: Node, parent: Node | null, field: string | null, ctx: ScanContext): void {
   switch (node.type) {
     case "import_statement":
       for (const name of node.childrenForFieldName("name")) {
@@ -204,14 +205,14 @@ function visit(node: Node, ctx: ScanContext): void {
       return;
     }
     case "identifier":
-      checkName(node, ctx);
+      if (isNameReference(parent, field)) checkName(node, ctx);
       return;
     case "attribute": {
       const attr = node.childForFieldName("attribute");
       if (attr && ESCAPE_ATTRIBUTES.has(attr.text)) {
         block(ctx, "sandbox-escape", attr, `access to "${attr.text}" reaches interpreter internals`);
       }
-      if (attr && (attr.text === "write_text" || attr.text === "write_bytes") && node.parent?.type === "call") {
+      if (attr && (attr.text === "write_text" || attr.text === "write_bytes") && parent?.type === "call") {
         note(ctx, "file-write", "medium", attr, `writes a file with ${attr.text}()`);
       }
       return;
@@ -252,15 +253,15 @@ function checkModule(dottedName: string, node: Node, ctx: ScanContext): void {
   }
 }
 
-// Identifiers that are names being *used* (not attribute names, keyword names or definitions).
-function isNameReference(node: Node): boolean {
-  const parent = node.parent;
+// Whether an identifier (in `field` of `parent`) is a name being *used*, not an attribute name,
+// keyword name or definition.
+function isNameReference(parent: Node | null, field: string | null): boolean {
   if (!parent) return true;
   switch (parent.type) {
     case "attribute":
-      return parent.childForFieldName("object")?.id === node.id;
+      return field === "object";
     case "keyword_argument":
-      return parent.childForFieldName("value")?.id === node.id;
+      return field === "value";
     case "dotted_name":
     case "aliased_import":
     case "import_statement":
@@ -270,19 +271,16 @@ function isNameReference(node: Node): boolean {
     case "default_parameter":
     case "typed_parameter":
     case "typed_default_parameter":
-      return parent.type === "default_parameter" || parent.type === "typed_default_parameter"
-        ? parent.childForFieldName("value")?.id === node.id
-        : false;
+      return (parent.type === "default_parameter" || parent.type === "typed_default_parameter") && field === "value";
     case "function_definition":
     case "class_definition":
-      return parent.childForFieldName("name")?.id !== node.id;
+      return field !== "name";
     default:
       return true;
   }
 }
 
 function checkName(node: Node, ctx: ScanContext): void {
-  if (!isNameReference(node)) return;
   const name = node.text;
   if (name === "__import__") {
     block(ctx, "dynamic-import", node, "uses __import__(), which imports modules by computed name");
@@ -386,6 +384,7 @@ function checkWhile(node: Node, ctx: ScanContext): void {
 function containsLoopExit(body: Node): boolean {
   let found = false;
   walk(body, (n) => {
+    if (found) return false;
     if (n.type === "break_statement" || n.type === "return_statement" || n.type === "raise_statement") found = true;
     // Breaks inside nested loops or functions do not leave this loop.
     return !(n.type === "for_statement" || n.type === "while_statement" || n.type === "function_definition");
@@ -403,8 +402,9 @@ function checkLargeAllocation(node: Node, ctx: ScanContext): void {
   const sequenceTypes = new Set(["list", "string", "tuple", "concatenated_string"]);
   const pairs: [Node, Node][] = [[left, right], [right, left]];
   for (const [seq, count] of pairs) {
+    if (!sequenceTypes.has(seq.type)) continue;
     const n = constantInt(count);
-    if (sequenceTypes.has(seq.type) && n !== null && n >= LARGE_NUMBER) {
+    if (n !== null && n >= LARGE_NUMBER) {
       note(ctx, "large-allocation", "medium", node, `builds a sequence of ${formatBig(n)} items; may exceed the memory limit`);
       return;
     }
@@ -414,8 +414,14 @@ function checkLargeAllocation(node: Node, ctx: ScanContext): void {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/** Folds integer literals and `+ - * **` between them; null when not a constant. */
-function constantInt(node: Node): number | null {
+// Constant folding looks this many levels deep, no further: real limits are shallow (`10 ** 9`,
+// `50_000_000`), and a bound keeps each call's cost constant however deep the untrusted input nests
+// (`1*1*1*…` would otherwise be re-folded from every operator: quadratic, and a stack overflow).
+const MAX_CONSTANT_DEPTH = 32;
+
+/** Folds integer literals and `+ - * **` between them; null when not a constant (or nested too deep). */
+function constantInt(node: Node, depth = 0): number | null {
+  if (depth > MAX_CONSTANT_DEPTH) return null;
   switch (node.type) {
     case "integer": {
       const text = node.text.replace(/_/g, "").toLowerCase();
@@ -427,19 +433,19 @@ function constantInt(node: Node): number | null {
       return 1;
     case "parenthesized_expression": {
       const inner = node.namedChildren[0];
-      return inner ? constantInt(inner) : null;
+      return inner ? constantInt(inner, depth + 1) : null;
     }
     case "unary_operator": {
       const operand = node.childForFieldName("argument");
-      const value = operand ? constantInt(operand) : null;
+      const value = operand ? constantInt(operand, depth + 1) : null;
       if (value === null) return null;
       return node.child(0)?.type === "-" ? -value : value;
     }
     case "binary_operator": {
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
-      const a = left ? constantInt(left) : null;
-      const b = right ? constantInt(right) : null;
+      const a = left ? constantInt(left, depth + 1) : null;
+      const b = a !== null && right ? constantInt(right, depth + 1) : null;
       if (a === null || b === null) return null;
       switch (node.childForFieldName("operator")?.type) {
         case "+":
@@ -469,39 +475,83 @@ function stringLiteral(node: Node): string | null {
     .join("");
 }
 
-/** Depth-first, iterative (deeply nested input must not overflow the stack). */
-function walk(root: Node, fn: (node: Node) => boolean | void): void {
-  const stack: Node[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
-    if (fn(node) === false) continue;
-    const children = node.children;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i];
-      if (child) stack.push(child);
+/**
+ * Depth-first, in source order, iterative (deeply nested input must not overflow the stack). Each
+ * node comes with its parent and the field it fills there: web-tree-sitter's `node.parent` searches
+ * down from the root, so asking it for every node costs time quadratic in the nesting depth.
+ * Returning false skips the node's children.
+ */
+function walk(root: Node, fn: (node: Node, parent: Node | null, field: string | null) => boolean | void): void {
+  const cursor = root.walk();
+  const ancestors: Node[] = [];
+  try {
+    for (;;) {
+      const node = cursor.currentNode;
+      const enter = fn(node, ancestors.at(-1) ?? null, cursor.currentFieldName) !== false;
+      if (enter && cursor.gotoFirstChild()) {
+        ancestors.push(node);
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (ancestors.length === 0 || !cursor.gotoParent()) return;
+        ancestors.pop();
+      }
     }
+  } finally {
+    cursor.delete();
   }
 }
 
+/**
+ * Rows that are notebook lines (`!cmd`, `%magic`): their first character lies inside a region the
+ * parser could not read (an ERROR node) and inside no string. `% 3` continuing an expression in
+ * brackets is valid Python, and the same text inside a triple-quoted string is just data.
+ */
 function findMagicLines(root: Node, lines: string[]): number[] {
   const rows: number[] = [];
+  const starts: number[] = []; // the index of each row's first non-blank character, ascending
+  let lineStart = 0;
   lines.forEach((line, row) => {
     const trimmed = line.trimStart();
-    if (!trimmed.startsWith("!") && !trimmed.startsWith("%")) return;
-    const column = line.length - trimmed.length;
-    // Only where the parser failed: `% 3` continuing an expression in brackets is valid Python,
-    // and the same text inside a triple-quoted string is just data.
-    // web-tree-sitter parses JavaScript strings, so its columns are UTF-16 indexes like ours.
-    const node = root.descendantForPosition({ row, column });
-    if (!node) return;
-    let insideError = false;
-    for (let n: Node | null = node; n; n = n.parent) {
-      if (n.type === "string" || n.type === "string_content") return;
-      if (n.isError) insideError = true;
+    if (trimmed.startsWith("!") || trimmed.startsWith("%")) {
+      rows.push(row);
+      starts.push(lineStart + line.length - trimmed.length);
     }
-    if (insideError) rows.push(row);
+    lineStart += line.length + 1;
   });
-  return rows;
+  if (rows.length === 0) return [];
+  // One pass over the tree, then a sweep: asking for each row's node and its ancestors instead
+  // costs rows × depth. web-tree-sitter parses JavaScript strings, so its indexes are UTF-16 like ours.
+  const strings: [number, number][] = [];
+  const errors: [number, number][] = [];
+  walk(root, (n) => {
+    if (n.type === "string" || n.type === "string_content") strings.push([n.startIndex, n.endIndex]);
+    else if (n.isError) errors.push([n.startIndex, n.endIndex]);
+  });
+  const inString = covered(starts, strings);
+  const inError = covered(starts, errors);
+  return rows.filter((_, i) => inError[i] && !inString[i]);
+}
+
+/** For each of the ascending `points`, whether some half-open range [start, end) holds it. */
+function covered(points: number[], ranges: [number, number][]): boolean[] {
+  const firstAtOrAfter = (x: number): number => {
+    let lo = 0;
+    let hi = points.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (points[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const delta = new Array<number>(points.length + 1).fill(0);
+  for (const [start, end] of ranges) {
+    delta[firstAtOrAfter(start)]++;
+    delta[firstAtOrAfter(end)]--;
+  }
+  let depth = 0;
+  return points.map((_, i) => (depth += delta[i]) > 0);
 }
 
 /**
@@ -512,7 +562,8 @@ function findIndentError(root: Node): string | null {
   let error: string | null = null;
   walk(root, (n) => {
     if (error) return false;
-    if (n.type !== "module" && n.type !== "block") return true;
+    // Blocks sit only under statements, their clauses and definitions: skip expressions, however deep.
+    if (n.type !== "module" && n.type !== "block") return /_(?:statement|clause|definition)$/.test(n.type);
     let column: number | null = n.type === "module" ? 0 : null;
     let previousEndRow = -1;
     for (const child of n.namedChildren) {

@@ -38,7 +38,7 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
 export const SandboxSpecSchema = z.strictObject({
   isolation: z.enum(["container", "namespace"]),
-  image: z.string().regex(/^(sha256:[0-9a-f]{64}|bwrap:\/[A-Za-z0-9._\/-]+)$/, "image must be a sha256 id or bwrap:/path"),
+  image: z.string().regex(/^(sha256:[0-9a-f]{64}|bwrap:\/[A-Za-z0-9._/-]+)$/, "image must be a sha256 id or bwrap:/path"),
   memoryBytes: int(16 * MB, 64 * 1024 * MB),
   nanoCpus: int(10_000_000, 64_000_000_000),
   pidsLimit: int(8, 4096),

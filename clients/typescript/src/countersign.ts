@@ -104,7 +104,7 @@ export class Countersign {
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: CountersignOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.baseUrl = options.baseUrl.replace(/(?<!\/)\/+$/, "");
     this.apiKey = options.apiKey;
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { diffCode } from "./payload-diff";
+
+const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join("\n") + "\n";
+
+describe("diffCode", () => {
+  it("shows added, removed and unchanged lines", () => {
+    expect(diffCode("a\nb\nc\n", "a\nB\nc\nd\n")).toEqual([
+      { kind: "same", text: "a" },
+      { kind: "removed", text: "b" },
+      { kind: "added", text: "B" },
+      { kind: "same", text: "c" },
+      { kind: "added", text: "d" },
+    ]);
+    expect(diffCode("", "x = 1\n")).toEqual([{ kind: "added", text: "x = 1" }]);
+  });
+
+  // Myers' diff on these took minutes; past its bound the code is shown replaced whole.
+  describe("on 100,000-character versions", () => {
+    it("two unrelated versions: the whole code replaced", () => {
+      const before = lines(50_000, (i) => "ab"[i % 2]);
+      const after = lines(50_000, (i) => "cd"[i % 2]);
+      const diff = diffCode(before, after);
+      expect(diff).toHaveLength(100_000);
+      expect(diff.slice(0, 50_000).every((l, i) => l.kind === "removed" && l.text === "ab"[i % 2])).toBe(true);
+      expect(diff.slice(50_000).every((l, i) => l.kind === "added" && l.text === "cd"[i % 2])).toBe(true);
+    });
+
+    it("a large new version after an empty one: every line added", () => {
+      const diff = diffCode("", lines(50_000, (i) => `l${i}`));
+      expect(diff).toHaveLength(50_000);
+      expect(diff.every((l) => l.kind === "added")).toBe(true);
+    });
+
+    it("one changed line among 50,000: still a line-by-line diff", () => {
+      const before = lines(50_000, (i) => `l${i}`);
+      const diff = diffCode(before, before.replace("\nl25000\n", "\nchanged\n"));
+      expect(diff.filter((l) => l.kind !== "same")).toEqual([
+        { kind: "removed", text: "l25000" },
+        { kind: "added", text: "changed" },
+      ]);
+      expect(diff).toHaveLength(50_001);
+    });
+  });
+});
