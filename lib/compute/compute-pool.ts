@@ -1,8 +1,9 @@
-// Work whose cost grows with the input (the code pre-scan, risk tagging, canonical hashing of a
-// payload) runs here, in a pool of worker threads, so one large or hostile request never holds
+// Work whose cost grows with the input (the code pre-scan, risk tagging, the policy's expressions
+// over the arguments, canonical hashing of a payload) runs here, in a pool of worker threads, so one large or hostile request never holds
 // the request thread: every other request, page and /api/health keeps being answered meanwhile.
 // Each item gets a time budget of running time (not queue time); one that exceeds it is stopped
 // (its thread is terminated and replaced) and refused as `too_complex`.
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { Piscina } from "piscina";
@@ -50,9 +51,13 @@ const holder = globalThis as typeof globalThis & { countersignComputePool?: Pool
 function pool(): Pool {
   if (!holder.countersignComputePool) {
     const threads = computeThreads();
+    // Resolved from the app's directory: under Next.js this module's own location is not a real path.
+    const filename = path.join(process.cwd(), "lib", "compute", "compute-worker.mjs");
+    if (!existsSync(filename)) {
+      throw new Error(`${filename} is missing: start the console from its own directory (npm start, or next start run there).`);
+    }
     const piscina = new Piscina({
-      // Resolved from the app's directory: under Next.js this module's own location is not a real path.
-      filename: path.join(process.cwd(), "lib", "compute", "compute-worker.mjs"),
+      filename,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
