@@ -18,7 +18,7 @@ const POOL = Symbol.for("countersign.pgPool");
 // The entry names the client it belongs to: a Prisma transaction client is a proxy of the client
 // it came from and sees the same property, but must never be mistaken for it (its statements
 // have to run inside its transaction).
-type PoolEntry = { pool: Pool; gate: ConnectionGate; owner: object };
+type PoolEntry = { pool: Pool; gate: ConnectionGate; owner: object; beforeClose: Array<() => Promise<void>> };
 const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
 const pools = {
   get: (db: object): PoolEntry | undefined => {
@@ -30,7 +30,26 @@ const pools = {
 
 export function registerPool(db: object, pool: Pool): void {
   const gate = new ConnectionGate(pool.options.max ?? 10);
-  Object.defineProperty(db, POOL, { value: { pool, gate, owner: db } satisfies PoolEntry, enumerable: false });
+  Object.defineProperty(db, POOL, { value: { pool, gate, owner: db, beforeClose: [] } satisfies PoolEntry, enumerable: false });
+}
+
+/**
+ * Runs `fn` when the client is disconnected, before its pool ends: for work kept in memory that
+ * must still reach the database (batched counters), and connections of its own to close.
+ */
+export function beforeDisconnect(db: object, fn: () => Promise<void>): void {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("beforeDisconnect needs the app's database client.");
+  entry.beforeClose.push(fn);
+}
+
+/** Runs what `beforeDisconnect` registered (the client's $disconnect calls this). */
+export async function runBeforeDisconnect(db: object): Promise<void> {
+  const hooks = pools.get(db)?.beforeClose.splice(0) ?? [];
+  const results = await Promise.allSettled(hooks.map((fn) => fn()));
+  for (const result of results) {
+    if (result.status === "rejected") console.error(`[countersign] work before disconnecting failed: ${(result.reason as Error).message}`);
+  }
 }
 
 /**
