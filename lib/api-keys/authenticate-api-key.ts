@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
+import { apiKeyCacheFor, type ApiKeyCache } from "@/lib/api-keys/api-key-cache";
 import { apiKeyUseRecorderFor } from "@/lib/api-keys/record-api-key-use";
 import { readApiKeyByPrefix } from "@/lib/db/statements/read-api-key-by-prefix";
 
@@ -20,31 +21,40 @@ export type ApiKeyRefusal = "malformed" | "unknown" | "revoked";
 const DUMMY_HASH = hashApiKeySecret("cs_live_000000000000_not-a-key");
 
 /**
- * Resolves a bearer secret to its key and tenant, or says why not. The hash comparison is
- * constant-time; revoked keys are refused. The use is recorded for `lastUsedAt` off the
- * request path (record-api-key-use.ts).
+ * Resolves a bearer secret to its key and tenant, or says why not. A valid key this process has
+ * seen is answered from memory (api-key-cache.ts: dropped on revocation in any process);
+ * otherwise the key is read from the database, the hash compared in constant time, and a revoked
+ * key refused. The use is recorded for `lastUsedAt` off the request path (record-api-key-use.ts).
  */
 export async function resolveApiKey(
   db: Db,
   bearer: string,
+  cache: ApiKeyCache = apiKeyCacheFor(db),
 ): Promise<{ ok: true; value: AuthenticatedApiKey } | { ok: false; reason: ApiKeyRefusal; tenantId?: string; keyId?: string }> {
   const secret = bearer.trim();
   const parsed = parseApiKeySecret(secret);
   if (!parsed) return { ok: false, reason: "malformed" };
+  // Also the cache's key: a hit means the presented secret hashes to a valid key's stored hash.
   const presented = hashApiKeySecret(secret);
+  const cached = cache.lookup(presented);
+  if (cached) {
+    apiKeyUseRecorderFor(db).record(cached.apiKey.id);
+    return { ok: true, value: cached };
+  }
+
+  const mark = cache.mark();
   const key = await readApiKeyByPrefix(db, { prefix: parsed.prefix });
   const matches = secretHashesEqual(presented, key?.secretHash ?? DUMMY_HASH);
   if (!key || !matches) return { ok: false, reason: "unknown" };
   if (key.revoked) return { ok: false, reason: "revoked", tenantId: key.tenantId, keyId: key.id };
 
-  apiKeyUseRecorderFor(db).record(key.id);
-  return {
-    ok: true,
-    value: {
-      apiKey: { id: key.id, tenantId: key.tenantId, name: key.name, prefix: key.prefix, allowedTools: key.allowedTools, label: apiKeyLabel(key.name) },
-      tenant: { id: key.tenantId },
-    },
+  const value: AuthenticatedApiKey = {
+    apiKey: { id: key.id, tenantId: key.tenantId, name: key.name, prefix: key.prefix, allowedTools: key.allowedTools, label: apiKeyLabel(key.name) },
+    tenant: { id: key.tenantId },
   };
+  cache.store(presented, value, mark);
+  apiKeyUseRecorderFor(db).record(key.id);
+  return { ok: true, value };
 }
 
 /** The key and tenant for a bearer secret; null for anything unknown, malformed or revoked. */

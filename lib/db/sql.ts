@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
+import pg, { type Client, type Pool, type PoolClient, type QueryResultRow } from "pg";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { Db, DbTx } from "@/lib/db/client";
@@ -50,6 +50,22 @@ export async function runBeforeDisconnect(db: object): Promise<void> {
   for (const result of results) {
     if (result.status === "rejected") console.error(`[countersign] work before disconnecting failed: ${(result.reason as Error).message}`);
   }
+}
+
+/**
+ * A connection of its own with the pool's settings, outside the pool: for a LISTEN, which needs
+ * a session that stays put. `name` is its application_name (pg_stat_activity shows it). The
+ * caller connects and ends it.
+ */
+export function dedicatedConnection(db: object, name: string): Client {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("dedicatedConnection needs the app's database client.");
+  return new pg.Client({ ...entry.pool.options, application_name: name, keepAlive: true });
+}
+
+/** Statements on a dedicated connection (see dedicatedConnection). */
+export function sqlClientOf(conn: Client): SqlClient {
+  return clientOf(conn);
 }
 
 /**
@@ -159,7 +175,7 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-function clientOf(conn: Pool | PoolClient): SqlClient {
+function clientOf(conn: Pool | PoolClient | Client): SqlClient {
   return {
     async query<T extends QueryResultRow>(statement: Sql, options?: QueryOptions) {
       const text = statement.text;
