@@ -7,6 +7,8 @@ import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { apiKeyCacheFor, createApiKeyCache, type ApiKeyCache } from "@/lib/api-keys/api-key-cache";
 import { hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { findScopedAction } from "@/lib/api/load-action-view";
 
 /**
  * The API key cache answers for a valid key without the database, and never for a revoked one:
@@ -124,5 +126,38 @@ describe("the API key cache", () => {
     expect(cache.lookup(key.hash)).toBeUndefined();
     expect(await resolveApiKey(t.db, key.secret, cache)).toMatchObject({ ok: true });
     expect(cache.lookup(key.hash)?.apiKey.id).toBe(key.id);
+  });
+});
+
+describe("statements that act for a key", () => {
+  const cancel = { tool: "cancel_invoice", args: { invoice_number: "INV-1045", reason: "duplicate" } };
+  const asKey = (id: string) => ({ type: "api_key" as const, apiKeyId: id, label: "api:x" });
+
+  it("refuse a key revoked after it was authenticated (a cache elsewhere not yet told): no proposal is written, no action is read", async () => {
+    const key = await newKey("revoked-mid-request");
+    const live = await newKey("still-live");
+    const first = await proposeAction(t.db, { tenantId: a.id, requester: asKey(key.id), ...cancel });
+    expect(first.state).toBe("pending");
+    const before = await t.db.action.count({ where: { tenantId: a.id } });
+
+    // Revoked on another connection; whatever any cache still holds, these statements read the key.
+    const other = new Client({ connectionString: t.url });
+    await other.connect();
+    await other.query(`UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1`, [key.id]);
+    await other.end();
+
+    // Side by side with a live key's proposal (they may share a batched statement): each row is judged by its own key.
+    const [refused, written] = await Promise.allSettled([
+      proposeAction(t.db, { tenantId: a.id, requester: asKey(key.id), ...cancel }),
+      proposeAction(t.db, { tenantId: a.id, requester: asKey(live.id), ...cancel }),
+    ]);
+    expect(refused).toMatchObject({ status: "rejected", reason: { code: "api_key_revoked", status: 401 } });
+    expect(written).toMatchObject({ status: "fulfilled", value: { state: "pending" } });
+    expect(await t.db.action.count({ where: { tenantId: a.id } })).toBe(before + 1);
+    expect(await t.db.action.count({ where: { tenantId: a.id, requesterApiKeyId: key.id } })).toBe(1);
+
+    await expect(findScopedAction(t.db, { tenantId: a.id, actionId: first.actionId, apiKeyId: key.id })).rejects.toMatchObject({ code: "api_key_revoked", status: 401 });
+    // A member of the tenant still sees the action.
+    expect(await findScopedAction(t.db, { tenantId: a.id, actionId: first.actionId, apiKeyId: null })).toMatchObject({ id: first.actionId });
   });
 });
