@@ -69,8 +69,11 @@ export function createApiKeyUseRecorder(db: Db, options: { flushMs?: number } = 
 export function apiKeyUseRecorderFor(db: Db): ApiKeyUseRecorder {
   return perClient("apiKeyUseRecorder", db, () => {
     const recorder = createApiKeyUseRecorder(db);
-    beforeDisconnect(db, () => recorder.flush());
-    flushOnSignals(() => recorder.flush());
+    const stopFlushingOnSignals = flushOnSignals(() => recorder.flush());
+    beforeDisconnect(db, () => {
+      stopFlushingOnSignals();
+      return recorder.flush();
+    });
     return recorder;
   });
 }

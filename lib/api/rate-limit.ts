@@ -188,8 +188,11 @@ export function createRateLimiter(db: Db, options: { syncMs?: number } = {}): Ra
 export function rateLimiterFor(db: Db): RateLimiter {
   return perClient("rateLimiter", db, () => {
     const limiter = createRateLimiter(db);
-    beforeDisconnect(db, () => limiter.flush());
-    flushOnSignals(() => limiter.flush());
+    const stopFlushingOnSignals = flushOnSignals(() => limiter.flush());
+    beforeDisconnect(db, () => {
+      stopFlushingOnSignals();
+      return limiter.flush();
+    });
     return limiter;
   });
 }
