@@ -6,6 +6,7 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { listApiKeys } from "@/lib/api-keys/list-api-keys";
 import { authenticateApiKey, resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { apiKeyUseRecorderFor, createApiKeyUseRecorder } from "@/lib/api-keys/record-api-key-use";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
 
 let t: TestDatabase;
@@ -56,15 +57,31 @@ describe("createApiKey", () => {
 });
 
 describe("authenticateApiKey", () => {
-  it("resolves a valid secret to its key and tenant, and records use at most once a minute", async () => {
+  it("resolves a valid secret to its key and tenant, and records use at most once a minute, off the request path", async () => {
     const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name: "agent-1", allowedTools: ["get_invoice"], createdById: a.users.admin.id });
     const auth = await authenticateApiKey(t.db, secret);
     expect(auth?.apiKey).toMatchObject({ id: apiKey.id, tenantId: a.id, label: "api:agent-1", allowedTools: ["get_invoice"] });
-    expect(auth?.tenant.id).toBe(a.id);
+    expect(auth?.tenant).toEqual({ id: a.id });
+    // Written by the recorder's next flush (a second later, or on disconnect), not by the request.
+    await apiKeyUseRecorderFor(t.db).flush();
     const first = (await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt;
     expect(first).toBeInstanceOf(Date);
     await authenticateApiKey(t.db, secret);
+    await apiKeyUseRecorderFor(t.db).flush();
     expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } })).lastUsedAt).toEqual(first);
+  });
+
+  it("writes the uses of many keys in one statement, and a revoked key's use not at all", async () => {
+    const made = await Promise.all(
+      ["use-1", "use-2", "use-3"].map((name) => createApiKey(t.db, { tenantId: a.id, name, allowedTools: ["get_invoice"], createdById: a.users.admin.id })),
+    );
+    const recorder = createApiKeyUseRecorder(t.db, { flushMs: 60_000 });
+    for (const { apiKey } of made) recorder.record(apiKey.id);
+    await revokeApiKey(t.db, { tenantId: a.id, id: made[2].apiKey.id, actor: adminActor(a) });
+    const lastUsed = async () => (await t.db.apiKey.findMany({ where: { id: { in: made.map((m) => m.apiKey.id) } }, orderBy: { name: "asc" } })).map((k) => k.lastUsedAt);
+    expect(await lastUsed()).toEqual([null, null, null]);
+    await recorder.flush();
+    expect(await lastUsed()).toEqual([expect.any(Date), expect.any(Date), null]);
   });
 
   it("refuses malformed, unknown, tampered and revoked secrets", async () => {

@@ -1,50 +1,60 @@
 import type { Db } from "@/lib/db/client";
 import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
-import { touchApiKeyLastUsed } from "@/lib/db/statements/touch-api-key-last-used";
+import { apiKeyCacheFor, type ApiKeyCache } from "@/lib/api-keys/api-key-cache";
+import { apiKeyUseRecorderFor } from "@/lib/api-keys/record-api-key-use";
+import { readApiKeyByPrefix } from "@/lib/db/statements/read-api-key-by-prefix";
 
+/**
+ * A key and the tenant it acts in. Only the tenant's id: it never changes, while its name,
+ * slug and domains may, and nothing a key's request does reads them from here (a proposal reads
+ * the tenant's domains with its policy and writes only if they are still those).
+ */
 export type AuthenticatedApiKey = {
   apiKey: { id: string; tenantId: string; name: string; prefix: string; allowedTools: string[]; label: string };
-  tenant: { id: string; slug: string; name: string; domains: string[] };
+  tenant: { id: string };
 };
 
 export type ApiKeyRefusal = "malformed" | "unknown" | "revoked";
 
-/** lastUsedAt is a hint for admins: written at most once a minute per key, not on every request. */
-const LAST_USED_RESOLUTION_SECONDS = 60;
 // Compared against when the prefix is unknown, so both paths hash and compare.
 const DUMMY_HASH = hashApiKeySecret("cs_live_000000000000_not-a-key");
 
 /**
- * Resolves a bearer secret to its key and tenant, or says why not. The hash comparison is
- * constant-time; revoked keys are refused.
+ * Resolves a bearer secret to its key and tenant, or says why not. A valid key this process has
+ * seen is answered from memory (api-key-cache.ts: dropped on revocation in any process);
+ * otherwise the key is read from the database, the hash compared in constant time, and a revoked
+ * key refused. The use is recorded for `lastUsedAt` off the request path (record-api-key-use.ts).
  */
 export async function resolveApiKey(
   db: Db,
   bearer: string,
+  cache: ApiKeyCache = apiKeyCacheFor(db),
 ): Promise<{ ok: true; value: AuthenticatedApiKey } | { ok: false; reason: ApiKeyRefusal; tenantId?: string; keyId?: string }> {
-  const parsed = parseApiKeySecret(bearer.trim());
+  const secret = bearer.trim();
+  const parsed = parseApiKeySecret(secret);
   if (!parsed) return { ok: false, reason: "malformed" };
-  const presented = hashApiKeySecret(bearer.trim());
-  const key = await db.apiKey.findUnique({
-    where: { prefix: parsed.prefix },
-    select: {
-      id: true, tenantId: true, name: true, prefix: true, allowedTools: true, revokedAt: true, secretHash: true,
-      tenant: { select: { id: true, slug: true, name: true, domains: true } },
-    },
-  });
+  // Also the cache's key: a hit means the presented secret hashes to a valid key's stored hash.
+  const presented = hashApiKeySecret(secret);
+  const cached = cache.lookup(presented);
+  if (cached) {
+    apiKeyUseRecorderFor(db).record(cached.apiKey.id);
+    return { ok: true, value: cached };
+  }
+
+  const mark = cache.mark();
+  const key = await readApiKeyByPrefix(db, { prefix: parsed.prefix });
   const matches = secretHashesEqual(presented, key?.secretHash ?? DUMMY_HASH);
   if (!key || !matches) return { ok: false, reason: "unknown" };
-  if (key.revokedAt) return { ok: false, reason: "revoked", tenantId: key.tenantId, keyId: key.id };
+  if (key.revoked) return { ok: false, reason: "revoked", tenantId: key.tenantId, keyId: key.id };
 
-  await touchApiKeyLastUsed(db, { apiKeyId: key.id, resolutionSeconds: LAST_USED_RESOLUTION_SECONDS });
-  return {
-    ok: true,
-    value: {
-      apiKey: { id: key.id, tenantId: key.tenantId, name: key.name, prefix: key.prefix, allowedTools: key.allowedTools, label: apiKeyLabel(key.name) },
-      tenant: key.tenant,
-    },
+  const value: AuthenticatedApiKey = {
+    apiKey: { id: key.id, tenantId: key.tenantId, name: key.name, prefix: key.prefix, allowedTools: key.allowedTools, label: apiKeyLabel(key.name) },
+    tenant: { id: key.tenantId },
   };
+  cache.store(presented, value, mark);
+  apiKeyUseRecorderFor(db).record(key.id);
+  return { ok: true, value };
 }
 
 /** The key and tenant for a bearer secret; null for anything unknown, malformed or revoked. */

@@ -8,7 +8,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
 import { API_ROUTES } from "@/lib/api/api-routes";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
-import { consumeRateLimit } from "@/lib/api/rate-limit";
+import { consumeRateLimit, createRateLimiter, type RateLimiter } from "@/lib/api/rate-limit";
 import { StreamEventSchema, type StreamEvent } from "@/lib/api/schemas";
 import { streamExecution } from "@/lib/api/stream-execution";
 import { waitForDecision } from "@/lib/api/wait-for-decision";
@@ -42,7 +42,7 @@ async function approvedCode(code: string) {
 const actor = { type: "user" as const, id: "00000000-0000-4000-8000-000000000001", label: "reviewer" };
 
 describe("rate limit", () => {
-  it("counts in one atomic upsert per fixed window and says when to retry", async () => {
+  it("counts every request in a fixed window and says when to retry", async () => {
     const rule = { limit: 3, windowSeconds: 60 };
     const results = await Promise.all(Array.from({ length: 5 }, () => consumeRateLimit(t.db, "test:burst", rule)));
     expect(results.filter((r) => r.allowed)).toHaveLength(3);
@@ -58,6 +58,68 @@ describe("rate limit", () => {
     await t.db.rateLimitBucket.create({ data: { key: "test:old", windowStart: new Date(Date.now() - 3600_000), count: 999 } });
     const result = await consumeRateLimit(t.db, "test:old", { limit: 2, windowSeconds: 60 });
     expect(result).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  // A day-long window (aligned to midnight UTC), so a test never straddles two.
+  const day = (limit: number) => ({ limit, windowSeconds: 86_400 });
+  // Limiters that reconcile only when a key is new to them or when told to: every step below is deterministic.
+  const instances = (n: number): RateLimiter[] => Array.from({ length: n }, () => createRateLimiter(t.db, { syncMs: 3_600_000 }));
+  const allowedOf = (results: Array<{ allowed: boolean }>) => results.filter((r) => r.allowed).length;
+  const sharedCount = async (key: string) => (await t.db.rateLimitBucket.findUniqueOrThrow({ where: { key } })).count;
+
+  it("refuses a key whose shared count is already past the limit on its first request in this process", async () => {
+    await t.db.$executeRaw`INSERT INTO "RateLimitBucket" (key, "windowStart", count)
+      VALUES ('test:full', to_timestamp(floor(extract(epoch FROM now()) / 86400) * 86400), 10000)`;
+    const [limiter] = instances(1);
+    const first = await limiter.consume("test:full", day(120));
+    expect(first).toMatchObject({ allowed: false, count: 10_001, limit: 120 });
+    expect(first.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(first.retryAfterSeconds).toBeLessThanOrEqual(86_400);
+    expect(first.resetAt.getTime()).toBeGreaterThan(Date.now());
+    expect(await limiter.consume("test:full", day(120))).toMatchObject({ allowed: false });
+  });
+
+  it("counts locally between reconciliations and is exact in one instance; every request reaches the shared count", async () => {
+    const [limiter] = instances(1);
+    expect(await limiter.consume("test:local", day(20))).toMatchObject({ allowed: true, count: 1 });
+    const burst = await Promise.all(Array.from({ length: 30 }, () => limiter.consume("test:local", day(20))));
+    expect(allowedOf(burst)).toBe(19);
+    // Counted in memory so far: the shared row has the first request only.
+    expect(await sharedCount("test:local")).toBe(1);
+    await limiter.flush();
+    expect(await sharedCount("test:local")).toBe(31);
+  });
+
+  it("refuses past the limit across two instances sharing the database once each has reconciled, overshooting by at most what the other admitted unseen", async () => {
+    const [a1, a2] = instances(2);
+    const rule = day(20);
+
+    // a2 uses up the limit; a1 learns of it at its next reconciliation and refuses from then on.
+    expect(await a1.consume("test:learn", rule)).toMatchObject({ allowed: true, count: 1 });
+    expect(await a2.consume("test:learn", rule)).toMatchObject({ allowed: true, count: 2 });
+    expect(allowedOf(await Promise.all(Array.from({ length: 18 }, () => a2.consume("test:learn", rule))))).toBe(18);
+    await a2.flush();
+    // Not reconciled since its first request, a1 admits one more (the overshoot: 21 of 20)…
+    expect(await a1.consume("test:learn", rule)).toMatchObject({ allowed: true, count: 2 });
+    await a1.flush();
+    // …and, having read a2's requests, refuses.
+    expect(await a1.consume("test:learn", rule)).toMatchObject({ allowed: false, count: 22 });
+    expect(await a2.consume("test:learn", rule)).toMatchObject({ allowed: false, count: 21 });
+
+    // Both admit up to the limit by their own view before either has seen the other's requests:
+    // the worst case, bounded by what one admitted that the other had not seen.
+    expect(await a1.consume("test:shared", rule)).toMatchObject({ allowed: true, count: 1 });
+    expect(await a2.consume("test:shared", rule)).toMatchObject({ allowed: true, count: 2 });
+    const first = allowedOf(await Promise.all(Array.from({ length: 30 }, () => a1.consume("test:shared", rule))));
+    const second = allowedOf(await Promise.all(Array.from({ length: 30 }, () => a2.consume("test:shared", rule))));
+    expect([first, second]).toEqual([19, 18]);
+    expect(2 + first + second - rule.limit).toBeLessThanOrEqual(first);
+    await a1.flush();
+    await a2.flush();
+    expect(await sharedCount("test:shared")).toBe(62);
+    const after = await Promise.all([...Array.from({ length: 5 }, () => a1.consume("test:shared", rule)), ...Array.from({ length: 5 }, () => a2.consume("test:shared", rule))]);
+    expect(allowedOf(after)).toBe(0);
+    expect(after.every((r) => r.count > rule.limit && r.retryAfterSeconds >= 1)).toBe(true);
   });
 });
 

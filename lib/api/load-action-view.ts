@@ -11,11 +11,13 @@ const notFound = () => new AppError("not_found", "That action was not found.", 4
 
 /**
  * An action as the key that submitted it may see it. A key sees only its own actions: another
- * key's, another tenant's and unknown ids are all the same 404.
+ * key's, another tenant's and unknown ids are all the same 404. A key revoked since it was
+ * authenticated is refused here too (401), by the statement that reads the action.
  */
 export async function findScopedAction(db: DbTx, scope: ActionScope) {
   if (!isUuid(scope.actionId)) throw notFound();
-  const row = await readScopedAction(db, scope);
+  const { keyRevoked, action: row } = await readScopedAction(db, scope);
+  if (keyRevoked) throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
   if (!row) throw notFound();
   // Expiry is by the database clock, reported as `expired` even before the sweeper marks the row.
   return { ...row, state: (row.expired ? "expired" : row.status) as ActionView["state"] };

@@ -76,7 +76,10 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   throw new Error(`The proposal could not be recorded for tenant ${input.tenantId}: its policy kept changing.`);
 }
 
-/** Null: nothing was written, because the tenant's policy or domains are no longer `loaded`. */
+/**
+ * Null: nothing was written, because the tenant's policy or domains are no longer `loaded`.
+ * Throws `api_key_revoked` when the requesting key was revoked, whatever authenticated it.
+ */
 async function proposeUnder(
   db: Db,
   input: ProposeInput,
@@ -139,7 +142,7 @@ async function proposeUnder(
   });
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
-  // those this proposal was assessed under.
+  // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
   const row = await writeProposal(db, {
     actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
     event, taskId: input.taskId ?? null, requesterUserId,
@@ -155,7 +158,10 @@ async function proposeUnder(
     scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
     snapshotHash: requestSnapshotHash,
   });
-  if (!row) return null;
+  if (!row.written) {
+    if (row.refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+    return null;
+  }
   void requestSeal(db, tenant.id);
   const expiresAt = row.expiresAt;
 

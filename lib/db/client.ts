@@ -2,7 +2,7 @@ import os from "node:os";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { registerPool } from "@/lib/db/sql";
+import { registerPool, runBeforeDisconnect } from "@/lib/db/sql";
 import { processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 export type Db = PrismaClient;
@@ -40,6 +40,7 @@ export function createDb(connectionString: string, options: { max?: number } = {
   let disconnecting = false;
   db.$disconnect = async () => {
     disconnecting = true;
+    await runBeforeDisconnect(db);
     await disconnect();
     if (!pool.ended) await pool.end();
   };

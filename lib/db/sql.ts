@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import pg, { type Pool, type PoolClient, type QueryResultRow } from "pg";
+import pg, { type Client, type Pool, type PoolClient, type QueryResultRow } from "pg";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { Db, DbTx } from "@/lib/db/client";
@@ -22,7 +22,7 @@ const POOL = Symbol.for("countersign.pgPool");
 // The gate hands out the pool's connections, urgent waiters first. Sized like the pool, so
 // statements that pass it find a connection (Prisma's own queries use the pool directly and may
 // still take one).
-type PoolEntry = { pool: Pool; gate: PriorityGate; owner: object };
+type PoolEntry = { pool: Pool; gate: PriorityGate; owner: object; beforeClose: Array<() => Promise<void>> };
 const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
 const pools = {
   get: (db: object): PoolEntry | undefined => {
@@ -34,7 +34,42 @@ const pools = {
 
 export function registerPool(db: object, pool: Pool): void {
   const gate = new PriorityGate(pool.options.max ?? 10);
-  Object.defineProperty(db, POOL, { value: { pool, gate, owner: db } satisfies PoolEntry, enumerable: false });
+  Object.defineProperty(db, POOL, { value: { pool, gate, owner: db, beforeClose: [] } satisfies PoolEntry, enumerable: false });
+}
+
+/**
+ * Runs `fn` when the client is disconnected, before its pool ends: for work kept in memory that
+ * must still reach the database (batched counters), and connections of its own to close.
+ */
+export function beforeDisconnect(db: object, fn: () => Promise<void>): void {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("beforeDisconnect needs the app's database client.");
+  entry.beforeClose.push(fn);
+}
+
+/** Runs what `beforeDisconnect` registered (the client's $disconnect calls this). */
+export async function runBeforeDisconnect(db: object): Promise<void> {
+  const hooks = pools.get(db)?.beforeClose.splice(0) ?? [];
+  const results = await Promise.allSettled(hooks.map((fn) => fn()));
+  for (const result of results) {
+    if (result.status === "rejected") console.error(`[countersign] work before disconnecting failed: ${(result.reason as Error).message}`);
+  }
+}
+
+/**
+ * A connection of its own with the pool's settings, outside the pool: for a LISTEN, which needs
+ * a session that stays put. `name` is its application_name (pg_stat_activity shows it). The
+ * caller connects and ends it.
+ */
+export function dedicatedConnection(db: object, name: string): Client {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("dedicatedConnection needs the app's database client.");
+  return new pg.Client({ ...entry.pool.options, application_name: name, keepAlive: true });
+}
+
+/** Statements on a dedicated connection (see dedicatedConnection). */
+export function sqlClientOf(conn: Client): SqlClient {
+  return clientOf(conn);
 }
 
 /**
@@ -121,7 +156,7 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-function clientOf(conn: Pool | PoolClient): SqlClient {
+function clientOf(conn: Pool | PoolClient | Client): SqlClient {
   return {
     async query<T extends QueryResultRow>(statement: Sql, options?: QueryOptions) {
       const text = statement.text;

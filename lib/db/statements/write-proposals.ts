@@ -3,6 +3,7 @@ import { query, type Queryable } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { AuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
+import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -51,17 +52,21 @@ export type ProposalRow = {
   snapshotHash: string;
 };
 
-/** Null: nothing was written, because the tenant's domains or policy changed since the assessment. */
-export type ProposalWritten = { expiresAt: Date | null } | null;
+/**
+ * Written, or why nothing was: `stale_assessment` — the tenant's domains or policy changed since
+ * the assessment; `api_key_revoked` — the requesting API key may no longer act.
+ */
+export type ProposalWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_assessment" | "api_key_revoked" };
 
 /**
  * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
  * their first revisions and snapshots. A proposal is written only if the tenant's domains and
- * policy are still those it was assessed under; its action only with its event. The expiry comes
- * from the database clock.
+ * policy are still those it was assessed under, and one an API key requested only if the key may
+ * still act (api-key-rules.ts); its action only with its event. The expiry comes from the
+ * database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{ id: string; expiresAt: Date | null }>(q, Prisma.sql`
+  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
@@ -72,11 +77,14 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
         "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text)
     ),
-    current AS (
-      SELECT i.* FROM input i
-      WHERE EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
-        AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")
+    checked AS (
+      SELECT i.*,
+        (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
+        (EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
+          AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")) AS assessed_current
+      FROM input i
     ),
+    current AS (SELECT * FROM checked WHERE key_live AND assessed_current),
     audit AS (${auditInsertFromJson(Prisma.sql`current`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
@@ -105,11 +113,13 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       FROM current c JOIN a ON a.id = c."actionId"
       WHERE c.snapshot IS NOT NULL
     )
-    SELECT id, "expiresAt" FROM a`);
+    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive"
+    FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
-  return rows.map((row) => {
+  return rows.map((row): ProposalWritten => {
     const found = byId.get(row.actionId);
-    return found ? { expiresAt: found.expiresAt } : null;
+    if (found?.written) return { written: true, expiresAt: found.expiresAt };
+    return { written: false, refusal: found && !found.keyLive ? "api_key_revoked" : "stale_assessment" };
   });
 }
 

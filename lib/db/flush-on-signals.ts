@@ -1,0 +1,28 @@
+/**
+ * Runs `flush` when the process is asked to stop (SIGTERM, SIGINT), for work kept in memory that
+ * should still reach the database; returns a function that takes it off the list again. It does
+ * not take the exit over: whoever else handles the signal (Next.js's server, a worker's own
+ * handler) still does, and when nobody else does, the signal is raised again once every flush has
+ * settled, so the process ends as it would have. One pair of listeners serves the whole process.
+ */
+type Registry = { flushers: Set<() => Promise<void>>; installed: boolean };
+const REGISTRY = Symbol.for("countersign.flushOnSignals");
+
+export function flushOnSignals(flush: () => Promise<void>): () => void {
+  const store = globalThis as unknown as Record<symbol, Registry | undefined>;
+  const registry = (store[REGISTRY] ??= { flushers: new Set(), installed: false });
+  registry.flushers.add(flush);
+  if (!registry.installed) {
+    registry.installed = true;
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      process.once(signal, () => {
+        void Promise.allSettled([...registry.flushers].map((fn) => fn())).finally(() => {
+          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        });
+      });
+    }
+  }
+  return () => {
+    registry.flushers.delete(flush);
+  };
+}

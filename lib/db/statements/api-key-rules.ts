@@ -1,0 +1,12 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
+
+/**
+ * Whether the API key `id` may act now: it exists and is not revoked. The one definition that the
+ * key lookup (read-api-key-by-prefix.ts) and the statements a key's requests go through
+ * (write-proposals.ts, read-scoped-action.ts) apply, so a key revoked a moment ago is refused by
+ * the statement that would act for it, whatever a process still remembers about the key.
+ */
+export function apiKeyIsLiveSql(id: Sql): Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM "ApiKey" live_key WHERE live_key.id = ${id} AND live_key."revokedAt" IS NULL)`;
+}

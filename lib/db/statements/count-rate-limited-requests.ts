@@ -1,0 +1,35 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type Queryable } from "@/lib/db/sql";
+
+export type RateLimitedRequests = { key: string; requests: number; windowSeconds: number };
+export type RateLimitBucketState = { key: string; count: number; resetAt: Date; databaseNow: Date };
+
+/**
+ * Adds requests counted in one process to the shared fixed-window counters of their keys, all keys
+ * in one atomic upsert: each window is aligned to the database clock (every instance agrees where
+ * it starts), and a bucket from an earlier window starts over at the requests added now. Returns,
+ * per key, the count so far in its window (every instance's requests), when the window ends, and
+ * the database's now. Keys must be distinct; rows are locked in key order, so two instances
+ * counting the same keys at once never deadlock.
+ */
+export async function countRateLimitedRequests(q: Queryable, input: { counts: RateLimitedRequests[] }): Promise<RateLimitBucketState[]> {
+  const counts = [...input.counts].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  return query<RateLimitBucketState>(q, Prisma.sql`
+    WITH clock AS (SELECT now() AS now),
+    input AS (
+      SELECT x.key, x.requests, x.window_seconds, x.ord,
+        to_timestamp(floor(extract(epoch FROM clock.now) / x.window_seconds) * x.window_seconds) AS window_start
+      FROM unnest(${counts.map((c) => c.key)}::text[], ${counts.map((c) => c.requests)}::int[], ${counts.map((c) => c.windowSeconds)}::int[])
+        WITH ORDINALITY AS x(key, requests, window_seconds, ord), clock
+    ),
+    bumped AS (
+      INSERT INTO "RateLimitBucket" (key, "windowStart", count)
+      SELECT key, window_start, requests FROM input ORDER BY ord
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN "RateLimitBucket"."windowStart" = EXCLUDED."windowStart" THEN "RateLimitBucket".count + EXCLUDED.count ELSE EXCLUDED.count END,
+        "windowStart" = EXCLUDED."windowStart"
+      RETURNING key, count, "windowStart"
+    )
+    SELECT bumped.key, bumped.count, bumped."windowStart" + make_interval(secs => input.window_seconds) AS "resetAt", clock.now AS "databaseNow"
+    FROM bumped JOIN input USING (key), clock`);
+}
