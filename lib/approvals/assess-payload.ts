@@ -3,6 +3,7 @@ import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { runCompute } from "@/lib/compute/compute-pool";
 import type { Queryable } from "@/lib/db/sql";
 import type { PolicyDecision } from "@/lib/policy/evaluate-policy";
+import type { Policy } from "@/lib/policy/policy-document";
 import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
 import type { ScanFinding } from "@/lib/sandbox/prescan";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
@@ -35,6 +36,18 @@ export type AssessInput = {
   /** The revision being assessed (1 for a proposal). */
   revision: number;
 };
+
+// A policy version is serialised once for the compute pool (see JudgeInput's `policy`).
+const policyJsonCache = new WeakMap<Policy, string>();
+
+function policyJson(policy: Policy): string {
+  let json = policyJsonCache.get(policy);
+  if (json === undefined) {
+    json = JSON.stringify(policy);
+    policyJsonCache.set(policy, json);
+  }
+  return json;
+}
 
 /**
  * Everything the decision rests on for one payload: the TOCTOU snapshot, the preview, risk tags,
@@ -77,7 +90,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
           untrustedValues: input.untrustedValues,
         },
       },
-      policy: { document: policy.policy, cacheKey: `${input.tenantId}:${policy.version}` },
+      policy: { json: policyJson(policy.policy), cacheKey: `${input.tenantId}:${policy.version}` },
       policyInput: {
         tool: tool.name,
         args,

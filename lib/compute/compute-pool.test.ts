@@ -14,7 +14,7 @@ const inspect = (code: string, budgetMs?: number) =>
     {
       code,
       risk: { tool: "run_python", toolClass: ["code-exec"], args: { code }, context: {} },
-      policy: { document: DEFAULT_POLICY, cacheKey: "test:1" },
+      policy: { json: JSON.stringify(DEFAULT_POLICY), cacheKey: "test:1" },
       policyInput: { tool: "run_python", args: { code }, context: { requesterRoles: ["requester"] } },
       refusal: null,
       payload: { ...payload(null), tool: "run_python", kind: "code", code, language: "python", sandboxSpec: { image: "test" } },

@@ -100,9 +100,11 @@ export async function runCompute<K extends keyof Tasks>(
 ): Promise<Tasks[K]["output"]> {
   const { piscina, gate, maxWaiting } = pool();
   if (gate.waiting >= maxWaiting) throw busy();
-  await gate.acquire(opts.urgent === true, AbortSignal.timeout(QUEUE_WAIT_MS))?.catch(() => {
-    throw busy();
-  });
+  if (!gate.tryAcquire()) {
+    await gate.acquire(opts.urgent === true, AbortSignal.timeout(QUEUE_WAIT_MS))?.catch(() => {
+      throw busy();
+    });
+  }
   try {
     return await runBudgeted(piscina, name, input, opts.budgetMs ?? computeBudgetMs(), opts.what);
   } finally {

@@ -14,8 +14,11 @@ export type JudgeInput = {
   /** Absent: the scanner's defaults. */
   bannedModules?: string[];
   risk: Omit<RiskInput, "scanFindings">;
-  /** The tenant's policy; `cacheKey` (tenant and version: versions are immutable) names its compiled form. */
-  policy: { document: Policy; cacheKey: string };
+  /**
+   * The tenant's policy as JSON, named by tenant and version (versions are immutable): a thread
+   * parses (and compiles) each version once, and a string crosses to it far cheaper than an object.
+   */
+  policy: { json: string; cacheKey: string };
   /** What the policy reads, apart from the risk this task computes. */
   policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags"> };
   /** A reason known before the payload is read (no sandbox, a broken policy): denied with it. */
@@ -33,6 +36,21 @@ export type Judgement = {
   refusal: string | null;
   hash: PayloadHash;
 };
+
+// This thread's parsed policies, by cache key; the same object each time, so evaluatePolicy's
+// compiled cache holds.
+const policies = new Map<string, Policy>();
+const MAX_POLICIES = 256;
+
+function policyOf({ json, cacheKey }: JudgeInput["policy"]): Policy {
+  let policy = policies.get(cacheKey);
+  if (!policy) {
+    if (policies.size >= MAX_POLICIES) policies.clear();
+    policy = JSON.parse(json) as Policy;
+    policies.set(cacheKey, policy);
+  }
+  return policy;
+}
 
 const denied = (reason: string): PolicyDecision => ({
   effect: "deny", ruleId: null, reason, quorum: 0, eligibleRoles: [], ttlSeconds: 0, tier: "critical",
@@ -54,11 +72,10 @@ export async function judgePayload(input: JudgeInput): Promise<Judgement> {
   const level = riskLevel(riskTags);
   const decision = refusal
     ? denied(refusal)
-    : evaluatePolicy(
-        input.policy.document,
-        { ...input.policyInput, context: { ...input.policyInput.context, riskLevel: level, riskTags: riskTags.map((t) => t.id) } },
-        { cacheKey: input.policy.cacheKey },
-      );
+    : evaluatePolicy(policyOf(input.policy), {
+        ...input.policyInput,
+        context: { ...input.policyInput.context, riskLevel: level, riskTags: riskTags.map((t) => t.id) },
+      });
   return { scanFindings, riskTags, riskLevel: level, decision, refusal, hash: revisionHash(input.payload) };
 }
 

@@ -18,6 +18,13 @@ export class PriorityGate {
     return this.urgent.length + this.ordinary.length;
   }
 
+  /** Takes a free slot if there is one (no waiting): true when it did. */
+  tryAcquire(): boolean {
+    if (this.free === 0) return false;
+    this.free--;
+    return true;
+  }
+
   /**
    * Undefined when a slot was free (taken at once), else a promise that resolves once one is
    * handed over. With a signal, a waiter that is aborted leaves the queue and the promise rejects

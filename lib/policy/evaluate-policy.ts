@@ -43,24 +43,8 @@ const PolicyContextSchema = z.strictObject({
   riskTags: z.array(z.string()).optional(),
 });
 
-// Compiling is cheap but not free; a policy object loaded once is evaluated many times. A policy
-// that reaches a worker thread is a fresh copy each time, so there it is cached by a key naming
-// the tenant's immutable version.
+// Compiling is cheap but not free; a policy object loaded once is evaluated many times.
 const compiledCache = new WeakMap<Policy, ReturnType<typeof compilePolicy>>();
-const compiledByKey = new Map<string, ReturnType<typeof compilePolicy>>();
-const MAX_KEYED = 256;
-
-function compiledFor(policy: Policy, cacheKey: string | undefined): ReturnType<typeof compilePolicy> {
-  const cached = cacheKey === undefined ? compiledCache.get(policy) : compiledByKey.get(cacheKey);
-  if (cached !== undefined) return cached;
-  const compiled = compilePolicy(policy);
-  if (cacheKey === undefined) compiledCache.set(policy, compiled);
-  else {
-    if (compiledByKey.size >= MAX_KEYED) compiledByKey.clear();
-    compiledByKey.set(cacheKey, compiled);
-  }
-  return compiled;
-}
 
 /**
  * Decides what happens to a proposed action. Rules of the tool are tried in order
@@ -78,8 +62,12 @@ function compiledFor(policy: Policy, cacheKey: string | undefined): ReturnType<t
  * - an invalid policy or context → deny.
  * evaluatePolicy never throws.
  */
-export function evaluatePolicy(policy: Policy, input: PolicyInput, opts: { cacheKey?: string } = {}): PolicyDecision {
-  const compiledResult = compiledFor(policy, opts.cacheKey);
+export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
+  let compiledResult = compiledCache.get(policy);
+  if (compiledResult === undefined) {
+    compiledResult = compilePolicy(policy);
+    compiledCache.set(policy, compiledResult);
+  }
   if (!compiledResult.ok) {
     const first = compiledResult.errors[0];
     return failClosed(null, `The tenant's policy is invalid (${first?.path}: ${first?.message}); every action is denied until it is fixed.`);
