@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 
 /**
@@ -57,4 +58,16 @@ export function toPublicError(error: unknown, context: string): { status: number
   const out = publicErrorOf(error);
   if (out.status === 500) console.error(`[countersign] unexpected error in ${context}:`, error);
   return out;
+}
+
+/** How many of an input's problems a message lists, and how long it may get: a body with thousands of bad keys gets a short answer. */
+export const MAX_LISTED_ISSUES = 20;
+const MAX_DESCRIPTION = 2_000;
+
+/** The first problems of invalid input, in words (zod's own format), and how many more there are. */
+export function describeInvalid(error: z.ZodError): string {
+  const { issues } = error;
+  let text = z.prettifyError(new z.ZodError(issues.slice(0, MAX_LISTED_ISSUES)));
+  if (text.length > MAX_DESCRIPTION) text = `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
+  return issues.length > MAX_LISTED_ISSUES ? `${text}\n… and ${issues.length - MAX_LISTED_ISSUES} more problems` : text;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getDb, type Db } from "@/lib/db/client";
-import { AppError, toPublicError } from "@/lib/errors";
+import { AppError, describeInvalid, MAX_LISTED_ISSUES, toPublicError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
 import type { Requester } from "@/lib/approvals/actors";
 import { resolveApiKey, type AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
@@ -127,8 +127,8 @@ async function parseBody(request: Request, definition: ApiRouteDefinition): Prom
 function parseWith(schema: z.ZodType, value: unknown, code: string): unknown {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new AppError(code, z.prettifyError(parsed.error), 400, {
-      issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message, code: issue.code })),
+    throw new AppError(code, describeInvalid(parsed.error), 400, {
+      issues: parsed.error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message, code: issue.code })),
     });
   }
   return parsed.data;

@@ -1,10 +1,9 @@
-import { z } from "zod";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
-import { AppError, markAudited, toPublicError } from "@/lib/errors";
+import { AppError, describeInvalid, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
@@ -39,7 +38,7 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
       await insertAuditEvent(tx, auditBodyOf({
         tenantId: input.tenantId, actor, type: "action.edit_refused", outcome: "refused",
         subject: { type: "action", id: input.actionId }, reviewerId: input.editor.userId, status: body.code,
-        data: { message: body.message, actionId: input.actionId },
+        data: { message: body.message.slice(0, 500), actionId: input.actionId },
       }));
       return { ok: false, error };
     }
@@ -67,7 +66,7 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   if (!tool) throw new AppError("unknown_tool", `This build has no tool named ${action.tool}.`, 409);
   assertCanonicalizable(input.args);
   const parsed = tool.args.safeParse(input.args);
-  if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${z.prettifyError(parsed.error)}`, 400);
+  if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${describeInvalid(parsed.error)}`, 400);
   return createNextRevision(tx, {
     action, tool, args: parsed.data, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,
     actor: memberAuditActor(input.editor),

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
-import { AppError, isAppError, markAudited, toPublicError } from "@/lib/errors";
+import { AppError, describeInvalid, isAppError, markAudited, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { taskExists } from "@/lib/db/statements/task-exists";
@@ -54,7 +53,7 @@ function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof
   assertCanonicalizable(raw);
   const parsed = tool.args.safeParse(raw);
   if (!parsed.success) {
-    throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${z.prettifyError(parsed.error)}`, 400);
+    throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${describeInvalid(parsed.error)}`, 400);
   }
   assertCanonicalizable(parsed.data);
   return { tool, args: parsed.data };
@@ -94,7 +93,7 @@ async function proposeUnder(
     await appendAuditEvent(db, {
       tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
       subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
-      data: { code: body.code, message: body.message },
+      data: { code: body.code, message: body.message.slice(0, 500) },
     });
     throw markAudited(error);
   };

@@ -85,3 +85,20 @@ describe("a policy expression whose cost explodes on the arguments", () => {
     expect(await t.db.action.count({ where: { tenantId: tenant.id } })).toBe(0);
   });
 });
+
+describe("arguments with thousands of problems", () => {
+  it("are refused with a short answer, and the audit entry stays short", async () => {
+    const args: Record<string, number> = { invoice_number: 1 };
+    for (let i = 0; i < 5_000; i++) args[`unknown_${i}`] = i;
+    const error = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "get_invoice", args }).then(
+      () => null,
+      (e: unknown) => e as { code: string; message: string },
+    );
+    expect(error?.code).toBe("invalid_args");
+    // zod names all 5,000 unknown keys in one problem; the answer keeps its start.
+    expect(error?.message).toContain("unknown_0");
+    expect(error?.message.length).toBeLessThan(2_200);
+    const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "action.refused" }, orderBy: { id: "desc" } });
+    expect((event.data as { message: string }).message.length).toBeLessThanOrEqual(500);
+  });
+});

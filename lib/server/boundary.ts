@@ -5,7 +5,7 @@ import type { ActingMember } from "@/lib/auth/acting-member";
 import { hasPermission, type Permission } from "@/lib/auth/permissions";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { getDb } from "@/lib/db/client";
-import { AppError, publicErrorOf, toPublicError, wasAudited, type PublicError } from "@/lib/errors";
+import { AppError, describeInvalid, publicErrorOf, toPublicError, wasAudited, type PublicError } from "@/lib/errors";
 import { getActingMember } from "@/lib/server/acting-member";
 import { assertSameOrigin } from "@/lib/server/request-origin";
 
@@ -76,7 +76,7 @@ export function memberAction<S extends z.ZodType, T>(
       if (found.error) throw found.error;
       authorize(found.member!, options.permission);
       const parsed = options.input.safeParse(raw);
-      if (!parsed.success) throw new AppError("invalid_input", z.prettifyError(parsed.error), 400);
+      if (!parsed.success) throw new AppError("invalid_input", describeInvalid(parsed.error), 400);
       return { ok: true, data: await run(parsed.data, found.member!) };
     } catch (error) {
       if (member) {

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { AppError, describeInvalid } from "@/lib/errors";
 import { memberAuditActor } from "@/lib/approvals/actors";
 import { getDb } from "@/lib/db/client";
 import { memberRoute } from "@/lib/server/boundary";
@@ -21,7 +20,7 @@ export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
     const raw = await readJsonBody(request);
     if (raw === undefined) throw new AppError("invalid_input", "Send the payload hash you reviewed: { \"payloadHash\": \"…\" }.", 400);
     const parsed = BrowserExecuteBodySchema.safeParse(raw);
-    if (!parsed.success) throw new AppError("invalid_input", z.prettifyError(parsed.error), 400);
+    if (!parsed.success) throw new AppError("invalid_input", describeInvalid(parsed.error), 400);
     const { id } = await context.params;
     const db = getDb();
     const action = await findScopedAction(db, { tenantId: member.tenant.id, actionId: id, apiKeyId: null });
