@@ -87,7 +87,9 @@ describe("proposals", () => {
   it.each([
     ["an unknown key", { invoice_number: "INV-1042", extra: true }, "invalid_args"],
     ["a missing key", {}, "invalid_args"],
-    ["a number beyond 2^53", { invoice_number: "INV-1044", amount_minor: 2 ** 60, reason: "x" }, "invalid_payload.unsafe_integer"],
+    // The tool's schema bounds the amount long before 2^53 (the API's strict JSON refuses 2^53 itself).
+    ["a number beyond 2^53", { invoice_number: "INV-1044", amount_minor: 2 ** 60, reason: "x" }, "invalid_args"],
+    ["a lone surrogate", { invoice_number: "INV-1044", amount_minor: 100, reason: "Customer overpaid \uD800" }, "invalid_payload.lone_surrogate"],
   ])("refuses %s, changes nothing, and audits the refusal", async (_label, args, code) => {
     const before = await t.db.action.count({ where: { tenantId: a.id } });
     const tool = code === "invalid_args" && "extra" in args ? "get_invoice" : "refund_invoice";

@@ -50,7 +50,8 @@ export type ProposalOutcome =
 
 function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof requireTool>; args: JsonObject } {
   const tool = requireTool(toolName);
-  assertCanonicalizable(raw);
+  // What is stored and hashed is zod's output, so that is what is checked, once (checking the raw
+  // value too cost a large body tens of milliseconds of the request thread and decided nothing).
   const parsed = tool.args.safeParse(raw);
   if (!parsed.success) {
     throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${describeInvalid(parsed.error)}`, 400);
