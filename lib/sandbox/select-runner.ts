@@ -59,20 +59,35 @@ async function detectBwrap(): Promise<SandboxDetection> {
   return { available: true, isolation: "namespace", reason: "bubblewrap namespace sandbox (Docker unavailable)", spec };
 }
 
-let cached: { at: number; mode: string; value: Promise<SandboxDetection> } | null = null;
+type DetectionCache = { mode: string; settled: SandboxDetection | null; settledAt: number; pending: Promise<SandboxDetection> | null };
+let cache: DetectionCache | null = null;
 const CACHE_MS = 10_000;
 
 /**
  * Docker if the daemon answers and the image exists, else bubblewrap if a probe run works, else
  * unavailable with the reasons. SANDBOX_MODE=docker|bwrap|none forces a choice. Cached for 10 s
- * (health checks call it often); pass { fresh: true } to re-check.
+ * (health checks call it often); past that the last answer is still given while a new detection
+ * runs, since a probe can take seconds on a loaded machine and nobody (least of all /api/health)
+ * should wait for it. Pass { fresh: true } to wait for a new one.
  */
 export function detectSandbox(opts: { fresh?: boolean } = {}): Promise<SandboxDetection> {
-  const modeKey = `${processEnv().SANDBOX_MODE ?? ""}|${processEnv().SANDBOX_IMAGE ?? ""}`;
-  if (!opts.fresh && cached && cached.mode === modeKey && performance.now() - cached.at < CACHE_MS) return cached.value;
-  const value = detectUncached();
-  cached = { at: performance.now(), mode: modeKey, value };
-  return value;
+  const mode = `${processEnv().SANDBOX_MODE ?? ""}|${processEnv().SANDBOX_IMAGE ?? ""}`;
+  if (cache?.mode !== mode) cache = { mode, settled: null, settledAt: 0, pending: null };
+  const entry = cache;
+  const refresh = () =>
+    (entry.pending ??= detectUncached().then(
+      (detection) => {
+        Object.assign(entry, { settled: detection, settledAt: performance.now(), pending: null });
+        return detection;
+      },
+      (error: unknown) => {
+        entry.pending = null;
+        throw error;
+      },
+    ));
+  if (opts.fresh || entry.settled === null) return refresh();
+  if (performance.now() - entry.settledAt >= CACHE_MS) void refresh().catch(() => {});
+  return Promise.resolve(entry.settled);
 }
 
 async function detectUncached(): Promise<SandboxDetection> {
