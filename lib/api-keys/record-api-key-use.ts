@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { perClient } from "@/lib/db/per-client";
-import { flushOnSignals } from "@/lib/db/flush-on-signals";
-import { beforeDisconnect, isClosed } from "@/lib/db/sql";
+import { flushWithClient } from "@/lib/db/flush-on-signals";
+import { isClosed } from "@/lib/db/sql";
 import { touchApiKeysLastUsed } from "@/lib/db/statements/touch-api-keys-last-used";
 
 /** lastUsedAt is a hint for admins: written at most once a minute per key, not on every request. */
@@ -69,11 +69,7 @@ export function createApiKeyUseRecorder(db: Db, options: { flushMs?: number } = 
 export function apiKeyUseRecorderFor(db: Db): ApiKeyUseRecorder {
   return perClient("apiKeyUseRecorder", db, () => {
     const recorder = createApiKeyUseRecorder(db);
-    const stopFlushingOnSignals = flushOnSignals(() => recorder.flush());
-    beforeDisconnect(db, () => {
-      stopFlushingOnSignals();
-      return recorder.flush();
-    });
+    flushWithClient(db, () => recorder.flush());
     return recorder;
   });
 }

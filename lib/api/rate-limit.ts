@@ -1,7 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import { flushOnSignals } from "@/lib/db/flush-on-signals";
+import { flushWithClient } from "@/lib/db/flush-on-signals";
 import { perClient } from "@/lib/db/per-client";
-import { beforeDisconnect } from "@/lib/db/sql";
 import { countRateLimitedRequests, type RateLimitBucketState } from "@/lib/db/statements/count-rate-limited-requests";
 import { readEnv } from "@/lib/env";
 
@@ -188,11 +187,7 @@ export function createRateLimiter(db: Db, options: { syncMs?: number } = {}): Ra
 export function rateLimiterFor(db: Db): RateLimiter {
   return perClient("rateLimiter", db, () => {
     const limiter = createRateLimiter(db);
-    const stopFlushingOnSignals = flushOnSignals(() => limiter.flush());
-    beforeDisconnect(db, () => {
-      stopFlushingOnSignals();
-      return limiter.flush();
-    });
+    flushWithClient(db, () => limiter.flush());
     return limiter;
   });
 }

@@ -1,28 +1,18 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { runCompute } from "@/lib/compute/compute-pool";
+import type { Judgement } from "@/lib/compute/compute-tasks";
 import type { Queryable } from "@/lib/db/sql";
-import type { PolicyDecision } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
-import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
-import type { ScanFinding } from "@/lib/sandbox/prescan";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
 import type { ToolDefinition, ToolPreview } from "@/lib/tools/tool";
 import type { ActivePolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns } from "@/lib/approvals/action-revision";
 
-export type Assessment = {
+/** What the pooled judgement found (risk, verdict, hash), with what was read for it. */
+export type Assessment = Judgement & {
   snapshot: JsonObject | null;
   preview: ToolPreview;
-  riskTags: RiskTag[];
-  riskLevel: RiskLevel;
-  decision: PolicyDecision;
   sandboxSpec: JsonObject | null;
-  scanFindings: ScanFinding[];
-  /** The hash a decision on this revision binds to (SPEC invariant 2). */
-  hash: PayloadHash;
-  /** Set when the payload must never reach a human (blocked code, no sandbox, broken policy). */
-  refusal: string | null;
 };
 
 export type AssessInput = {

@@ -77,7 +77,7 @@ export function warmComputePool(): void {
   pool();
 }
 
-export const tooComplex = (what: string, budgetMs: number) =>
+const tooComplex = (what: string, budgetMs: number) =>
   new AppError(
     "too_complex",
     `The ${what} took longer than its ${budgetMs} ms budget to check, so it was refused. Send a smaller or simpler payload.`,

@@ -1,3 +1,5 @@
+import { beforeDisconnect } from "@/lib/db/sql";
+
 /**
  * Runs `flush` when the process is asked to stop (SIGTERM, SIGINT), for work kept in memory that
  * should still reach the database; returns a function that takes it off the list again. It does
@@ -25,4 +27,16 @@ export function flushOnSignals(flush: () => Promise<void>): () => void {
   return () => {
     registry.flushers.delete(flush);
   };
+}
+
+/**
+ * For in-memory work of one database client (batched counters): flushed when the process is asked
+ * to stop, and before the client disconnects (which also takes it off the signal list).
+ */
+export function flushWithClient(db: object, flush: () => Promise<void>): void {
+  const stopFlushingOnSignals = flushOnSignals(flush);
+  beforeDisconnect(db, () => {
+    stopFlushingOnSignals();
+    return flush();
+  });
 }
