@@ -2,6 +2,9 @@ import { defineConfig } from "@playwright/test";
 import { E2E_PORT } from "./e2e/support/config";
 import { readEnv } from "./lib/env";
 
+// The audit log's key for the e2e server and the tests' own writes (they must agree); not for production.
+process.env.AUDIT_SIGNING_KEY ??= Buffer.alloc(32, 7).toString("base64");
+
 // Debian's Chromium (no browser downloads here); see TOOLCHAIN.md for the flags.
 const chromium = readEnv("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 

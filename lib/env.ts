@@ -23,7 +23,7 @@ export class EnvError extends Error {
   }
 }
 
-export type EnvSection = "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Tests";
+export type EnvSection = "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Audit evidence" | "Tests";
 
 type Declaration<S extends z.ZodType = z.ZodType> = {
   schema: S;
@@ -90,6 +90,20 @@ export const ENVIRONMENT = {
   OIDC_CLIENT_ID: declare("Single sign-on", opt(z.string().min(1)), "The console's client id at the provider."),
   OIDC_CLIENT_SECRET: declare("Single sign-on", opt(z.string().min(1)), "The console's client secret at the provider.", { secret: true }),
   OIDC_NAME: declare("Single sign-on", opt(z.string().min(1).max(64)), "The sign-in button's label.", { shownDefault: "Single sign-on" }),
+
+  // Audit evidence
+  AUDIT_SIGNING_KEY: declare("Audit evidence", opt(z.string().regex(/^[A-Za-z0-9+/_-]{43}=?$/, "32 random bytes in base64, e.g. from `openssl rand -base64 32`")),
+    "The audit log's Ed25519 signing seed, which also keys the events' MACs. It must live outside the database: whoever holds it can re-sign history. Back it up: without it, existing evidence still verifies with the public key, but new events cannot continue the log.",
+    { secret: true, shownDefault: "generated once into `AUDIT_SIGNING_KEY_FILE`" }),
+  AUDIT_SIGNING_KEY_FILE: declare("Audit evidence", opt(z.string().min(1)), "Where the signing seed is kept when `AUDIT_SIGNING_KEY` is not set (created, mode 0600, on first use).",
+    { shownDefault: "`.data/audit-signing-key`" }),
+  AUDIT_LOG_NAME: declare("Audit evidence", opt(z.string().regex(/^[\x21-\x2a\x2c-\x7e]{1,100}$/, "printable ASCII without spaces or +")),
+    "The log's key name in signed checkpoints; each tenant's log is `<name>/<tenant id>`. Use your console's host name, e.g. `console.example.com/audit`.",
+    { shownDefault: "`countersign-audit`" }),
+  AUDIT_CHECKPOINT_INTERVAL_S: declare("Audit evidence", opt(int(1, 86_400)), "How often the worker signs a checkpoint of each tenant's log that grew.", { shownDefault: "30" }),
+  AUDIT_WITNESS_URLS: declare("Audit evidence", opt(z.string().min(1)),
+    "Witnesses (C2SP tlog-witness, e.g. `npm run witness`) that co-sign each checkpoint: comma-separated base URLs. Unset, checkpoints are signed by the console alone."),
+  AUDIT_WITNESS_KEYS: declare("Audit evidence", opt(z.string().min(1)), "The witnesses' verifier keys (`name+keyid+base64`), comma-separated: cosignatures are checked against them and listed on /audit."),
 
   // Models
   LLM_PROVIDERS: declare("Models", opt(z.string()),

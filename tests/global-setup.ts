@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +15,8 @@ let cluster: EmbeddedCluster | undefined;
 let dir: string | undefined;
 
 export default async function setup() {
+  // The audit log's key (lib/audit/audit-keys.ts): one per run, shared by every test file's events.
+  process.env.AUDIT_SIGNING_KEY ??= randomBytes(32).toString("base64");
   const external = readEnv("TEST_DATABASE_URL");
   if (external) {
     // A real external server: use it as the template host.

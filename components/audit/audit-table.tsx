@@ -51,7 +51,7 @@ export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[];
                 <details className="inline">
                   <summary className="cursor-pointer text-xs text-slate-600">data</summary>
                   <pre className="mt-1 max-w-md overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200">{JSON.stringify(e.data, null, 2)}</pre>
-                  <p className="font-mono text-[11px] text-slate-500">{e.hash ? `hash ${e.hash.slice(0, 20)}…` : "sealing into the chain…"}</p>
+                  <p className="font-mono text-[11px] text-slate-500">{e.leafHash ? `leaf ${e.leafHash.slice(0, 20)}…` : "sealing into the tree…"}</p>
                 </details>
               </td>
             </tr>

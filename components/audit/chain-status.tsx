@@ -1,37 +1,58 @@
 import type { ChainVerification } from "@/lib/audit/verify-audit-chain";
+import type { AuditVerificationRow } from "@/lib/db/statements/read-latest-audit-verification";
 
-const PROBLEM_WORDS = {
-  edited: "its contents do not match its hash — it was edited",
-  missing_or_reordered: "the sequence has a gap or is out of order — an event was removed or reordered",
-  broken_link: "it does not link to the event before it — the chain was cut or spliced",
-  tail_removed: "the chain stops before the last event that was appended — the newest events were removed",
-} as const satisfies Record<NonNullable<ChainVerification["firstBad"]>["problem"], string>;
+function age(from: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - from.getTime()) / 1000));
+  if (seconds < 90) return `${seconds} s ago`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86_400)} days ago`;
+}
 
-export function ChainStatus({ result }: { result: ChainVerification }) {
+const count = (n: number | bigint) => n.toLocaleString("en-US");
+
+/**
+ * The state of the tenant's evidence: the latest signed checkpoint, what was added since and
+ * verified on this visit (incremental, read-only), the last full verification, and the log's
+ * public key for anyone who wants to check offline.
+ */
+export function ChainStatus({ result, lastFull, verifierKey, now }: {
+  result: ChainVerification; lastFull: AuditVerificationRow | null; verifierKey: string; now: Date;
+}) {
+  const checkpoint = result.checkpoint;
+  const details = (
+    <dl className="mt-1 grid gap-x-4 gap-y-0.5 text-sm sm:grid-cols-[max-content_1fr]">
+      <dt className="font-medium">Latest signed checkpoint</dt>
+      <dd>
+        {checkpoint
+          ? <>{count(checkpoint.size)} events, {age(checkpoint.createdAt, now)}{checkpoint.witnesses.length > 0 ? `, co-signed by ${checkpoint.witnesses.join(", ")}` : ", not witnessed"} <span className="font-mono text-xs">root {checkpoint.rootHash.slice(0, 16)}…</span></>
+          : "none yet (the first is signed within a minute of the first event)"}
+      </dd>
+      <dt className="font-medium">Last full verification</dt>
+      <dd>{lastFull ? <>{lastFull.ok ? "passed" : "FAILED"}: {count(lastFull.checked)} events, {age(lastFull.finishedAt, now)}</> : "not run yet"}</dd>
+      <dt className="font-medium">Log public key</dt>
+      <dd className="break-all font-mono text-xs" data-testid="audit-verifier-key">{verifierKey}</dd>
+    </dl>
+  );
   if (result.ok) {
     return (
-      <div role="status" className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-2 text-emerald-900">
-        <span className="font-semibold">✓ Chain verified</span>
-        <span>{result.checked.toLocaleString("en-US")} events, every hash recomputed and linked.</span>
-        <span className="font-mono text-xs" title="Hash of the newest sealed event">head {result.headHash.slice(0, 16)}…</span>
-        {result.unsealed > 0 && (
-          <span title="Events are sealed into the chain moments after they are written">
-            {result.unsealed.toLocaleString("en-US")} newer {result.unsealed === 1 ? "event is" : "events are"} still being sealed.
-          </span>
-        )}
+      <div role="status" className="rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-2 text-emerald-900">
+        <p>
+          <span className="font-semibold">✓ Evidence verified</span>{" "}
+          {count(result.treeSize)} events in the tree; {count(result.checked)} added since the latest checkpoint checked now (MACs, leaf hashes, subtrees).
+          {result.unsealed > 0 && ` ${count(result.unsealed)} newer events are being sealed.`}
+        </p>
+        {details}
       </div>
     );
   }
-  const bad = result.firstBad;
   return (
     <div role="alert" className="rounded-lg border border-red-300 bg-red-50 px-4 py-2 text-red-900">
-      <p className="font-semibold">✗ Chain verification failed</p>
-      {bad && (
-        <p>
-          First bad event: <span className="font-mono">#{bad.seq}</span>
-          {bad.id && <> (id <span className="font-mono">{bad.id}</span>)</>} — {PROBLEM_WORDS[bad.problem]}. {result.checked.toLocaleString("en-US")} events before it verified.
-        </p>
-      )}
+      <p className="font-semibold">✗ Evidence verification failed</p>
+      <ul className="list-disc pl-5">
+        {result.problems.map((p, i) => <li key={i}><span className="font-mono text-xs">{p.problem}</span> {p.message}</li>)}
+      </ul>
+      {details}
     </div>
   );
 }

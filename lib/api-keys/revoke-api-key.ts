@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
-import type { AuditActor } from "@/lib/audit/append-audit-event";
+import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { recordApiKeyRevocation } from "@/lib/db/statements/record-api-key-revocation";
 import { isUuid } from "@/lib/db/uuid";
 import { forgetApiKey } from "@/lib/api-keys/api-key-cache";
@@ -16,7 +16,15 @@ export type RevokeApiKeyInput = { tenantId: string; id: string; actor: AuditActo
  */
 export async function revokeApiKey(db: Db, input: RevokeApiKeyInput): Promise<{ id: string; revokedAt: Date }> {
   if (!isUuid(input.id)) throw new AppError("not_found", "That API key was not found.", 404);
-  const row = await recordApiKeyRevocation(db, { tenantId: input.tenantId, apiKeyId: input.id, actor: input.actor });
+  const key = await db.apiKey.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { name: true, prefix: true } });
+  if (!key) throw new AppError("not_found", "That API key was not found.", 404);
+  const row = await recordApiKeyRevocation(db, {
+    tenantId: input.tenantId, apiKeyId: input.id,
+    event: auditBodyOf({
+      tenantId: input.tenantId, actor: input.actor, type: "api_key.revoked", outcome: "ok", subject: { type: "api_key", id: input.id },
+      data: { name: key.name, prefix: key.prefix },
+    }),
+  });
   if (!row) throw new AppError("not_found", "That API key was not found.", 404);
   forgetApiKey(db, row.id);
   if (row.changed) void requestSeal(db, input.tenantId);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { SqlClient } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { AppError } from "@/lib/errors";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
@@ -25,7 +25,7 @@ export type NextRevisionInput = {
   /** For state-change re-proposals: the snapshot before and after, shown as the diff. */
   snapshotChange?: { before: JsonObject | null; after: JsonObject | null };
   /** Events that come first in the same statement (e.g. the invalidation this revision answers). */
-  precedingEvents?: AuditBody[];
+  precedingEvents?: AttestedAuditBody[];
 };
 
 export type NextRevision = { revision: number; payloadHash: string; status: "pending" | "denied" | "approved"; expiresAt: Date | null };

@@ -93,7 +93,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
         type: "decision.recorded", outcome: "ok", data: { payloadHash: input.payloadHash, note },
-      }, ["revision", "approvals", "quorum"]),
+      }, ["revision", "approvals", "quorum"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {
       return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision } };

@@ -1,6 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { markLapsedExecutionsUnknown } from "@/lib/db/statements/mark-lapsed-executions-unknown";
+import { readLapsedExecutions } from "@/lib/db/statements/read-lapsed-executions";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 
 const UNKNOWN_OUTCOME =
@@ -13,7 +15,18 @@ const UNKNOWN_OUTCOME =
  * claim or not at all (execute-action.ts). Any number of processes may run this at once.
  */
 export async function recoverStaleExecutions(db: Db, options: { limit?: number } = {}): Promise<Array<{ executionId: string; state: "unknown" }>> {
-  const marked = await markLapsedExecutionsUnknown(db, { limit: options.limit ?? 50, actor: SYSTEM_ACTOR, message: UNKNOWN_OUTCOME });
+  const lapsed = await readLapsedExecutions(db, { limit: options.limit ?? 50 });
+  const marked = await markLapsedExecutionsUnknown(db, {
+    message: UNKNOWN_OUTCOME,
+    rows: lapsed.map((execution) => ({
+      id: execution.id,
+      event: auditBodyOf({
+        tenantId: execution.tenantId, actor: SYSTEM_ACTOR, type: "execution.unknown", outcome: "error", subject: { type: "execution", id: execution.id },
+        actionId: execution.actionId, tool: execution.tool, requester: execution.requesterLabel, status: "unknown",
+        data: { executionId: execution.id, revision: execution.revision, previousOwner: execution.claimedBy, error: UNKNOWN_OUTCOME },
+      }),
+    })),
+  });
   for (const tenantId of new Set(marked.map((row) => row.tenantId))) void requestSeal(db, tenantId);
   return marked.map((row) => ({ executionId: row.executionId, state: "unknown" as const }));
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
@@ -6,7 +7,9 @@ import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
 import { hasPool, type Queryable } from "@/lib/db/sql";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody, AuditBody } from "@/lib/audit/audit-record";
+import { auditKeys } from "@/lib/audit/audit-keys";
+import { eventMac } from "@/lib/audit/event-mac";
 import { AUDIT_EVENT_SCHEMAS, type AuditEventData, type AuditEventType } from "@/lib/audit/audit-event-types";
 
 export type AuditActor = { type: "user" | "api_key" | "system" | "agent"; id?: string | null; label: string };
@@ -60,23 +63,33 @@ function schemaMismatch(type: string, error: z.ZodError): Error {
   return new Error(`The ${type} audit event does not fit its schema (lib/audit/audit-event-types.ts): ${z.prettifyError(error)}`);
 }
 
-/** The event's columns — what its hash will cover, apart from the chain link — with its data checked against its type's schema. */
-export function auditBodyOf(event: AuditEventInput): AuditBody {
-  const parsed = AUDIT_EVENT_SCHEMAS[event.type].safeParse(event.data);
-  if (!parsed.success) throw schemaMismatch(event.type, parsed.error);
-  return bodyOf(event, parsed.data);
+/** The body with a fresh uid and the console's MAC over both, leaving out `omits` (lib/audit/event-mac.ts). */
+function attest(body: AuditBody, omits: string[]): AttestedAuditBody {
+  const uid = randomUUID();
+  return { ...body, uid, mac: eventMac(auditKeys().macKey, { uid, body, omits }), macOmits: omits };
 }
 
-/** The columns of an event a statement completes (it adds `filled` to the data); the rest is checked here. */
+/** The event as it will be written — its columns, its data checked against its type's schema — with its MAC. */
+export function auditBodyOf(event: AuditEventInput): AttestedAuditBody {
+  const parsed = AUDIT_EVENT_SCHEMAS[event.type].safeParse(event.data);
+  if (!parsed.success) throw schemaMismatch(event.type, parsed.error);
+  return attest(bodyOf(event, parsed.data), []);
+}
+
+/**
+ * An event a statement completes: it adds `filled` to the data (and sets the `columns` named);
+ * the rest is checked here, and the MAC covers everything but what the statement fills in.
+ */
 export function auditTemplateOf<T extends AuditEventType, K extends keyof AuditEventData<T> & string>(
   event: AuditEventTemplate<T, K>,
   filled: readonly K[],
-): AuditBody {
+  options: { columns?: ReadonlyArray<"status"> } = {},
+): AttestedAuditBody {
   const { shape } = AUDIT_EVENT_SCHEMAS[event.type] as z.ZodObject;
   const rest = z.strictObject(Object.fromEntries(Object.entries(shape).filter(([key]) => !(filled as readonly string[]).includes(key))));
   const parsed = rest.safeParse(event.data);
   if (!parsed.success) throw schemaMismatch(event.type, parsed.error);
-  return bodyOf(event, parsed.data);
+  return attest(bodyOf(event, parsed.data), [...(options.columns ?? []), ...filled.map((key) => `data.${key}`)]);
 }
 
 /**

@@ -144,7 +144,7 @@ describe("the audit explorer's search", () => {
     // Written inside a transaction, so nobody has asked for its seal yet.
     const unsealed = await t.db.$transaction((tx) => appendAuditEvent(tx, { ...eventInput(31, a.id), type: "task.failed", data: { error: "unsealed" } }));
     const [newest] = (await searchAuditEvents(t.db, { tenantId: a.id, filters: { type: "task.failed" } })).events;
-    expect(newest).toMatchObject({ id: unsealed.id, seq: null, prevHash: null, hash: null });
+    expect(newest).toMatchObject({ id: unsealed.id, seq: null, leafHash: null });
     await sealAuditChain(t.db, a.id);
     const [event] = (await searchAuditEvents(t.db, { tenantId: a.id, filters: { reviewer: REVIEWER }, limit: 1 })).events;
     const seal = await t.db.auditSeal.findUniqueOrThrow({ where: { eventId: event.id } });
@@ -152,7 +152,7 @@ describe("the audit explorer's search", () => {
       id: written[25].id, seq: seal.seq, at: expect.any(Date), actorType: "user", actorId: null, actorLabel: "actor-1",
       type: "task.completed", outcome: "ok", subjectType: "action", subjectId: "25", actionId: null, tool: "get_invoice",
       verdict: "reject", riskLevel: "low", reviewerId: REVIEWER, requester: "agent:support", status: "pending", data: { error: null },
-      prevHash: seal.prevHash, hash: seal.hash,
+      uid: expect.any(String), mac: expect.any(String), macOmits: [], leafHash: seal.leafHash,
     });
   });
 });

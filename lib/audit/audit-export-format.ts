@@ -2,7 +2,7 @@ import type { AuditEventRow } from "@/lib/audit/search-audit-events";
 
 export const AUDIT_EXPORT_COLUMNS = [
   "id", "seq", "at", "actorType", "actorId", "actorLabel", "type", "outcome", "subjectType", "subjectId", "actionId",
-  "tool", "verdict", "riskLevel", "reviewerId", "requester", "status", "data", "prevHash", "hash",
+  "tool", "verdict", "riskLevel", "reviewerId", "requester", "status", "data", "uid", "mac", "leafHash",
 ] as const satisfies ReadonlyArray<keyof AuditEventRow>;
 
 /** The event as plain JSON (bigints as strings, times as ISO 8601). */

@@ -1,8 +1,5 @@
 import { canonicalJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { sha256Hex } from "@/lib/canonical/sha256-hex";
-
-export const GENESIS_HASH = "0".repeat(64);
 
 /** What an audit event says, apart from its place in the chain (seq, time, previous hash). */
 export type AuditBody = {
@@ -24,18 +21,22 @@ export type AuditBody = {
   data: JsonObject;
 };
 
-/** RFC 8785 canonical JSON of the body: the part of the hashed text computed in JavaScript. */
-export function auditBodyJson(body: AuditBody): string {
-  return canonicalJson({ v: 2, ...body });
+/**
+ * An event as the console writes it: its body, the uid it chose, and its MAC over both
+ * (lib/audit/event-mac.ts) — leaving out `macOmits`, the body paths the writing statement fills in.
+ */
+export type AttestedAuditBody = AuditBody & { uid: string; mac: string; macOmits: string[] };
+
+/** A sealed event's leaf in its tenant's Merkle tree: everything the verifier checks about it. */
+export type AuditLeaf = AuditBody & { v: 3; seq: string; eventId: string; uid: string; at: string; mac: string | null; macOmits: string[] };
+
+export function auditLeaf(row: { seq: bigint; id: bigint; uid: string; at: Date; mac: string | null; macOmits: string[] }, body: AuditBody): AuditLeaf {
+  return { v: 3, seq: row.seq.toString(), eventId: row.id.toString(), uid: row.uid, at: row.at.toISOString(), mac: row.mac, macOmits: row.macOmits, ...body };
 }
 
-/**
- * An event's hash: SHA-256 of `prevHash|seq|at|canonical body`, with `at` as an ISO-8601 UTC
- * timestamp in milliseconds. Sealing computes it when the event joins the chain
- * (seal-audit-chain.ts) and the verifier recomputes it from the stored columns.
- */
-export function auditEventHash(link: { prevHash: string; seq: string; at: string }, bodyJson: string): string {
-  return sha256Hex(`${link.prevHash}|${link.seq}|${link.at}|${bodyJson}`);
+/** The leaf's bytes: RFC 8785 canonical JSON (what its RFC 6962 leaf hash covers). */
+export function auditLeafBytes(leaf: AuditLeaf): Buffer {
+  return Buffer.from(canonicalJson(leaf as unknown as JsonObject), "utf8");
 }
 
 /** The body of a stored event, from its columns (what sealing hashes and the verifier re-hashes). */

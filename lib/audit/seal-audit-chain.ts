@@ -1,24 +1,28 @@
 import type { Db } from "@/lib/db/client";
 import { isClosed, notUrgently, sqlTransaction } from "@/lib/db/sql";
-import { auditBodyJson, auditBodyOfRow, auditEventHash } from "@/lib/audit/audit-record";
+import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
+import { auditKeys } from "@/lib/audit/audit-keys";
+import { storedSubtrees } from "@/lib/audit/audit-tree";
+import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
+import { appendLeaf, frontierAt, leafHash, toHex } from "@/lib/audit/transparency/merkle";
 import { hasUnsealedAuditEvents } from "@/lib/db/statements/has-unsealed-audit-events";
-import { insertGenesisAuditHead } from "@/lib/db/statements/insert-genesis-audit-head";
 import { listTenantsWithUnsealedAuditEvents } from "@/lib/db/statements/list-tenants-with-unsealed-audit-events";
-import { lockAuditHead } from "@/lib/db/statements/lock-audit-head";
-import { readUnsealedAuditEvents } from "@/lib/db/statements/read-unsealed-audit-events";
+import { lockAuditTree } from "@/lib/db/statements/lock-audit-tree";
+import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/read-unsealed-audit-events";
 import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/write-audit-seals";
+import { readLegacyAuditBoundary } from "@/lib/db/statements/read-legacy-audit-boundary";
 
 const BATCH = 500;
 /** One sealing transaction seals at most this many events, so it never holds the lock for long. */
 const MAX_PER_TRANSACTION = 5_000;
 
 /**
- * Seals the tenant's unsealed audit events into its hash chain, in the order they were written
- * (by id), and returns how many it sealed. Each event gets an AuditSeal row with the next seq,
- * the previous event's hash and its own hash, SHA-256(prevHash|seq|at|canonical body), and leaves
- * the AuditUnsealed queue; the tenant's AuditHead moves to the last one. Sealing is serialised per
- * tenant on the head row's lock, held until the sealing transaction commits, so the chain never
- * forks, whichever process seals.
+ * Seals the tenant's new audit events into its Merkle tree, in the order they were written (by
+ * id), and returns how many it sealed. Each event's MAC is checked first (lib/audit/event-mac.ts):
+ * one that fails — not written by the console — is quarantined, never sealed, and the verifier
+ * names it. Each sealed event gets an AuditSeal row: its seq, its RFC 6962 leaf hash, the perfect
+ * subtrees it completes, and the seal's MAC. Sealing is serialised per tenant by a transaction
+ * lock, so the tree never forks, whichever process seals.
  */
 export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
   if (!(await hasUnsealedAuditEvents(db, { tenantId }))) return 0;
@@ -30,37 +34,61 @@ export async function sealAuditChain(db: Db, tenantId: string): Promise<number> 
   }
 }
 
+const legacyBoundaries = new WeakMap<Db, Promise<{ ceiling: bigint; count: bigint }>>();
+
+/** Fixed by a migration, so read once per client. */
+export function legacyBoundary(db: Db): Promise<{ ceiling: bigint; count: bigint }> {
+  let boundary = legacyBoundaries.get(db);
+  if (!boundary) {
+    boundary = readLegacyAuditBoundary(db);
+    boundary.catch(() => legacyBoundaries.delete(db));
+    legacyBoundaries.set(db, boundary);
+  }
+  return boundary;
+}
+
+/** Why an event cannot be sealed, or null when the console wrote it. */
+function quarantineReason(row: UnsealedAuditEvent, macKey: Buffer, legacy: { ceiling: bigint }): string | null {
+  if (row.mac === null) return row.id <= legacy.ceiling ? null : "no MAC: not written by the console";
+  const expected = eventMac(macKey, { uid: row.uid, body: auditBodyOfRow(row), omits: row.macOmits });
+  return macsEqual(row.mac, expected) ? null : "its MAC does not verify: written or changed outside the console";
+}
+
 async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; more: boolean }> {
+  const { macKey } = auditKeys();
+  const legacy = await legacyBoundary(db);
   return sqlTransaction(db, async (tx) => {
-    // The head row's lock serialises sealing per tenant until this transaction commits. Every
-    // tenant gets its head on creation; one made before that gets it here.
-    let head = await lockAuditHead(tx, { tenantId });
-    if (!head) {
-      await insertGenesisAuditHead(tx, { tenantId });
-      head = await lockAuditHead(tx, { tenantId });
-      if (!head) throw new Error(`The audit chain head of tenant ${tenantId} could not be created.`);
-    }
-    let seq = head.seq;
-    let prevHash = head.hash;
+    const head = await lockAuditTree(tx, { tenantId });
+    let frontier = await frontierAt(Number(head.size), storedSubtrees(tx, tenantId));
     let count = 0;
+    let more = false;
     for (;;) {
       const rows = await readUnsealedAuditEvents(tx, { tenantId, limit: BATCH });
       if (rows.length === 0) break;
       const seals: AuditSealRow[] = [];
-      let lastAt = new Date(0);
+      const quarantined: Array<{ eventId: bigint; reason: string }> = [];
       for (const row of rows) {
-        seq += 1n;
-        const hash = auditEventHash({ prevHash, seq: seq.toString(), at: row.at.toISOString() }, auditBodyJson(auditBodyOfRow(row)));
-        seals.push({ eventId: row.id, seq, prevHash, hash });
-        prevHash = hash;
-        if (row.at > lastAt) lastAt = row.at;
+        const reason = quarantineReason(row, macKey, legacy);
+        if (reason) {
+          quarantined.push({ eventId: row.id, reason });
+          continue;
+        }
+        const seq = BigInt(frontier.size + 1);
+        const leaf = leafHash(auditLeafBytes(auditLeaf({ ...row, seq }, auditBodyOfRow(row))));
+        const appended = appendLeaf(frontier, leaf);
+        frontier = appended.frontier;
+        const seal = { seq, eventId: row.id, leafHash: toHex(leaf), nodes: appended.completed.map((node) => toHex(node.hash)) };
+        seals.push({ ...seal, mac: sealMac(macKey, { tenantId, ...seal }) });
       }
-      // The seals, the queue and the head move in one statement.
-      await writeAuditSeals(tx, { tenantId, seals, lastAt });
       count += rows.length;
-      if (rows.length < BATCH || count >= MAX_PER_TRANSACTION) break;
+      more = rows.length === BATCH && count >= MAX_PER_TRANSACTION;
+      // Caught up: every transaction older than `xmin` (read before any event was) had finished,
+      // so its events were all read. Until then the floor stays where it was.
+      const caughtUp = rows.length < BATCH;
+      await writeAuditSeals(tx, { tenantId, floor: caughtUp ? head.xmin : head.floor, seals, quarantined });
+      if (caughtUp || more) break;
     }
-    return { count, more: count >= MAX_PER_TRANSACTION };
+    return { count, more };
   });
 }
 

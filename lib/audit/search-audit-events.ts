@@ -9,7 +9,7 @@ import { readAuditEventsMatchingText } from "@/lib/db/statements/read-audit-even
 import { readAuditEventsPage } from "@/lib/db/statements/read-audit-events-page";
 
 /** An event (its tenant is the one searched) with its place in the chain (null until it is sealed, moments after it was written). */
-export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; prevHash: string | null; hash: string | null };
+export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; leafHash: string | null };
 
 export type AuditSearchResult = {
   events: AuditEventRow[];

@@ -1,63 +1,198 @@
-import type { DbTx } from "@/lib/db/client";
-import { auditBodyJson, auditBodyOfRow, auditEventHash, GENESIS_HASH } from "@/lib/audit/audit-record";
+import type { Db } from "@/lib/db/client";
+import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
+import { auditKeys, auditOrigin, type AuditKeys } from "@/lib/audit/audit-keys";
+import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
+import { legacyBoundary } from "@/lib/audit/seal-audit-chain";
+import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
+import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-note";
+import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
+import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
+import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
+import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
+
+/** Something in a tenant's evidence that does not verify, named. */
+export type AuditProblem = {
+  problem:
+    | "missing" | "reordered" | "edited" | "forged" | "seal_forged" | "tree_edited" | "foreign_event"
+    | "checkpoint_mismatch" | "checkpoint_signature" | "rolled_back" | "unsealed" | "quarantined" | "legacy_count";
+  seq?: string;
+  eventId?: string;
+  message: string;
+};
 
 export type ChainVerification = {
   ok: boolean;
+  kind: "full" | "incremental";
+  /** Leaves checked by this run. */
   checked: number;
-  /** Events written but not yet sealed into the chain (normally sealed within moments). */
+  /** The tree size it verified through, and its root then. */
+  treeSize: bigint;
+  rootHash: string;
+  frontier: Frontier;
+  /** The latest signed checkpoint it checked against (incremental: where it started). */
+  checkpoint: AuditCheckpointRow | null;
   unsealed: number;
-  headHash: string;
-  /** The first event that does not fit, and why. */
-  firstBad: { seq: string; id: string | null; problem: "edited" | "missing_or_reordered" | "broken_link" | "tail_removed" } | null;
+  quarantined: number;
+  problems: AuditProblem[];
 };
 
 const BATCH = 5_000;
+const MAX_PROBLEMS = 20;
+/** An event this long unsealed is reported (sealing normally takes moments). */
+export const UNSEALED_GRACE_SECONDS = 60;
 
 /**
- * Walks the tenant's chain (AuditSeal, in seq order, with each sealed event), recomputing every
- * hash. An edited event or seal fails its own hash; a removed or reordered one breaks the sequence or the link to its predecessor; a removed
- * tail no longer reaches the head the last sealing recorded. Events not yet sealed are counted,
- * not judged: call `sealAuditChain` first to include them.
+ * Verifies a tenant's evidence, from the latest signed checkpoint (`incremental`: only what was
+ * added since — cheap enough for every visit to /audit) or from the first event (`full`: every
+ * leaf, against every checkpoint). Reads only; recording a result is the caller's choice.
+ *
+ * For each leaf: its seq follows the last (else `missing`/`reordered`); its event exists in this
+ * tenant; the event's MAC, made by the console with a key outside the database, verifies (else
+ * `forged` — inserted or edited by a database writer); the stored leaf hash is the event's (else
+ * `edited`); the seal's own MAC verifies (else `seal_forged`); and the perfect subtrees stored
+ * with it are the ones it completes (else `tree_edited`). The tree's root at each checkpoint's
+ * size must be the signed one (else `checkpoint_mismatch`), every checkpoint's signature must
+ * verify, and the tree may not be smaller than the latest checkpoint (`rolled_back`). Events
+ * outside the tree — quarantined, or unsealed for longer than a minute — are named too.
  */
-export async function verifyAuditChain(db: DbTx, tenantId: string): Promise<ChainVerification> {
-  let expectedSeq = 1n;
-  let prevHash = GENESIS_HASH;
+export async function verifyAuditChain(db: Db, tenantId: string, options: { kind?: "full" | "incremental"; keys?: AuditKeys } = {}): Promise<ChainVerification> {
+  const kind = options.kind ?? "incremental";
+  const keys = options.keys ?? auditKeys();
+  const problems: AuditProblem[] = [];
+  const report = (p: AuditProblem) => void (problems.length < MAX_PROBLEMS && problems.push(p));
+
+  const checkpoints = await readAuditCheckpoints(db, { tenantId, ...(kind === "incremental" ? { limit: 1 } : {}) });
+  const latest = checkpoints[0] ?? null;
+  for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, tenantId, keys, report);
+  const [headRow] = await readAuditLeavesHead(db, tenantId);
+  const head = headRow ?? 0n;
+  if (latest && head < latest.size) {
+    report({ problem: "rolled_back", seq: String(head + 1n), message: `The tree has ${head} leaves, but checkpoint ${latest.id} signed ${latest.size}: leaves ${head + 1n}–${latest.size} were removed.` });
+  }
+
+  // Where the walk starts: the latest checkpoint's frontier (incremental), or the empty tree.
+  let frontier: Frontier = EMPTY_FRONTIER;
+  if (kind === "incremental" && latest) {
+    frontier = { size: Number(latest.size), hashes: latest.frontier.map(fromHex) };
+    if (toHex(frontierRoot(frontier)) !== latest.rootHash) {
+      report({ problem: "checkpoint_mismatch", seq: String(latest.size), message: `Checkpoint ${latest.id}'s stored frontier does not give its signed root.` });
+    } else {
+      // The stored tree must still hold the subtrees the checkpoint was built from.
+      await checkStoredFrontier(db, tenantId, frontier, report);
+    }
+  }
+  const bySize = new Map(checkpoints.map((c) => [c.size, c]));
+  const { macKey } = keys;
+  const legacy = await legacyBoundary(db);
+  let legacySeen = 0n;
   let checked = 0;
-  // The head first: sealing moves it in the same transaction as the events it seals, so every
-  // event up to the head read here is already visible. Events sealed after it are left for the
-  // next check (a sealing pass may run while this one does).
-  const head = (await db.auditHead.findUnique({ where: { tenantId }, select: { seq: true, hash: true } })) ?? { seq: 0n, hash: GENESIS_HASH };
-  const unsealed = await db.auditUnsealed.count({ where: { tenantId } });
-  for (;;) {
-    const seals = await db.auditSeal.findMany({
-      where: { tenantId, seq: { gte: expectedSeq, lte: head.seq } },
-      orderBy: { seq: "asc" },
-      take: BATCH,
-      include: { event: true },
-    });
-    for (const { event: row, ...seal } of seals) {
-      const bad = (problem: NonNullable<ChainVerification["firstBad"]>["problem"]): ChainVerification => ({
-        ok: false,
-        checked,
-        unsealed,
-        headHash: prevHash,
-        firstBad: { seq: seal.seq.toString(), id: seal.eventId.toString(), problem },
-      });
-      if (seal.seq !== expectedSeq) return bad("missing_or_reordered");
-      if (seal.prevHash !== prevHash) return bad("broken_link");
-      // A seal names an event of another tenant: the chain was spliced.
-      if (row.tenantId !== tenantId) return bad("broken_link");
-      const bodyJson = auditBodyJson(auditBodyOfRow(row));
-      const recomputed = auditEventHash({ prevHash, seq: expectedSeq.toString(), at: row.at.toISOString() }, bodyJson);
-      if (recomputed !== seal.hash) return bad("edited");
-      prevHash = recomputed;
-      expectedSeq += 1n;
+  let position = BigInt(frontier.size);
+  const through = head;
+  walk: while (position < through) {
+    const rows = await readAuditLeaves(db, { tenantId, after: position, through, limit: BATCH });
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const expected = position + 1n;
+      if (row.seq !== expected) {
+        report({ problem: row.seq > expected ? "missing" : "reordered", seq: String(expected), message: `Leaf ${expected} is missing (the next one stored is ${row.seq}).` });
+        break walk;
+      }
+      const seqText = String(row.seq);
+      const eventId = String(row.eventId);
+      if (row.id === null || row.tenantId !== tenantId) {
+        report({ problem: row.id === null ? "missing" : "foreign_event", seq: seqText, eventId, message: row.id === null ? `Leaf ${seqText}'s event ${eventId} was deleted.` : `Leaf ${seqText} names event ${eventId} of another tenant.` });
+        break walk;
+      }
+      const body = auditBodyOfRow(row);
+      if (row.mac === null) {
+        legacySeen += 1n;
+        if (row.id > legacy.ceiling) report({ problem: "forged", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) has no MAC: it was not written by the console.` });
+      } else if (!macsEqual(row.mac, eventMac(macKey, { uid: row.uid, body, omits: row.macOmits }))) {
+        report({ problem: "forged", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) fails its MAC: it was written or changed outside the console.` });
+      }
+      const leaf = leafHash(auditLeafBytes(auditLeaf({ ...row, id: row.id, seq: row.seq }, body)));
+      if (toHex(leaf) !== row.leafHash) {
+        report({ problem: "edited", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) does not match its sealed leaf hash: it was changed after sealing.` });
+      }
+      if (!macsEqual(row.sealMac, sealMac(macKey, { tenantId, seq: row.seq, eventId: row.eventId, leafHash: row.leafHash, nodes: row.nodes }))) {
+        report({ problem: "seal_forged", seq: seqText, eventId, message: `The seal of leaf ${seqText} fails its MAC: it was written or changed outside the console.` });
+      }
+      // The tree is rebuilt from the stored leaf hashes: an edited event is named once (above),
+      // not again at every subtree after it; a rewritten leaf hash fails the seal's MAC and the
+      // checkpoints' roots.
+      const appended = appendLeaf(frontier, fromHex(row.leafHash));
+      frontier = appended.frontier;
+      const nodes = appended.completed.map((node) => toHex(node.hash));
+      if (nodes.length !== row.nodes.length || nodes.some((hash, i) => hash !== row.nodes[i])) {
+        report({ problem: "tree_edited", seq: seqText, eventId, message: `The subtrees stored with leaf ${seqText} are not the ones its leaves give.` });
+      }
+      const checkpoint = bySize.get(row.seq);
+      if (checkpoint && toHex(frontierRoot(frontier)) !== checkpoint.rootHash) {
+        report({ problem: "checkpoint_mismatch", seq: seqText, message: `The tree's root at ${seqText} leaves is not the one checkpoint ${checkpoint.id} signed: an event at or before leaf ${seqText} was changed, inserted or removed.` });
+      }
+      position = row.seq;
       checked += 1;
     }
-    if (seals.length < BATCH) break;
   }
-  if (head.seq !== expectedSeq - 1n || head.hash !== prevHash) {
-    return { ok: false, checked, unsealed, headHash: prevHash, firstBad: { seq: expectedSeq.toString(), id: null, problem: "tail_removed" } };
+  if (kind === "full" && legacySeen > legacy.count) {
+    report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
   }
-  return { ok: true, checked, unsealed, headHash: prevHash, firstBad: null };
+  const loose = await readAuditLooseEnds(db, { tenantId, scope: kind === "full" ? "all" : "recent", graceSeconds: UNSEALED_GRACE_SECONDS, limit: MAX_PROBLEMS });
+  for (const end of loose.rows) {
+    report({
+      problem: end.problem, eventId: String(end.eventId),
+      message: end.problem === "quarantined"
+        ? `Event ${end.eventId} (${end.type}) was refused a seal: ${end.reason}.`
+        : `Event ${end.eventId} (${end.type}, ${end.at.toISOString()}) was written but never sealed.`,
+    });
+  }
+  return {
+    ok: problems.length === 0, kind, checked, treeSize: position, rootHash: toHex(frontierRoot(frontier)), frontier,
+    checkpoint: latest, unsealed: loose.unsealed, quarantined: loose.quarantined, problems,
+  };
+}
+
+function checkCheckpoint(checkpoint: AuditCheckpointRow, tenantId: string, keys: AuditKeys, report: (p: AuditProblem) => void): void {
+  const bad = (why: string) => report({ problem: "checkpoint_signature", seq: String(checkpoint.size), message: `Checkpoint ${checkpoint.id} (size ${checkpoint.size}) ${why}.` });
+  try {
+    const verified = verifyNote(checkpoint.note, [keys.verifier]);
+    if (verified.verified.length === 0) return bad("is not signed by this console's key");
+    const parsed = parseCheckpoint(verified.body);
+    if (parsed.origin !== auditOrigin(tenantId, keys)) return bad(`is for another log (${parsed.origin})`);
+    if (BigInt(parsed.size) !== checkpoint.size || toHex(parsed.rootHash) !== checkpoint.rootHash) {
+      return bad("does not say what its row says");
+    }
+  } catch (error) {
+    bad(`is not signed by this console's key: ${(error as Error).message}`);
+  }
+}
+
+/** The perfect subtrees a frontier was made of must still be stored where they were. */
+async function checkStoredFrontier(db: Db, tenantId: string, frontier: Frontier, report: (p: AuditProblem) => void): Promise<void> {
+  let start = 0n;
+  const wanted: Array<{ seq: bigint; level: number; hash: string }> = [];
+  let remaining = BigInt(frontier.size);
+  for (const hash of frontier.hashes) {
+    let level = 0;
+    while (1n << BigInt(level + 1) <= remaining) level += 1;
+    const size = 1n << BigInt(level);
+    wanted.push({ seq: start + size, level, hash: toHex(hash) });
+    start += size;
+    remaining -= size;
+  }
+  const rows = await readAuditSubtrees(db, { tenantId, seqs: wanted.map((w) => w.seq) });
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
+  for (const w of wanted) {
+    const row = bySeq.get(w.seq);
+    const stored = row ? (w.level === 0 ? row.leafHash : row.nodes[w.level - 1]) : undefined;
+    if (stored !== w.hash) {
+      report({ problem: "checkpoint_mismatch", seq: String(w.seq), message: `The tree stored up to leaf ${w.seq} is not the one the latest checkpoint signed: an event at or before it was changed, inserted or removed.` });
+      return;
+    }
+  }
+}
+
+async function readAuditLeavesHead(db: Db, tenantId: string): Promise<[bigint | null]> {
+  const [row] = await db.auditSeal.findMany({ where: { tenantId }, orderBy: { seq: "desc" }, take: 1, select: { seq: true } });
+  return [row?.seq ?? null];
 }

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import type { ChatModel } from "@/lib/agent/model";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
+import { auditUpkeep } from "@/lib/audit/audit-upkeep";
 import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { advanceTask, type StepResult } from "@/lib/tasks/advance-task";
 import { claimRunnableTask } from "@/lib/db/statements/claim-runnable-task";
@@ -78,6 +79,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       const timer = setTimeout(wake, ms);
       options.signal?.addEventListener("abort", wake, { once: true });
     });
+  const upkeep = auditUpkeep(options.db);
   while (!options.signal?.aborted) {
     try {
       if (Date.now() - lastSweep > 5_000) {
@@ -89,6 +91,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         if (expired || recovered.length || sealed) {
           log(`expired ${expired} approvals, recovered ${recovered.length} executions, sealed ${sealed} audit events`);
         }
+        const evidence = await upkeep();
+        if (evidence) log(evidence);
       }
       const task = await claimNextTask(options.db, workerId);
       if (!task) {

@@ -7,7 +7,8 @@ import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
-import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { auditKeys } from "@/lib/audit/audit-keys";
+import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
@@ -23,8 +24,14 @@ export const metadata: Metadata = { title: "Audit" };
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
+/** Verifies what was added since the latest signed checkpoint (reads only: a visit never writes). */
 async function ChainVerification({ tenantId }: { tenantId: string }) {
-  return <ChainStatus result={await verifyAuditChain(getDb(), tenantId)} />;
+  const db = getDb();
+  const [result, lastFull] = await Promise.all([
+    verifyAuditChain(db, tenantId, { kind: "incremental" }),
+    readLatestAuditVerification(db, { tenantId, kind: "full" }),
+  ]);
+  return <ChainStatus result={result} lastFull={lastFull} verifierKey={auditKeys().verifierKey} now={new Date()} />;
 }
 
 async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditFilters }) {
@@ -44,8 +51,6 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const cursor = parseAuditCursor(cursorParam);
   const db = getDb();
   const tenantId = member.tenant.id;
-  // Events written moments ago join the chain now, so the page shows them with their hashes.
-  await sealAuditChain(db, tenantId);
 
   const [page, members] = await Promise.all([
     parsed.ok ? searchAuditEvents(db, { tenantId, filters, cursor }) : Promise.resolve(null),
@@ -63,11 +68,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
 
   return (
     <>
-      <PageHeader title="Audit" description="Every proposal, decision, refusal and execution in this organisation, hash-chained.">
+      <PageHeader title="Audit" description="Every proposal, decision, refusal, execution and sign-in in this organisation, in a Merkle tree whose signed checkpoints anyone can verify offline.">
         {canExport && <AuditExportForm filters={filters} />}
       </PageHeader>
       <div className="space-y-4">
-        <Suspense fallback={<Placeholder label="Verifying the audit chain…" />}>
+        <Suspense fallback={<Placeholder label="Verifying the evidence added since the latest checkpoint…" />}>
           <ChainVerification tenantId={tenantId} />
         </Suspense>
         <AuditFilterForm filters={filters} options={options} />

@@ -48,7 +48,7 @@ export function auditEventConditions(f: AuditEventFilter): Sql {
 /** An event's columns as the explorer reads them, with its seal's (joined by `auditEventSeals`). */
 export const auditEventColumns = Prisma.sql`e.id, s.seq, e.at, e."actorType", e."actorId", e."actorLabel", e.type, e.outcome, e."subjectType", e."subjectId",
   e."actionId"::text AS "actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel", e."reviewerId"::text AS "reviewerId",
-  e.requester, e.status, e.data, s."prevHash", s.hash`;
+  e.requester, e.status, e.data, e.uid, e.mac, e."macOmits", s."leafHash"`;
 
 /** Each event's seal, if it has one yet. */
 export const auditEventSeals = Prisma.sql`LEFT JOIN "AuditSeal" s ON s."eventId" = e.id`;

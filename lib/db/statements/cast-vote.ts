@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { query, type SqlClient } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { countedVotesSql, voterRefusalSql } from "@/lib/db/statements/approval-rules";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
@@ -20,7 +20,7 @@ export type CastVoteInput = {
   payloadHash: string;
   decisionId: string;
   /** The `decision.recorded` event, apart from what the vote decides (status, approvals). */
-  recorded: AuditBody;
+  recorded: AttestedAuditBody;
 };
 
 export type CastVoteResult =

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { countedVotesSql } from "@/lib/db/statements/approval-rules";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 
@@ -28,7 +28,7 @@ export type ClaimInput = {
   claimedBy: string;
   leaseSeconds: number;
   /** The `execution.started` event. */
-  started: AuditBody;
+  started: AttestedAuditBody;
 };
 
 /**

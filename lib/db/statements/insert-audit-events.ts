@@ -1,17 +1,18 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 
 /**
  * The INSERT of audit events from `source`, a FROM list with a jsonb expression `event` that holds
- * each event's `AuditBody`: the one mapping of an event onto its columns. `order` orders the
+ * each event's `AttestedAuditBody` (lib/audit/append-audit-event.ts makes them): the one mapping of an event onto its columns. `order` orders the
  * events (their ids follow it). Returns each event's `id` and `actionId`. Events are written
- * unsealed; a trigger queues them for sealing into the tenant's chain (lib/audit/seal-audit-chain.ts).
+ * unsealed; sealing adds them to the tenant's tree moments later (lib/audit/seal-audit-chain.ts).
  */
 export function auditInsertFromJson(source: Sql, event: Sql, options: { where?: Sql; order?: Sql } = {}): Sql {
-  return Prisma.sql`INSERT INTO "AuditEvent" ("tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
+  return Prisma.sql`INSERT INTO "AuditEvent" ("tenantId", at, uid, mac, "macOmits", "actorType", "actorId", "actorLabel", type, outcome, "subjectType",
         "subjectId", "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
-      SELECT (${event}->>'tenantId')::uuid, date_trunc('milliseconds', clock_timestamp()), ${event}->>'actorType',
+      SELECT (${event}->>'tenantId')::uuid, date_trunc('milliseconds', clock_timestamp()), (${event}->>'uid')::uuid, ${event}->>'mac',
+        ARRAY(SELECT jsonb_array_elements_text(${event}->'macOmits')), ${event}->>'actorType',
         ${event}->>'actorId', ${event}->>'actorLabel', ${event}->>'type', ${event}->>'outcome', ${event}->>'subjectType',
         ${event}->>'subjectId', (${event}->>'actionId')::uuid, ${event}->>'tool', (${event}->>'verdict')::"Verdict",
         (${event}->>'riskLevel')::"RiskLevel", (${event}->>'reviewerId')::uuid, ${event}->>'requester', ${event}->>'status',
@@ -23,7 +24,7 @@ export function auditInsertFromJson(source: Sql, event: Sql, options: { where?: 
 }
 
 /** An event body as a jsonb expression, for `auditInsertFromJson`. */
-export function auditBodySql(body: AuditBody): Sql {
+export function auditBodySql(body: AttestedAuditBody): Sql {
   return Prisma.sql`${JSON.stringify(body)}::jsonb`;
 }
 
@@ -33,7 +34,7 @@ export function auditBodySql(body: AuditBody): Sql {
  * together. `gate` names an earlier CTE of the statement that must have returned a row for the
  * event to be written (the claim of an execution, say); `onlyIf` is a further condition.
  */
-export function auditCte(body: AuditBody, options: { gate?: string; onlyIf?: Sql } = {}): Sql {
+export function auditCte(body: AttestedAuditBody, options: { gate?: string; onlyIf?: Sql } = {}): Sql {
   const gate = options.gate ? Prisma.raw(`, ${options.gate}`) : Prisma.empty;
   return Prisma.sql`audit AS (${auditInsertFromJson(Prisma.sql`(SELECT ${auditBodySql(body)} AS event) one${gate}`, Prisma.sql`one.event`, {
     where: options.onlyIf,

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 
 /**
@@ -12,7 +12,7 @@ import { auditCte } from "@/lib/db/statements/insert-audit-events";
  */
 export async function insertPolicyVersion(
   q: Queryable,
-  input: { id: string; tenantId: string; baseVersion: number; document: JsonObject; comment: string | null; createdById: string; saved: AuditBody },
+  input: { id: string; tenantId: string; baseVersion: number; document: JsonObject; comment: string | null; createdById: string; saved: AttestedAuditBody },
 ): Promise<boolean> {
   const rows = await query<{ id: string }>(q, Prisma.sql`
     WITH saved AS (

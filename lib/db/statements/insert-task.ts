@@ -1,13 +1,13 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 
 /** A new task, runnable now by the database clock, with its `task.started` event (subject id filled in here). */
 export async function insertTask(
   q: Queryable,
-  input: { taskId: string; tenantId: string; requesterUserId: string; instruction: string; planner: string; runState: JsonObject; started: AuditBody },
+  input: { taskId: string; tenantId: string; requesterUserId: string; instruction: string; planner: string; runState: JsonObject; started: AttestedAuditBody },
 ): Promise<void> {
   await query(q, Prisma.sql`
     WITH task AS (

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
@@ -19,7 +19,7 @@ export type RecordExecutionInput = {
   isolation: string | null;
   durationMs: number;
   /** The `execution.<state>` event. */
-  ended: AuditBody;
+  ended: AttestedAuditBody;
 };
 
 /**

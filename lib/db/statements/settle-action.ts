@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { ActionStatus } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
@@ -12,7 +12,7 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
  */
 export async function settleAction(
   q: Queryable,
-  input: { tenantId: string; actionId: string; from: ActionStatus[]; to: ActionStatus; reason: string; event: AuditBody },
+  input: { tenantId: string; actionId: string; from: ActionStatus[]; to: ActionStatus; reason: string; event: AttestedAuditBody },
 ): Promise<boolean> {
   const rows = await query<{ id: string }>(q, Prisma.sql`
     WITH settled AS (

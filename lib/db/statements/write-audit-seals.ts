@@ -1,30 +1,28 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type SqlClient } from "@/lib/db/sql";
 
-/** One event's place in its tenant's chain. */
-export type AuditSealRow = { eventId: bigint; seq: bigint; prevHash: string; hash: string };
+/** One event's leaf in its tenant's tree. */
+export type AuditSealRow = { eventId: bigint; seq: bigint; leafHash: string; nodes: string[]; mac: string };
 
 /**
- * Seals events in one statement: their AuditSeal rows, their removal from the AuditUnsealed
- * queue, and the tenant's head moved to the last seal (its `at` never moves back; `lastAt` is
- * the latest `at` among the events). `seals` continue the chain from the head, in order. Run it
- * in the transaction that holds `lockAuditHead`.
+ * Seals events in one statement: their AuditSeal rows (continuing the tree from its head, in
+ * order, each carrying `floor`) and the quarantine of events whose MAC did not verify. Run it in
+ * the transaction that holds `lockAuditTree`.
  */
-export async function writeAuditSeals(tx: SqlClient, input: { tenantId: string; seals: AuditSealRow[]; lastAt: Date }): Promise<void> {
-  const last = input.seals.at(-1);
-  if (!last) return;
-  const ids = input.seals.map((s) => s.eventId.toString());
+export async function writeAuditSeals(
+  tx: SqlClient,
+  input: { tenantId: string; floor: string; seals: AuditSealRow[]; quarantined: Array<{ eventId: bigint; reason: string }> },
+): Promise<void> {
+  if (input.seals.length === 0 && input.quarantined.length === 0) return;
+  const seals = input.seals.map((s) => ({ eventId: s.eventId.toString(), seq: s.seq.toString(), leafHash: s.leafHash, nodes: s.nodes, mac: s.mac }));
+  const quarantined = input.quarantined.map((q) => ({ eventId: q.eventId.toString(), reason: q.reason }));
   await query(tx, Prisma.sql`
     WITH sealed AS (
-      INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash)
-      SELECT v.id, ${input.tenantId}::uuid, v.seq, v.prev, v.hash
-      FROM unnest(${ids}::bigint[], ${input.seals.map((s) => s.seq.toString())}::bigint[], ${input.seals.map((s) => s.prevHash)}::text[],
-        ${input.seals.map((s) => s.hash)}::text[]) AS v(id, seq, prev, hash)
-    ),
-    dequeued AS (
-      DELETE FROM "AuditUnsealed" WHERE "eventId" = ANY(${ids}::bigint[])
+      INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "leafHash", nodes, mac, floor)
+      SELECT v."eventId", ${input.tenantId}::uuid, v.seq, v."leafHash", v.nodes, v.mac, ${input.floor}::xid8
+      FROM jsonb_to_recordset(${JSON.stringify(seals)}::jsonb) AS v("eventId" bigint, seq bigint, "leafHash" text, nodes text[], mac text)
     )
-    UPDATE "AuditHead" SET seq = ${last.seq.toString()}::bigint, "prevHash" = ${last.prevHash}, hash = ${last.hash},
-      at = GREATEST(at, ${input.lastAt}::timestamptz)
-    WHERE "tenantId" = ${input.tenantId}::uuid`);
+    INSERT INTO "AuditQuarantine" ("eventId", "tenantId", reason)
+    SELECT v."eventId", ${input.tenantId}::uuid, v.reason
+    FROM jsonb_to_recordset(${JSON.stringify(quarantined)}::jsonb) AS v("eventId" bigint, reason text)`);
 }

@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { ActionStatus, RiskLevel, Role } from "@/lib/generated/prisma/enums";
 import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
@@ -40,7 +40,7 @@ export type NextRevisionRow = {
   ttlSeconds: number | null;
   statusReason: string;
   /** Audit events, in order (e.g. action.invalidated, then action.revised). */
-  events: AuditBody[];
+  events: AttestedAuditBody[];
   /** Wake the action's task (the new revision was decided by policy, or the old one was invalidated). */
   wake: boolean;
 };

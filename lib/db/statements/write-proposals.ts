@@ -1,7 +1,7 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 
@@ -14,7 +14,7 @@ export type ProposalRow = {
   /** The tenant's domains and policy version the proposal was assessed under. */
   domains: string[];
   policyVersion: number;
-  event: AuditBody;
+  event: AttestedAuditBody;
   taskId: string | null;
   requesterUserId: string | null;
   requesterApiKeyId: string | null;

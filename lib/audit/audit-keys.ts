@@ -1,0 +1,81 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { readEnv } from "@/lib/env";
+import { noteSigner, parseVerifierKey, verifierKey, type NoteSigner, type VerifierKey } from "@/lib/audit/transparency/signed-note";
+
+/**
+ * The audit log's keys, all from one 32-byte seed that lives outside the database
+ * (`AUDIT_SIGNING_KEY`, else a file created once, mode 0600):
+ * - an Ed25519 key that signs each tenant's checkpoints (its public half is published: /audit,
+ *   and /.well-known/countersign/audit-keys);
+ * - an HMAC key, derived from the seed, for the events' and seals' MACs (lib/audit/event-mac.ts).
+ * Whoever can write to the database but does not hold the seed can neither forge an event nor
+ * re-seal a changed one.
+ */
+export type AuditKeys = {
+  /** The key name in signed notes; a tenant's log (origin) is `<name>/<tenantId>`. */
+  name: string;
+  signer: NoteSigner;
+  /** C2SP verifier key string: `<name>+<key id>+<base64 public key>`, and parsed. */
+  verifierKey: string;
+  verifier: VerifierKey;
+  macKey: Buffer;
+};
+
+const DEFAULT_NAME = "countersign-audit";
+const MAC_LABEL = "countersign/audit-mac/v1";
+
+let cached: { source: string; keys: AuditKeys } | null = null;
+
+/** The keys for this process (read once; a changed environment is picked up, for tests). */
+export function auditKeys(): AuditKeys {
+  const envSeed = readEnv("AUDIT_SIGNING_KEY");
+  const file = readEnv("AUDIT_SIGNING_KEY_FILE") ?? path.join(process.cwd(), ".data", "audit-signing-key");
+  const name = readEnv("AUDIT_LOG_NAME") ?? DEFAULT_NAME;
+  const source = `${envSeed ?? ""}|${file}|${name}`;
+  if (cached?.source === source) return cached.keys;
+  const seed = envSeed ? decodeSeed(envSeed, "AUDIT_SIGNING_KEY") : seedFromFile(file);
+  const signer = noteSigner(name, seed);
+  const text = verifierKey(name, signer.publicKey);
+  const keys: AuditKeys = { name, signer, verifierKey: text, verifier: parseVerifierKey(text), macKey: macKeyOf(seed) };
+  cached = { source, keys };
+  return keys;
+}
+
+/** A tenant's log, as named in its checkpoints. */
+export function auditOrigin(tenantId: string, keys: AuditKeys = auditKeys()): string {
+  return `${keys.name}/${tenantId}`;
+}
+
+function macKeyOf(seed: Buffer): Buffer {
+  return createHmac("sha256", seed).update(MAC_LABEL).digest();
+}
+
+function decodeSeed(text: string, where: string): Buffer {
+  const seed = Buffer.from(text.trim(), text.includes("-") || text.includes("_") ? "base64url" : "base64");
+  if (seed.length !== 32) throw new Error(`${where} must hold 32 bytes in base64 (e.g. \`openssl rand -base64 32\`); it holds ${seed.length}.`);
+  return seed;
+}
+
+/** Reads the seed file, creating it (exclusively, 0600) on first use; two processes starting at once agree. */
+function seedFromFile(file: string): Buffer {
+  try {
+    return decodeSeed(readFileSync(file, "utf8"), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Written in full to a private temporary file, then linked into place: a reader never sees a
+  // half-written seed, and of two processes creating it the second links nothing and reads the first's.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  writeFileSync(temporary, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  return decodeSeed(readFileSync(file, "utf8"), file);
+}

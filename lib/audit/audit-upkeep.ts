@@ -1,0 +1,49 @@
+import type { Db } from "@/lib/db/client";
+import { readEnv } from "@/lib/env";
+import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
+
+const FULL_WALK_EVERY_MS = 6 * 3600_000;
+
+/**
+ * The worker's bookkeeping for the evidence: every AUDIT_CHECKPOINT_INTERVAL_S, a signed
+ * checkpoint of each tenant's tree that grew; every six hours (and first after start), a full
+ * verification of each tenant's evidence, recorded. Returns what it did, for the worker's log.
+ */
+export function auditUpkeep(db: Db, now: () => number = Date.now): () => Promise<string | null> {
+  let lastCheckpoint = 0;
+  let lastFullWalk = 0;
+  return async () => {
+    const done: string[] = [];
+    const interval = (readEnv("AUDIT_CHECKPOINT_INTERVAL_S") ?? 30) * 1000;
+    if (now() - lastCheckpoint >= interval) {
+      lastCheckpoint = now();
+      let signed = 0;
+      for (const { id } of await db.tenant.findMany({ select: { id: true } })) {
+        const outcome = await checkpointAuditLog(db, id);
+        if (outcome.state === "signed") signed += 1;
+        if (outcome.state === "refused") done.push(`checkpoint of tenant ${id} refused: ${outcome.verification.problems[0]?.message}`);
+      }
+      if (signed) done.push(`signed ${signed} audit checkpoints`);
+    }
+    if (now() - lastFullWalk >= FULL_WALK_EVERY_MS) {
+      lastFullWalk = now();
+      for (const { id } of await db.tenant.findMany({ select: { id: true } })) {
+        const result = await verifyFully(db, id);
+        if (!result.ok) done.push(`full verification of tenant ${id} failed: ${result.problems[0]?.message}`);
+      }
+    }
+    return done.length ? done.join("; ") : null;
+  };
+}
+
+/** A full verification of a tenant's evidence, recorded (the worker's, or an auditor's on demand). */
+export async function verifyFully(db: Db, tenantId: string) {
+  const startedAt = new Date();
+  const result = await verifyAuditChain(db, tenantId, { kind: "full" });
+  await insertAuditVerification(db, {
+    tenantId, kind: "full", ok: result.ok, checked: result.checked, treeSize: result.treeSize, problems: result.problems, startedAt,
+  });
+  return result;
+}

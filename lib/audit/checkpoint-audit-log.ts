@@ -1,0 +1,50 @@
+import type { Db } from "@/lib/db/client";
+import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
+import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { verifyAuditChain, type ChainVerification } from "@/lib/audit/verify-audit-chain";
+import { witnessCheckpoint } from "@/lib/audit/witness-checkpoint";
+import { formatCheckpoint, signNote } from "@/lib/audit/transparency/signed-note";
+import { frontierRoot, toHex } from "@/lib/audit/transparency/merkle";
+import { insertAuditCheckpoint } from "@/lib/db/statements/insert-audit-checkpoint";
+import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
+import type { AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
+
+export type CheckpointOutcome =
+  | { state: "signed"; size: bigint; rootHash: string; witnesses: string[]; id: bigint }
+  | { state: "unchanged"; size: bigint }
+  | { state: "refused"; verification: ChainVerification };
+
+/**
+ * Signs a checkpoint of the tenant's tree — `{origin, size, root}` as a C2SP checkpoint note,
+ * Ed25519, key outside the database — once the leaves added since the previous one verify
+ * (verifyAuditChain, incremental): a checkpoint never vouches for a forged or edited event. A
+ * failed check is recorded and nothing is signed. The note goes to the configured witnesses
+ * (their cosignatures are kept with it). With nothing new since the latest checkpoint, nothing is
+ * signed unless `force`.
+ */
+export async function checkpointAuditLog(db: Db, tenantId: string, options: { force?: boolean } = {}): Promise<CheckpointOutcome> {
+  await sealAuditChain(db, tenantId);
+  const startedAt = new Date();
+  const verification = await verifyAuditChain(db, tenantId, { kind: "incremental" });
+  // Events outside the tree are reported, but do not stop the tree itself being vouched for.
+  const blocking = verification.problems.filter((p) => p.problem !== "unsealed" && p.problem !== "quarantined");
+  if (blocking.length > 0) {
+    await insertAuditVerification(db, {
+      tenantId, kind: "incremental", ok: false, checked: verification.checked, treeSize: verification.treeSize,
+      problems: verification.problems, startedAt,
+    });
+    return { state: "refused", verification };
+  }
+  const previous: AuditCheckpointRow | null = verification.checkpoint;
+  if (previous && previous.size === verification.treeSize && !options.force) return { state: "unchanged", size: previous.size };
+  const keys = auditKeys();
+  const root = frontierRoot(verification.frontier);
+  const body = formatCheckpoint({ origin: auditOrigin(tenantId, keys), size: Number(verification.treeSize), rootHash: root });
+  const signed = signNote(body, keys.signer);
+  const witnessed = await witnessCheckpoint(db, tenantId, { note: signed, body, previousSize: previous ? Number(previous.size) : 0, size: Number(verification.treeSize) });
+  const row = await insertAuditCheckpoint(db, {
+    tenantId, size: verification.treeSize, rootHash: toHex(root), frontier: verification.frontier.hashes.map(toHex),
+    note: witnessed.note, witnesses: witnessed.witnesses, checked: verification.checked, startedAt, problems: verification.problems,
+  });
+  return { state: "signed", size: verification.treeSize, rootHash: toHex(root), witnesses: witnessed.witnesses, id: row.id };
+}
