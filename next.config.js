@@ -20,6 +20,10 @@ const nextConfig = {
     "nodemailer",
     "piscina",
   ],
+  // The audit log's public keys at a well-known address (app/api/audit/keys/route.ts).
+  async rewrites() {
+    return [{ source: "/.well-known/countersign-audit-keys", destination: "/api/audit/keys" }];
+  },
   async headers() {
     return [
       {

@@ -1,6 +1,11 @@
 import type { z } from "zod";
 import {
   ActionViewSchema,
+  AuditLogInfoSchema,
+  ConsistencyProofQuerySchema,
+  ConsistencyProofSchema,
+  InclusionProofQuerySchema,
+  InclusionProofSchema,
   CancelBodySchema,
   CancelResponseSchema,
   DecisionWaitQuerySchema,
@@ -51,6 +56,32 @@ function defineRoute<B extends z.ZodType | undefined, Q extends z.ZodType | unde
 }
 
 export const API_ROUTES = {
+  getAuditLog: defineRoute({
+    operationId: "getAuditLog",
+    method: "GET",
+    path: "/api/v1/audit/checkpoint",
+    summary: "The tenant's audit log: its origin, verifier key, size and latest signed checkpoint",
+    description: "Save the checkpoint note: a later one must be consistent with it (GET /api/v1/audit/proofs/consistency), or history was rewritten.",
+    responses: { 200: { description: "The log.", schema: AuditLogInfoSchema }, 401: ERR[401], 429: ERR[429] },
+  }),
+  getInclusionProof: defineRoute({
+    operationId: "getInclusionProof",
+    method: "GET",
+    path: "/api/v1/audit/proofs/inclusion",
+    summary: "Prove that an audit event is in the tenant's log",
+    description: "An RFC 9162 inclusion proof of leaf `seq` against a tree size (by default the latest signed checkpoint's). Hashes only: the event itself is for auditors (/api/audit/export).",
+    query: InclusionProofQuerySchema,
+    responses: { 200: { description: "The proof.", schema: InclusionProofSchema }, 400: ERR[400], 401: ERR[401], 429: ERR[429] },
+  }),
+  getConsistencyProof: defineRoute({
+    operationId: "getConsistencyProof",
+    method: "GET",
+    path: "/api/v1/audit/proofs/consistency",
+    summary: "Prove that the tenant's log only grew between two sizes",
+    description: "An RFC 9162 consistency proof from tree size `from` to `to` (by default the latest signed checkpoint's).",
+    query: ConsistencyProofQuerySchema,
+    responses: { 200: { description: "The proof.", schema: ConsistencyProofSchema }, 400: ERR[400], 401: ERR[401], 429: ERR[429] },
+  }),
   submitAction: defineRoute({
     operationId: "submitAction",
     method: "POST",

@@ -208,3 +208,49 @@ export const ErrorResponseSchema = z
   .meta({ id: "Error" });
 
 export const ActionIdParamsSchema = z.strictObject({ id: z.string() });
+
+// ---- audit evidence (lib/audit/audit-proofs.ts) -------------------------------------------------
+
+const TreeSizeSchema = z.string().regex(/^\d{1,18}$/).describe("A tree size or leaf number, as a decimal string.");
+const HashHexSchema = z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256, lower-case hex.");
+const seqParam = (description: string) => z.string().regex(/^[1-9]\d{0,17}$/, "a whole number from 1").transform(BigInt).describe(description);
+
+export const AuditCheckpointSchema = z.object({
+  size: TreeSizeSchema,
+  rootHash: HashHexSchema,
+  note: z.string().describe("The C2SP tlog-checkpoint signed note (log signature and witness cosignatures)."),
+  witnesses: z.array(z.string()).describe("Witnesses that co-signed it."),
+  createdAt: z.string().describe("When it was signed (ISO 8601)."),
+});
+
+export const AuditLogInfoSchema = z.object({
+  origin: z.string().describe("This tenant's log, as named in its checkpoints."),
+  verifierKey: z.string().describe("The log's Ed25519 verifier key (C2SP signed-note format)."),
+  treeSize: TreeSizeSchema,
+  checkpoint: AuditCheckpointSchema.nullable().describe("The latest signed checkpoint, if any."),
+});
+
+export const InclusionProofQuerySchema = z.strictObject({
+  seq: seqParam("The event's leaf number (1-based: its `seq`)."),
+  treeSize: seqParam("The tree size to prove against (default: the latest checkpoint's).").optional(),
+});
+
+export const InclusionProofSchema = z.object({
+  seq: TreeSizeSchema,
+  leafIndex: TreeSizeSchema.describe("0-based, as RFC 9162 counts."),
+  treeSize: TreeSizeSchema,
+  leafHash: HashHexSchema,
+  path: z.array(HashHexSchema).describe("RFC 9162 §2.1.3 inclusion proof, leaf side first."),
+  checkpoint: AuditCheckpointSchema.nullable().describe("The signed checkpoint of exactly this tree size, if there is one."),
+});
+
+export const ConsistencyProofQuerySchema = z.strictObject({
+  from: seqParam("The older tree size."),
+  to: seqParam("The newer tree size (default: the latest checkpoint's).").optional(),
+});
+
+export const ConsistencyProofSchema = z.object({
+  from: TreeSizeSchema,
+  to: TreeSizeSchema,
+  path: z.array(HashHexSchema).describe("RFC 9162 §2.1.4 consistency proof."),
+});

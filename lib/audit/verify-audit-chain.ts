@@ -9,6 +9,7 @@ import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statemen
 import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
 import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
+import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
 
 /** Something in a tenant's evidence that does not verify, named. */
 export type AuditProblem = {
@@ -64,8 +65,7 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   const checkpoints = await readAuditCheckpoints(db, { tenantId, ...(kind === "incremental" ? { limit: 1 } : {}) });
   const latest = checkpoints[0] ?? null;
   for (const checkpoint of checkpoints) checkCheckpoint(checkpoint, tenantId, keys, report);
-  const [headRow] = await readAuditLeavesHead(db, tenantId);
-  const head = headRow ?? 0n;
+  const head = await readAuditTreeSize(db, { tenantId });
   if (latest && head < latest.size) {
     report({ problem: "rolled_back", seq: String(head + 1n), message: `The tree has ${head} leaves, but checkpoint ${latest.id} signed ${latest.size}: leaves ${head + 1n}–${latest.size} were removed.` });
   }
@@ -190,9 +190,4 @@ async function checkStoredFrontier(db: Db, tenantId: string, frontier: Frontier,
       return;
     }
   }
-}
-
-async function readAuditLeavesHead(db: Db, tenantId: string): Promise<[bigint | null]> {
-  const [row] = await db.auditSeal.findMany({ where: { tenantId }, orderBy: { seq: "desc" }, take: 1, select: { seq: true } });
-  return [row?.seq ?? null];
 }

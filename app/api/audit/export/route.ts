@@ -1,7 +1,8 @@
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { auditFiltersQuery, parseAuditFilters } from "@/lib/audit/audit-filters";
-import { csvHeader, csvLine, jsonLine } from "@/lib/audit/audit-export-format";
+import { csvHeader, csvLine } from "@/lib/audit/audit-export-format";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -13,7 +14,9 @@ const BATCH = 1_000;
 
 /**
  * GET /api/audit/export?format=csv|jsonl&<filters>: the tenant's events matching the filters,
- * newest first, streamed in keyset batches so memory stays flat on millions of rows.
+ * streamed in batches so memory stays flat on millions of rows. JSONL is the verifiable format
+ * (lib/audit/verifiable-export.ts: leaves, signed checkpoints, proofs; check it with
+ * `npm run verify`); CSV is for spreadsheets, newest first, with each event's MAC and leaf hash.
  */
 export const GET = memberRoute({ name: "audit.export", permission: "audit:export" }, async (request, member) => {
   const url = new URL(request.url);
@@ -33,6 +36,27 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
   await sealAuditChain(db, tenantId);
 
   const encoder = new TextEncoder();
+  const headers = {
+    "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+    "Content-Disposition": `attachment; filename="audit-${member.tenant.slug}-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.${format}"`,
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  };
+  if (format === "jsonl") {
+    const lines = verifiableExportLines(db, { tenantId, filters });
+    return new Response(new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await lines.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        } catch (error) {
+          console.error("[countersign] audit export failed mid-stream:", error);
+          controller.error(new Error("The export stopped early; try again."));
+        }
+      },
+    }), { headers });
+  }
   let cursor: bigint | null = null;
   let started = false;
   let done = false;
@@ -41,14 +65,14 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
       try {
         if (!started) {
           started = true;
-          if (format === "csv") controller.enqueue(encoder.encode(csvHeader()));
+          controller.enqueue(encoder.encode(csvHeader()));
         }
         if (done) {
           controller.close();
           return;
         }
         const page = await searchAuditEvents(db, { tenantId, filters, cursor, limit: BATCH });
-        const text = page.events.map(format === "csv" ? csvLine : jsonLine).join("");
+        const text = page.events.map(csvLine).join("");
         if (text) controller.enqueue(encoder.encode(text));
         if (page.nextCursor === null) done = true;
         else cursor = BigInt(page.nextCursor);
@@ -58,13 +82,5 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
       }
     },
   });
-  const stamp = new Date().toISOString().slice(0, 19).replaceAll(":", "");
-  return new Response(stream, {
-    headers: {
-      "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
-      "Content-Disposition": `attachment; filename="audit-${member.tenant.slug}-${stamp}.${format}"`,
-      "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
-    },
-  });
+  return new Response(stream, { headers });
 });
