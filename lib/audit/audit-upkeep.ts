@@ -47,3 +47,19 @@ export async function verifyFully(db: Db, tenantId: string) {
   });
   return result;
 }
+
+const running = new Set<string>();
+
+/**
+ * Starts a full verification of the tenant's evidence in the background (an auditor asked for it)
+ * and returns at once: false when one is already running in this process. The walk hashes in
+ * slices (verifyAuditChain), so the console keeps answering meanwhile; its result is recorded.
+ */
+export function startFullVerification(db: Db, tenantId: string): boolean {
+  if (running.has(tenantId)) return false;
+  running.add(tenantId);
+  void verifyFully(db, tenantId)
+    .catch((error: unknown) => console.error(`[countersign] full verification of tenant ${tenantId} failed to run: ${(error as Error).message}`))
+    .finally(() => running.delete(tenantId));
+  return true;
+}

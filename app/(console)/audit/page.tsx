@@ -19,6 +19,8 @@ import { AuditChartsView } from "@/components/audit/audit-charts";
 import { AuditExportForm, AuditFilterForm } from "@/components/audit/audit-filter-form";
 import { AuditTable } from "@/components/audit/audit-table";
 import { ChainStatus } from "@/components/audit/chain-status";
+import { EvidenceActions } from "@/components/audit/evidence-actions";
+import { checkpointNowAction, verifyEverythingAction } from "./actions";
 
 export const metadata: Metadata = { title: "Audit" };
 
@@ -75,6 +77,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         <Suspense fallback={<Placeholder label="Verifying the evidence added since the latest checkpoint…" />}>
           <ChainVerification tenantId={tenantId} />
         </Suspense>
+        {canExport && <EvidenceActions checkpoint={checkpointNowAction} verify={verifyEverythingAction} />}
         <AuditFilterForm filters={filters} options={options} />
         {!parsed.ok && (
           <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">
