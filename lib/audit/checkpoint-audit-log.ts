@@ -41,7 +41,7 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
   const root = frontierRoot(verification.frontier);
   const body = formatCheckpoint({ origin: auditOrigin(tenantId, keys), size: Number(verification.treeSize), rootHash: root });
   const signed = signNote(body, keys.signer);
-  const witnessed = await witnessCheckpoint(db, tenantId, { note: signed, body, previousSize: previous ? Number(previous.size) : 0, size: Number(verification.treeSize) });
+  const witnessed = await witnessCheckpoint(db, tenantId, { note: signed, previousSize: previous ? Number(previous.size) : 0, size: Number(verification.treeSize) });
   const row = await insertAuditCheckpoint(db, {
     tenantId, size: verification.treeSize, rootHash: toHex(root), frontier: verification.frontier.hashes.map(toHex),
     note: witnessed.note, witnesses: witnessed.witnesses, checked: verification.checked, startedAt, problems: verification.problems,

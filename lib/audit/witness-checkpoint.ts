@@ -2,19 +2,58 @@ import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { consistencyProof } from "@/lib/audit/transparency/merkle";
+import { parseVerifierKey, verifyNote } from "@/lib/audit/transparency/signed-note";
+import { requestCosignature } from "@/lib/audit/transparency/witness-client";
+
+/** The configured witnesses' base URLs and verifier keys (AUDIT_WITNESS_URLS, AUDIT_WITNESS_KEYS). */
+export function configuredWitnesses(): { urls: string[]; keys: string[] } {
+  const list = (value: string | undefined) => (value ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+  return { urls: list(readEnv("AUDIT_WITNESS_URLS")), keys: list(readEnv("AUDIT_WITNESS_KEYS")) };
+}
 
 /**
- * Sends a signed checkpoint to the configured witnesses (AUDIT_WITNESS_URLS) and returns the note
- * with the cosignatures they gave, and who gave them. A witness that is down or refuses is logged
- * and skipped: the checkpoint is still the console's signed word, and the next one tries again.
+ * Sends a signed checkpoint to the configured witnesses (C2SP tlog-witness) with a consistency
+ * proof from the size each last co-signed, and returns the note with the cosignatures they gave
+ * (checked against AUDIT_WITNESS_KEYS when set) and the witnesses' names. A witness that is down or
+ * refuses is logged and skipped: the checkpoint is still the console's signed word, and the next
+ * one asks again. A witness that has co-signed a larger tree than this one is told nothing more
+ * and reported loudly: this log was rolled back, or forked.
  */
 export async function witnessCheckpoint(
   db: Db,
   tenantId: string,
-  input: { note: string; body: string; previousSize: number; size: number },
+  input: { note: string; previousSize: number; size: number },
 ): Promise<{ note: string; witnesses: string[] }> {
-  const urls = (readEnv("AUDIT_WITNESS_URLS") ?? "").split(",").map((u) => u.trim()).filter(Boolean);
+  const { urls, keys } = configuredWitnesses();
   if (urls.length === 0) return { note: input.note, witnesses: [] };
-  void db; void tenantId; void storedSubtrees; void consistencyProof;
-  return { note: input.note, witnesses: [] };
+  const subtrees = storedSubtrees(db, tenantId);
+  const proofFrom = (oldSize: number) => (oldSize > 0 && oldSize < input.size ? consistencyProof(oldSize, input.size, subtrees) : Promise.resolve([]));
+  const lines: string[] = [];
+  const names: string[] = [];
+  for (const url of urls) {
+    let oldSize = Math.min(input.previousSize, input.size);
+    let outcome = await requestCosignature(url, { oldSize, consistencyProof: await proofFrom(oldSize), note: input.note });
+    if (outcome.kind === "conflict" && outcome.witnessSize <= input.size) {
+      oldSize = outcome.witnessSize;
+      outcome = await requestCosignature(url, { oldSize, consistencyProof: await proofFrom(oldSize), note: input.note });
+    }
+    if (outcome.kind === "cosigned") {
+      const candidate = input.note + outcome.lines.join("");
+      if (keys.length > 0) {
+        try {
+          if (verifyNote(candidate, keys.map(parseVerifierKey)).verified.length === 0) throw new Error("no configured witness key signed it");
+        } catch (error) {
+          console.error(`[countersign] witness ${url} answered a cosignature that does not verify: ${(error as Error).message}`);
+          continue;
+        }
+      }
+      lines.push(...outcome.lines);
+      names.push(...outcome.lines.map((line) => line.slice(2).split(" ")[0]));
+    } else if (outcome.kind === "conflict") {
+      console.error(`[countersign] witness ${url} has co-signed ${outcome.witnessSize} entries of tenant ${tenantId}'s audit log, more than its ${input.size}: the log was rolled back or forked.`);
+    } else {
+      console.error(`[countersign] witness ${url} did not co-sign tenant ${tenantId}'s checkpoint at ${input.size}: ${outcome.kind === "refused" ? `${outcome.status} ${outcome.message}` : outcome.message}`);
+    }
+  }
+  return { note: input.note + lines.join(""), witnesses: [...new Set(names)] };
 }
