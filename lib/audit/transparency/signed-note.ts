@@ -142,7 +142,7 @@ export function parseCheckpoint(body: string): Checkpoint {
   const rootHash = strictBase64(rootText);
   if (!rootHash || rootHash.length !== 32) throw new NoteError("malformed checkpoint: the root hash must be base64 of 32 bytes");
   if (extensions.some((line) => line.length === 0)) throw new NoteError("malformed checkpoint: empty extension line");
-  if (/[\p{Cc}]/u.test(lines.join(""))) throw new NoteError("malformed checkpoint: control character");
+  if (/\p{Cc}/u.test(lines.join(""))) throw new NoteError("malformed checkpoint: control character");
   return { origin, size, rootHash, extensions };
 }
 
@@ -155,7 +155,7 @@ function signatureLine(name: string, bytes: Buffer): string {
 function assertNoteText(body: string): void {
   if (!body.endsWith("\n")) throw new NoteError("malformed note: the text must end with a newline");
   if (/\p{Cs}/u.test(body)) throw new NoteError("malformed note: the text is not well-formed Unicode");
-  if (/[\0-\t\v-\x1f]/.test(body)) throw new NoteError("malformed note: control character other than newline (CR, tab, …)");
+  if (/[\x00-\x09\x0b-\x1f]/.test(body)) throw new NoteError("malformed note: control character other than newline (CR, tab, …)");
 }
 
 /** Signs a note text with an Ed25519 note key and returns the note with its one signature. */
