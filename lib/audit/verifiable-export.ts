@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
-import { auditBodyOfRow, auditLeaf, type AuditLeaf } from "@/lib/audit/audit-record";
+import { auditBodyOfRow, auditLeaf, auditLeafBytes, type AuditLeaf } from "@/lib/audit/audit-record";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { checkpointAuditLog, type CheckpointOutcome } from "@/lib/audit/checkpoint-audit-log";
@@ -46,7 +46,7 @@ export async function* verifiableExportLines(db: Db, input: { tenantId: string; 
       if (rows.length === 0) break;
       for (const row of rows) {
         if (row.id === null) continue; // a hole: the verifier names the gap
-        yield line({ kind: "event", seq: row.seq.toString(), leaf: auditLeaf({ ...row, id: row.id }, auditBodyOfRow(row)) });
+        yield eventLine(row.seq, auditLeaf({ ...row, id: row.id }, auditBodyOfRow(row)));
       }
       after = rows[rows.length - 1].seq;
     }
@@ -59,7 +59,7 @@ export async function* verifiableExportLines(db: Db, input: { tenantId: string; 
       const proofs = await Promise.all(sealed.map((e) => inclusionProof(Number(e.seq) - 1, Number(size), subtrees)));
       for (const [i, event] of sealed.entries()) {
         const leaf: AuditLeaf = auditLeaf(event, auditBodyOfRow({ ...event, tenantId }));
-        yield line({ kind: "event", seq: event.seq.toString(), leaf, inclusion: { treeSize: size.toString(), path: proofs[i].map(toHex) } });
+        yield eventLine(event.seq, leaf, { treeSize: size.toString(), path: proofs[i].map(toHex) });
       }
       cursor = page.nextCursor === null ? null : BigInt(page.nextCursor);
     } while (cursor !== null);
@@ -72,6 +72,12 @@ export async function* verifiableExportLines(db: Db, input: { tenantId: string; 
     if (from === 0 || from === to) continue;
     yield line({ kind: "consistency", from: String(from), to: String(to), path: (await consistencyProof(from, to, subtrees)).map(toHex) });
   }
+}
+
+/** An event's line, its leaf written as the canonical JSON its hash covers (the verifier's fast path). */
+function eventLine(seq: bigint, leaf: AuditLeaf, inclusion?: { treeSize: string; path: string[] }): string {
+  const proof = inclusion ? `,"inclusion":${JSON.stringify(inclusion)}` : "";
+  return `{"kind":"event","seq":"${seq}","leaf":${auditLeafBytes(leaf).toString("utf8")}${proof}}\n`;
 }
 
 function line(value: unknown): string {
