@@ -31,7 +31,8 @@
  *         One audit event. Its leaf in the tenant's log is at 0-based position seq − 1 and its leaf
  *         bytes are the RFC 8785 (JCS) canonical JSON of `leaf`, UTF-8; the Merkle leaf hash is
  *         SHA-256(0x00 || bytes) (RFC 6962). `leaf.seq` must be the same decimal string as `seq`.
- *         Events appear in increasing seq order. Writing `leaf` already canonical (and the line as
+ *         In a complete export events appear in increasing seq order (a filtered one may list them
+ *         newest first, as the console does). Writing `leaf` already canonical (and the line as
  *         {"kind":"event","seq":"…","leaf":…} in that key order) lets this script take a fast path;
  *         any other valid JSON is canonicalised and gives the same result.
  *     {"kind":"event","seq":"…","leaf":{…},"inclusion":{"treeSize":"<N>","path":["<hex>",…]}}
@@ -786,7 +787,7 @@ export async function verifyExport(path, options = {}) {
     if (leafSeq !== String(seq) && !firstLeafSeq) firstLeafSeq = { seq, leafSeq, lineNo };
     if (seen.has(seq)) {
       if (!firstDuplicate) firstDuplicate = { seq, lineNo };
-    } else if (seq < lastSeq && !firstDisorder) firstDisorder = { seq, after: lastSeq, lineNo };
+    } else if (complete && seq < lastSeq && !firstDisorder) firstDisorder = { seq, after: lastSeq, lineNo };
     seen.add(seq);
     if ((seq > toSeq || seq < fromSeq) && !firstBeyond) firstBeyond = { seq, lineNo };
     lastSeq = seq;

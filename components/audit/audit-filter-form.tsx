@@ -61,3 +61,22 @@ export function AuditExportForm({ filters }: { filters: AuditFilters }) {
     </form>
   );
 }
+
+/** The oversight evidence pack for a range of days (GET /api/audit/evidence). */
+export function EvidencePackForm({ from, to }: { from: string; to: string }) {
+  return (
+    <form method="get" action="/api/audit/evidence" className="flex flex-wrap items-end gap-2" aria-label="Export evidence for a range of days">
+      <label className="flex flex-col text-sm">
+        <span className="font-medium">Evidence from</span>
+        <input type="date" name="from" required defaultValue={from} className="rounded-md border border-slate-300 px-2 py-1" />
+      </label>
+      <label className="flex flex-col text-sm">
+        <span className="font-medium">to</span>
+        <input type="date" name="to" required defaultValue={to} className="rounded-md border border-slate-300 px-2 py-1" />
+      </label>
+      <button type="submit" className={buttonClass.secondary} title="Events with proofs, checkpoints, keys, policies, roles, decision latencies and the verifier's result, as one ZIP">
+        Export evidence
+      </button>
+    </form>
+  );
+}

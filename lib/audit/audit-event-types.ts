@@ -68,6 +68,7 @@ export const AUDIT_EVENT_SCHEMAS = {
   "policy.saved": z.strictObject({ version: count, baseVersion: count, comment: text.nullable(), tools: z.array(text) }),
   "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "stale_base_version"]), errors: z.array(text).optional() }),
   "audit.exported": z.strictObject({ format: z.enum(["csv", "jsonl"]), filters: text }),
+  "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
   "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
   "account.password_change_refused": z.strictObject({ reason: z.literal("wrong_current_password") }),
 } as const satisfies Record<string, z.ZodType<Record<string, unknown>>>;

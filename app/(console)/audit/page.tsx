@@ -16,7 +16,7 @@ import { TOOLS } from "@/lib/tools/registry";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
 import { buttonClass } from "@/components/ui/button";
 import { AuditChartsView } from "@/components/audit/audit-charts";
-import { AuditExportForm, AuditFilterForm } from "@/components/audit/audit-filter-form";
+import { AuditExportForm, AuditFilterForm, EvidencePackForm } from "@/components/audit/audit-filter-form";
 import { AuditTable } from "@/components/audit/audit-table";
 import { ChainStatus } from "@/components/audit/chain-status";
 import { EvidenceActions } from "@/components/audit/evidence-actions";
@@ -77,7 +77,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         <Suspense fallback={<Placeholder label="Verifying the evidence added since the latest checkpoint…" />}>
           <ChainVerification tenantId={tenantId} />
         </Suspense>
-        {canExport && <EvidenceActions checkpoint={checkpointNowAction} verify={verifyEverythingAction} />}
+        {canExport && (
+          <div className="flex flex-wrap items-end justify-between gap-3 rounded-lg border border-slate-200 bg-white px-4 py-3">
+            <EvidenceActions checkpoint={checkpointNowAction} verify={verifyEverythingAction} />
+            <EvidencePackForm from={new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10)} to={new Date().toISOString().slice(0, 10)} />
+          </div>
+        )}
         <AuditFilterForm filters={filters} options={options} />
         {!parsed.ok && (
           <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">

@@ -1,0 +1,185 @@
+import { execFile } from "node:child_process";
+import { createReadStream, createWriteStream } from "node:fs";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { promisify } from "node:util";
+import { Zip, ZipPassThrough } from "fflate";
+import type { Db } from "@/lib/db/client";
+import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
+import { csvCell } from "@/lib/audit/audit-export-format";
+import { verifiableExportLines } from "@/lib/audit/verifiable-export";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
+import { listMembers } from "@/lib/members/list-members";
+import { readDecisionLatencies } from "@/lib/db/statements/read-decision-latencies";
+import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
+
+const run = promisify(execFile);
+const VERIFIER = path.join(process.cwd(), "scripts", "verify-audit-export.mjs");
+
+/** The files of an evidence pack, in the order they appear in the archive. */
+export const EVIDENCE_FILES = [
+  "README.txt", "events.jsonl", "verify-audit-export.mjs", "verification.json", "keys.json", "policies.json", "roles.json", "decisions.csv",
+] as const;
+
+export type EvidencePack = { dir: string; files: ReadonlyArray<(typeof EVIDENCE_FILES)[number]>; verified: boolean };
+
+const day = (text: string) => new Date(`${text}T00:00:00.000Z`);
+
+/**
+ * An oversight evidence pack for the days [from, to] (UTC): what an EU AI Act Art. 12/14/26 or
+ * ISO 42001 review asks for — who verified which output, when, under which rule, with what
+ * authority — in files an auditor can check without trusting the console:
+ * - events.jsonl: the period's events in the verifiable format, each with its inclusion proof, and
+ *   the signed (and witnessed) checkpoints with the consistency proofs between them;
+ * - verify-audit-export.mjs: the standalone verifier, and verification.json: its result on
+ *   events.jsonl (run in a child process here) beside the console's own checks;
+ * - keys.json: the log's and the witnesses' public keys;
+ * - policies.json: the policy versions in force during the period;
+ * - roles.json: who holds which role, and every role change up to the end of the period;
+ * - decisions.csv: every vote of the period with its reviewer, verdict and time from request.
+ * The files are written to a private temporary folder; `zipEvidencePack` streams them and removes it.
+ */
+export async function buildEvidencePack(db: Db, input: { tenantId: string; from: string; to: string }): Promise<EvidencePack> {
+  const { tenantId } = input;
+  const from = day(input.from);
+  const to = new Date(day(input.to).getTime() + 86_400_000);
+  const dir = await mkdtemp(path.join(os.tmpdir(), "countersign-evidence-"));
+  try {
+    const write = (name: string, value: unknown) => writeFile(path.join(dir, name), typeof value === "string" ? value : `${JSON.stringify(value, null, 2)}\n`);
+    const keys = auditKeys();
+    const events = createWriteStream(path.join(dir, "events.jsonl"), { mode: 0o600 });
+    for await (const line of verifiableExportLines(db, { tenantId, filters: { from: input.from, to: input.to } })) {
+      if (!events.write(line)) await once(events, "drain");
+    }
+    events.end();
+    await once(events, "finish");
+    await copyFile(VERIFIER, path.join(dir, "verify-audit-export.mjs"));
+
+    const offline = await runVerifier(path.join(dir, "events.jsonl"), keys.verifierKey);
+    const [consoleCheck, lastFull] = await Promise.all([
+      verifyAuditChain(db, tenantId, { kind: "incremental" }),
+      readLatestAuditVerification(db, { tenantId, kind: "full" }),
+    ]);
+    await write("verification.json", {
+      offlineVerifier: offline,
+      console: { incremental: { ok: consoleCheck.ok, treeSize: consoleCheck.treeSize.toString(), problems: consoleCheck.problems }, lastFullWalk: lastFull && { ...lastFull, checked: lastFull.checked.toString(), treeSize: lastFull.treeSize.toString() } },
+    });
+    await write("keys.json", { origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, witnessKeys: configuredWitnesses().keys });
+
+    const policies = await db.toolPolicy.findMany({ where: { tenantId, createdAt: { lt: to } }, orderBy: { version: "asc" } });
+    const inForce = policies.filter((p, i) => p.createdAt >= from || policies[i + 1]?.createdAt === undefined || policies[i + 1].createdAt > from);
+    await write("policies.json", inForce.map((p) => ({ version: p.version, createdAt: p.createdAt.toISOString(), createdById: p.createdById, comment: p.comment, document: p.document })));
+
+    const [members, changes] = await Promise.all([
+      listMembers(db, tenantId),
+      db.auditEvent.findMany({ where: { tenantId, type: "member.roles_changed", at: { lt: to } }, orderBy: { id: "asc" }, select: { at: true, actorLabel: true, data: true } }),
+    ]);
+    await write("roles.json", {
+      note: "Roles now, and every change up to the end of the period (from the audit log).",
+      members: members.map((m) => ({ email: m.email, name: m.name, roles: m.roles, disabled: m.disabled })),
+      changes: changes.map((c) => ({ at: c.at.toISOString(), by: c.actorLabel, ...(c.data as object) })),
+    });
+
+    const decisions = await readDecisionLatencies(db, { tenantId, from, to });
+    const header = ["decisionId", "actionId", "tool", "revision", "requestedAt", "decidedAt", "seconds", "reviewer", "verdict", "void", "note"] as const;
+    await write("decisions.csv", [header.join(","), ...decisions.map((d) => header.map((k) => csvCell(d[k] instanceof Date ? (d[k] as Date).toISOString() : d[k])).join(","))].join("\r\n") + "\r\n");
+
+    await write("README.txt", readme({ ...input, origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, verified: offline.ok }));
+    return { dir, files: EVIDENCE_FILES, verified: offline.ok };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The standalone verifier's verdict on the pack's events, from a child process (off the request thread). */
+async function runVerifier(file: string, logKey: string): Promise<{ ok: boolean; exitCode: number; result: unknown }> {
+  try {
+    const { stdout } = await run(process.execPath, [VERIFIER, file, "--json", "--log-key", logKey], { maxBuffer: 16 * 1024 * 1024 });
+    return { ok: true, exitCode: 0, result: JSON.parse(stdout) as unknown };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    let result: unknown = failed.stderr?.split("\n")[0] ?? String(error);
+    try {
+      result = JSON.parse(failed.stdout ?? "") as unknown;
+    } catch {
+      // not JSON: keep the first line of stderr
+    }
+    return { ok: false, exitCode: typeof failed.code === "number" ? failed.code : 2, result };
+  }
+}
+
+function readme(p: { tenantId: string; from: string; to: string; origin: string; logKey: string; verified: boolean }): string {
+  return `Countersign oversight evidence pack
+Tenant ${p.tenantId}, ${p.from} to ${p.to} (UTC days), made ${new Date().toISOString()}.
+
+events.jsonl             the period's audit events, each with its RFC 9162 inclusion proof, and the
+                         log's signed (and witnessed) checkpoints with consistency proofs between them
+verify-audit-export.mjs  the standalone verifier (Node.js standard library only)
+verification.json        its result on events.jsonl when this pack was made (${p.verified ? "verified" : "NOT VERIFIED"}),
+                         and the console's own checks
+keys.json                the log's public key and the witnesses' keys
+policies.json            the policy versions in force during the period
+roles.json               members' roles, and every role change up to the end of the period
+decisions.csv            every vote of the period: reviewer, verdict, revision, seconds from request
+
+Check it yourself, pinning the log key you obtained independently (e.g. from
+/.well-known/countersign-audit-keys of the console, or a checkpoint you saved):
+
+  node verify-audit-export.mjs events.jsonl --log-key '${p.logKey}'
+
+Add --checkpoint <file> for any checkpoint you saved earlier, and --witness-key <key> for the
+witnesses you trust. The log is ${p.origin}.
+`;
+}
+
+/** Streams the pack's files as one ZIP archive (stored, not compressed: streaming, little CPU), then removes them. */
+export function zipEvidencePack(pack: EvidencePack): ReadableStream<Uint8Array> {
+  const chunks = zipChunks(pack);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (error) {
+        console.error("[countersign] evidence pack failed mid-stream:", error);
+        controller.error(new Error("The evidence pack stopped early; try again."));
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}
+
+async function* zipChunks(pack: EvidencePack): AsyncGenerator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    out.push(chunk);
+  });
+  try {
+    for (const name of pack.files) {
+      const entry = new ZipPassThrough(name);
+      zip.add(entry);
+      if (name === "events.jsonl") {
+        for await (const chunk of createReadStream(path.join(pack.dir, name))) {
+          entry.push(chunk as Uint8Array);
+          yield* out.splice(0);
+        }
+        entry.push(new Uint8Array(0), true);
+      } else {
+        entry.push(await readFile(path.join(pack.dir, name)), true);
+      }
+      yield* out.splice(0);
+    }
+    zip.end();
+    yield* out.splice(0);
+  } finally {
+    await rm(pack.dir, { recursive: true, force: true });
+  }
+}
