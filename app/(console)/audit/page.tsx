@@ -40,6 +40,12 @@ async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditF
   return <AuditChartsView charts={await getAuditCharts(getDb(), { tenantId, from: filters.from, to: filters.to })} />;
 }
 
+/** The evidence pack's default range: the last 30 days, today included (UTC). */
+function lastThirtyDays(): { from: string; to: string } {
+  const today = new Date();
+  return { from: new Date(today.getTime() - 29 * 86_400_000).toISOString().slice(0, 10), to: today.toISOString().slice(0, 10) };
+}
+
 function Placeholder({ label, className = "h-10" }: { label: string; className?: string }) {
   return <div role="status" className={`flex items-center rounded-lg border border-slate-200 bg-white px-4 text-slate-600 ${className}`}>{label}</div>;
 }
@@ -80,7 +86,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         {canExport && (
           <div className="flex flex-wrap items-end justify-between gap-3 rounded-lg border border-slate-200 bg-white px-4 py-3">
             <EvidenceActions checkpoint={checkpointNowAction} verify={verifyEverythingAction} />
-            <EvidencePackForm from={new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10)} to={new Date().toISOString().slice(0, 10)} />
+            <EvidencePackForm {...lastThirtyDays()} />
           </div>
         )}
         <AuditFilterForm filters={filters} options={options} />
