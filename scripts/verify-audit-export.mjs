@@ -239,8 +239,8 @@ export function canonicalJson(value) {
 }
 
 /*
- * The fast path: a scanner that accepts only text that already is RFC 8785 canonical JSON (ASCII
- * strings, no escapes in keys), so its bytes can be hashed as they stand. Anything else returns -1
+ * The fast path: a scanner that accepts only text that already is RFC 8785 canonical JSON (with
+ * keys in ASCII without escapes), so its bytes can be hashed as they stand. Anything else returns -1
  * and the caller canonicalises the parsed value instead, which gives the same bytes for every input
  * this accepts (the tests check both ways).
  */
@@ -257,7 +257,16 @@ function scanString(b, i, end, inKey) {
   while (i < end) {
     const c = b[i];
     if (c === Q) return i + 1;
-    if (c < 0x20 || c >= 0x80) return -1;
+    if (c < 0x20) return -1;
+    if (c >= 0x80) {
+      // Canonical JSON keeps non-ASCII characters as they are: accept well-formed UTF-8 in values.
+      // Keys stay ASCII here, where byte order and UTF-16 order agree.
+      if (inKey) return -1;
+      const next = utf8Sequence(b, i, end);
+      if (next < 0) return -1;
+      i = next;
+      continue;
+    }
     if (c === BS) {
       if (inKey) return -1;
       const e = b[i + 1];
@@ -276,6 +285,29 @@ function scanString(b, i, end, inKey) {
     i++;
   }
   return -1;
+}
+
+const isContinuation = (x) => x >= 0x80 && x <= 0xbf;
+
+/** The index after the well-formed UTF-8 sequence at b[i] (RFC 3629: no overlongs, no surrogates), or -1. */
+function utf8Sequence(b, i, end) {
+  const c = b[i];
+  let length;
+  let low = 0x80;
+  let high = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c === 0xe0) low = 0xa0;
+    if (c === 0xed) high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c === 0xf0) low = 0x90;
+    if (c === 0xf4) high = 0x8f;
+  } else return -1;
+  if (i + length > end || b[i + 1] < low || b[i + 1] > high) return -1;
+  for (let k = 2; k < length; k++) if (!isContinuation(b[i + k])) return -1;
+  return i + length;
 }
 
 function matchLiteral(b, i, end, text) {
@@ -370,7 +402,10 @@ function scanCanonical(b, i, end, depth, seqOut) {
 
 /** Whether `text` is exactly RFC 8785 canonical JSON as the fast path sees it (exported for tests). */
 export function isCanonicalFastPath(text) {
-  const b = Buffer.from(text, "utf8");
+  return isCanonicalFastPathBytes(Buffer.from(text, "utf8"));
+}
+
+export function isCanonicalFastPathBytes(b) {
   return scanCanonical(b, 0, b.length, 0, null) === b.length;
 }
 
