@@ -706,6 +706,8 @@ export async function verifyExport(path, options = {}) {
     warnings.push(`WARNING: the log key was taken from the export itself (${logKey.text}); anyone able to rewrite the export could have replaced it. Pin the key you trust with --log-key.`);
   }
   if (logKey.type !== SIG_ED25519) throw new UsageError("the log key must be an Ed25519 note key (type 0x01)");
+  // One console key signs one log per tenant, with origin <key name>/<tenant id>.
+  if (origin !== `${logKey.name}/${header.tenantId}`) warnings.push(`the export's origin ${JSON.stringify(origin)} is not ${JSON.stringify(`${logKey.name}/${header.tenantId}`)} (log key name / tenantId)`);
   let witnessKeys;
   let witnessKeySource;
   if (options.witnessKeys?.length) {
