@@ -85,37 +85,56 @@ export function nodeHash(left, right) {
   return sha256(nodeScratch);
 }
 
-/** An append-only frontier: the roots of the perfect subtrees covering the leaves so far. */
+/*
+ * The full walk keeps hashes as 32-character latin1 strings: crypto.hash returns those without
+ * allocating a Buffer per digest, which halves the walk's cost (garbage collection included).
+ */
+const sha256Latin1 = typeof crypto.hash === "function" ? (bytes) => crypto.hash("sha256", bytes, "latin1") : (bytes) => crypto.createHash("sha256").update(bytes).digest("latin1");
+
+function leafHashLatin1(bytes) {
+  if (bytes.length + 1 > leafScratch.length) leafScratch = Buffer.alloc(2 * (bytes.length + 1));
+  leafScratch[0] = 0x00;
+  leafScratch.set(bytes, 1);
+  return sha256Latin1(leafScratch.subarray(0, bytes.length + 1));
+}
+
+const pairScratch = Buffer.alloc(1 + 2 * HASH_SIZE);
+pairScratch[0] = 0x01;
+function nodeHashLatin1(left, right) {
+  pairScratch.write(left, 1, HASH_SIZE, "latin1");
+  pairScratch.write(right, 1 + HASH_SIZE, HASH_SIZE, "latin1");
+  return sha256Latin1(pairScratch);
+}
+
+/** An append-only frontier: the roots of the perfect subtrees covering the leaves so far (latin1 hashes). */
 export class Frontier {
   constructor() {
     this.size = 0;
-    this.stack = Buffer.alloc(64 * HASH_SIZE);
-    this.depth = 0;
+    this.stack = [];
   }
-  append(hash) {
-    let merged = hash;
+  append(hashLatin1) {
+    let merged = hashLatin1;
     let n = this.size + 1;
     while (n % 2 === 0) {
-      this.depth--;
-      merged = nodeHash(this.stack.subarray(this.depth * HASH_SIZE, (this.depth + 1) * HASH_SIZE), merged);
+      merged = nodeHashLatin1(this.stack.pop(), merged);
       n /= 2;
     }
-    this.stack.set(merged, this.depth * HASH_SIZE);
-    this.depth++;
+    this.stack.push(merged);
     this.size++;
   }
+  /** The RFC 6962 root of the leaves so far, as a Buffer. */
   root() {
-    if (this.depth === 0) return Buffer.from(EMPTY_ROOT);
-    let root = Buffer.from(this.stack.subarray((this.depth - 1) * HASH_SIZE, this.depth * HASH_SIZE));
-    for (let i = this.depth - 2; i >= 0; i--) root = nodeHash(this.stack.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE), root);
-    return root;
+    if (this.stack.length === 0) return Buffer.from(EMPTY_ROOT);
+    let root = this.stack[this.stack.length - 1];
+    for (let i = this.stack.length - 2; i >= 0; i--) root = nodeHashLatin1(this.stack[i], root);
+    return Buffer.from(root, "latin1");
   }
 }
 
 /** The RFC 6962 root of a list of leaf hashes. */
 export function rootOf(leafHashes) {
   const f = new Frontier();
-  for (const h of leafHashes) f.append(h);
+  for (const h of leafHashes) f.append(Buffer.from(h).toString("latin1"));
   return f.root();
 }
 
@@ -221,8 +240,8 @@ export function canonicalJson(value) {
 }
 
 /*
- * The fast path: a scanner that accepts only text that already is RFC 8785 canonical JSON (ASCII
- * strings, no escapes in keys), so its bytes can be hashed as they stand. Anything else returns -1
+ * The fast path: a scanner that accepts only text that already is RFC 8785 canonical JSON (with
+ * keys in ASCII without escapes), so its bytes can be hashed as they stand. Anything else returns -1
  * and the caller canonicalises the parsed value instead, which gives the same bytes for every input
  * this accepts (the tests check both ways).
  */
@@ -239,7 +258,16 @@ function scanString(b, i, end, inKey) {
   while (i < end) {
     const c = b[i];
     if (c === Q) return i + 1;
-    if (c < 0x20 || c >= 0x80) return -1;
+    if (c < 0x20) return -1;
+    if (c >= 0x80) {
+      // Canonical JSON keeps non-ASCII characters as they are: accept well-formed UTF-8 in values.
+      // Keys stay ASCII here, where byte order and UTF-16 order agree.
+      if (inKey) return -1;
+      const next = utf8Sequence(b, i, end);
+      if (next < 0) return -1;
+      i = next;
+      continue;
+    }
     if (c === BS) {
       if (inKey) return -1;
       const e = b[i + 1];
@@ -258,6 +286,29 @@ function scanString(b, i, end, inKey) {
     i++;
   }
   return -1;
+}
+
+const isContinuation = (x) => x >= 0x80 && x <= 0xbf;
+
+/** The index after the well-formed UTF-8 sequence at b[i] (RFC 3629: no overlongs, no surrogates), or -1. */
+function utf8Sequence(b, i, end) {
+  const c = b[i];
+  let length;
+  let low = 0x80;
+  let high = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c === 0xe0) low = 0xa0;
+    if (c === 0xed) high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c === 0xf0) low = 0x90;
+    if (c === 0xf4) high = 0x8f;
+  } else return -1;
+  if (i + length > end || b[i + 1] < low || b[i + 1] > high) return -1;
+  for (let k = 2; k < length; k++) if (!isContinuation(b[i + k])) return -1;
+  return i + length;
 }
 
 function matchLiteral(b, i, end, text) {
@@ -330,11 +381,17 @@ function scanCanonical(b, i, end, depth, seqOut) {
   if (c === 0x6e) return matchLiteral(b, i, end, "null");
   if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
     let j = i;
+    let digitsOnly = true;
     while (j < end) {
       const d = b[j];
-      if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) j++;
-      else break;
+      if (d >= 0x30 && d <= 0x39) j++;
+      else if (d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) {
+        digitsOnly = false;
+        j++;
+      } else break;
     }
+    // A plain integer of up to 15 digits without a leading zero is its own ES form.
+    if (digitsOnly && j - i <= 15 && (c !== 0x30 || j - i === 1)) return j;
     const text = b.latin1Slice ? b.latin1Slice(i, j) : b.toString("latin1", i, j);
     if (!JSON_NUMBER.test(text)) return -1;
     const n = Number(text);
@@ -346,7 +403,10 @@ function scanCanonical(b, i, end, depth, seqOut) {
 
 /** Whether `text` is exactly RFC 8785 canonical JSON as the fast path sees it (exported for tests). */
 export function isCanonicalFastPath(text) {
-  const b = Buffer.from(text, "utf8");
+  return isCanonicalFastPathBytes(Buffer.from(text, "utf8"));
+}
+
+export function isCanonicalFastPathBytes(b) {
   return scanCanonical(b, 0, b.length, 0, null) === b.length;
 }
 
@@ -456,29 +516,41 @@ export function verifyNote(text, keys) {
 
 class UsageError extends Error {}
 
-/** Streams the lines of a file as Buffers (without the line end), with 1-based line numbers. */
-async function* fileLines(path) {
+/**
+ * Streams a file's lines to a synchronous callback as Buffers (without the line end), with 1-based
+ * line numbers. Lines are views into the read chunks; only a line split across two chunks is copied.
+ */
+async function forEachLine(path, onLine) {
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   let rest = null;
   let lineNo = 0;
+  const emit = (buf, start, nl) => {
+    const end = nl > start && buf[nl - 1] === 0x0d ? nl - 1 : nl;
+    lineNo++;
+    onLine(buf.subarray(start, end), lineNo);
+  };
   for await (const chunk of stream) {
-    let buf = rest ? Buffer.concat([rest, chunk]) : chunk;
     let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(0x0a, start);
-      if (nl < 0) break;
-      const end = nl > start && buf[nl - 1] === 0x0d ? nl - 1 : nl;
-      lineNo++;
-      yield { line: buf.subarray(start, end), lineNo };
+    if (rest) {
+      const nl = chunk.indexOf(0x0a);
+      if (nl < 0) {
+        rest = Buffer.concat([rest, chunk]);
+        continue;
+      }
+      const joined = Buffer.concat([rest, chunk.subarray(0, nl)]);
+      rest = null;
+      emit(joined, 0, joined.length);
       start = nl + 1;
     }
-    rest = start < buf.length ? buf.subarray(start) : null;
-    buf = null;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl < 0) break;
+      emit(chunk, start, nl);
+      start = nl + 1;
+    }
+    if (start < chunk.length) rest = Buffer.from(chunk.subarray(start));
   }
-  if (rest && rest.length > 0) {
-    lineNo++;
-    yield { line: rest, lineNo };
-  }
+  if (rest && rest.length > 0) emit(rest, 0, rest.length);
 }
 
 const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
@@ -498,35 +570,48 @@ function hexHashes(list, what) {
 const EVENT_PREFIX = Buffer.from('{"kind":"event","seq":"');
 const LEAF_INFIX = Buffer.from('","leaf":');
 
+function hasAt(line, at, pattern) {
+  if (at + pattern.length > line.length) return false;
+  for (let k = 0; k < pattern.length; k++) if (line[at + k] !== pattern[k]) return false;
+  return true;
+}
+
+// One result object and span, reused line after line: the walk allocates little besides digests.
+const fast = { seq: 0, leafBytes: null, leafSeq: undefined, leafSeqOk: false, inclusion: undefined };
+const seqSpan = { start: -1, end: -1 };
+
 /**
  * The fast path for an event line written as {"kind":"event","seq":"N","leaf":<canonical>}:
- * returns { seq, leafBytes, leafSeq } or null (then the line is parsed in full).
+ * returns the (reused) event or null, and then the line is parsed in full.
  */
 function fastEvent(line) {
-  if (line.length < EVENT_PREFIX.length + 12 || line.compare(EVENT_PREFIX, 0, EVENT_PREFIX.length, 0, EVENT_PREFIX.length) !== 0) return null;
+  if (!hasAt(line, 0, EVENT_PREFIX)) return null;
   let i = EVENT_PREFIX.length;
   const seqStart = i;
-  while (i < line.length && line[i] >= 0x30 && line[i] <= 0x39) i++;
-  if (i === seqStart || i - seqStart > 16 || (line[seqStart] === 0x30 && i - seqStart > 1)) return null;
-  const seq = Number(line.latin1Slice(seqStart, i));
-  if (line.compare(LEAF_INFIX, 0, LEAF_INFIX.length, i, i + LEAF_INFIX.length) !== 0) return null;
+  let seq = 0;
+  while (i < line.length && line[i] >= 0x30 && line[i] <= 0x39) seq = seq * 10 + (line[i++] - 0x30);
+  if (i === seqStart || i - seqStart > 15 || (line[seqStart] === 0x30 && i - seqStart > 1)) return null;
+  const seqEnd = i;
+  if (!hasAt(line, i, LEAF_INFIX)) return null;
   const leafStart = i + LEAF_INFIX.length;
   if (line[leafStart] !== 0x7b) return null;
-  const seqSpan = { start: -1, end: -1 };
+  seqSpan.start = -1;
   const leafEnd = scanCanonical(line, leafStart, line.length, 0, seqSpan);
   if (leafEnd < 0 || leafEnd !== line.length - 1 || line[leafEnd] !== 0x7d) return null;
-  // leaf.seq as written: a JSON string "N" compares by its digits; anything else is reported.
-  let leafSeq;
-  if (seqSpan.start < 0) leafSeq = undefined;
-  else if (line[seqSpan.start] === Q) leafSeq = line.latin1Slice(seqSpan.start + 1, seqSpan.end - 1);
-  else leafSeq = JSON.parse(line.latin1Slice(seqSpan.start, seqSpan.end));
-  return { seq, leafBytes: line.subarray(leafStart, leafEnd), leafSeq, inclusion: undefined };
+  // leaf.seq must be the JSON string of the same digits.
+  let ok = seqSpan.start >= 0 && line[seqSpan.start] === Q && seqSpan.end - seqSpan.start - 2 === seqEnd - seqStart;
+  for (let k = 0; ok && k < seqEnd - seqStart; k++) ok = line[seqSpan.start + 1 + k] === line[seqStart + k];
+  fast.seq = seq;
+  fast.leafBytes = line.subarray(leafStart, leafEnd);
+  fast.leafSeqOk = ok;
+  fast.leafSeq = ok || seqSpan.start < 0 ? undefined : JSON.parse(line.toString("utf8", seqSpan.start, seqSpan.end));
+  return fast;
 }
 
 function slowEvent(record) {
   const seq = decimal(record.seq, "seq");
   if (record.leaf === null || typeof record.leaf !== "object" || Array.isArray(record.leaf)) throw new Error("leaf must be a JSON object");
-  return { seq, leafBytes: Buffer.from(canonicalJson(record.leaf), "utf8"), leafSeq: record.leaf.seq, inclusion: record.inclusion };
+  return { seq, leafBytes: Buffer.from(canonicalJson(record.leaf), "utf8"), leafSeq: record.leaf.seq, leafSeqOk: record.leaf.seq === String(seq), inclusion: record.inclusion };
 }
 
 function parseLine(line, lineNo) {
@@ -553,7 +638,7 @@ export async function verifyExport(path, options = {}) {
   const nonEventLines = new Set();
   let first = true;
   try {
-    for await (const { line, lineNo } of fileLines(path)) {
+    await forEachLine(path, (line, lineNo) => {
       if (first) {
         first = false;
         try {
@@ -564,16 +649,16 @@ export async function verifyExport(path, options = {}) {
         if (header?.kind !== "countersign.audit-export") throw new UsageError(`${path}: the first line is not a countersign.audit-export header`);
         if (header.version !== 1) throw new UsageError(`${path}: export version ${JSON.stringify(header.version)} is not supported (this script reads version 1)`);
         nonEventLines.add(lineNo);
-        continue;
+        return;
       }
-      if (line.length === 0) continue;
-      if (line.compare(EVENT_PREFIX, 0, EVENT_PREFIX.length, 0, Math.min(EVENT_PREFIX.length, line.length)) === 0) continue;
+      if (line.length === 0) return;
+      if (hasAt(line, 0, EVENT_PREFIX)) return;
       let record;
       try {
         record = parseLine(line, lineNo);
       } catch (error) {
         problem("malformed", error.message);
-        continue;
+        return;
       }
       if (record?.kind === "checkpoint") {
         checkpointRecords.push({ note: record.note, lineNo });
@@ -585,7 +670,7 @@ export async function verifyExport(path, options = {}) {
         problem("malformed", `line ${lineNo} has unknown kind ${JSON.stringify(record?.kind)}`);
         nonEventLines.add(lineNo);
       }
-    }
+    });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${path}: ${error.message}`);
@@ -622,6 +707,8 @@ export async function verifyExport(path, options = {}) {
     warnings.push(`WARNING: the log key was taken from the export itself (${logKey.text}); anyone able to rewrite the export could have replaced it. Pin the key you trust with --log-key.`);
   }
   if (logKey.type !== SIG_ED25519) throw new UsageError("the log key must be an Ed25519 note key (type 0x01)");
+  // One console key signs one log per tenant, with origin <key name>/<tenant id>.
+  if (origin !== `${logKey.name}/${header.tenantId}`) warnings.push(`the export's origin ${JSON.stringify(origin)} is not ${JSON.stringify(`${logKey.name}/${header.tenantId}`)} (log key name / tenantId)`);
   let witnessKeys;
   let witnessKeySource;
   if (options.witnessKeys?.length) {
@@ -756,8 +843,8 @@ export async function verifyExport(path, options = {}) {
   let maxSeq = 0;
   let fastCount = 0;
 
-  for await (const { line, lineNo } of fileLines(path)) {
-    if (nonEventLines.has(lineNo) || line.length === 0) continue;
+  await forEachLine(path, (line, lineNo) => {
+    if (nonEventLines.has(lineNo) || line.length === 0) return;
     let event = fastEvent(line);
     if (event) fastCount++;
     else {
@@ -765,26 +852,26 @@ export async function verifyExport(path, options = {}) {
       try {
         record = parseLine(line, lineNo);
       } catch {
-        continue; // reported in pass 1
+        return; // reported in pass 1
       }
       if (record?.kind !== "event") {
         problem("malformed", `line ${lineNo} reads differently on a second look (duplicate "kind" keys?)`);
-        continue;
+        return;
       }
       try {
         event = slowEvent(record);
       } catch (error) {
         problem("malformed", `line ${lineNo}: ${error.message}`);
-        continue;
+        return;
       }
     }
     const { seq, leafBytes, leafSeq } = event;
     events++;
     if (seq === 0 || !Number.isSafeInteger(seq)) {
       problem("malformed", `line ${lineNo}: seq ${seq} is not a positive safe integer`);
-      continue;
+      return;
     }
-    if (leafSeq !== String(seq) && !firstLeafSeq) firstLeafSeq = { seq, leafSeq, lineNo };
+    if (!event.leafSeqOk && !firstLeafSeq) firstLeafSeq = { seq, leafSeq, lineNo };
     if (seen.has(seq)) {
       if (!firstDuplicate) firstDuplicate = { seq, lineNo };
     } else if (complete && seq < lastSeq && !firstDisorder) firstDisorder = { seq, after: lastSeq, lineNo };
@@ -792,7 +879,7 @@ export async function verifyExport(path, options = {}) {
     if ((seq > toSeq || seq < fromSeq) && !firstBeyond) firstBeyond = { seq, lineNo };
     lastSeq = seq;
     if (seq > maxSeq) maxSeq = seq;
-    const hash = leafHash(leafBytes);
+    const hash = leafHashLatin1(leafBytes);
     if (complete) {
       frontier.append(hash);
       if (needed.has(frontier.size)) needed.set(frontier.size, frontier.root());
@@ -811,12 +898,12 @@ export async function verifyExport(path, options = {}) {
         if (path) {
           const checkpoint = bySize.get(treeSize);
           if (!checkpoint) firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof is for tree size ${treeSize}, and the export has no signed checkpoint of that size`;
-          else if (!verifyInclusion(hash, seq - 1, treeSize, path, checkpoint.rootHash))
+          else if (!verifyInclusion(Buffer.from(hash, "latin1"), seq - 1, treeSize, path, checkpoint.rootHash))
             firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof in the checkpoint of size ${treeSize} fails: the event was changed or is not in the log`;
         }
       }
     }
-  }
+  });
 
   // ---- judging the sequence ----
   if (firstDuplicate) problem("duplicate", `duplicate: seq ${firstDuplicate.seq} appears more than once (again at line ${firstDuplicate.lineNo})`);

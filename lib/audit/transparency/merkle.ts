@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 
 /**
  * RFC 6962 / RFC 9162 Merkle trees over SHA-256: hashing, whole-list roots, the append-only
@@ -29,8 +29,22 @@ export function leafHash(bytes: Uint8Array): Buffer {
   return createHash("sha256").update(LEAF_PREFIX).update(bytes).digest();
 }
 
+const pairScratch = Buffer.alloc(1 + 2 * HASH_SIZE);
+
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
+  if (left.length !== HASH_SIZE || right.length !== HASH_SIZE) return createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
+  pairScratch[0] = 0x01;
+  pairScratch.set(left, 1);
+  pairScratch.set(right, 1 + HASH_SIZE);
+  return hash("sha256", pairScratch, "buffer");
+}
+
+/**
+ * SHA-256 of `input` written into target[offset..offset + 32). A one-shot digest as a "binary"
+ * (latin1) string allocates no Buffer, which is most of the cost of hashing 65 bytes.
+ */
+function sha256Into(input: Uint8Array, target: Buffer, offset: number): void {
+  target.write(hash("sha256", input, "binary"), offset, HASH_SIZE, "latin1");
 }
 
 export function toHex(hash: Uint8Array): string {
@@ -86,7 +100,7 @@ export function rootOfPacked(work: Buffer, count: number): Buffer {
     const half = Math.floor(width / 2);
     for (let i = 0; i < half; i++) {
       work.copy(pair, 1, 2 * i * HASH_SIZE, (2 * i + 2) * HASH_SIZE);
-      createHash("sha256").update(pair).digest().copy(work, i * HASH_SIZE);
+      sha256Into(pair, work, i * HASH_SIZE);
     }
     if (width % 2 === 1) work.copy(work, half * HASH_SIZE, (width - 1) * HASH_SIZE, width * HASH_SIZE);
     width = half + (width % 2);
