@@ -86,17 +86,15 @@ async function rawInsert() {
     );
     const auditTenant = randomUUID();
     const event = await client.query<{ id: string }>(
-      `INSERT INTO "AuditEvent" ("tenantId", "actorType", "actorLabel", type, outcome, "subjectType", data)
-       VALUES ($1, 'user', 'bench', 'raw', 'ok', 'action', '{}') RETURNING id`,
-      [auditTenant],
+      `INSERT INTO "AuditEvent" ("tenantId", uid, mac, "actorType", "actorLabel", type, outcome, "subjectType", data)
+       VALUES ($1, gen_random_uuid(), $2, 'user', 'bench', 'raw', 'ok', 'action', '{}') RETURNING id`,
+      [auditTenant, "d".repeat(64)],
     );
-    // What sealing writes for the event: its chain row, and the event leaves the queue the
-    // AuditEvent trigger put it in.
+    // What sealing writes for the event: its leaf.
     await client.query(
-      `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash) VALUES ($1, $2, $3, $4, $4)`,
+      `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "leafHash", nodes, mac, floor) VALUES ($1, $2, $3, $4, '{}', $4, '0')`,
       [event.rows[0].id, auditTenant, rawSeq++, "c".repeat(64)],
     );
-    await client.query(`DELETE FROM "AuditUnsealed" WHERE "eventId" = $1`, [event.rows[0].id]);
     await client.query("COMMIT");
   } finally {
     client.release();

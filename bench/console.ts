@@ -3,8 +3,9 @@
 //   npm run bench:console [-- runs=30]
 // A throw-away embedded PostgreSQL is started, migrated, seeded and removed. Seeding is bulk
 // `INSERT … SELECT generate_series` with the append-only triggers in place (inserts are allowed).
-// The benchmark tenant's chain hashes are SYNTHETIC (md5-derived, not a real chain): this measures
-// reads, and verifyAuditChain would rightly reject this tenant.
+// The benchmark tenant's MACs, leaf hashes and seals are SYNTHETIC (md5-derived, not a real tree):
+// this measures reads, and verifyAuditChain would rightly reject this tenant (bench:audit measures
+// the real write, seal and verification paths).
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -60,9 +61,9 @@ try {
   let started = performance.now();
   // 1M events over ~60 days, ids and times growing together (as appendAuditEvent assigns them).
   await pg.query(
-    `INSERT INTO "AuditEvent" (id, "tenantId", at, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
+    `INSERT INTO "AuditEvent" (id, "tenantId", at, uid, "actorType", "actorId", "actorLabel", type, outcome, "subjectType", "subjectId",
        "actionId", tool, verdict, "riskLevel", "reviewerId", requester, status, data)
-     SELECT g, $1::uuid, now() - interval '60 days' + g * interval '5 seconds',
+     SELECT g, $1::uuid, now() - interval '60 days' + g * interval '5 seconds', gen_random_uuid(),
        CASE WHEN g % 3 = 0 THEN 'user' ELSE 'agent' END, NULL,
        CASE WHEN g % 3 = 0 THEN 'reviewer' || (g % 5 + 1) || '@bench.test' ELSE 'requester' || (g % 50) || '@bench.test' END,
        (ARRAY['action.proposed','decision.recorded','execution.succeeded','task.started','decision.refused','action.expired'])[g % 6 + 1],
@@ -77,13 +78,12 @@ try {
      FROM generate_series(1, ${EVENTS}) g`,
     [tenantId, reviewerIds],
   );
-  // Their (synthetic) chain, as sealing would have written it; none is left waiting to be sealed.
+  // Their (synthetic) leaves, as sealing would have written them; none is left to be sealed.
   await pg.query(
-    `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "prevHash", hash)
-     SELECT g, $1::uuid, g, md5((g - 1)::text) || md5((g - 1)::text), md5(g::text) || md5(g::text) FROM generate_series(1, ${EVENTS}) g`,
+    `INSERT INTO "AuditSeal" ("eventId", "tenantId", seq, "leafHash", nodes, mac, floor)
+     SELECT g, $1::uuid, g, md5(g::text) || md5(g::text), '{}', md5(g::text), pg_current_xact_id() FROM generate_series(1, ${EVENTS}) g`,
     [tenantId],
   );
-  await pg.query(`DELETE FROM "AuditUnsealed" WHERE "tenantId" = $1`, [tenantId]);
   await pg.query(`SELECT setval(pg_get_serial_sequence('"AuditEvent"', 'id'), ${EVENTS})`);
   console.log(`seeded ${EVENTS.toLocaleString("en-US")} audit events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
