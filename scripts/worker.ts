@@ -19,7 +19,8 @@ if (!url) {
   process.exit(1);
 }
 const db = createDb(url);
-const warning = await ownerConnectionWarning(db);
+// Advisory: a database that cannot be reached is the worker loop's to report and retry.
+const warning = await ownerConnectionWarning(db).catch(() => null);
 if (warning) console.warn(`⚠ ${warning}`);
 const model = configuredModel();
 const workerId = newWorkerId();

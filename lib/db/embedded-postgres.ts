@@ -459,11 +459,12 @@ function adoptClusterFromDataDir(dataDir: string, placement: ClusterPlacement, o
   moveTree(old, placement.pgDir);
   chownTree(placement.pgDir, owner);
   chmodSync(placement.pgDir, 0o700);
-  const oldPassword = path.join(dataDir, "pg-password");
-  if (existsSync(oldPassword)) {
-    moveTree(oldPassword, placement.passwordFile);
-    chownSync(placement.passwordFile, 0, 0);
-    chmodSync(placement.passwordFile, 0o600);
+  for (const [name, target] of [["pg-password", placement.passwordFile], ["pg-app-password", placement.appPasswordFile]] as const) {
+    const oldPassword = path.join(dataDir, name);
+    if (!existsSync(oldPassword)) continue;
+    moveTree(oldPassword, target);
+    chownSync(target, 0, 0);
+    chmodSync(target, 0o600);
   }
   notice(`Moved the bundled cluster from ${old} to ${placement.pgDir}`);
 }
