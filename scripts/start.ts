@@ -131,8 +131,10 @@ async function main() {
 
   const port = readEnv("PORT") ?? (await findFreePort(3000));
   const url = readEnv("NEXTAUTH_URL") ?? `http://localhost:${port}`;
+  // The console gets the app role only: the owner's URL stays with this process (spawn drops undefined).
   const env: NodeJS.ProcessEnv = {
     ...processEnv(),
+    DATABASE_OWNER_URL: undefined,
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: url,
     NEXTAUTH_SECRET: readEnv("NEXTAUTH_SECRET") ?? persistentSecret("auth-secret"),
