@@ -346,8 +346,9 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   await admin.connect();
   await admin.query("CREATE DATABASE countersign");
   await admin.end();
-  const databaseUrl = cluster.url("countersign");
-  await migrateDatabase(databaseUrl, root);
+  // Migrated as the owner; the console under test and the bench connect as the app role, as in npm start.
+  const databaseUrl = cluster.appUrl("countersign");
+  await migrateDatabase(cluster.url("countersign"), { appRole: cluster.appRole }, root);
   db = createDb(databaseUrl, { max: 4 });
   const { tenantId } = await seedDemoTenant(db, DEFAULT_POLICY);
 

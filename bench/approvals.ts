@@ -29,8 +29,9 @@ const admin = new Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("CREATE DATABASE bench");
 await admin.end();
-const url = cluster.url("bench");
-await migrateDatabase(url);
+// Migrated as the owner; measured as the app role, as the console connects.
+const url = cluster.appUrl("bench");
+await migrateDatabase(cluster.url("bench"), { appRole: cluster.appRole });
 // The app's own client, with the pool the console uses with its bundled PostgreSQL
 // (lib/db/client.ts): callers beyond the pool size queue for a connection, as they would in the app.
 const db = createDb(url, { max: embeddedPoolSize() });

@@ -48,7 +48,7 @@ try {
   await admin.query("CREATE DATABASE bench");
   await admin.end();
   const url = cluster.url("bench");
-  await migrateDatabase(url, process.cwd());
+  await migrateDatabase(url, { appRole: cluster.appRole }, process.cwd());
 
   const pg = new Client({ connectionString: url });
   await pg.connect();
@@ -108,7 +108,8 @@ try {
   await pg.query("VACUUM ANALYZE");
   await pg.end();
 
-  const db = createDb(url, { max: 2 });
+  // Seeded in bulk as the owner above; read as the app role, as the console does.
+  const db = createDb(cluster.appUrl("bench"), { max: 2 });
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
   const cases: Array<[string, AuditFilters]> = [
     ["no filter", {}],

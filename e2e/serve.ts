@@ -1,6 +1,7 @@
 /**
- * The app under test for Playwright: a throw-away embedded PostgreSQL, migrations, the demo tenant,
- * and the built console (`next start`). Writes e2e/.runtime.json so tests can seed their own data.
+ * The app under test for Playwright: a throw-away embedded PostgreSQL, migrations and grants as the
+ * owner, the demo tenant, and the built console (`next start`) as the app role, as `npm start`
+ * runs it. Writes e2e/.runtime.json so tests can seed their own data (and tamper as the owner).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -28,12 +29,13 @@ const admin = new Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("CREATE DATABASE countersign");
 await admin.end();
-const databaseUrl = cluster.url("countersign");
-await migrateDatabase(databaseUrl, root);
+const ownerDatabaseUrl = cluster.url("countersign");
+const databaseUrl = cluster.appUrl("countersign");
+await migrateDatabase(ownerDatabaseUrl, { appRole: cluster.appRole }, root);
 const db = createDb(databaseUrl, { max: 2 });
 await seedDemoTenant(db, DEFAULT_POLICY);
 await db.$disconnect();
-writeFileSync(RUNTIME_FILE, JSON.stringify({ databaseUrl, baseURL: `http://127.0.0.1:${E2E_PORT}` }));
+writeFileSync(RUNTIME_FILE, JSON.stringify({ databaseUrl, ownerDatabaseUrl, baseURL: `http://127.0.0.1:${E2E_PORT}` }));
 
 const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {
   cwd: root,

@@ -23,6 +23,15 @@ describe("the environment module", () => {
     expect(problems.join(" ")).not.toContain("short-and-secret");
   });
 
+  it("declares the owner's connection beside the app's, both checked and never echoed", () => {
+    const owner = "postgresql://countersign:owner-secret@db.example/countersign";
+    expect(readEnv("DATABASE_OWNER_URL", { DATABASE_OWNER_URL: owner })).toBe(owner);
+    expect(readEnv("DATABASE_OWNER_URL", { DATABASE_OWNER_URL: " " })).toBeUndefined();
+    const problems = environmentProblems({ DATABASE_OWNER_URL: "mysql://countersign:owner-secret@db.example/countersign" });
+    expect(problems).toEqual(["DATABASE_OWNER_URL=(value hidden) is not valid: a postgresql:// URL. Fix or unset it."]);
+    expect(configurationTable()).toContain("| Database | `DATABASE_OWNER_URL` |");
+  });
+
   it("the README's configuration table is the one generated from the declarations (npm run env:table)", () => {
     const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
     const start = readme.indexOf("<!-- env-table:start -->");

@@ -67,7 +67,9 @@ const origins = z.string().transform((raw, ctx) => {
 export const ENVIRONMENT = {
   // Database
   DATABASE_URL: declare("Database", opt(z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL")),
-    "Use this PostgreSQL server (a real cluster in production); nothing bundled is started and nothing is seeded.", { secret: true }),
+    "Use this PostgreSQL server (a real cluster in production); nothing bundled is started and nothing is seeded. The console and workers connect with it: make it the app role, which owns nothing (`scripts/db-roles.sql`), and set `DATABASE_OWNER_URL` too.", { secret: true }),
+  DATABASE_OWNER_URL: declare("Database", opt(z.string().regex(/^postgres(ql)?:\/\//, "a postgresql:// URL")),
+    "The same database as the tables' owner: `npm start` applies migrations and the app role's grants with it, and the console never uses it. Unset, migrations run with `DATABASE_URL`, which then owns the tables, so the audit tables' append-only triggers are no guarantee (a warning says so at start).", { secret: true }),
   DATABASE_POOL_SIZE: declare("Database", opt(int(1, 1000)),
     "Database connections per process: default 20 for a `DATABASE_URL` server, 2 × cores + 1 for the bundled one (it shares this machine's cores)."),
   COUNTERSIGN_SEED_DEMO: declare("Database", opt(flag), "`1`: seed the demo tenant into an external `DATABASE_URL` too (never done unless asked)."),
@@ -155,6 +157,7 @@ export const ENVIRONMENT = {
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),
   COUNTERSIGN_TEST_PG: declare("Tests", opt(z.string()), "Set by Vitest's global set-up: the cluster test files clone their databases on.", { secret: true }),
+  COUNTERSIGN_TEST_PG_APP: declare("Tests", opt(z.string()), "Set by Vitest's global set-up: that cluster as the app role, which test files connect as.", { secret: true }),
   E2E_PORT: declare("Tests", opt(int(1, 65_535)), "The port of Playwright's console.", { shownDefault: "3917" }),
   E2E_RUNTIME_FILE: declare("Tests", opt(z.string()), "Where Playwright's server says how to reach its database.", { shownDefault: "`e2e/.runtime.json`" }),
   CHROMIUM_PATH: declare("Tests", opt(z.string()), "The Chromium Playwright drives.", { shownDefault: "`/usr/bin/chromium`" }),

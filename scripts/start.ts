@@ -1,17 +1,19 @@
 /**
  * `npm start`: brings the console up. With no DATABASE_URL it starts the bundled PostgreSQL (kept
- * across restarts, in .data/pg or, as root, under /var/lib/countersign), applies migrations, seeds
- * the demo tenant, prepares the best sandbox available, builds the app if needed, starts it, and
- * prints the URL and demo sign-ins.
+ * across restarts, in .data/pg or, as root, under /var/lib/countersign), applies migrations and
+ * the app role's grants as the owner, seeds the demo tenant, prepares the best sandbox available,
+ * builds the app if needed, starts it as the app role, and prints the URL and demo sign-ins.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
+import { roleOfUrl } from "@/lib/db/app-role";
 import { createDb, embeddedPoolSize } from "@/lib/db/client";
 import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { OWNER_CONNECTION_WARNING } from "@/lib/db/owner-connection-warning";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { prepareSandbox } from "@/scripts/prepare-sandbox";
@@ -88,22 +90,36 @@ async function main() {
   }
   mkdirSync(dataDir, { recursive: true });
   let cluster: EmbeddedCluster | undefined;
+  // The console connects with databaseUrl (the app role); migrations and grants use ownerUrl.
   let databaseUrl = readEnv("DATABASE_URL");
+  let ownerUrl = readEnv("DATABASE_OWNER_URL");
+  let appRole: string | null;
   if (databaseUrl) {
     step("Using the PostgreSQL server in DATABASE_URL (nothing bundled is started)");
+    appRole = ownerUrl ? roleOfUrl(databaseUrl) : null;
+    if (ownerUrl && !appRole) throw new Error("DATABASE_URL names no user: put the app role in it (postgresql://countersign_app:…@host/db).");
+    if (!ownerUrl) {
+      console.warn(`\x1b[33m⚠\x1b[0m ${OWNER_CONNECTION_WARNING}`);
+      ownerUrl = databaseUrl;
+    }
   } else {
+    if (ownerUrl) throw new Error("DATABASE_OWNER_URL is set without DATABASE_URL: set DATABASE_URL to the app role on the same server, or unset DATABASE_OWNER_URL to use the bundled PostgreSQL.");
     step("Starting the bundled PostgreSQL");
     cluster = await startEmbeddedPostgres({ dataDir, notice: (line) => console.log(`  ${line}`) });
     console.log(`  Data in ${cluster.pgDir}`);
     await ensureDatabase(cluster.url(), "countersign");
-    databaseUrl = cluster.url("countersign");
+    ownerUrl = cluster.url("countersign");
+    databaseUrl = cluster.appUrl("countersign");
+    appRole = cluster.appRole;
   }
 
-  step("Applying migrations");
-  await migrateDatabase(databaseUrl, root);
+  step(appRole ? `Applying migrations, and the app role ${appRole}'s rights` : "Applying migrations");
+  await migrateDatabase(ownerUrl, { appRole }, root);
 
   const seed = Boolean(cluster) || readEnv("COUNTERSIGN_SEED_DEMO") === "1";
   if (seed) {
+    // As the app role: the seed writes through the domain functions the console uses, so it needs
+    // no right the console lacks, and a missing grant shows here rather than on first use.
     const db = createDb(databaseUrl, { max: 2 });
     const { created } = await seedDemoTenant(db, DEFAULT_POLICY);
     await db.$disconnect();
@@ -115,8 +131,10 @@ async function main() {
 
   const port = readEnv("PORT") ?? (await findFreePort(3000));
   const url = readEnv("NEXTAUTH_URL") ?? `http://localhost:${port}`;
+  // The console gets the app role only: the owner's URL stays with this process (spawn drops undefined).
   const env: NodeJS.ProcessEnv = {
     ...processEnv(),
+    DATABASE_OWNER_URL: undefined,
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: url,
     NEXTAUTH_SECRET: readEnv("NEXTAUTH_SECRET") ?? persistentSecret("auth-secret"),
@@ -155,7 +173,12 @@ async function main() {
     for (const u of DEMO_USERS) console.log(`    ${u.email.padEnd(24)} ${u.roles.join(", ")}`);
   }
   console.log(`\n  Sandbox: ${sandbox.summary}`);
-  if (cluster) console.log(`  Database (psql): ${cluster.tcpUrl("countersign")}`);
+  if (cluster) {
+    // The app role's URL is what workers (npm run worker) and psql sessions should use; the
+    // owner's password is not printed: it is for migrations and administration only.
+    console.log(`  Database (psql, app role; DATABASE_URL for npm run worker): ${cluster.appTcpUrl("countersign")}`);
+    console.log(`  Owner, for migrations and administration: ${cluster.ownerRole} on the same server, password in ${cluster.passwordFile}`);
+  }
   console.log(`  Planner: ${readEnv("LLM_PROVIDERS") || readEnv("OPENAI_API_KEY") ? "configured LLM providers" : "offline planner (no LLM provider configured)"}`);
   console.log(`${line}\n  Stop with Ctrl-C.\n`);
 }

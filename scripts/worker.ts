@@ -4,6 +4,7 @@
  */
 import { configuredModel } from "@/lib/agent/providers";
 import { createDb } from "@/lib/db/client";
+import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
@@ -18,6 +19,9 @@ if (!url) {
   process.exit(1);
 }
 const db = createDb(url);
+// Advisory: a database that cannot be reached is the worker loop's to report and retry.
+const warning = await ownerConnectionWarning(db).catch(() => null);
+if (warning) console.warn(`⚠ ${warning}`);
 const model = configuredModel();
 const workerId = newWorkerId();
 const controller = new AbortController();

@@ -2,15 +2,19 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { Client } from "pg";
+import { ensureAppLoginRole, urlAsRole } from "@/lib/db/app-role";
 import { BundledPostgresError, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { readEnv } from "@/lib/env";
 
 /**
- * One real PostgreSQL cluster per test run. Migrations are applied once to a template database;
- * each test file clones it (tests/db.ts), so files run in parallel without sharing rows.
+ * One real PostgreSQL cluster per test run. Migrations and the app role's grants are applied once,
+ * as the owner, to a template database; each test file clones it (tests/db.ts), so files run in
+ * parallel without sharing rows, and connects as the app role, as the console does.
  */
+const EXTERNAL_APP_ROLE = "countersign_test_app";
 let cluster: EmbeddedCluster | undefined;
 let dir: string | undefined;
 
@@ -19,9 +23,15 @@ export default async function setup() {
   process.env.AUDIT_SIGNING_KEY ??= randomBytes(32).toString("base64");
   const external = readEnv("TEST_DATABASE_URL");
   if (external) {
-    // A real external server: use it as the template host.
-    await prepareTemplate(external);
+    // A real external server (as a role that may create roles and databases): the template host.
+    const password = randomBytes(18).toString("base64url");
+    const admin = new Client({ connectionString: external });
+    await admin.connect();
+    await ensureAppLoginRole(admin, EXTERNAL_APP_ROLE, password);
+    await admin.end();
+    await prepareTemplate(external, EXTERNAL_APP_ROLE);
     process.env.COUNTERSIGN_TEST_PG = external;
+    process.env.COUNTERSIGN_TEST_PG_APP = urlAsRole(external, EXTERNAL_APP_ROLE, password);
     return;
   }
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-test-pg-"));
@@ -34,15 +44,16 @@ export default async function setup() {
     console.error(`\n✖ ${error.message}\n`);
     process.exit(1);
   }
-  await prepareTemplate(cluster.url());
+  await prepareTemplate(cluster.url(), cluster.appRole);
   process.env.COUNTERSIGN_TEST_PG = cluster.url();
+  process.env.COUNTERSIGN_TEST_PG_APP = cluster.appUrl();
   return async () => {
     await cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
 }
 
-async function prepareTemplate(adminUrl: string) {
+async function prepareTemplate(adminUrl: string, appRole: string) {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query("DROP DATABASE IF EXISTS countersign_template");
@@ -50,5 +61,5 @@ async function prepareTemplate(adminUrl: string) {
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = "/countersign_template";
-  await migrateDatabase(url.toString());
+  await migrateDatabase(url.toString(), { appRole });
 }

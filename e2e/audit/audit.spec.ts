@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { signIn } from "@/e2e/support/auth";
 import { seedTenant, TEST_PASSWORD, type TestTenant } from "@/e2e/support/factories";
-import { e2eDb } from "@/e2e/support/runtime";
+import { e2eDb, e2eOwnerDb } from "@/e2e/support/runtime";
 import { AUDIT_EXPORT_COLUMNS } from "@/lib/audit/audit-export-format";
 import { decide, expectNoSeriousA11yViolations, pendingAction, startTaskInDb, taskStatus } from "@/e2e/tasks/task-helpers";
 
@@ -97,10 +97,12 @@ test.describe("audit explorer", () => {
     // Events are sealed into the chain moments after they are written.
     await expect.poll(() => e2eDb().auditSeal.count({ where: { tenantId: tenant.id, seq: 2 } })).toBe(1);
     const victim = await e2eDb().auditSeal.findFirstOrThrow({ where: { tenantId: tenant.id, seq: 2 } });
-    await e2eDb().$transaction([
-      e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
-      e2eDb().$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.eventId}`,
-      e2eDb().$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
+    // As the owner: the app role may not switch the triggers off.
+    const owner = e2eOwnerDb();
+    await owner.$transaction([
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
+      owner.$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.eventId}`,
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
     ]);
     await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
     await page.goto("/audit");

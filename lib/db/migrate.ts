@@ -1,14 +1,20 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { grantAppRole } from "@/lib/db/grant-app-role";
 import { processEnv } from "@/lib/env";
 
-/** Applies prisma/migrations with `prisma migrate deploy` (the offline JavaScript engine). */
-export async function migrateDatabase(databaseUrl: string, cwd = process.cwd()): Promise<void> {
+/**
+ * Applies prisma/migrations with `prisma migrate deploy` (the offline JavaScript engine) as the
+ * tables' owner, then the grant step for the app role (lib/db/grant-app-role.ts), so tables a
+ * migration adds get the app role's rights at once. `appRole: null` only for a legacy single-role
+ * database, where the app connects as the owner itself.
+ */
+export async function migrateDatabase(ownerUrl: string, grantTo: { appRole: string | null }, cwd = process.cwd()): Promise<void> {
   const prismaBin = path.join(cwd, "node_modules", "prisma", "build", "index.js");
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [prismaBin, "migrate", "deploy"], {
       cwd,
-      env: { ...processEnv(), DATABASE_URL: databaseUrl },
+      env: { ...processEnv(), DATABASE_URL: ownerUrl },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -19,4 +25,5 @@ export async function migrateDatabase(databaseUrl: string, cwd = process.cwd()):
       code === 0 ? resolve() : reject(new Error(`prisma migrate deploy failed (exit ${code}):\n${output}`)),
     );
   });
+  if (grantTo.appRole) await grantAppRole(ownerUrl, grantTo.appRole);
 }
