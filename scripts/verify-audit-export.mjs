@@ -744,7 +744,7 @@ export async function verifyExport(path, options = {}) {
       continue;
     }
     try {
-      verified = verifyNote(note, [logKey, ...witnessKeys]).verified;
+      verified = verifyNote(note, [logKey]).verified;
     } catch (error) {
       problem("bad-signature", `checkpoint size ${checkpoint.size} (line ${lineNo}): ${error.message}; the checkpoint was altered after signing or forged`);
       continue;
@@ -764,7 +764,14 @@ export async function verifyExport(path, options = {}) {
     }
     const entry = existing ?? { size: checkpoint.size, rootHash: checkpoint.rootHash, lineNos: [], witnesses: new Map() };
     entry.lineNos.push(lineNo);
-    for (const v of verified) if (v.key.type === SIG_COSIGNATURE_V1) entry.witnesses.set(v.key.name, v.time);
+    // Each witness on its own: one bad cosignature is named, and does not hide the others.
+    for (const key of witnessKeys) {
+      try {
+        for (const v of verifyNote(note, [key]).verified) entry.witnesses.set(v.key.name, v.time);
+      } catch {
+        problem("bad-cosignature", `checkpoint size ${checkpoint.size} (line ${lineNo}) carries an invalid cosignature by ${key.name}`);
+      }
+    }
     bySize.set(checkpoint.size, entry);
   }
   const checkpoints = [...bySize.values()].sort((a, b) => a.size - b.size);
@@ -998,6 +1005,7 @@ export async function verifyExport(path, options = {}) {
 const PRIORITY = [
   "malformed",
   "bad-signature",
+  "bad-cosignature",
   "wrong-origin",
   "fork",
   "rollback",

@@ -227,6 +227,18 @@ describe("the offline verifier on a complete export", () => {
     expect(verify(writeLines(lines(good)), ...pinned, "--checkpoint", savedAt20, "--checkpoint", savedAt24).code).toBe(0);
   });
 
+  it("names a forged witness cosignature", () => {
+    const notes = new Map(good.notes);
+    const note = notes.get(32)!;
+    const cosignature = note.slice(note.lastIndexOf("— witness.test/w1 ") + "— witness.test/w1 ".length, -1);
+    const bytes = Buffer.from(cosignature, "base64");
+    bytes[20] ^= 1;
+    notes.set(32, note.replace(cosignature, bytes.toString("base64")));
+    const r = verify(writeLines(lines({ ...good, notes })), ...pinned);
+    expect(r.code).toBe(1);
+    expect(r.first).toMatch(/^checkpoint size 32 \(line \d+\) carries an invalid cosignature by witness\.test\/w1$/);
+  });
+
   it("fails --require-witness when too few pinned witnesses cosigned", () => {
     const r = verify(writeLines(lines(good)), ...pinned, "--require-witness", "2");
     expect(r.first).toBe("the latest checkpoint (size 40) carries 1 valid witness cosignature, fewer than the 2 required");
