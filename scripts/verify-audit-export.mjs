@@ -628,7 +628,13 @@ function parseLine(line, lineNo) {
 export async function verifyExport(path, options = {}) {
   const problems = [];
   const warnings = [];
-  const problem = (code, message) => problems.push({ code, message });
+  // At most 100 problems of one kind are listed (a file of a million bad lines stays readable).
+  const perCode = new Map();
+  const problem = (code, message) => {
+    const count = (perCode.get(code) ?? 0) + 1;
+    perCode.set(code, count);
+    if (count <= 100) problems.push({ code, message });
+  };
 
   // ---- pass 1: header, checkpoints, consistency proofs ----
   let header = null;
@@ -894,17 +900,17 @@ export async function verifyExport(path, options = {}) {
       if (!inclusion || typeof inclusion !== "object") firstInclusionProblem = `event seq ${seq} (line ${lineNo}) has no inclusion proof, and the export is not complete`;
       else {
         let treeSize;
-        let path;
+        let proofPath;
         try {
           treeSize = decimal(inclusion.treeSize, "inclusion.treeSize");
-          path = hexHashes(inclusion.path, "inclusion.path");
+          proofPath = hexHashes(inclusion.path, "inclusion.path");
         } catch (error) {
           firstInclusionProblem = `event seq ${seq} (line ${lineNo}): ${error.message}`;
         }
-        if (path) {
+        if (proofPath) {
           const checkpoint = bySize.get(treeSize);
           if (!checkpoint) firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof is for tree size ${treeSize}, and the export has no signed checkpoint of that size`;
-          else if (!verifyInclusion(Buffer.from(hash, "latin1"), seq - 1, treeSize, path, checkpoint.rootHash))
+          else if (!verifyInclusion(Buffer.from(hash, "latin1"), seq - 1, treeSize, proofPath, checkpoint.rootHash))
             firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof in the checkpoint of size ${treeSize} fails: the event was changed or is not in the log`;
         }
       }
