@@ -629,7 +629,13 @@ function parseLine(line, lineNo) {
 export async function verifyExport(path, options = {}) {
   const problems = [];
   const warnings = [];
-  const problem = (code, message) => problems.push({ code, message });
+  // At most 100 problems of one kind are listed (a file of a million bad lines stays readable).
+  const perCode = new Map();
+  const problem = (code, message) => {
+    const count = (perCode.get(code) ?? 0) + 1;
+    perCode.set(code, count);
+    if (count <= 100) problems.push({ code, message });
+  };
 
   // ---- pass 1: header, checkpoints, consistency proofs ----
   let header = null;
@@ -745,7 +751,7 @@ export async function verifyExport(path, options = {}) {
       continue;
     }
     try {
-      verified = verifyNote(note, [logKey, ...witnessKeys]).verified;
+      verified = verifyNote(note, [logKey]).verified;
     } catch (error) {
       problem("bad-signature", `checkpoint size ${checkpoint.size} (line ${lineNo}): ${error.message}; the checkpoint was altered after signing or forged`);
       continue;
@@ -765,7 +771,14 @@ export async function verifyExport(path, options = {}) {
     }
     const entry = existing ?? { size: checkpoint.size, rootHash: checkpoint.rootHash, lineNos: [], witnesses: new Map() };
     entry.lineNos.push(lineNo);
-    for (const v of verified) if (v.key.type === SIG_COSIGNATURE_V1) entry.witnesses.set(v.key.name, v.time);
+    // Each witness on its own: one bad cosignature is named, and does not hide the others.
+    for (const key of witnessKeys) {
+      try {
+        for (const v of verifyNote(note, [key]).verified) entry.witnesses.set(v.key.name, v.time);
+      } catch {
+        problem("bad-cosignature", `checkpoint size ${checkpoint.size} (line ${lineNo}) carries an invalid cosignature by ${key.name}`);
+      }
+    }
     bySize.set(checkpoint.size, entry);
   }
   const checkpoints = [...bySize.values()].sort((a, b) => a.size - b.size);
@@ -888,17 +901,17 @@ export async function verifyExport(path, options = {}) {
       if (!inclusion || typeof inclusion !== "object") firstInclusionProblem = `event seq ${seq} (line ${lineNo}) has no inclusion proof, and the export is not complete`;
       else {
         let treeSize;
-        let path;
+        let proofPath;
         try {
           treeSize = decimal(inclusion.treeSize, "inclusion.treeSize");
-          path = hexHashes(inclusion.path, "inclusion.path");
+          proofPath = hexHashes(inclusion.path, "inclusion.path");
         } catch (error) {
           firstInclusionProblem = `event seq ${seq} (line ${lineNo}): ${error.message}`;
         }
-        if (path) {
+        if (proofPath) {
           const checkpoint = bySize.get(treeSize);
           if (!checkpoint) firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof is for tree size ${treeSize}, and the export has no signed checkpoint of that size`;
-          else if (!verifyInclusion(Buffer.from(hash, "latin1"), seq - 1, treeSize, path, checkpoint.rootHash))
+          else if (!verifyInclusion(Buffer.from(hash, "latin1"), seq - 1, treeSize, proofPath, checkpoint.rootHash))
             firstInclusionProblem = `event seq ${seq} (line ${lineNo}): its inclusion proof in the checkpoint of size ${treeSize} fails: the event was changed or is not in the log`;
         }
       }
@@ -999,6 +1012,7 @@ export async function verifyExport(path, options = {}) {
 const PRIORITY = [
   "malformed",
   "bad-signature",
+  "bad-cosignature",
   "wrong-origin",
   "fork",
   "rollback",

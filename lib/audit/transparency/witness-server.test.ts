@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -173,6 +174,37 @@ describe("the witness server", () => {
     growLog(b, 4);
     const outcomes = await Promise.all([a, b].map(async (log) => requestCosignature(running.url, { oldSize: 0, consistencyProof: [], note: (await signedCheckpoint(log, 4)).note })));
     expect(outcomes.map((o) => o.kind).sort()).toEqual(["conflict", "cosigned"]);
+  });
+});
+
+describe("npm run witness (scripts/witness.ts)", () => {
+  it("creates a 0600 key on first start, prints its verifier key and URL, and serves them", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "witness-cli-"));
+    dirs.push(dir);
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/witness.ts", "--port", "0", "--state-dir", dir, "--name", "witness.example/cli", "--log-key", logKey.text], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let out = "";
+      const started = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (/listening on \S+/.test(out)) resolve(out);
+        });
+        child.once("exit", (code) => reject(new Error(`witness exited ${code}: ${out}`)));
+      });
+      const vkey = /witness verifier key: (\S+)/.exec(started)?.[1] ?? "";
+      const url = /listening on (\S+)/.exec(started)?.[1] ?? "";
+      expect(parseVerifierKey(vkey)).toMatchObject({ name: "witness.example/cli", type: SIG_COSIGNATURE_V1 });
+      expect(statSync(path.join(dir, "witness.key")).mode & 0o777).toBe(0o600);
+      expect(await fetch(url).then((r) => r.text())).toBe(`${vkey}\n`);
+      const log = new MemoryLog();
+      growLog(log, 3);
+      const outcome = await requestCosignature(url, { oldSize: 0, consistencyProof: [], note: (await signedCheckpoint(log, 3)).note });
+      expect(outcome.kind).toBe("cosigned");
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });
 
