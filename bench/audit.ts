@@ -89,9 +89,9 @@ try {
   await admin.connect();
   await admin.query("CREATE DATABASE bench");
   await admin.end();
-  const url = cluster.url("bench");
-  await migrateDatabase(url, process.cwd());
-  const db = createDb(url, { max: 5 });
+  await migrateDatabase(cluster.url("bench"), { appRole: cluster.appRole }, process.cwd());
+  // The console's own role: it may only append to the audit tables.
+  const db = createDb(cluster.appUrl("bench"), { max: 5 });
   const tenant = await db.tenant.create({ data: { slug: "bench", name: "Bench", domains: ["bench.test"] } });
   auditKeys();
 
@@ -134,7 +134,10 @@ try {
 
   // /audit's server work with N events: the first page and members (first paint), and the
   // evidence status (incremental verification since the latest checkpoint + the last full walk).
-  await db.$executeRawUnsafe("VACUUM ANALYZE");
+  const owner = new Client({ connectionString: cluster.url("bench") });
+  await owner.connect();
+  await owner.query("VACUUM ANALYZE");
+  await owner.end();
   const timeIt = async (fn: () => Promise<unknown>) => {
     for (let i = 0; i < 3; i++) await fn();
     const samples: number[] = [];

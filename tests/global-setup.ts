@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { ensureAppLoginRole, urlAsRole } from "@/lib/db/app-role";
 import { BundledPostgresError, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";

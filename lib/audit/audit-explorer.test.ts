@@ -40,10 +40,10 @@ function eventInput(i: number, tenantId: string): AuditEventInput {
 
 /** Edits behind the app's back, as a superuser would: the append-only triggers are off meanwhile. */
 async function behindTheAppsBack(sql: string) {
-  await t.db.$transaction([
-    t.db.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
-    t.db.$executeRawUnsafe(sql),
-    t.db.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
+  await t.ownerDb.$transaction([
+    t.ownerDb.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
+    t.ownerDb.$executeRawUnsafe(sql),
+    t.ownerDb.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
   ]);
 }
 

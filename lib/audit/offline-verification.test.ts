@@ -54,10 +54,10 @@ function verify(file: string, ...args: string[]) {
 
 async function asSuperuser(...statements: string[]) {
   const tables = ["AuditEvent", "AuditSeal", "AuditCheckpoint"];
-  await t.db.$transaction([
-    ...tables.map((table) => t.db.$executeRawUnsafe(`ALTER TABLE "${table}" DISABLE TRIGGER USER`)),
-    ...statements.map((sql) => t.db.$executeRawUnsafe(sql)),
-    ...tables.map((table) => t.db.$executeRawUnsafe(`ALTER TABLE "${table}" ENABLE TRIGGER USER`)),
+  await t.ownerDb.$transaction([
+    ...tables.map((table) => t.ownerDb.$executeRawUnsafe(`ALTER TABLE "${table}" DISABLE TRIGGER USER`)),
+    ...statements.map((sql) => t.ownerDb.$executeRawUnsafe(sql)),
+    ...tables.map((table) => t.ownerDb.$executeRawUnsafe(`ALTER TABLE "${table}" ENABLE TRIGGER USER`)),
   ]);
 }
 

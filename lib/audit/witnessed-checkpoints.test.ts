@@ -54,12 +54,12 @@ describe("witnessed checkpoints", () => {
     for (let i = 0; i < 6; i++) await append(tenant.id, i);
     expect(await checkpointAuditLog(t.db, tenant.id)).toMatchObject({ state: "signed", witnesses: ["witness.test/w1"] });
     const gone = (await t.db.auditSeal.findMany({ where: { tenantId: tenant.id, seq: { gte: 5 } }, select: { eventId: true } })).map((s) => s.eventId);
-    await t.db.$transaction([
-      ...["AuditEvent", "AuditSeal", "AuditCheckpoint"].map((table) => t.db.$executeRawUnsafe(`ALTER TABLE "${table}" DISABLE TRIGGER USER`)),
-      t.db.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint" WHERE "tenantId" = '${tenant.id}'`),
-      t.db.$executeRawUnsafe(`DELETE FROM "AuditSeal" WHERE "eventId" IN (${gone.join(",")})`),
-      t.db.$executeRawUnsafe(`DELETE FROM "AuditEvent" WHERE id IN (${gone.join(",")})`),
-      ...["AuditEvent", "AuditSeal", "AuditCheckpoint"].map((table) => t.db.$executeRawUnsafe(`ALTER TABLE "${table}" ENABLE TRIGGER USER`)),
+    await t.ownerDb.$transaction([
+      ...["AuditEvent", "AuditSeal", "AuditCheckpoint"].map((table) => t.ownerDb.$executeRawUnsafe(`ALTER TABLE "${table}" DISABLE TRIGGER USER`)),
+      t.ownerDb.$executeRawUnsafe(`DELETE FROM "AuditCheckpoint" WHERE "tenantId" = '${tenant.id}'`),
+      t.ownerDb.$executeRawUnsafe(`DELETE FROM "AuditSeal" WHERE "eventId" IN (${gone.join(",")})`),
+      t.ownerDb.$executeRawUnsafe(`DELETE FROM "AuditEvent" WHERE id IN (${gone.join(",")})`),
+      ...["AuditEvent", "AuditSeal", "AuditCheckpoint"].map((table) => t.ownerDb.$executeRawUnsafe(`ALTER TABLE "${table}" ENABLE TRIGGER USER`)),
     ]);
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     // The console, unaware, signs the shortened tree; the witness, which saw 6, will not co-sign 4.

@@ -2,6 +2,7 @@ import { Client, DatabaseError } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { roleOfUrl } from "@/lib/db/app-role";
 import { APPEND_ONLY_TABLES } from "@/lib/db/append-only-tables";
 import { appRoleProblem, AppRoleError, grantAppRole, tableRightsFor } from "@/lib/db/grant-app-role";
@@ -30,7 +31,12 @@ beforeAll(async () => {
   await t.db.$transaction((tx) =>
     appendAuditEvent(tx, { tenantId: a.id, actor: { type: "system", label: "test" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: 1 } }),
   );
+  // A row a database writer inserts without the console's key: sealing quarantines it.
+  await app.query(`INSERT INTO "AuditEvent" ("tenantId", uid, mac, "actorType", "actorLabel", type, outcome, "subjectType", data)
+    VALUES ($1, gen_random_uuid(), NULL, 'user', 'forger', 'decision.recorded', 'ok', 'action', '{}')`, [a.id]);
   await sealAuditChain(t.db, a.id);
+  // A signed checkpoint, and the verification it rests on.
+  await checkpointAuditLog(t.db, a.id);
 });
 afterAll(async () => {
   await Promise.all([app?.end(), owner?.end()]);
@@ -146,17 +152,16 @@ describe("the app role", () => {
     expect(error.message).toBe("permission denied for schema public");
   });
 
-  it("does the console's ordinary work: inserts, updates and deletes tenant-scoped rows, and the triggers that write other tables still run", async () => {
+  it("does the console's ordinary work: inserts, updates and deletes tenant-scoped rows, and seals", async () => {
     const tenant = await t.db.tenant.create({ data: { slug: `ordinary-${Date.now()}`, name: "Ordinary", domains: [] } });
-    // The Tenant trigger inserted the tenant's chain head as the app role.
-    expect(await t.db.auditHead.count({ where: { tenantId: tenant.id } })).toBe(1);
     const customer = await t.db.customer.findFirstOrThrow({ where: { tenantId: a.id } });
     await t.db.customer.update({ where: { id: customer.id }, data: { notes: "updated by the app role" } });
     expect((await t.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).notes).toBe("updated by the app role");
     await t.db.tenant.update({ where: { id: tenant.id }, data: { name: "Renamed" } });
     expect(await privileges("Customer")).toEqual({ SELECT: true, INSERT: true, UPDATE: true, DELETE: true, TRUNCATE: false, REFERENCES: false, TRIGGER: false });
-    // The AuditEvent trigger queued the event for sealing as the app role; the sealer took it off.
-    expect(await t.db.auditUnsealed.count({ where: { tenantId: a.id } })).toBe(0);
+    // Sealing, as the app role, put the genuine event in the tree and only the forgery in quarantine.
+    expect(await t.db.auditSeal.count({ where: { tenantId: a.id } })).toBe(1);
+    expect(await t.db.auditQuarantine.count({ where: { tenantId: a.id } })).toBe(1);
   });
 
   it("may LISTEN", async () => {
@@ -174,7 +179,7 @@ describe("the grant step", () => {
   it("defines the rights in one place: append-only tables read and append, _prisma_migrations nothing, the rest ordinary", () => {
     for (const table of APPEND_ONLY_TABLES) expect(tableRightsFor(table)).toEqual(["SELECT", "INSERT"]);
     expect(tableRightsFor("_prisma_migrations")).toEqual([]);
-    expect(tableRightsFor("AuditUnsealed")).toEqual(["SELECT", "INSERT", "UPDATE", "DELETE"]);
+    expect(tableRightsFor("Action")).toEqual(["SELECT", "INSERT", "UPDATE", "DELETE"]);
   });
 
   it("is idempotent, covers tables added later, and takes back rights granted beyond it", async () => {
