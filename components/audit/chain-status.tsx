@@ -34,7 +34,9 @@ export function ChainStatus({ result, lastFull, verifierKey, now }: {
       <dd className="break-all font-mono text-xs" data-testid="audit-verifier-key">{verifierKey}</dd>
     </dl>
   );
-  if (result.ok) {
+  // A failed full walk stays an alarm until a later one passes.
+  const fullFailed = lastFull !== null && !lastFull.ok;
+  if (result.ok && !fullFailed) {
     return (
       <div role="status" className="rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-2 text-emerald-900">
         <p>
@@ -49,9 +51,22 @@ export function ChainStatus({ result, lastFull, verifierKey, now }: {
   return (
     <div role="alert" className="rounded-lg border border-red-300 bg-red-50 px-4 py-2 text-red-900">
       <p className="font-semibold">✗ Evidence verification failed</p>
-      <ul className="list-disc pl-5">
-        {result.problems.map((p, i) => <li key={i}><span className="font-mono text-xs">{p.problem}</span> {p.message}</li>)}
-      </ul>
+      {!result.ok && (
+        <>
+          <p>Checked now, since the latest checkpoint:</p>
+          <ul className="list-disc pl-5">
+            {result.problems.map((p, i) => <li key={i}><span className="font-mono text-xs">{p.problem}</span> {p.message}</li>)}
+          </ul>
+        </>
+      )}
+      {fullFailed && (
+        <>
+          <p>The last full verification, {age(lastFull.finishedAt, now)}:</p>
+          <ul className="list-disc pl-5">
+            {lastFull.problems.map((p, i) => <li key={i}><span className="font-mono text-xs">{p.problem}</span> {p.message}</li>)}
+          </ul>
+        </>
+      )}
       {details}
     </div>
   );

@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { strFromU8, unzipSync } from "fflate";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { signIn } from "@/e2e/support/auth";
 import { seedTenant, TEST_PASSWORD, type TestTenant } from "@/e2e/support/factories";
@@ -45,7 +47,8 @@ test.describe("audit explorer", () => {
     const { tenant, emailRisk } = await tenantWithHistory();
     await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
     await page.goto("/audit");
-    await expect(page.getByText("Chain verified")).toBeVisible();
+    await expect(page.getByText("Evidence verified")).toBeVisible();
+    await expect(page.getByTestId("audit-verifier-key")).toContainText("countersign-audit+");
     await expect(page.getByRole("figure").filter({ hasText: "Decisions over time" })).toContainText("approved: 1");
 
     const filters = page.getByRole("form", { name: "Audit filters" });
@@ -74,11 +77,26 @@ test.describe("audit explorer", () => {
     }
 
     const [jsonlDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL" }).click()]);
-    const lines = readFileSync(await jsonlDownload.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toHaveLength(expected);
-    for (const line of lines) expect(line).toMatchObject({ tool: "send_email", riskLevel: emailRisk });
+    const jsonl = readFileSync(await jsonlDownload.path(), "utf8");
+    const lines = jsonl.trim().split("\n").map((l) => JSON.parse(l) as { kind: string; leaf?: Record<string, unknown>; inclusion?: unknown });
+    expect(lines[0]).toMatchObject({ kind: "countersign.audit-export", complete: false });
+    const leaves = lines.filter((l) => l.kind === "event");
+    expect(leaves).toHaveLength(expected);
+    for (const line of leaves) expect(line).toMatchObject({ leaf: { tool: "send_email", riskLevel: emailRisk }, inclusion: expect.anything() });
     // Newest first, and the same events in both formats.
-    expect(lines.map((l) => l.id)).toEqual(body.map((r) => r[col("id")]));
+    expect(leaves.map((l) => l.leaf!.eventId)).toEqual(body.map((r) => r[col("id")]));
+    // The verifiable format verifies offline, with the key the console publishes.
+    const keys = (await (await page.request.get("/.well-known/countersign-audit-keys")).json()) as { logKey: string };
+    const verified = spawnSync(process.execPath, ["scripts/verify-audit-export.mjs", await jsonlDownload.path(), "--log-key", keys.logKey], { encoding: "utf8" });
+    expect(verified.stderr.split("\n")[0]).toBe("");
+    expect(verified.status).toBe(0);
+
+    // The oversight evidence pack for the default range (the last 30 days), verified inside.
+    const [packDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export evidence" }).click()]);
+    const pack = unzipSync(new Uint8Array(readFileSync(await packDownload.path())));
+    expect(Object.keys(pack)).toEqual(expect.arrayContaining(["events.jsonl", "verify-audit-export.mjs", "verification.json", "policies.json", "roles.json", "decisions.csv"]));
+    expect(JSON.parse(strFromU8(pack["verification.json"]))).toMatchObject({ offlineVerifier: { ok: true } });
+    expect(strFromU8(pack["decisions.csv"])).toContain(`,${tenant.users.reviewer.email},approve,`);
 
     // The decision filter: only the rejected cancellation.
     await page.goto("/audit?verdict=reject");
@@ -90,7 +108,7 @@ test.describe("audit explorer", () => {
     await expectNoSeriousA11yViolations(page);
   });
 
-  test("a tampered event is named by the chain verification", async ({ page }) => {
+  test("a tampered event is named by the evidence verification, also after it was checkpointed", async ({ page }) => {
     const tenant = await seedTenant();
     const taskId = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
     await pendingAction(taskId, "send_email");
@@ -106,10 +124,15 @@ test.describe("audit explorer", () => {
     ]);
     await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
     await page.goto("/audit");
-    const alert = page.getByRole("alert").filter({ hasText: "Chain verification failed" });
-    await expect(alert).toBeVisible();
-    await expect(alert).toContainText(`#2 (id ${victim.eventId})`);
-    await expect(alert).toContainText("edited");
+    // Whether or not a checkpoint already covered it, a full verification names it.
+    await page.getByRole("button", { name: "Verify every event now" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Full verification started" })).toBeVisible();
+    const alert = page.getByRole("alert").filter({ hasText: "Evidence verification failed" });
+    await expect(async () => {
+      await page.reload();
+      await expect(alert).toContainText(`Event ${victim.eventId} (leaf 2) fails its MAC`, { timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+    await expect(alert).toContainText("was changed after sealing");
   });
 
   test("filters and exports are scoped to the auditor's own tenant", async ({ page }) => {
@@ -122,9 +145,14 @@ test.describe("audit explorer", () => {
     await expect(page.getByText("No events match these filters")).toBeVisible();
     const res = await page.request.get(`/api/audit/export?format=jsonl&requester=${encodeURIComponent(theirs.users.requester.email)}`);
     expect(res.status()).toBe(200);
-    expect((await res.text()).trim()).toBe("");
+    const filtered = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; tenantId?: string });
+    expect(filtered[0]).toMatchObject({ kind: "countersign.audit-export", tenantId: mine.id });
+    expect(filtered.filter((l) => l.kind === "event")).toEqual([]);
     const all = await page.request.get("/api/audit/export?format=jsonl");
-    const events = (await all.text()).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { requester: string | null; actorLabel: string });
+    const events = (await all.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; leaf?: { tenantId: string; requester: string | null; actorLabel: string } })
+      .filter((l) => l.kind === "event").map((l) => l.leaf!);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((e) => e.tenantId === mine.id)).toBe(true);
     expect(events.some((e) => e.requester === theirs.users.requester.email || e.actorLabel === theirs.users.requester.email)).toBe(false);
   });
 
