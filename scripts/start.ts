@@ -13,6 +13,7 @@ import { roleOfUrl } from "@/lib/db/app-role";
 import { createDb, embeddedPoolSize } from "@/lib/db/client";
 import { findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { auditKeyProblem } from "@/lib/audit/audit-keys";
 import { OWNER_CONNECTION_WARNING } from "@/lib/db/owner-connection-warning";
 import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -115,6 +116,14 @@ async function main() {
 
   step(appRole ? `Applying migrations, and the app role ${appRole}'s rights` : "Applying migrations");
   await migrateDatabase(ownerUrl, { appRole }, root);
+
+  {
+    // The audit log's key must be the one that signed it so far (lib/audit/audit-keys.ts).
+    const db = createDb(databaseUrl, { max: 1 });
+    const problem = await auditKeyProblem(db);
+    await db.$disconnect();
+    if (problem) throw new Error(problem);
+  }
 
   const seed = Boolean(cluster) || readEnv("COUNTERSIGN_SEED_DEMO") === "1";
   if (seed) {

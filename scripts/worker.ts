@@ -5,6 +5,7 @@
 import { configuredModel } from "@/lib/agent/providers";
 import { createDb } from "@/lib/db/client";
 import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
+import { auditKeyProblem } from "@/lib/audit/audit-keys";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
@@ -22,6 +23,11 @@ const db = createDb(url);
 // Advisory: a database that cannot be reached is the worker loop's to report and retry.
 const warning = await ownerConnectionWarning(db).catch(() => null);
 if (warning) console.warn(`⚠ ${warning}`);
+const keyProblem = await auditKeyProblem(db).catch(() => null);
+if (keyProblem) {
+  console.error(`✖ ${keyProblem}`);
+  process.exit(1);
+}
 const model = configuredModel();
 const workerId = newWorkerId();
 const controller = new AbortController();

@@ -2,7 +2,9 @@ import { createHmac, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readEnv } from "@/lib/env";
-import { noteSigner, parseVerifierKey, verifierKey, type NoteSigner, type VerifierKey } from "@/lib/audit/transparency/signed-note";
+import { noteSigner, parseVerifierKey, verifierKey, verifyNote, type NoteSigner, type VerifierKey } from "@/lib/audit/transparency/signed-note";
+import type { Queryable } from "@/lib/db/sql";
+import { readAnyAuditCheckpoint } from "@/lib/db/statements/read-any-audit-checkpoint";
 
 /**
  * The audit log's keys, all from one 32-byte seed that lives outside the database
@@ -78,4 +80,21 @@ function seedFromFile(file: string): Buffer {
     unlinkSync(temporary);
   }
   return decodeSeed(readFileSync(file, "utf8"), file);
+}
+
+/**
+ * Why this process must not write to the audit log, in one line, or null: its key is not the one
+ * that signed the log so far (say a worker on another machine that made its own key file), so
+ * every event it wrote would fail its MAC and be quarantined.
+ */
+export async function auditKeyProblem(db: Queryable): Promise<string | null> {
+  const note = await readAnyAuditCheckpoint(db);
+  if (note === null) return null;
+  const keys = auditKeys();
+  try {
+    if (verifyNote(note, [keys.verifier]).verified.length > 0) return null;
+  } catch {
+    // a signature under our key's name and id that does not verify: the same answer
+  }
+  return `This process's audit signing key (${keys.verifierKey}) is not the one that signed this database's audit log: set AUDIT_SIGNING_KEY to the console's key (its file is .data/audit-signing-key where npm start runs), or its events would be quarantined.`;
 }

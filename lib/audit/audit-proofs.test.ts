@@ -100,3 +100,17 @@ describe("audit proofs", () => {
     }
   });
 });
+
+describe("the process's audit key", () => {
+  it("is accepted when it signed the log, and refused in one line when it did not", async () => {
+    const { auditKeyProblem } = await import("@/lib/audit/audit-keys");
+    expect(await auditKeyProblem(t.db)).toBeNull();
+    const own = process.env.AUDIT_SIGNING_KEY;
+    process.env.AUDIT_SIGNING_KEY = Buffer.alloc(32, 9).toString("base64");
+    try {
+      expect(await auditKeyProblem(t.db)).toMatch(/^This process's audit signing key \(countersign-audit\+[0-9a-f]{8}\+.*\) is not the one that signed this database's audit log: set AUDIT_SIGNING_KEY/);
+    } finally {
+      process.env.AUDIT_SIGNING_KEY = own;
+    }
+  });
+});
