@@ -1,4 +1,4 @@
-import { canonicalJson } from "@/lib/canonical/canonical-json";
+import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject } from "@/lib/canonical/json-value";
 
 /** What an audit event says, apart from its place in the chain (seq, time, previous hash). */
@@ -36,7 +36,7 @@ export function auditLeaf(row: { seq: bigint; id: bigint; uid: string; at: Date;
 
 /** The leaf's bytes: RFC 8785 canonical JSON (what its RFC 6962 leaf hash covers). */
 export function auditLeafBytes(leaf: AuditLeaf): Buffer {
-  return Buffer.from(canonicalJson(leaf as unknown as JsonObject), "utf8");
+  return Buffer.from(canonicalJsonOfPlainJson(leaf as unknown as JsonObject), "utf8");
 }
 
 /** The body of a stored event, from its columns (what sealing hashes and the verifier re-hashes). */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "@/lib/canonical/canonical-json";
+import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { AuditBody } from "@/lib/audit/audit-record";
 
@@ -11,7 +11,7 @@ import type { AuditBody } from "@/lib/audit/audit-record";
  * A row inserted, edited or re-sealed with database access alone fails them.
  */
 export function eventMac(key: Buffer, input: { uid: string; body: AuditBody; omits: readonly string[] }): string {
-  const covered = canonicalJson({ v: 1, uid: input.uid, omits: [...input.omits], body: withoutPaths(input.body, input.omits) });
+  const covered = canonicalJsonOfPlainJson({ v: 1, uid: input.uid, omits: [...input.omits], body: withoutPaths(input.body, input.omits) });
   return createHmac("sha256", key).update(covered, "utf8").digest("hex");
 }
 

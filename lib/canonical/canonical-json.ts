@@ -14,3 +14,15 @@ export function canonicalJson(value: JsonValue): string {
   if (out === undefined) throw new Error("canonicalize returned nothing for a checked JSON value");
   return out;
 }
+
+/**
+ * RFC 8785 canonical JSON of a value already known to be plain JSON — parsed back from PostgreSQL
+ * `jsonb`, or built from values `canonicalJson`'s checks have passed — without checking it again:
+ * the audit log canonicalises every event when it writes, seals and verifies it, and the check
+ * costs as much as the serialising.
+ */
+export function canonicalJsonOfPlainJson(value: JsonValue): string {
+  const out = canonicalize(value);
+  if (out === undefined) throw new Error("canonicalize returned nothing for a JSON value");
+  return out;
+}
