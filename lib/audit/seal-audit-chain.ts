@@ -54,16 +54,19 @@ function quarantineReason(row: UnsealedAuditEvent, macKey: Buffer, legacy: { cei
   return macsEqual(row.mac, expected) ? null : "its MAC does not verify: written or changed outside the console";
 }
 
+const minXid = (a: string, b: string): string => (BigInt(a) < BigInt(b) ? a : b);
+
 async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; more: boolean }> {
   const { macKey } = auditKeys();
   const legacy = await legacyBoundary(db);
   return sqlTransaction(db, async (tx) => {
     const head = await lockAuditTree(tx, { tenantId });
     let frontier = await frontierAt(Number(head.size), storedSubtrees(tx, tenantId));
+    let floor = head.floor;
     let count = 0;
     let more = false;
     for (;;) {
-      const rows = await readUnsealedAuditEvents(tx, { tenantId, limit: BATCH });
+      const rows = await readUnsealedAuditEvents(tx, { tenantId, floor, limit: BATCH });
       if (rows.length === 0) break;
       const seals: AuditSealRow[] = [];
       const quarantined: Array<{ eventId: bigint; reason: string }> = [];
@@ -81,11 +84,14 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
         seals.push({ ...seal, mac: sealMac(macKey, { tenantId, ...seal }) });
       }
       count += rows.length;
-      more = rows.length === BATCH && count >= MAX_PER_TRANSACTION;
-      // Caught up: every transaction older than `xmin` (read before any event was) had finished,
-      // so its events were all read. Until then the floor stays where it was.
+      // The floor moves past what is sealed: events come in transaction order, so every visible
+      // event of a transaction older than the last one read is now sealed or quarantined; and an
+      // event not visible yet belongs to a transaction still running, no older than `xmin`
+      // (read before any event was). Caught up, it moves to `xmin` itself.
       const caughtUp = rows.length < BATCH;
-      await writeAuditSeals(tx, { tenantId, floor: caughtUp ? head.xmin : head.floor, seals, quarantined });
+      floor = caughtUp ? head.xmin : minXid(rows[rows.length - 1].xid, head.xmin);
+      await writeAuditSeals(tx, { tenantId, floor, seals, quarantined });
+      more = !caughtUp && count >= MAX_PER_TRANSACTION;
       if (caughtUp || more) break;
     }
     return { count, more };
