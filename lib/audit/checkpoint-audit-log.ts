@@ -7,6 +7,7 @@ import { formatCheckpoint, signNote } from "@/lib/audit/transparency/signed-note
 import { frontierRoot, toHex } from "@/lib/audit/transparency/merkle";
 import { insertAuditCheckpoint } from "@/lib/db/statements/insert-audit-checkpoint";
 import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
+import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
 import type { AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
 
 export type CheckpointOutcome =
@@ -18,7 +19,7 @@ export type CheckpointOutcome =
  * Signs a checkpoint of the tenant's tree — `{origin, size, root}` as a C2SP checkpoint note,
  * Ed25519, key outside the database — once the leaves added since the previous one verify
  * (verifyAuditChain, incremental): a checkpoint never vouches for a forged or edited event. A
- * failed check is recorded and nothing is signed. The note goes to the configured witnesses
+ * failed check is recorded (once while it fails the same way) and nothing is signed. The note goes to the configured witnesses
  * (their cosignatures are kept with it). With nothing new since the latest checkpoint, nothing is
  * signed unless `force`.
  */
@@ -29,6 +30,9 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
   // Events outside the tree are reported, but do not stop the tree itself being vouched for.
   const blocking = verification.problems.filter((p) => p.problem !== "unsealed" && p.problem !== "quarantined");
   if (blocking.length > 0) {
+    // Recorded when it starts failing or fails differently, not again every cadence.
+    const last = await readLatestAuditVerification(db, { tenantId, kind: "incremental" });
+    if (last && !last.ok && last.problems[0]?.message === verification.problems[0]?.message) return { state: "refused", verification };
     await insertAuditVerification(db, {
       tenantId, kind: "incremental", ok: false, checked: verification.checked, treeSize: verification.treeSize,
       problems: verification.problems, startedAt,
