@@ -97,7 +97,7 @@ describe("authenticateApiKey", () => {
 
     await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
     expect(await authenticateApiKey(t.db, secret)).toBeNull();
-    expect(await resolveApiKey(t.db, secret)).toMatchObject({ ok: false, reason: "revoked", tenantId: a.id });
+    expect(await resolveApiKey(t.db, secret)).toMatchObject({ ok: false, reason: "revoked", key: { tenantId: a.id } });
   });
 
   it("compares hashes of equal length only, in constant time", () => {
