@@ -23,7 +23,7 @@ test.describe("sign-ins in the audit log", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(WRONG_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert")).toHaveText("That email and password do not match an account.");
+    await expect(page.getByRole("alert").filter({ hasText: "do not match" })).toHaveText("That email and password do not match an account.");
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(`${baseURL}/tasks`);
