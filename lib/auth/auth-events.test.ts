@@ -207,6 +207,16 @@ describe("single sign-on in the audit log", () => {
     expect(await t.db.auditEvent.count({ where: { type: "auth.sign_in_failed", actorLabel: "stranger@nowhere.test" } })).toBe(0);
   });
 
+  it("an SSO sign-in to a disabled account is refused as no_membership and audited as disabled", async () => {
+    const user = b.users.reviewer2;
+    await t.db.user.update({ where: { id: user.id }, data: { disabledAt: new Date() } });
+    const profile = { sub: "sso-4", email: user.email, email_verified: true };
+    expect(await authOptions.callbacks!.signIn!({ user: { id: "x" }, account: { ...account, providerAccountId: "sso-4" }, profile })).toBe("/signin?error=no_membership");
+    await flushSignInAudits();
+    const events = await eventsOf("auth.sign_in_failed", { actorId: user.id });
+    expect(events.map((e) => [e.tenantId, e.status, (e.data as { method: string }).method])).toEqual([[b.id, "disabled", "oidc"]]);
+  });
+
   it("every event written here fits its type's schema", async () => {
     await flushSignInAudits();
     await expectEventsToFitTheirSchemas(t.db, a.id);
