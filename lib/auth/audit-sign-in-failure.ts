@@ -54,7 +54,7 @@ export async function auditSignInFailure(
   for (const { tenantId } of user.memberships) {
     await appendAuditEvent(db, {
       tenantId, actor: { type: "user", id: user.id, label: user.email }, type: "auth.sign_in_failed", outcome: "refused",
-      subject: { type: "user", id: user.id }, status: reason, data,
+      subject: { type: "user", id: user.id }, requester: user.email, status: reason, data,
     });
   }
   return user.memberships.length;

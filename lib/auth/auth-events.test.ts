@@ -11,6 +11,9 @@ import { signInWithPassword } from "@/lib/auth/sign-in";
 import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
 import { switchTenant } from "@/lib/auth/switch-tenant";
 import { getDb } from "@/lib/db/client";
+import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
+import { parseAuditFilters } from "@/lib/audit/audit-filters";
+import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -60,7 +63,9 @@ describe("password sign-ins in the audit log", () => {
     const events = await eventsOf("auth.sign_in_failed", { actorId: both.id });
     expect(events.map((e) => e.tenantId).sort()).toEqual([a.id, b.id].sort());
     for (const event of events) {
-      expect(event).toMatchObject({ outcome: "refused", actorType: "user", actorLabel: both.email, subjectType: "user", subjectId: both.id, status: "invalid" });
+      expect(event).toMatchObject({
+        outcome: "refused", actorType: "user", actorLabel: both.email, subjectType: "user", subjectId: both.id, requester: both.email, status: "invalid",
+      });
       expect(event.data).toEqual({ method: "password", reason: "invalid", clientAddress: client.address, clientKey: client.address, attempts: 1 });
       expect(JSON.stringify(event, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))).not.toContain(WRONG_PASSWORD);
     }
@@ -215,6 +220,17 @@ describe("single sign-on in the audit log", () => {
     await flushSignInAudits();
     const events = await eventsOf("auth.sign_in_failed", { actorId: user.id });
     expect(events.map((e) => [e.tenantId, e.status, (e.data as { method: string }).method])).toEqual([[b.id, "disabled", "oidc"]]);
+  });
+
+  it("the audit explorer lists the new types and filters by them, by the user (requester) and by the reason (status)", async () => {
+    for (const type of ["auth.signed_in", "auth.sign_in_failed", "auth.signed_out", "auth.tenant_switched", "api_key.auth_failed"]) {
+      expect(AUDIT_EVENT_TYPES).toContain(type);
+    }
+    const parsed = parseAuditFilters({ type: "auth.sign_in_failed", requester: both.email, status: "invalid" });
+    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    const page = await searchAuditEvents(t.db, { tenantId: b.id, filters: parsed.filters });
+    expect(page.events.length).toBeGreaterThan(0);
+    for (const event of page.events) expect(event).toMatchObject({ type: "auth.sign_in_failed", requester: both.email, status: "invalid", outcome: "refused" });
   });
 
   it("every event written here fits its type's schema", async () => {

@@ -23,7 +23,7 @@ export async function signOutSession(db: Db, input: { sessionId: string; clientA
       for (const { tenantId } of user.memberships) {
         await appendAuditEvent(tx, {
           tenantId, actor: { type: "user", id: user.id, label: user.email }, type: "auth.signed_out", outcome: "ok",
-          subject: { type: "session", id: input.sessionId },
+          subject: { type: "session", id: input.sessionId }, requester: user.email,
           data: { sessionId: input.sessionId, method: session.method === "credentials" ? "password" : session.method, clientAddress: input.clientAddress },
         });
       }

@@ -26,7 +26,7 @@ export async function startSignedInSession(
     for (const tenantId of tenantIds) {
       await appendAuditEvent(tx, {
         tenantId, actor: { type: "user", id: input.userId, label: user.email }, type: "auth.signed_in", outcome: "ok",
-        subject: { type: "session", id: sessionId },
+        subject: { type: "session", id: sessionId }, requester: user.email,
         data: {
           method: AUDITED_METHOD[input.method], sessionId, clientAddress: input.clientAddress, clientKey: clientKeyFor(input.clientAddress),
           userAgent: input.userAgent?.slice(0, 256) ?? null,

@@ -21,7 +21,7 @@ export async function switchTenant(
   if (to.tenantId === member.tenant.id) return to;
   await appendAuditEvent(db, {
     tenantId: to.tenantId, actor: { type: "user", id: member.user.id, label: member.user.email }, type: "auth.tenant_switched", outcome: "ok",
-    subject: { type: "tenant", id: to.tenantId },
+    subject: { type: "tenant", id: to.tenantId }, requester: member.user.email,
     data: { fromTenantId: member.tenant.id, fromTenant: member.tenant.slug, toTenant: to.slug, sessionId: member.session.id, via },
   });
   return to;
