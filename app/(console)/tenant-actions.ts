@@ -3,13 +3,15 @@
 import { cookies, headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { z } from "zod";
+import { switchTenant } from "@/lib/auth/switch-tenant";
+import { getDb } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { getActingMember, TENANT_COOKIE, tenantCookieOptions } from "@/lib/server/acting-member";
 import { assertSameOrigin } from "@/lib/server/request-origin";
 
 const SwitchTenantSchema = z.strictObject({ tenantId: z.uuid() });
 
-/** Switches the acting tenant to one of the member's own; any other is refused with 403. */
+/** Switches the acting tenant to one of the member's own (audited); any other is refused with 403. */
 export async function switchTenantFromForm(formData: FormData) {
   // A form post changes which organisation the session acts in: same-origin only, like every action.
   try {
@@ -22,7 +24,7 @@ export async function switchTenantFromForm(formData: FormData) {
   const actor = await getActingMember();
   if (!actor.ok && actor.reason === "signed_out") redirect("/signin");
   if (!actor.ok || !parsed.success) forbidden();
-  const target = actor.member.memberships.find((m) => m.tenantId === parsed.data.tenantId);
+  const target = await switchTenant(getDb(), actor.member, { tenantId: parsed.data.tenantId }, "switcher");
   if (!target) forbidden();
   (await cookies()).set(TENANT_COOKIE, target.tenantId, tenantCookieOptions());
   redirect("/");

@@ -10,6 +10,8 @@ export const metadata: Metadata = { title: "Sign in" };
 
 function messageFor(error: string | string[] | undefined): string | null {
   if (error === undefined) return null;
+  // next-auth's name for a callback that threw: for single sign-on, a sign-in that could not be recorded.
+  if (error === "Callback") return SIGN_IN_MESSAGES.unrecorded;
   return typeof error === "string" && Object.hasOwn(SIGN_IN_MESSAGES, error)
     ? SIGN_IN_MESSAGES[error as keyof typeof SIGN_IN_MESSAGES]
     : SIGN_IN_MESSAGES.invalid;

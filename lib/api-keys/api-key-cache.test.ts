@@ -63,7 +63,7 @@ describe("the API key cache", () => {
 
     await revokeApiKey(t.db, { tenantId: a.id, id: key.id, actor: admin() });
     expect(cache.lookup(key.hash)).toBeUndefined();
-    expect(await resolveApiKey(t.db, key.secret)).toMatchObject({ ok: false, reason: "revoked", keyId: key.id });
+    expect(await resolveApiKey(t.db, key.secret)).toMatchObject({ ok: false, reason: "revoked", key: { id: key.id } });
   });
 
   it("drops a key another process revoked when the database's notification arrives, and never stores a read that raced it", async () => {

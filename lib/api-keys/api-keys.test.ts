@@ -89,12 +89,15 @@ describe("authenticateApiKey", () => {
     expect(await authenticateApiKey(t.db, "not-a-key")).toBeNull();
     expect(await authenticateApiKey(t.db, "")).toBeNull();
     const last = secret.at(-1) === "A" ? "B" : "A";
-    expect(await resolveApiKey(t.db, secret.slice(0, -1) + last)).toEqual({ ok: false, reason: "unknown" });
+    // A real key's prefix with another secret: the tenant is known (its log audits it), the caller is told "invalid" all the same.
+    expect(await resolveApiKey(t.db, secret.slice(0, -1) + last)).toEqual({
+      ok: false, reason: "wrong_secret", key: { id: apiKey.id, tenantId: a.id, prefix: apiKey.prefix, label: "api:agent-2" },
+    });
     expect(await resolveApiKey(t.db, `cs_live_000000000000_${"A".repeat(43)}`)).toEqual({ ok: false, reason: "unknown" });
 
     await revokeApiKey(t.db, { tenantId: a.id, id: apiKey.id, actor: adminActor(a) });
     expect(await authenticateApiKey(t.db, secret)).toBeNull();
-    expect(await resolveApiKey(t.db, secret)).toMatchObject({ ok: false, reason: "revoked", tenantId: a.id });
+    expect(await resolveApiKey(t.db, secret)).toMatchObject({ ok: false, reason: "revoked", key: { tenantId: a.id } });
   });
 
   it("compares hashes of equal length only, in constant time", () => {

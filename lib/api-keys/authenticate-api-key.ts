@@ -15,7 +15,14 @@ export type AuthenticatedApiKey = {
   tenant: { id: string };
 };
 
-export type ApiKeyRefusal = "malformed" | "unknown" | "revoked";
+/**
+ * Why a bearer secret was refused. `wrong_secret` (a real key's prefix with another secret) is
+ * told to the caller exactly like `unknown`; only the key's tenant's audit log tells them apart.
+ */
+export type ApiKeyRefusal = "malformed" | "unknown" | "wrong_secret" | "revoked";
+
+/** The key a refused secret named by its prefix, when there is one: whose tenant audits the refusal. */
+export type RefusedApiKey = { id: string; tenantId: string; prefix: string; label: string };
 
 // Compared against when the prefix is unknown, so both paths hash and compare.
 const DUMMY_HASH = hashApiKeySecret("cs_live_000000000000_not-a-key");
@@ -30,7 +37,7 @@ export async function resolveApiKey(
   db: Db,
   bearer: string,
   cache: ApiKeyCache = apiKeyCacheFor(db),
-): Promise<{ ok: true; value: AuthenticatedApiKey } | { ok: false; reason: ApiKeyRefusal; tenantId?: string; keyId?: string }> {
+): Promise<{ ok: true; value: AuthenticatedApiKey } | { ok: false; reason: ApiKeyRefusal; key?: RefusedApiKey }> {
   const secret = bearer.trim();
   const parsed = parseApiKeySecret(secret);
   if (!parsed) return { ok: false, reason: "malformed" };
@@ -45,8 +52,10 @@ export async function resolveApiKey(
   const mark = cache.mark();
   const key = await readApiKeyByPrefix(db, { prefix: parsed.prefix });
   const matches = secretHashesEqual(presented, key?.secretHash ?? DUMMY_HASH);
-  if (!key || !matches) return { ok: false, reason: "unknown" };
-  if (key.revoked) return { ok: false, reason: "revoked", tenantId: key.tenantId, keyId: key.id };
+  if (!key) return { ok: false, reason: "unknown" };
+  const refused = { id: key.id, tenantId: key.tenantId, prefix: key.prefix, label: apiKeyLabel(key.name) };
+  if (!matches) return { ok: false, reason: "wrong_secret", key: refused };
+  if (key.revoked) return { ok: false, reason: "revoked", key: refused };
 
   const value: AuthenticatedApiKey = {
     apiKey: { id: key.id, tenantId: key.tenantId, name: key.name, prefix: key.prefix, allowedTools: key.allowedTools, label: apiKeyLabel(key.name) },

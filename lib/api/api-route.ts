@@ -3,6 +3,7 @@ import { getDb, type Db } from "@/lib/db/client";
 import { AppError, describeInvalid, MAX_LISTED_ISSUES, toPublicError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
 import type { Requester } from "@/lib/approvals/actors";
+import { apiKeyFailureAuditFor } from "@/lib/api-keys/audit-api-key-failure";
 import { resolveApiKey, type AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
 import type { ApiRouteDefinition } from "@/lib/api/api-routes";
 import { readJsonBody } from "@/lib/api/read-json-body";
@@ -50,8 +51,23 @@ function bearerFrom(request: Request): string | null {
 const AUTH_MESSAGES = {
   malformed: "That is not a Countersign API key.",
   unknown: "That API key is not valid.",
+  // Said exactly like `unknown`: the caller must not learn that the prefix is a real key's.
+  wrong_secret: "That API key is not valid.",
   revoked: "That API key has been revoked.",
 } as const;
+
+/**
+ * A refusal after authentication that the key's tenant audits as `api_key.auth_failed`
+ * (coalesced), not as `api.refused`: a tool outside the key's scope, or the key revoked since this
+ * process cached it (the statement that acts for a key re-checks it).
+ */
+function keyRefusalOf(error: unknown): { reason: "tool_not_allowed" | "revoked"; tool?: string } | null {
+  if (!(error instanceof AppError)) return null;
+  if (error.code === "api_key_revoked") return { reason: "revoked" };
+  if (error.code !== "tool_not_allowed") return null;
+  const tool = (error.details as { tool?: unknown } | undefined)?.tool;
+  return { reason: "tool_not_allowed", tool: typeof tool === "string" ? tool : "" };
+}
 
 /**
  * The agent API's side of the request boundary (lib/server/boundary.ts): refuse cross-site browser
@@ -59,7 +75,10 @@ const AUTH_MESSAGES = {
  * limit, read the body with a size cap and parse it strictly, validate body and query with the
  * route's zod schemas (unknown keys refused), run the handler, and map every error to
  * `{ error: { code, message, details? } }`. Every refusal after authentication that the domain
- * did not audit itself is audited here.
+ * did not audit itself is audited here. Refused uses of a real key — a wrong secret for its
+ * prefix, a revoked key, a tool outside its scope — are audited in its tenant as
+ * `api_key.auth_failed`, at most once per key and reason per minute with a count
+ * (lib/api-keys/audit-api-key-failure.ts), so hammering a key cannot flood the log or slow the API.
  */
 export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
   definition: ApiRouteDefinition<B, Q>,
@@ -77,13 +96,10 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
       if (!bearer) throw new AppError("unauthenticated", "Send an API key as `Authorization: Bearer <api key>`.", 401);
       const resolved = await resolveApiKey(db, bearer);
       if (!resolved.ok) {
-        const error = new AppError(resolved.reason === "revoked" ? "api_key_revoked" : "invalid_api_key", AUTH_MESSAGES[resolved.reason], 401);
-        if (resolved.reason === "revoked" && resolved.tenantId) {
-          await auditRequestRefusal({
-            tenantId: resolved.tenantId, actor: { type: "api_key", id: resolved.keyId, label: "api:revoked-key" }, surface: "api", operation: name, error,
-          });
+        if (resolved.key && (resolved.reason === "wrong_secret" || resolved.reason === "revoked")) {
+          apiKeyFailureAuditFor(db).note(resolved.key, resolved.reason);
         }
-        throw error;
+        throw new AppError(resolved.reason === "revoked" ? "api_key_revoked" : "invalid_api_key", AUTH_MESSAGES[resolved.reason], 401);
       }
       authenticated = resolved.value;
 
@@ -106,7 +122,11 @@ export function apiRoute<B extends z.ZodType | undefined, Q extends z.ZodType | 
         body: body as Infer<B>, query: query as Infer<Q>, params,
       });
     } catch (error) {
-      if (authenticated) {
+      const keyRefusal = authenticated && keyRefusalOf(error);
+      if (authenticated && keyRefusal) {
+        const { apiKey } = authenticated;
+        apiKeyFailureAuditFor(db).note({ id: apiKey.id, tenantId: apiKey.tenantId, prefix: apiKey.prefix, label: apiKey.label }, keyRefusal.reason, keyRefusal.tool);
+      } else if (authenticated) {
         const { apiKey, tenant } = authenticated;
         await auditRequestRefusal({ tenantId: tenant.id, actor: { type: "api_key", id: apiKey.id, label: apiKey.label }, surface: "api", operation: name, error });
       }

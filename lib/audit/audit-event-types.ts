@@ -28,6 +28,16 @@ const executionEnded = z.strictObject({
   previousOwner: text.nullable().optional(),
 });
 const requestRefusal = z.strictObject({ operation: text, code: text, message: text, httpStatus: z.number().int() });
+// Where a sign-in came from, as the throttle counts it (lib/auth/client-address.ts): the address
+// (null when unknown) and its class — the IPv4 address, or the IPv6 /64.
+const signInClient = { clientAddress: text.nullable(), clientKey: text };
+const signInMethod = z.enum(["password", "oidc"]);
+/**
+ * Failures a caller can repeat without limit (throttled sign-ins, API-key refusals) are coalesced
+ * in one console process's memory: at most one event per key and reason per window, written when
+ * the window closes, with how many attempts it stands for. Several processes each write their own.
+ */
+const coalescedWindow = z.strictObject({ windowSeconds: count, firstAt: text, lastAt: text, scope: z.literal("process") });
 
 export const AUDIT_EVENT_SCHEMAS = {
   "action.proposed": proposed,
@@ -71,6 +81,21 @@ export const AUDIT_EVENT_SCHEMAS = {
   "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
   "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
   "account.password_change_refused": z.strictObject({ reason: z.literal("wrong_current_password") }),
+  // Written in the transaction that starts the session, in every tenant the user is a member of.
+  "auth.signed_in": z.strictObject({ method: signInMethod, sessionId: id, ...signInClient, userAgent: text.nullable() }),
+  // Never the password. invalid: wrong password; no_password: the account signs in by SSO only;
+  // unverified_email: the SSO provider did not verify the address. attempts: 1, or coalesced.
+  "auth.sign_in_failed": z.strictObject({
+    method: signInMethod, reason: z.enum(["invalid", "throttled", "disabled", "no_password", "unverified_email"]), ...signInClient,
+    attempts: count, coalesced: coalescedWindow.optional(),
+  }),
+  "auth.signed_out": z.strictObject({ sessionId: id, method: text, clientAddress: text.nullable() }),
+  "auth.tenant_switched": z.strictObject({ fromTenantId: id, fromTenant: text, toTenant: text, sessionId: id, via: z.enum(["switcher", "link"]) }),
+  // Never the presented secret. tools: for tool_not_allowed, the tools asked for (at most 10).
+  "api_key.auth_failed": z.strictObject({
+    prefix: text, reason: z.enum(["wrong_secret", "revoked", "tool_not_allowed"]), attempts: count, coalesced: coalescedWindow,
+    tools: z.array(text).optional(),
+  }),
 } as const satisfies Record<string, z.ZodType<Record<string, unknown>>>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENT_SCHEMAS;

@@ -2,25 +2,15 @@ import type { NextAuthOptions, User } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { headers } from "next/headers";
-import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
+import { authorizeCredentials } from "@/lib/auth/authorize-credentials";
 import { clientAddressFromHeaders } from "@/lib/auth/client-address";
-import { endSession } from "@/lib/auth/end-sessions";
-import { memberForOidcProfile } from "@/lib/auth/oidc-member";
+import { auditOidcRefusal, memberForOidcProfile } from "@/lib/auth/oidc-member";
 import { safeCallbackPath } from "@/lib/auth/safe-callback-path";
-import { signInWithPassword } from "@/lib/auth/sign-in";
-import { SESSION_MAX_AGE_SECONDS, startSession, type SessionMethod } from "@/lib/auth/start-session";
-
-const CredentialsSchema = z.strictObject({
-  email: z.string().trim().email().max(320),
-  password: z.string().min(1).max(1024),
-  // next-auth posts these alongside the fields.
-  csrfToken: z.string().optional(),
-  callbackUrl: z.string().optional(),
-  json: z.string().optional(),
-  redirect: z.string().optional(),
-});
+import { signOutSession } from "@/lib/auth/sign-out";
+import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
+import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/start-session";
 
 type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name?: string };
 
@@ -48,16 +38,15 @@ export function oidcEnabled(): boolean {
   return oidcProvider() !== null;
 }
 
-/** Starts the Session row a new sign-in's cookie will carry, noting where it came from. */
-async function startSessionForThisRequest(userId: string, method: SessionMethod): Promise<string> {
-  const request = await headers();
-  const { id } = await startSession(getDb(), {
-    userId,
-    method,
-    clientAddress: clientAddressFromHeaders(request),
-    userAgent: request.get("user-agent"),
-  });
-  return id;
+/** Where this request came from. Callbacks called outside a request (tests) have no client. */
+async function requestClient(): Promise<{ clientAddress: string | null; userAgent: string | null }> {
+  let request: Headers;
+  try {
+    request = await headers();
+  } catch {
+    return { clientAddress: null, userAgent: null };
+  }
+  return { clientAddress: clientAddressFromHeaders(request), userAgent: request.get("user-agent") };
 }
 
 export const authOptions: NextAuthOptions = {
@@ -69,16 +58,12 @@ export const authOptions: NextAuthOptions = {
       id: "credentials",
       name: "Email and password",
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      // The session row and its audit events are written here, so a failure to record the
+      // sign-in reaches the person as `?error=unrecorded`, not as a server error.
       async authorize(credentials, req): Promise<User | null> {
-        const parsed = CredentialsSchema.safeParse(credentials ?? {});
-        if (!parsed.success) throw new Error("invalid");
-        const result = await signInWithPassword(getDb(), {
-          email: parsed.data.email,
-          password: parsed.data.password,
-          clientAddress: clientAddressFromHeaders(req?.headers),
-        });
+        const result = await authorizeCredentials(getDb(), credentials, req?.headers);
         if (!result.ok) throw new Error(result.reason);
-        return { id: result.userId };
+        return { id: result.userId, sessionId: result.sessionId };
       },
     }),
     ...(oidcProvider() ? [oidcProvider()!] : []),
@@ -87,16 +72,22 @@ export const authOptions: NextAuthOptions = {
     async signIn({ account, profile }) {
       if (account?.provider !== "oidc") return true;
       const result = await memberForOidcProfile(getDb(), profile);
-      return result.ok ? true : `/signin?error=${result.reason}`;
+      if (result.ok) return true;
+      auditOidcRefusal(getDb(), profile, result.reason, (await requestClient()).clientAddress);
+      return `/signin?error=${result.reason}`;
     },
     // The token carries the user id and the session's id, nothing else: roles and tenants are
     // read per request, and the session row decides whether the token still counts.
     async jwt({ token, user, account, profile }) {
       if (account?.provider === "oidc") {
         const result = await memberForOidcProfile(getDb(), profile);
-        return result.ok ? { sub: result.userId, sid: await startSessionForThisRequest(result.userId, "oidc") } : {};
+        if (!result.ok) return {};
+        // Session and `auth.signed_in` in one transaction; if it throws, next-auth refuses the
+        // sign-in (`?error=Callback`, shown as `unrecorded`).
+        const { sessionId } = await startSignedInSession(getDb(), { userId: result.userId, method: "oidc", ...(await requestClient()) });
+        return { sub: result.userId, sid: sessionId };
       }
-      if (user) return { sub: user.id, sid: await startSessionForThisRequest(user.id, "credentials") };
+      if (user) return user.sessionId ? { sub: user.id, sid: user.sessionId } : {};
       return { sub: token.sub, sid: token.sid };
     },
     async session({ session, token }) {
@@ -109,9 +100,10 @@ export const authOptions: NextAuthOptions = {
     },
   },
   events: {
-    // POST /api/auth/signout: the cookie is cleared by next-auth, the session ended here.
+    // POST /api/auth/signout: the cookie is cleared by next-auth, the session ended (and the
+    // sign-out audited in the user's tenants) here.
     async signOut({ token }) {
-      if (token?.sid) await endSession(getDb(), token.sid, "signed_out");
+      if (token?.sid) await signOutSession(getDb(), { sessionId: token.sid, clientAddress: (await requestClient()).clientAddress });
     },
   },
 };

@@ -1,4 +1,5 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Db, DbTx } from "@/lib/db/client";
+import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 
 export type OidcMemberResult = { ok: true; userId: string } | { ok: false; reason: "unverified_email" | "no_membership" };
 
@@ -17,4 +18,16 @@ export async function memberForOidcProfile(db: DbTx, profile: unknown): Promise<
     select: { id: true },
   });
   return user ? { ok: true, userId: user.id } : { ok: false, reason: "no_membership" };
+}
+
+/**
+ * Audits a refused OIDC sign-in in the tenants of the account the profile's email names, if there
+ * is one — also when the provider did not verify that email: someone presenting a member's address
+ * unverified is what that member's auditors want to see. Off the caller's path, best effort
+ * (audit-sign-in-failure.ts); no account or no membership, no tenant, no event.
+ */
+export function auditOidcRefusal(db: Db, profile: unknown, reason: Extract<OidcMemberResult, { ok: false }>["reason"], clientAddress: string | null): void {
+  const claims = typeof profile === "object" && profile !== null ? (profile as Record<string, unknown>) : {};
+  if (typeof claims.email !== "string") return;
+  signInFailureAuditFor(db).failed({ email: claims.email, method: "oidc", reason, clientAddress });
 }

@@ -1,4 +1,5 @@
-import type { DbTx } from "@/lib/db/client";
+import type { Db } from "@/lib/db/client";
+import { signInFailureAuditFor, type SignInFailureReason } from "@/lib/auth/audit-sign-in-failure";
 import { clientKeyFor } from "@/lib/auth/client-address";
 import { burnPasswordCheck, verifyPassword } from "@/lib/auth/password";
 import {
@@ -14,15 +15,20 @@ export type SignInResult =
   | { ok: true; userId: string }
   | { ok: false; reason: "invalid" | "throttled" | "no_membership" | "unverified_email" };
 
+/** Why a sign-in was refused, as the sign-in page names it (`?error=`). */
+export type SignInRefusal = Exclude<SignInResult, { ok: true }>["reason"] | "unrecorded";
+
 /**
  * Messages shown to the person, one line each, saying what to do. None says whether an email has
  * an account: an unknown email is "invalid" and is throttled exactly like a known one.
  */
-export const SIGN_IN_MESSAGES: Record<Exclude<SignInResult, { ok: true }>["reason"], string> = {
+export const SIGN_IN_MESSAGES: Record<SignInRefusal, string> = {
   invalid: "That email and password do not match an account.",
   throttled: `Too many failed attempts. Wait ${SIGN_IN_WINDOW_MINUTES} minutes and try again.`,
   no_membership: "Your account is not a member of any organisation. Ask an administrator for access.",
   unverified_email: "Your single sign-on account has no verified email. Verify it with your provider, then try again.",
+  // The sign-in could not be recorded in the audit log, so it did not happen (lib/auth/start-signed-in-session.ts).
+  unrecorded: "Signing in could not be completed just now. Try again in a minute; if it keeps failing, tell an administrator.",
 };
 
 export type SignInOptions = {
@@ -37,16 +43,25 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * Checks an email and password. The attempt first takes its place in the throttle's counters
  * (lib/auth/sign-in-throttle.ts), so concurrent guesses cannot all reach the password check; a
  * refused attempt is answered without checking the password at all.
+ *
+ * A refusal is audited in the tenants of the account concerned (audit-sign-in-failure.ts), off
+ * this path and best effort, so the answer takes as long whether or not the email has an account;
+ * an unknown email has no tenant and is not audited anywhere. A success is audited when its
+ * session starts (start-signed-in-session.ts), and fails the sign-in if it cannot be.
  */
 export async function signInWithPassword(
-  db: DbTx,
+  db: Db,
   input: { email: string; password: string; clientAddress: string | null },
   options: SignInOptions = {},
 ): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
   const keys = signInKeys(email, clientKeyFor(input.clientAddress));
   const reservation = await reserveSignInAttempt(db, keys, options.rules ?? SIGN_IN_THROTTLE);
-  if (!reservation.ok) return { ok: false, reason: "throttled" };
+  const audit = signInFailureAuditFor(db);
+  if (!reservation.ok) {
+    audit.throttled({ email, method: "password", clientAddress: input.clientAddress });
+    return { ok: false, reason: "throttled" };
+  }
   if (reservation.delayMs > 0) await (options.sleep ?? wait)(reservation.delayMs);
 
   const user = await db.user.findUnique({
@@ -59,7 +74,14 @@ export async function signInWithPassword(
 
   await db.signInAttempt.create({ data: { email, ip: input.clientAddress, succeeded: Boolean(valid) } });
   await settleSignInAttempt(db, keys, valid ? "succeeded" : "failed");
-  if (!valid || !user) return { ok: false, reason: "invalid" };
+  if (!valid || !user) {
+    // The person is told "invalid" whatever the cause; the account's auditors see which it was.
+    const reason: SignInFailureReason = !user ? "invalid" : user.disabledAt ? "disabled" : !user.passwordHash ? "no_password" : "invalid";
+    // Looked up again off this path for unknown emails too, so both take the same work here.
+    audit.failed({ email, method: "password", reason, clientAddress: input.clientAddress });
+    return { ok: false, reason: "invalid" };
+  }
+  // No membership, no tenant whose log could hold the refusal.
   if (user.memberships.length === 0) return { ok: false, reason: "no_membership" };
   return { ok: true, userId: user.id };
 }

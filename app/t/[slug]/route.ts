@@ -1,4 +1,6 @@
 import { cookies } from "next/headers";
+import { switchTenant } from "@/lib/auth/switch-tenant";
+import { getDb } from "@/lib/db/client";
 import { getActingMember, TENANT_COOKIE, tenantCookieOptions } from "@/lib/server/acting-member";
 
 /** Relative redirects: behind a proxy, request.url's host is not necessarily the one the browser used. */
@@ -36,6 +38,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ slug
   if (startedByAnotherSite(request)) {
     return redirectTo(target.tenantId === actor.member.tenant.id ? "/" : `/t/${encodeURIComponent(slug)}/confirm`);
   }
+  // Audited before the cookie changes (lib/auth/switch-tenant.ts).
+  await switchTenant(getDb(), actor.member, { tenantId: target.tenantId }, "link");
   (await cookies()).set(TENANT_COOKIE, target.tenantId, tenantCookieOptions());
   return redirectTo("/");
 }

@@ -1,0 +1,38 @@
+import type { Db } from "@/lib/db/client";
+import { appendAuditEvent } from "@/lib/audit/append-audit-event";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { endSession } from "@/lib/auth/end-sessions";
+import { isUuid } from "@/lib/db/uuid";
+
+/**
+ * Signs a session out: ends its row and writes `auth.signed_out` in every tenant of its user, in
+ * one transaction — only when this ended it (a second sign-out of the same cookie records nothing).
+ * Ending the session matters more than its record: if the events cannot be written, the session
+ * is still ended on its own and the failure logged. Returns whether this ended the session.
+ */
+export async function signOutSession(db: Db, input: { sessionId: string; clientAddress: string | null }): Promise<boolean> {
+  if (!isUuid(input.sessionId)) return false;
+  try {
+    const tenantIds = await db.$transaction(async (tx) => {
+      const session = await tx.session.findUnique({
+        where: { id: input.sessionId },
+        select: { method: true, user: { select: { id: true, email: true, memberships: { select: { tenantId: true }, orderBy: { tenantId: "asc" } } } } },
+      });
+      if (!session || !(await endSession(tx, input.sessionId, "signed_out"))) return null;
+      const { user } = session;
+      for (const { tenantId } of user.memberships) {
+        await appendAuditEvent(tx, {
+          tenantId, actor: { type: "user", id: user.id, label: user.email }, type: "auth.signed_out", outcome: "ok",
+          subject: { type: "session", id: input.sessionId }, requester: user.email,
+          data: { sessionId: input.sessionId, method: session.method === "credentials" ? "password" : session.method, clientAddress: input.clientAddress },
+        });
+      }
+      return user.memberships.map((m) => m.tenantId);
+    });
+    for (const tenantId of tenantIds ?? []) void requestSeal(db, tenantId);
+    return tenantIds !== null;
+  } catch (error) {
+    console.error(`[countersign] could not audit a sign-out; ending the session without it: ${(error as Error).message}`);
+    return endSession(db, input.sessionId, "signed_out");
+  }
+}
