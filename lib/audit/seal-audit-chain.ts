@@ -6,7 +6,7 @@ import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
 import { appendLeaf, frontierAt, leafHash, toHex } from "@/lib/audit/transparency/merkle";
 import { hasUnsealedAuditEvents } from "@/lib/db/statements/has-unsealed-audit-events";
-import { listTenantsWithUnsealedAuditEvents } from "@/lib/db/statements/list-tenants-with-unsealed-audit-events";
+import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
 import { lockAuditTree } from "@/lib/db/statements/lock-audit-tree";
 import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/read-unsealed-audit-events";
 import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/write-audit-seals";
@@ -25,7 +25,8 @@ const MAX_PER_TRANSACTION = 5_000;
  * lock, so the tree never forks, whichever process seals.
  */
 export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
-  if (!(await hasUnsealedAuditEvents(db, { tenantId }))) return 0;
+  const floor = (await readAuditSealFloors(db, { tenantId }))[0]?.floor ?? "0";
+  if (!(await hasUnsealedAuditEvents(db, { tenantId, floor }))) return 0;
   let sealed = 0;
   for (;;) {
     const { count, more } = await sealBatch(db, tenantId);
@@ -101,7 +102,9 @@ async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; mor
 /** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
 export async function sealAllPending(db: Db): Promise<number> {
   let sealed = 0;
-  for (const tenantId of await listTenantsWithUnsealedAuditEvents(db)) sealed += await sealAuditChain(db, tenantId);
+  for (const { tenantId, floor } of await readAuditSealFloors(db)) {
+    if (await hasUnsealedAuditEvents(db, { tenantId, floor })) sealed += await sealAuditChain(db, tenantId);
+  }
   return sealed;
 }
 

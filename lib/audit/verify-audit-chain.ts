@@ -8,6 +8,7 @@ import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-not
 import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
+import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
 import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
 import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
 
@@ -140,7 +141,10 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   if (kind === "full" && legacySeen > legacy.count) {
     report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
   }
-  const loose = await readAuditLooseEnds(db, { tenantId, scope: kind === "full" ? "all" : "recent", graceSeconds: UNSEALED_GRACE_SECONDS, limit: MAX_PROBLEMS });
+  // Incremental: the events sealing looks at; full: every event (one hidden from sealing by a
+  // forged transaction id is found only then).
+  const floor = kind === "full" ? "0" : (await readAuditSealFloors(db, { tenantId }))[0]?.floor ?? "0";
+  const loose = await readAuditLooseEnds(db, { tenantId, floor, graceSeconds: UNSEALED_GRACE_SECONDS, limit: MAX_PROBLEMS });
   for (const end of loose.rows) {
     report({
       problem: end.problem, eventId: String(end.eventId),

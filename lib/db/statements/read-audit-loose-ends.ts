@@ -6,23 +6,20 @@ export type AuditLooseEnd = { eventId: bigint; at: Date; type: string; problem: 
 
 /**
  * Events outside the tenant's tree: quarantined ones (their MAC failed), and ones written more
- * than `graceSeconds` ago but never sealed — among recent events (`scope: "recent"`, what sealing
- * looks at) or among all (`"all"`, a full verification; a row whose transaction id was forged
- * to hide it from sealing is found only then). At most `limit`, oldest first, and the totals.
+ * than `graceSeconds` ago but never sealed, by transactions from `floor` on — the newest seal's
+ * (what sealing looks at), or "0" for all (a full verification: a row whose transaction id was
+ * forged to hide it from sealing is found only then). At most `limit`, oldest first, and the totals.
  */
 export async function readAuditLooseEnds(
   q: Queryable,
-  input: { tenantId: string; scope: "recent" | "all"; graceSeconds: number; limit: number },
+  input: { tenantId: string; floor: string; graceSeconds: number; limit: number },
 ): Promise<{ rows: AuditLooseEnd[]; unsealed: number; quarantined: number }> {
   const tenant = Prisma.sql`${input.tenantId}::uuid`;
-  const outside = input.scope === "recent"
-    ? unsealedAuditEventSql(tenant)
-    : Prisma.sql`e."tenantId" = ${tenant} AND NOT EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = e.id)
-        AND NOT EXISTS (SELECT 1 FROM "AuditQuarantine" q WHERE q."eventId" = e.id)`;
+
   const [row] = await query<{ rows: Array<Omit<AuditLooseEnd, "eventId" | "at"> & { eventId: string; at: string }> | null; unsealed: number; quarantined: number }>(q, Prisma.sql`
     WITH unsealed AS (
       SELECT e.id AS "eventId", e.at, e.type, 'unsealed' AS problem, NULL::text AS reason FROM "AuditEvent" e
-      WHERE ${outside} AND e.at < now() - make_interval(secs => ${input.graceSeconds})
+      WHERE ${unsealedAuditEventSql(tenant, input.floor)} AND e.at < now() - make_interval(secs => ${input.graceSeconds})
     ),
     quarantined AS (
       SELECT q."eventId", e.at, e.type, 'quarantined' AS problem, q.reason FROM "AuditQuarantine" q JOIN "AuditEvent" e ON e.id = q."eventId"
@@ -31,7 +28,7 @@ export async function readAuditLooseEnds(
     first AS (SELECT * FROM (SELECT * FROM unsealed UNION ALL SELECT * FROM quarantined) x ORDER BY "eventId" LIMIT ${input.limit})
     SELECT (SELECT jsonb_agg(jsonb_build_object('eventId', "eventId"::text, 'at', at, 'type', type, 'problem', problem, 'reason', reason)
         ORDER BY "eventId") FROM first) AS rows,
-      (SELECT count(*)::int FROM unsealed) AS unsealed, (SELECT count(*)::int FROM quarantined) AS quarantined`);
+      (SELECT count(*)::int FROM unsealed) AS unsealed, (SELECT count(*)::int FROM quarantined) AS quarantined`, { prepare: false });
   const rows = (row.rows ?? []).map((r) => ({ ...r, eventId: BigInt(r.eventId), at: new Date(r.at) }));
   return { rows, unsealed: row.unsealed, quarantined: row.quarantined };
 }

@@ -14,16 +14,15 @@ export type UnsealedAuditEvent = {
 
 /**
  * The condition "event `e` of tenant `tenant` is not yet in the tree": neither sealed nor
- * quarantined, written by a transaction no older than the floor — by default the one on the
- * tenant's newest seal. Every visible event of a transaction older than the floor is sealed
- * (lib/audit/seal-audit-chain.ts), so an index on (tenantId, xid) keeps this to recent events.
+ * quarantined, written by a transaction no older than `floor`. Every visible event of a
+ * transaction older than the floor on the tenant's newest seal is sealed
+ * (lib/audit/seal-audit-chain.ts), so with that floor the (tenantId, xid) index keeps this to
+ * recent events — when the statement is planned for the floor's value (`prepare: false`): a
+ * generic plan guesses a third of the tenant's events and hashes every seal instead.
  */
-export function unsealedAuditEventSql(tenant: Sql, floor?: string): Sql {
-  const from = floor === undefined
-    ? Prisma.sql`COALESCE((SELECT s.floor FROM "AuditSeal" s WHERE s."tenantId" = ${tenant} ORDER BY s.seq DESC LIMIT 1), '0'::xid8)`
-    : Prisma.sql`${floor}::xid8`;
+export function unsealedAuditEventSql(tenant: Sql, floor: string): Sql {
   return Prisma.sql`e."tenantId" = ${tenant}
-    AND e.xid >= ${from}
+    AND e.xid >= ${floor}::xid8
     AND NOT EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = e.id)
     AND NOT EXISTS (SELECT 1 FROM "AuditQuarantine" q WHERE q."eventId" = e.id)`;
 }
@@ -39,5 +38,5 @@ export async function readUnsealedAuditEvents(tx: SqlClient, input: { tenantId: 
       e."reviewerId", e.requester, e.status, e.data
     FROM "AuditEvent" e
     WHERE ${unsealedAuditEventSql(Prisma.sql`${input.tenantId}::uuid`, input.floor)}
-    ORDER BY e.xid, e.id LIMIT ${input.limit}`);
+    ORDER BY e.xid, e.id LIMIT ${input.limit}`, { prepare: false });
 }
