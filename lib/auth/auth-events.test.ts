@@ -104,14 +104,14 @@ describe("password sign-ins in the audit log", () => {
     const user = a.users.reviewer2;
     const sessionsBefore = await t.db.session.count({ where: { userId: user.id } });
     // The audit log refuses this user's events (as a full disk or a broken chain would).
-    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit log unavailable'; END $$`);
-    await t.db.$executeRawUnsafe(`CREATE TRIGGER refuse_audit BEFORE INSERT ON "AuditEvent" FOR EACH ROW WHEN (NEW."actorId" = '${user.id}') EXECUTE FUNCTION refuse_audit()`);
+    await t.ownerDb.$executeRawUnsafe(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit log unavailable'; END $$`);
+    await t.ownerDb.$executeRawUnsafe(`CREATE TRIGGER refuse_audit BEFORE INSERT ON "AuditEvent" FOR EACH ROW WHEN (NEW."actorId" = '${user.id}') EXECUTE FUNCTION refuse_audit()`);
     try {
       const result = await authorizeCredentials(t.db, { email: user.email, password: TEST_PASSWORD }, newClient().headers);
       expect(result).toEqual({ ok: false, reason: "unrecorded" });
     } finally {
-      await t.db.$executeRawUnsafe(`DROP TRIGGER refuse_audit ON "AuditEvent"`);
-      await t.db.$executeRawUnsafe(`DROP FUNCTION refuse_audit()`);
+      await t.ownerDb.$executeRawUnsafe(`DROP TRIGGER refuse_audit ON "AuditEvent"`);
+      await t.ownerDb.$executeRawUnsafe(`DROP FUNCTION refuse_audit()`);
     }
     expect(await t.db.session.count({ where: { userId: user.id } })).toBe(sessionsBefore);
     expect(await eventsOf("auth.signed_in", { actorId: user.id })).toEqual([]);
