@@ -47,6 +47,8 @@ const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bi
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
     COUNTERSIGN_IN_PROCESS_WORKER: "1",
     COUNTERSIGN_WORKER_POLL_MS: "200",
+    // Checkpoints at every sweep (5 s), so tests see them without waiting half a minute.
+    AUDIT_CHECKPOINT_INTERVAL_S: "1",
     // As `npm start` runs it with the bundled PostgreSQL (scripts/start.ts).
     DATABASE_POOL_SIZE: String(embeddedPoolSize()),
   },

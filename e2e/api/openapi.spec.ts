@@ -7,6 +7,9 @@ const EXPECTED = [
   "POST /api/v1/actions/{id}/execute",
   "POST /api/v1/actions/{id}/cancel",
   "GET /api/v1/openapi.json",
+  "GET /api/v1/audit/checkpoint",
+  "GET /api/v1/audit/proofs/inclusion",
+  "GET /api/v1/audit/proofs/consistency",
 ];
 
 test("the OpenAPI 3.1 document is served without a key and lists every route", async ({ request }) => {

@@ -3,12 +3,13 @@ import { readEnv } from "@/lib/env";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
+import { listTenantsToCheckpoint } from "@/lib/db/statements/list-tenants-to-checkpoint";
 
 const FULL_WALK_EVERY_MS = 6 * 3600_000;
 
 /**
  * The worker's bookkeeping for the evidence: every AUDIT_CHECKPOINT_INTERVAL_S, a signed
- * checkpoint of each tenant's tree that grew; every six hours (and first after start), a full
+ * checkpoint of each tenant whose tree grew since its last one; every six hours (and first after start), a full
  * verification of each tenant's evidence, recorded. Returns what it did, for the worker's log.
  */
 export function auditUpkeep(db: Db, now: () => number = Date.now): () => Promise<string | null> {
@@ -20,7 +21,7 @@ export function auditUpkeep(db: Db, now: () => number = Date.now): () => Promise
     if (now() - lastCheckpoint >= interval) {
       lastCheckpoint = now();
       let signed = 0;
-      for (const { id } of await db.tenant.findMany({ select: { id: true } })) {
+      for (const id of await listTenantsToCheckpoint(db)) {
         const outcome = await checkpointAuditLog(db, id);
         if (outcome.state === "signed") signed += 1;
         if (outcome.state === "refused") done.push(`checkpoint of tenant ${id} refused: ${outcome.verification.problems[0]?.message}`);
