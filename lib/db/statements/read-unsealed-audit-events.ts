@@ -17,14 +17,15 @@ export type UnsealedAuditEvent = {
  * quarantined, written by a transaction no older than `floor`. Every visible event of a
  * transaction older than the floor on the tenant's newest seal is sealed
  * (lib/audit/seal-audit-chain.ts), so with that floor the (tenantId, xid) index keeps this to
- * recent events — when the statement is planned for the floor's value (`prepare: false`): a
- * generic plan guesses a third of the tenant's events and hashes every seal instead.
+ * recent events. The two NOT EXISTS carry `OFFSET 0` so PostgreSQL keeps them as one index probe
+ * per candidate: turned into anti-joins, a plan that overestimates the candidates (a histogram
+ * bucket holds thousands of events) hashes every seal of the tenant instead (~40 ms at 1,000,000).
  */
 export function unsealedAuditEventSql(tenant: Sql, floor: string): Sql {
   return Prisma.sql`e."tenantId" = ${tenant}
     AND e.xid >= ${floor}::xid8
-    AND NOT EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = e.id)
-    AND NOT EXISTS (SELECT 1 FROM "AuditQuarantine" q WHERE q."eventId" = e.id)`;
+    AND NOT EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = e.id OFFSET 0)
+    AND NOT EXISTS (SELECT 1 FROM "AuditQuarantine" q WHERE q."eventId" = e.id OFFSET 0)`;
 }
 
 /**
