@@ -242,3 +242,15 @@ describe("the audit log", () => {
     expect((await problemsOf(other.id, "full")).map((p) => p.problem)).toEqual(["unsealed"]);
   });
 });
+
+describe("what /audit does on a visit", () => {
+  it("reads only: the incremental check writes no event, seal, checkpoint or verification, even with events waiting to be sealed", async () => {
+    const other = await tenantWithEvents(3);
+    await checkpointAuditLog(t.db, other.id);
+    await append(other.id, 99); // written, not yet sealed
+    const counts = () => Promise.all([t.db.auditEvent.count(), t.db.auditSeal.count(), t.db.auditCheckpoint.count(), t.db.auditVerification.count(), t.db.auditQuarantine.count()]);
+    const before = await counts();
+    expect(await verifyAuditChain(t.db, other.id)).toMatchObject({ ok: true, treeSize: 3n });
+    expect(await counts()).toEqual(before);
+  });
+});

@@ -4,8 +4,8 @@ import { z } from "zod";
  * Every audit event the console writes, by type, with the schema of its `data`: the one list
  * (the explorer's type filter and the export derive from it). `auditBodyOf` parses each event's
  * data with its schema before it is written, so what the log holds is what is declared here; the
- * few events built inside a statement (the sweeper's expiries, recovery's unknowns, a vote's tally)
- * are held to the same schemas by the lifecycle tests.
+ * one part a statement fills in itself (a vote's revision and tally) is held to the same schema by
+ * the lifecycle tests.
  */
 const id = z.string().min(1);
 const hash = z.string().regex(/^[0-9a-f]{64}$/);

@@ -2,6 +2,9 @@ import type { Queryable } from "@/lib/db/sql";
 import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
 import { fromHex, type GetPerfect } from "@/lib/audit/transparency/merkle";
 
+/** A subtree the stored tree should hold and does not (a seal removed behind the console's back). */
+export class MissingSubtreeError extends Error {}
+
 /**
  * The perfect subtrees of a tenant's stored tree, as `getPerfect(level, index)` for the proof and
  * frontier functions of lib/audit/transparency/merkle.ts. A subtree (level, index) is stored with
@@ -18,7 +21,7 @@ export function storedSubtrees(q: Queryable, tenantId: string): GetPerfect {
       for (const p of pending) {
         const row = bySeq.get(p.seq);
         const hex = row ? (p.level === 0 ? row.leafHash : row.nodes[p.level - 1]) : undefined;
-        if (hex === undefined) p.reject(new Error(`The audit tree of tenant ${tenantId} lacks subtree (${p.level}, ${p.index}) at seq ${p.seq}.`));
+        if (hex === undefined) p.reject(new MissingSubtreeError(`The audit tree of tenant ${tenantId} lacks subtree (${p.level}, ${p.index}) at seq ${p.seq}.`));
         else p.resolve(fromHex(hex));
       }
     } catch (error) {

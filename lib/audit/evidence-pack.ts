@@ -70,7 +70,8 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
     await write("keys.json", { origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, witnessKeys: configuredWitnesses().keys });
 
     const policies = await db.toolPolicy.findMany({ where: { tenantId, createdAt: { lt: to } }, orderBy: { version: "asc" } });
-    const inForce = policies.filter((p, i) => p.createdAt >= from || policies[i + 1]?.createdAt === undefined || policies[i + 1].createdAt > from);
+    // In force during the period: created before its end, and not replaced before its start.
+    const inForce = policies.filter((_, i) => policies[i + 1] === undefined || policies[i + 1].createdAt > from);
     await write("policies.json", inForce.map((p) => ({ version: p.version, createdAt: p.createdAt.toISOString(), createdById: p.createdById, comment: p.comment, document: p.document })));
 
     const [members, changes] = await Promise.all([

@@ -1,10 +1,10 @@
 import type { Db } from "@/lib/db/client";
-import { readEnv } from "@/lib/env";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes, type AuditLeaf } from "@/lib/audit/audit-record";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { checkpointAuditLog, type CheckpointOutcome } from "@/lib/audit/checkpoint-audit-log";
+import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { consistencyProof, inclusionProof, toHex } from "@/lib/audit/transparency/merkle";
 import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
@@ -37,7 +37,7 @@ export async function* verifiableExportLines(db: Db, input: { tenantId: string; 
   const keys = auditKeys();
   yield line({
     kind: "countersign.audit-export", version: 1, tenantId, origin: auditOrigin(tenantId, keys), exportedAt: new Date().toISOString(),
-    logKey: keys.verifierKey, witnessKeys: witnessKeys(), complete, fromSeq: "1", toSeq: through.toString(),
+    logKey: keys.verifierKey, witnessKeys: configuredWitnesses().keys, complete, fromSeq: "1", toSeq: through.toString(),
     filters, consoleCheck: consoleCheckOf(outcome),
   });
   if (complete) {
@@ -91,10 +91,6 @@ function pickCheckpoints(newestFirst: AuditCheckpointRow[]): AuditCheckpointRow[
   const ascending = [...bySize.values()].reverse();
   if (ascending.length <= MAX_CHECKPOINTS) return ascending;
   return [ascending[0], ...ascending.slice(ascending.length - MAX_CHECKPOINTS + 1)];
-}
-
-function witnessKeys(): string[] {
-  return (readEnv("AUDIT_WITNESS_KEYS") ?? "").split(",").map((k) => k.trim()).filter(Boolean);
 }
 
 function consoleCheckOf(outcome: CheckpointOutcome) {

@@ -3,13 +3,13 @@ import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-rec
 import { auditKeys, auditOrigin, type AuditKeys } from "@/lib/audit/audit-keys";
 import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
 import { legacyBoundary } from "@/lib/audit/seal-audit-chain";
-import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
+import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierAt, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
+import { MissingSubtreeError, storedSubtrees } from "@/lib/audit/audit-tree";
 import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-note";
 import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
 import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
-import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
 import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
 
 /** Something in a tenant's evidence that does not verify, named. */
@@ -176,25 +176,10 @@ function checkCheckpoint(checkpoint: AuditCheckpointRow, tenantId: string, keys:
 
 /** The perfect subtrees a frontier was made of must still be stored where they were. */
 async function checkStoredFrontier(db: Db, tenantId: string, frontier: Frontier, report: (p: AuditProblem) => void): Promise<void> {
-  let start = 0n;
-  const wanted: Array<{ seq: bigint; level: number; hash: string }> = [];
-  let remaining = BigInt(frontier.size);
-  for (const hash of frontier.hashes) {
-    let level = 0;
-    while (1n << BigInt(level + 1) <= remaining) level += 1;
-    const size = 1n << BigInt(level);
-    wanted.push({ seq: start + size, level, hash: toHex(hash) });
-    start += size;
-    remaining -= size;
-  }
-  const rows = await readAuditSubtrees(db, { tenantId, seqs: wanted.map((w) => w.seq) });
-  const bySeq = new Map(rows.map((row) => [row.seq, row]));
-  for (const w of wanted) {
-    const row = bySeq.get(w.seq);
-    const stored = row ? (w.level === 0 ? row.leafHash : row.nodes[w.level - 1]) : undefined;
-    if (stored !== w.hash) {
-      report({ problem: "checkpoint_mismatch", seq: String(w.seq), message: `The tree stored up to leaf ${w.seq} is not the one the latest checkpoint signed: an event at or before it was changed, inserted or removed.` });
-      return;
-    }
-  }
+  const stored = await frontierAt(frontier.size, storedSubtrees(db, tenantId)).catch((error: unknown) => {
+    if (error instanceof MissingSubtreeError) return null;
+    throw error;
+  });
+  if (stored && stored.hashes.every((hash, i) => hash.equals(frontier.hashes[i]))) return;
+  report({ problem: "checkpoint_mismatch", seq: String(frontier.size), message: `The tree stored up to leaf ${frontier.size} is not the one the latest checkpoint signed: an event at or before it was changed, inserted or removed.` });
 }

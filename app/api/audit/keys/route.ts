@@ -1,5 +1,5 @@
-import { readEnv } from "@/lib/env";
 import { auditKeys } from "@/lib/audit/audit-keys";
+import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +15,7 @@ export function GET(): Response {
       logKey: keys.verifierKey,
       logName: keys.name,
       origins: `${keys.name}/<tenant id>`,
-      witnessKeys: (readEnv("AUDIT_WITNESS_KEYS") ?? "").split(",").map((k) => k.trim()).filter(Boolean),
+      witnessKeys: configuredWitnesses().keys,
       formats: { checkpoint: "https://c2sp.org/tlog-checkpoint", cosignature: "https://c2sp.org/tlog-cosignature", tree: "RFC 6962 / RFC 9162 (SHA-256)" },
     },
     { headers: { "Cache-Control": "public, max-age=300" } },
