@@ -25,7 +25,7 @@ it("a running execution's output is in its row while it runs, for every page tha
   for (let i = 0; i < 60 && !seenWhileRunning; i++) {
     await new Promise((r) => setTimeout(r, 100));
     const row = await t.db.execution.findFirst({ where: { actionId: p.actionId }, select: { status: true, stdout: true } });
-    if (row?.status === "executing" && row.stdout?.includes("first line")) seenWhileRunning = row;
+    if (row?.status === "executing" && row.stdout?.includes("first line\n")) seenWhileRunning = row;
   }
   expect(seenWhileRunning?.stdout).toBe("first line\n");
   const done = await running;
