@@ -3,38 +3,20 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import type { ActingMember } from "@/lib/auth/acting-member";
 import { hasPermission, type Permission } from "@/lib/auth/permissions";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
-import { getDb } from "@/lib/db/client";
-import { AppError, describeInvalid, publicErrorOf, toPublicError, wasAudited, type PublicError } from "@/lib/errors";
+import type { AuditActor } from "@/lib/audit/append-audit-event";
+import { auditRequestRefusal } from "@/lib/audit/audit-request-refusal";
+import { AppError, describeInvalid, toPublicError, type PublicError } from "@/lib/errors";
 import { getActingMember } from "@/lib/server/acting-member";
 import { assertSameOrigin } from "@/lib/server/request-origin";
 
 /**
  * The one boundary every request that acts goes through — server actions (`memberAction`),
- * console route handlers (`memberRoute`) and the agent API (`apiRoute`, lib/api/api-route.ts):
- * refuse cross-site requests, authenticate, authorize from the one role model
- * (ROLE_PERMISSIONS), validate input strictly, run the domain function, and audit every refusal
- * or failure the domain function did not record itself. Nothing is decided in middleware.
+ * console route handlers (`memberRoute`), the agent API (`apiRoute`, lib/api/api-route.ts) and
+ * the MCP endpoint (lib/mcp/handle-mcp-request.ts): refuse cross-site requests, authenticate,
+ * authorize from the one role model (ROLE_PERMISSIONS), validate input strictly, run the domain
+ * function, and audit every refusal or failure the domain function did not record itself
+ * (lib/audit/audit-request-refusal.ts). Nothing is decided in middleware.
  */
-
-export type Surface = "console" | "api";
-
-/** Records a refused or failed request in the caller's tenant, unless the domain already did. */
-export async function auditRequestRefusal(input: { tenantId: string; actor: AuditActor; surface: Surface; operation: string; error: unknown }): Promise<void> {
-  if (wasAudited(input.error)) return;
-  const { status, body } = publicErrorOf(input.error);
-  // A flood of rate-limited requests would flood the chain: the counter is their record.
-  if (status === 429) return;
-  try {
-    await appendAuditEvent(getDb(), {
-      tenantId: input.tenantId, actor: input.actor, type: `${input.surface}.refused`, outcome: status >= 500 ? "error" : "refused",
-      subject: { type: input.surface, id: input.operation }, requester: input.actor.label, status: body.code,
-      data: { operation: input.operation, code: body.code, message: body.message.slice(0, 500), httpStatus: status },
-    });
-  } catch (error) {
-    console.error("[countersign] could not audit a refused request:", error);
-  }
-}
 
 export function memberAuditActorOf(member: ActingMember): AuditActor {
   return { type: "user", id: member.user.id, label: member.user.email };
