@@ -62,3 +62,12 @@ export function parseGateOutcomeMessage(text: string): GateOutcome | null {
     return null;
   }
 }
+
+/**
+ * A policy denial as the model is told it: code the pre-scan refused (or that no sandbox could
+ * run) is `blocked` — the model may fix it — and anything else `denied`.
+ */
+export function denialOutcome(tool: { name: string; kind: "tool" | "code" }, reason: string): GateOutcome {
+  const blocked = tool.kind === "code" && /blocked|does not parse|No sandbox/.test(reason);
+  return { kind: blocked ? "blocked" : "denied", tool: tool.name, reason };
+}

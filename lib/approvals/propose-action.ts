@@ -32,6 +32,8 @@ export type ProposeInput = {
   agentCallId?: string | null;
   /** Strings the agent read from untrusted tool output (provenance risk tags). */
   untrustedValues?: string[];
+  /** The agent surface the proposal came through, when it is not the HTTP API or a task (the actor says which). */
+  channel?: "mcp";
 };
 
 export type ProposalOutcome =
@@ -94,7 +96,7 @@ async function proposeUnder(
     await appendAuditEvent(db, {
       tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
       subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
-      data: { code: body.code, message: body.message.slice(0, 500) },
+      data: { code: body.code, message: body.message.slice(0, 500), ...(input.channel ? { channel: input.channel } : {}) },
     });
     throw markAudited(error);
   };
@@ -137,7 +139,7 @@ async function proposeUnder(
     data: {
       revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
       policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
-      taskId: input.taskId ?? null,
+      taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}),
     },
   });
   // One statement (shared with concurrent proposals): the audit event, the action, its first

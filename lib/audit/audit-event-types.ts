@@ -13,11 +13,14 @@ const count = z.number().int().min(0);
 const text = z.string();
 const effect = z.enum(["allow", "require_approval", "deny"]);
 
+// channel: the agent surface a proposal came through, when not the HTTP API or a task (absent
+// from events written before the MCP endpoint).
 const proposed = z.strictObject({
   revision: count, payloadHash: hash, effect, ruleId: id.nullable(), policyReason: text, policyVersion: count, quorum: count,
   riskTags: z.array(text), taskId: id.nullable(),
+  channel: z.literal("mcp").optional(),
 });
-const refusal = z.strictObject({ code: text, message: text });
+const refusal = z.strictObject({ code: text, message: text, channel: z.literal("mcp").optional() });
 const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });
 const namedRefusal = z.strictObject({ message: text, actionId: text });
 const executionEnded = z.strictObject({
@@ -69,6 +72,7 @@ export const AUDIT_EVENT_SCHEMAS = {
   "task.failed": z.strictObject({ error: text.nullable() }),
   "api.refused": requestRefusal,
   "console.refused": requestRefusal,
+  "mcp.refused": requestRefusal,
   "api.execute_requested": z.strictObject({ idempotencyKey: text, payloadHash: text.nullable() }),
   "api_key.created": z.strictObject({ name: text, prefix: text, allowedTools: z.array(text) }),
   "api_key.revoked": z.strictObject({ name: text, prefix: text }),
