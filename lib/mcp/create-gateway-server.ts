@@ -1,5 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError,
+  type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/lib/db/client";
 import { isAppError, toPublicError } from "@/lib/errors";
 import { collectUntrustedStrings, stripInvisible } from "@/lib/agent/untrusted";
@@ -8,6 +12,8 @@ import { noteApiKeyRefusal } from "@/lib/api/agent-request";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { clientConnectionSignal } from "@/lib/mcp/client-connection";
 import { gatewayTools } from "@/lib/mcp/gateway-tools";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** The `_meta` key a client may put the agent's reason for a call under (shown to reviewers). */
 export const REASON_META_KEY = "countersign/reason";
@@ -24,8 +30,10 @@ export type GatewaySessionState = {
   origin: string;
   /** Strings of the tool output this session handed back; later proposals carry them (provenance risk tags). */
   untrusted: string[];
-  /** Calls still being answered: a session with one is never closed for idleness. */
-  inFlight: number;
+  /** Calls still being answered: a session with one is never closed for idleness, and closing it waits for them to end. */
+  calls: Set<Promise<CallToolResult>>;
+  /** Set when the console closes the session itself (stopping, making room): why its waiting calls end. */
+  closedBecause?: string;
   /** Ends the answer stream of a call that was cancelled (a cancelled request gets no answer to close it). */
   endAnswer: (requestId: string | number) => void;
   /** How often a waiting call reports progress (tests shorten it). */
@@ -52,11 +60,18 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
     return { tools: tools.map(({ kind: _kind, ...tool }) => tool) };
   });
 
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    session.inFlight += 1;
+  mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const call = answer(request, extra);
+    session.calls.add(call);
+    const forget = () => session.calls.delete(call);
+    call.then(forget, forget);
+    return call;
+  });
+
+  async function answer(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
     // One signal for every way the caller can go: it cancels the request, closes the session, or its connection drops.
     const stop = new AbortController();
-    const onCancelled = () => stop.abort(cancellationReason("Cancelled by the MCP client", extra.signal.reason));
+    const onCancelled = () => stop.abort(session.closedBecause ?? cancellationReason("Cancelled by the MCP client", extra.signal.reason));
     const connection = clientConnectionSignal();
     const onDisconnected = () => stop.abort("The MCP client disconnected before the call was answered.");
     if (extra.signal.aborted) onCancelled();
@@ -86,10 +101,9 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
     } finally {
       extra.signal.removeEventListener("abort", onCancelled);
       connection?.removeEventListener("abort", onDisconnected);
-      session.inFlight -= 1;
       if (stop.signal.aborted) session.endAnswer(extra.requestId);
     }
-  });
+  }
   return mcp;
 }
 

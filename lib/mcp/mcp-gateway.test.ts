@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MCPServerStreamableHttp } from "@openai/agents";
 import { ErrorCode, McpError, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -13,6 +14,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { getDb } from "@/lib/db/client";
 import { unwrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 import { ACTION_META_KEY } from "@/lib/mcp/call-gateway-tool";
+import { REASON_META_KEY } from "@/lib/mcp/create-gateway-server";
 import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";
 
 let t: TestDatabase;
@@ -20,6 +22,8 @@ let a: TestTenant;
 let b: TestTenant;
 
 const ENDPOINT = new URL("http://console.test/api/mcp");
+/** How long a poll for something the server does after answering may take on a loaded machine (not a speed assertion). */
+const EVENTUALLY = { timeout: 30_000 };
 const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 45_000, reason: "Customer returned the goods" };
 
 beforeAll(async () => {
@@ -199,10 +203,16 @@ describe("tools/call through the gate", () => {
     const key = await keyFor(a, ["refund_invoice"]);
     const { client } = await connect(key.secret);
     const progress = progressRecorder();
-    const call = track(client.callTool({ name: "refund_invoice", arguments: SMALL_REFUND }, undefined, { onprogress: progress.onprogress }) as Promise<CallToolResult>);
+    const call = track(client.callTool(
+      { name: "refund_invoice", arguments: SMALL_REFUND, _meta: { [REASON_META_KEY]: "The goods came back damaged" } },
+      undefined,
+      { onprogress: progress.onprogress },
+    ) as Promise<CallToolResult>);
     await progress.enough;
     const action = await onlyPendingActionOf(key.id);
     expect(progress.seen[0].message).toContain(`/actions/${action.id}`);
+    // The reason the agent gave reaches the reviewers.
+    expect(action.reason).toBe("The goods came back damaged");
     // The reviewer has not decided: the call is still open.
     expect(call.settled).toBe(false);
 
@@ -265,7 +275,7 @@ describe("tools/call through the gate", () => {
     const action = await onlyPendingActionOf(key.id);
     abort.abort("The user changed their mind");
     await expect(call).rejects.toThrow(/changed their mind/);
-    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("cancelled");
+    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status, EVENTUALLY).toBe("cancelled");
     const row = await t.db.action.findUniqueOrThrow({ where: { id: action.id } });
     expect(row.statusReason).toBe("Cancelled by the MCP client: The user changed their mind");
     const event = await t.db.auditEvent.findFirstOrThrow({ where: { actionId: action.id, type: "action.cancelled" } });
@@ -289,7 +299,7 @@ describe("tools/call through the gate", () => {
     const action = await onlyPendingActionOf(key.id);
     await client.close();
     await expect(call).rejects.toThrow();
-    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("cancelled");
+    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status, EVENTUALLY).toBe("cancelled");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).statusReason).toBe(
       "The MCP client disconnected before the call was answered.",
     );
@@ -304,7 +314,7 @@ describe("tools/call through the gate", () => {
     await progress.enough;
     const action = await onlyPendingActionOf(key.id);
     await transport.terminateSession();
-    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("cancelled");
+    await expect.poll(async () => (await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status, EVENTUALLY).toBe("cancelled");
     await client.close();
   });
 
@@ -328,12 +338,40 @@ describe("tools/call through the gate", () => {
   });
 });
 
+describe("other MCP clients", () => {
+  it("the OpenAI Agents SDK's MCPServerStreamableHttp, configured as docs/MCP.md shows, lists the key's tools and waits for the decision", async () => {
+    const tenant = await createTestTenant(t.db);
+    const key = await keyFor(tenant, ["get_invoice", "refund_invoice"]);
+    const server = new MCPServerStreamableHttp({
+      url: ENDPOINT.href,
+      name: "countersign",
+      requestInit: { headers: { Authorization: `Bearer ${key.secret}` } },
+      timeout: 24 * 3600 * 1000,
+      fetch: routeFetch(),
+    });
+    await server.connect();
+    expect((await server.listTools()).map((tool) => tool.name).sort()).toEqual(["get_invoice", "refund_invoice"]);
+    const call = server.callTool("refund_invoice", SMALL_REFUND);
+    await expect.poll(() => t.db.action.count({ where: { requesterApiKeyId: key.id, status: "pending" } }), EVENTUALLY).toBe(1);
+    const action = await onlyPendingActionOf(key.id);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: action.id, reviewer: tenant.users.reviewer.member, verdict: "approve", payloadHash: action.payloadHash });
+    const content = await call;
+    const text = content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+    const unwrapped = unwrapUntrustedToolOutput(text);
+    expect(unwrapped).toMatchObject({ tool: "refund_invoice" });
+    expect(JSON.parse(unwrapped!.content)).toMatchObject({ ok: true, result: { invoice_number: "INV-1043" } });
+    expect(await t.db.refund.count({ where: { actionId: action.id } })).toBe(1);
+    await server.close();
+  });
+});
+
 describe("authentication", () => {
   it("refuses a missing, wrong or revoked key with 401 and a one-line reason; a key revoked mid-session stops at its next request", async () => {
     const refusal = (secret: string) => connect(secret).then(() => null, (error: unknown) => error as Error & { code?: number });
     const key = await keyFor(a, ["get_invoice"]);
     // A real key's prefix with another secret is told exactly like an unknown key.
-    const wrongSecret = `${key.secret.slice(0, key.secret.lastIndexOf("_") + 1)}${randomBytes(32).toString("base64url")}`;
+    const prefix = (await t.db.apiKey.findUniqueOrThrow({ where: { id: key.id } })).prefix;
+    const wrongSecret = `cs_live_${prefix}_${randomBytes(32).toString("base64url")}`;
     expect(await refusal(wrongSecret)).toMatchObject({ code: 401, message: expect.stringContaining('"message":"That API key is not valid."') });
     expect(await refusal("not-a-key")).toMatchObject({ code: 401, message: expect.stringContaining("That is not a Countersign API key.") });
     const noKey = await POST(new Request(ENDPOINT, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
@@ -364,5 +402,22 @@ describe("authentication", () => {
 
   it("every audit event written fits its type's schema", async () => {
     await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+});
+
+// Last: it stops the route's database client, as the console does when it is asked to stop.
+describe("stopping the console", () => {
+  it("withdraws the calls its sessions were waiting on before its database client goes", async () => {
+    const key = await keyFor(a, ["refund_invoice"]);
+    const { client } = await connect(key.secret);
+    const progress = progressRecorder();
+    const call = client.callTool({ name: "refund_invoice", arguments: SMALL_REFUND }, undefined, { onprogress: progress.onprogress });
+    call.catch(() => {});
+    await progress.enough;
+    const action = await onlyPendingActionOf(key.id);
+    await getDb().$disconnect();
+    const row = await t.db.action.findUniqueOrThrow({ where: { id: action.id } });
+    expect(row).toMatchObject({ status: "cancelled", statusReason: "The console stopped before the call was answered." });
+    await client.close();
   });
 });

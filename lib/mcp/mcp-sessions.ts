@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Db } from "@/lib/db/client";
+import { flushWithClient } from "@/lib/db/flush-on-signals";
 import { AppError } from "@/lib/errors";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { MAX_BODY_BYTES } from "@/lib/api/read-json-body";
@@ -25,7 +26,8 @@ export type McpSession = {
   id(): string | undefined;
   /** Handles one HTTP request of this session (its body already read and strictly parsed). */
   handle(request: Request, parsedBody: unknown): Promise<Response>;
-  close(): Promise<void>;
+  /** Ends the session; calls still waiting are cancelled, with `reason` when the console (not the client) ends it. */
+  close(reason?: string): Promise<void>;
 };
 
 /** A session without a request for this long, and no call in flight, is closed. */
@@ -56,6 +58,7 @@ export type OpenSessionInput = {
  * Refuses (429) when the key already holds its maximum of sessions with calls in flight.
  */
 export async function openMcpSession(input: OpenSessionInput): Promise<McpSession> {
+  closeWithClient(input.db);
   makeRoom(input.authenticated.apiKey.id);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
@@ -70,7 +73,7 @@ export async function openMcpSession(input: OpenSessionInput): Promise<McpSessio
     key: input.authenticated.apiKey,
     origin: input.origin,
     untrusted: [],
-    inFlight: 0,
+    calls: new Set(),
     endAnswer: (requestId) => transport.closeSSEStream(requestId),
     progressIntervalMs: input.progressIntervalMs,
   };
@@ -84,11 +87,13 @@ export async function openMcpSession(input: OpenSessionInput): Promise<McpSessio
       session.lastSeenAt = Date.now();
       return withClientConnection(request.signal, () => transport.handleRequest(request, { parsedBody }));
     },
-    close: async () => {
+    close: async (reason) => {
+      state.closedBecause = reason;
       const id = transport.sessionId;
       if (id && sessions().get(id) === session) sessions().delete(id);
-      // Closing aborts the calls still waiting: each withdraws its action.
+      // Closing aborts the calls still waiting: each withdraws its action before it ends.
       await (server ?? transport).close();
+      await Promise.allSettled([...state.calls]);
     },
   };
   // A DELETE from the client closes the transport; the table forgets the session with it.
@@ -101,6 +106,22 @@ export async function openMcpSession(input: OpenSessionInput): Promise<McpSessio
   return session;
 }
 
+// The database clients whose stop closes every session first (once per client).
+const closingWith = new WeakSet<object>();
+
+/**
+ * When the console is asked to stop (or the client disconnects), every session is closed first,
+ * so the calls still waiting withdraw their actions instead of leaving them in the queue with no
+ * caller to run them. (A crash leaves them pending: approving one then runs nothing, and it expires.)
+ */
+function closeWithClient(db: Db): void {
+  if (closingWith.has(db)) return;
+  closingWith.add(db);
+  flushWithClient(db, async () => {
+    await Promise.allSettled([...sessions().values()].map((session) => session.close("The console stopped before the call was answered.")));
+  });
+}
+
 /** The session with this id, if it is this key's. */
 export function findMcpSession(id: string, keyId: string): McpSession | null {
   const session = sessions().get(id);
@@ -110,7 +131,7 @@ export function findMcpSession(id: string, keyId: string): McpSession | null {
 /** Closes idle sessions, and the key's least recently used idle one when it is at its maximum. */
 function makeRoom(keyId: string): void {
   const now = Date.now();
-  const idle = (s: McpSession) => s.state.inFlight === 0;
+  const idle = (s: McpSession) => s.state.calls.size === 0;
   for (const session of sessions().values()) {
     if (idle(session) && now - session.lastSeenAt > MCP_SESSION_IDLE_MS) void session.close();
   }
