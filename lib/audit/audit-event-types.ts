@@ -16,6 +16,8 @@ const effect = z.enum(["allow", "require_approval", "deny"]);
 const proposed = z.strictObject({
   revision: count, payloadHash: hash, effect, ruleId: id.nullable(), policyReason: text, policyVersion: count, quorum: count,
   riskTags: z.array(text), taskId: id.nullable(),
+  // An agent's submit under an Idempotency-Key (POST /api/v1/actions).
+  idempotencyKey: text.optional(),
 });
 const refusal = z.strictObject({ code: text, message: text });
 const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });
