@@ -7,10 +7,21 @@ export type ActionState =
   | "pending" | "approved" | "rejected" | "expired" | "cancelled" | "invalidated" | "denied"
   | "executing" | "succeeded" | "failed" | "unknown";
 
-export type Submission =
+/**
+ * How the policy classified the action. `replayed` is true when this answers a repeated submit
+ * with the same Idempotency-Key (the action it already made); `actionState` is where it is now.
+ */
+export type Submission = { replayed: boolean; actionState: ActionState } & (
   | { state: "pending"; id: string; revision: number; payloadHash: string; expiresAt: string; riskLevel: string; quorum: number; policyReason: string }
-  | { state: "allowed"; id: string; policyReason: string; execution: { state: "succeeded" | "failed" | "unknown"; executionId: string; result: Record<string, unknown>; isolation: string | null } }
-  | { state: "denied"; id: string; reason: string; ruleId: string | null; riskLevel: string };
+  | {
+      state: "allowed";
+      id: string;
+      policyReason: string;
+      /** Null only on a replay whose run has not ended: `execute()` returns or awaits it. */
+      execution: { state: "succeeded" | "failed" | "unknown"; executionId: string; result: Record<string, unknown>; isolation: string | null } | null;
+    }
+  | { state: "denied"; id: string; reason: string; ruleId: string | null; riskLevel: string }
+);
 
 export type Decision = {
   id: string;
