@@ -123,6 +123,22 @@ test.describe("the OpenAI Agents SDK example against the real @openai/agents and
     }
   });
 
+  test("an approval window that closes before anyone decides reaches the model as a refusal; the run goes on", async ({ baseURL }) => {
+    model = await startFakeOpenAI(callToolThenAnswer(CANCEL));
+    const agent = await seedAgent(["refund_invoice", "cancel_invoice"]);
+    const example = runExample("openai-agents-needs-approval.ts", "Cancel INV-1046.", { baseURL: baseURL!, agent, model, env: { RUN_STATE_FILE: stateFile() } });
+    try {
+      const action = await proposedAction(example, agent.tenant.id);
+      await e2eDb().action.update({ where: { id: action.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      const { code, stderr } = await example.exit();
+      expect(code, stderr).toBe(0);
+      expect(theCall(model).output).toBe("Not run: the approval expired before a reviewer decided. The approval window closed.");
+      expect((await invoiceEffects(agent.tenant.id, "INV-1046")).status).toBe("open");
+    } finally {
+      example.kill();
+    }
+  });
+
   test("a refusal at execution reaches the model in Countersign's words, not the SDK's generic error (the invoice changed since review)", async ({ baseURL }) => {
     model = await startFakeOpenAI(callToolThenAnswer(CANCEL));
     const agent = await seedAgent(["refund_invoice", "cancel_invoice"]);
