@@ -24,6 +24,26 @@ test.describe("submit: allowed, denied, pending", () => {
     expect(await res.json()).toMatchObject({ state: "denied", reason: expect.stringContaining("50,000.00"), ruleId: "refund-over-limit" });
   });
 
+  test("code the pre-scan blocks answers 200 with state denied and the scan's reason, in both body forms", async ({ request }) => {
+    const agent = await seedAgent();
+    const blocked = [
+      { code: "import os\nprint(os.getcwd())\n", says: 'imports banned module "os"' },
+      { code: "exec('print(1)')\n", says: "uses exec()" },
+      { code: "__import__('os').system('id')\n", says: "uses __import__()" },
+    ];
+    for (const { code, says } of blocked) {
+      for (const data of [{ code, language: "python" }, { tool: "run_python", args: { code } }]) {
+        const res = await request.post("/api/v1/actions", { data, headers: agent.headers });
+        expect(res.status(), await res.text()).toBe(200);
+        const body = await res.json();
+        expect(body).toMatchObject({ state: "denied", id: expect.any(String), reason: expect.stringContaining("blocked before review"), ruleId: null, riskLevel: "critical" });
+        expect(body.reason).toContain(says);
+        const view = await (await request.get(`/api/v1/actions/${body.id}`, { headers: agent.headers })).json();
+        expect(view).toMatchObject({ state: "denied", kind: "code", code, statusReason: body.reason });
+      }
+    }
+  });
+
   test("risky calls and code wait for a reviewer (201) with id, expiry, revision and hash", async ({ request }) => {
     const agent = await seedAgent();
     const res = await request.post("/api/v1/actions", { data: { code: CODE, language: "python", reason: "List stale buckets" }, headers: agent.headers });

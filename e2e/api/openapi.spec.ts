@@ -24,5 +24,9 @@ test("the OpenAPI 3.1 document is served without a key and lists every route", a
   expect(execute.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true })]));
   expect(Object.keys(execute.responses["200"].content)).toEqual(expect.arrayContaining(["application/json", "application/x-ndjson"]));
   expect(doc.paths["/api/v1/actions"].post.responses["429"].headers["Retry-After"]).toBeTruthy();
+  const submit = doc.paths["/api/v1/actions"].post;
+  expect(submit.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })]));
+  expect(submit.responses["200"].headers["Idempotent-Replayed"].schema).toEqual({ type: "boolean" });
+  expect(submit.responses["409"].description).toContain("idempotency_key_reused");
   for (const [, ref] of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas).toHaveProperty(ref);
 });

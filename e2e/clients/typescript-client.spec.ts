@@ -37,34 +37,50 @@ test.describe("TypeScript client against the running app", () => {
     }
   });
 
-  test("the OpenAI Agents SDK wiring pauses on needsApproval, resumes with the console's decision and executes through Countersign", async ({ baseURL }) => {
-    const agent = await seedAgent(["cancel_invoice"]);
-    const args = { invoice_number: "INV-1046", reason: "Customer cancelled the order" };
-    const client = node("agents", { CS_URL: baseURL!, CS_KEY: agent.secret, CS_TOOL: "cancel_invoice", CS_TOOL_ARGS: JSON.stringify(args) });
+  test("code that runs past the sandbox's time limit is reported as timed out with its reason, live and on replay", async ({ baseURL }) => {
+    const agent = await seedAgent(["run_python"]);
+    const client = node("client", { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: "while True:\n    pass\n" });
     try {
       const submitted = await client.next("submitted");
       const action = await e2eDb().action.findUniqueOrThrow({ where: { id: String(submitted.id) } });
-      expect(action).toMatchObject({ tool: "cancel_invoice", status: "pending" });
       await decide(agent, action.id, action.payloadHash, "approve");
-      const done = await client.next("done");
-      expect(done).toMatchObject({ paused: true, decisions: ["approve"] });
-      expect(JSON.parse(String(done.output))).toMatchObject({ state: "succeeded" });
-      expect((await e2eDb().invoice.findFirstOrThrow({ where: { tenantId: agent.tenant.id, number: "INV-1046" } })).status).toBe("cancelled");
+      const executed = await client.next("executed", 45_000);
+      expect(executed).toMatchObject({ state: "failed", timedOut: true, exitCode: null, replayed: false });
+      expect(String(executed.reason)).toMatch(/time limit/);
+      expect(await client.next("replayed")).toMatchObject({ replayed: true, timedOut: true, reason: executed.reason, sameExecution: true });
     } finally {
       client.kill();
     }
   });
 
-  test("the Agents SDK wiring hands a rejection back to the model instead of running the tool", async ({ baseURL }) => {
-    const agent = await seedAgent(["cancel_invoice"]);
-    const args = { invoice_number: "INV-1047", reason: "Customer cancelled the order" };
-    const client = node("agents", { CS_URL: baseURL!, CS_KEY: agent.secret, CS_TOOL: "cancel_invoice", CS_TOOL_ARGS: JSON.stringify(args) });
+  test("a second execute while the first still runs waits for it and answers its recorded result (one run)", async ({ baseURL }) => {
+    const agent = await seedAgent(["run_python"]);
+    const code = 'import time\nprint("started", flush=True)\ntime.sleep(3)\nprint("done", flush=True)\n';
+    const client = node("concurrent", { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: code });
     try {
       const submitted = await client.next("submitted");
       const action = await e2eDb().action.findUniqueOrThrow({ where: { id: String(submitted.id) } });
-      await decide(agent, action.id, action.payloadHash, "reject", "The customer still owes this");
-      expect(await client.next("done")).toMatchObject({ paused: true, decisions: ["reject"], output: "Rejected by a reviewer: The customer still owes this" });
-      expect((await e2eDb().invoice.findFirstOrThrow({ where: { tenantId: agent.tenant.id, number: "INV-1047" } })).status).toBe("open");
+      await decide(agent, action.id, action.payloadHash, "approve");
+      const result = await client.next("concurrent", 45_000);
+      expect(result.first).toMatchObject({ state: "succeeded", stdout: "started\ndone\n", replayed: false });
+      expect(result.second).toMatchObject({ state: "succeeded", stdout: "started\ndone\n", replayed: true, executionId: (result.first as { executionId: string }).executionId });
+      expect(result.polled).toBe(true);
+      expect(await e2eDb().execution.count({ where: { actionId: action.id } })).toBe(1);
+    } finally {
+      client.kill();
+    }
+  });
+
+  test("submit with an Idempotency-Key: the same call answers the same action, another payload under the key is refused", async ({ baseURL }) => {
+    const agent = await seedAgent(["cancel_invoice"]);
+    const args = { invoice_number: "INV-1046", reason: "Customer cancelled the order" };
+    const client = node("idempotent", { CS_URL: baseURL!, CS_KEY: agent.secret, CS_TOOL: "cancel_invoice", CS_TOOL_ARGS: JSON.stringify(args) });
+    try {
+      const submitted = await client.next("submitted");
+      expect(submitted.again).toBe(submitted.first);
+      expect(submitted.state).toBe("pending");
+      expect(submitted.conflict).toMatchObject({ status: 409 });
+      expect(await e2eDb().action.count({ where: { tenantId: agent.tenant.id } })).toBe(1);
     } finally {
       client.kill();
     }

@@ -17,7 +17,10 @@ import {
   SubmitResponseSchema,
 } from "@/lib/api/schemas";
 
-export type ApiResponseSpec = { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+/** A response header as documented: what it says, and its type. */
+export type ApiResponseHeader = { description: string; type: "integer" | "string" | "boolean" };
+
+export type ApiResponseSpec = { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, ApiResponseHeader> };
 
 /**
  * One agent-API operation: what the handler validates and what the OpenAPI document says. The
@@ -46,7 +49,10 @@ const ERR = {
   404: { description: "No such action for this key (unknown ids and other tenants' or keys' actions look the same)." },
   413: { description: "Body larger than the limit (256 KiB)." },
   415: { description: "Body not sent as application/json." },
-  429: { description: "Rate limit exceeded for this key; retry after Retry-After seconds.", headers: { "Retry-After": "Seconds until the window resets" } },
+  429: {
+    description: "Rate limit exceeded for this key; retry after Retry-After seconds.",
+    headers: { "Retry-After": { description: "Seconds until the window resets", type: "integer" } },
+  },
 } satisfies Record<number, ApiResponseSpec>;
 
 const crossSite403 = "Cross-site browser request refused (cross_site_request).";
@@ -88,14 +94,32 @@ export const API_ROUTES = {
     path: "/api/v1/actions",
     summary: "Submit a tool call or a code block",
     description:
-      "The policy classifies it at once. `allowed`: it ran and the result is included (200). `denied`: refused by policy with the reason (200; the action is recorded). `pending`: it waits for reviewers (201); wait with GET /decision, then execute.",
+      "The policy classifies it at once. `allowed`: it ran and the result is included (200). `denied`: refused by policy with the reason (200; the action is recorded). `pending`: it waits for reviewers (201); wait with GET /decision, then execute.\n\n" +
+      "Send an `Idempotency-Key` to make retries safe: the key submits at most one action per Idempotency-Key, however often or concurrently the request is sent. " +
+      "The same request again answers 200 with that action (`replayed: true`, header `Idempotent-Replayed: true`): `state` as the policy first classified it, `actionState` where it is now. " +
+      "The same request means the same tool, the same arguments once parsed (key order, a `null` for an absent optional argument, or a default left out make no difference), the same reason and untrusted values; any other request under a used key is refused with 409 `idempotency_key_reused`.",
     body: SubmitActionSchema,
     bodyRequired: true,
+    headers: [
+      {
+        name: "Idempotency-Key",
+        required: false,
+        description: "1–200 visible ASCII characters, unique per request (e.g. the model's tool-call id); retries must reuse it. Scoped to this API key; echoed back and recorded in the audit log.",
+      },
+    ],
     responses: {
-      200: { description: "Allowed (ran now, result included) or denied by policy (reason included).", schema: SubmitResponseSchema },
+      200: {
+        description: "Allowed (ran now, result included), denied by policy (reason included), or a replay of the action already submitted under this Idempotency-Key.",
+        schema: SubmitResponseSchema,
+        headers: {
+          "Idempotent-Replayed": { description: "`true` when the answer is the action an earlier submit with this Idempotency-Key made.", type: "boolean" },
+        },
+      },
       201: { description: "Pending: waits for a reviewer's decision.", schema: SubmitResponseSchema },
       ...ERR,
+      400: { description: `${ERR[400].description} A malformed Idempotency-Key (invalid_idempotency_key).` },
       403: { description: `The key may not propose this tool (tool_not_allowed), or ${crossSite403}` },
+      409: { description: "This Idempotency-Key was already used by this API key for a different request (idempotency_key_reused); details.actionId names that action." },
     },
   }),
   getAction: defineRoute({

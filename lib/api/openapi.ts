@@ -45,7 +45,7 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
       description: spec.description,
       ...(Object.keys(content).length ? { content } : {}),
       ...(spec.headers
-        ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: "integer" } }])) }
+        ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, { description, type }]) => [name, { description, schema: { type } }])) }
         : {}),
     };
   }

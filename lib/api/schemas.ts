@@ -55,6 +55,13 @@ export const ExecutionSchema = z
   })
   .meta({ id: "Execution" });
 
+const ReplayedSchema = z
+  .boolean()
+  .describe("True when this answers a retried submit: the action the key already submitted under this Idempotency-Key, not a new one.");
+const SubmittedStateSchema = ActionStateSchema.describe(
+  "The action's state now (`state` is how the policy classified it). On a first submit it follows from `state`; on a replay the action may have moved on (approved, rejected, executed…).",
+);
+
 export const SubmitResponseSchema = z
   .discriminatedUnion("state", [
     z.object({
@@ -66,17 +73,24 @@ export const SubmitResponseSchema = z
       riskLevel: z.string(),
       quorum: z.number().int(),
       policyReason: z.string(),
+      replayed: ReplayedSchema,
+      actionState: SubmittedStateSchema,
     }),
     z.object({
       state: z.literal("allowed"),
       id: IdSchema,
       policyReason: z.string(),
-      execution: z.object({
-        state: z.enum(["succeeded", "failed", "unknown"]),
-        executionId: IdSchema,
-        result: z.record(z.string(), z.unknown()),
-        isolation: z.string().nullable(),
-      }),
+      execution: z
+        .object({
+          state: z.enum(["succeeded", "failed", "unknown"]),
+          executionId: IdSchema,
+          result: z.record(z.string(), z.unknown()),
+          isolation: z.string().nullable(),
+        })
+        .nullable()
+        .describe("How the run ended. Null only on a replay whose run has not ended (or never started): POST /execute returns or awaits it."),
+      replayed: ReplayedSchema,
+      actionState: SubmittedStateSchema,
     }),
     z.object({
       state: z.literal("denied"),
@@ -84,9 +98,12 @@ export const SubmitResponseSchema = z
       reason: z.string(),
       ruleId: z.string().nullable(),
       riskLevel: z.string(),
+      replayed: ReplayedSchema,
+      actionState: SubmittedStateSchema,
     }),
   ])
   .meta({ id: "SubmitResponse" });
+export type SubmitResponse = z.infer<typeof SubmitResponseSchema>;
 
 export const DecisionEntrySchema = z.object({
   revision: z.number().int(),

@@ -16,6 +16,8 @@ import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
+import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
+import { readSubmittedAction, type SubmittedActionRow } from "@/lib/db/statements/read-submitted-action";
 
 export type ProposeInput = {
   tenantId: string;
@@ -34,6 +36,11 @@ export type ProposeInput = {
   untrustedValues?: string[];
   /** The agent surface the proposal came through, when it is not the HTTP API or a task (the actor says which). */
   channel?: "mcp";
+  /**
+   * API keys only: the submit's Idempotency-Key. The key may submit one action under it; the same
+   * request again gets that action back (`replayed`), another request is refused (409).
+   */
+  submitKey?: string | null;
 };
 
 export type ProposalOutcome =
@@ -48,7 +55,9 @@ export type ProposalOutcome =
       riskLevel: string;
       quorum: number;
     }
-  | { state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome };
+  | { state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome }
+  /** The key already submitted this request under this Idempotency-Key: that action, as it is now. */
+  | { state: "replayed"; actionId: string; submitted: SubmittedActionRow };
 
 function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof requireTool>; args: JsonObject } {
   const tool = requireTool(toolName);
@@ -111,6 +120,11 @@ async function proposeUnder(
     return refuse(error);
   }
   const { tool, args } = validated;
+  const submitKey = input.requester.type === "api_key" ? (input.submitKey ?? null) : null;
+  const requestHash = submitKey === null ? null : submitRequestHash({ tool: tool.name, args, reason: input.reason, untrustedValues: input.untrustedValues });
+  // A retry finds its action without being assessed again; the insert below is what binds the key.
+  const earlier = submitKey === null ? null : await submittedUnder(db, input, tenant.id, submitKey, requestHash!);
+  if (earlier) return earlier;
   const assessment = await assessPayload(db, {
     tenantId: tenant.id,
     tenantDomains: tenant.domains,
@@ -139,7 +153,7 @@ async function proposeUnder(
     data: {
       revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
       policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
-      taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}),
+      taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
     },
   });
   // One statement (shared with concurrent proposals): the audit event, the action, its first
@@ -150,7 +164,7 @@ async function proposeUnder(
     event, taskId: input.taskId ?? null, requesterUserId,
     requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
     requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
-    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, status,
+    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, status,
     requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
     hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
     riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
@@ -162,6 +176,12 @@ async function proposeUnder(
   });
   if (!row.written) {
     if (row.refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+    if (row.refusal === "submit_key_taken") {
+      // A concurrent duplicate was written first: that one is this request's action.
+      const winner = await submittedUnder(db, input, tenant.id, submitKey!, requestHash!);
+      if (!winner) throw new Error(`Idempotency-Key conflict on insert, but no action holds it for key ${input.requester.label}.`);
+      return winner;
+    }
     return null;
   }
   void requestSeal(db, tenant.id);
@@ -178,4 +198,30 @@ async function proposeUnder(
     state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
     reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum,
   };
+}
+
+/**
+ * The action the requesting key already submitted under `submitKey`, if any: replayed when the
+ * request is the one the key was bound to, refused (409) when it is another.
+ */
+async function submittedUnder(
+  db: Db,
+  input: ProposeInput,
+  tenantId: string,
+  submitKey: string,
+  requestHash: string,
+): Promise<ProposalOutcome | null> {
+  if (input.requester.type !== "api_key") return null;
+  const found = await readSubmittedAction(db, { tenantId, apiKeyId: input.requester.apiKeyId, submitKey });
+  if (found.keyRevoked) throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+  if (!found.action) return null;
+  if (found.action.requestHash !== requestHash) {
+    throw new AppError(
+      "idempotency_key_reused",
+      `This Idempotency-Key was already used for a different request (action ${found.action.id}). Send a new key for a new request, or resend exactly the same request to get that action back.`,
+      409,
+      { actionId: found.action.id },
+    );
+  }
+  return { state: "replayed", actionId: found.action.id, submitted: found.action };
 }

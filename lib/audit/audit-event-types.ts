@@ -19,6 +19,8 @@ const proposed = z.strictObject({
   revision: count, payloadHash: hash, effect, ruleId: id.nullable(), policyReason: text, policyVersion: count, quorum: count,
   riskTags: z.array(text), taskId: id.nullable(),
   channel: z.literal("mcp").optional(),
+  // An agent's submit under an Idempotency-Key (POST /api/v1/actions).
+  idempotencyKey: text.optional(),
 });
 const refusal = z.strictObject({ code: text, message: text, channel: z.literal("mcp").optional() });
 const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });

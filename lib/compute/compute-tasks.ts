@@ -59,11 +59,14 @@ const denied = (reason: string): PolicyDecision => ({
 /** One payload's pre-scan, risk tags, policy verdict and hash. */
 export async function judgePayload(input: JudgeInput): Promise<Judgement> {
   const scan = input.code === null ? null : await scanPython(input.code, { bannedModules: input.bannedModules });
-  let refusal = input.refusal;
-  if (scan?.parseError) refusal ??= `The code does not parse: ${scan.parseError}`;
-  else if (scan && scan.blocked.length > 0) {
-    refusal ??= `The code was blocked before review: ${scan.blocked.map((f) => `line ${f.line}: ${f.message}`).join("; ")}`;
-  }
+  // What is wrong with the code itself comes first, also when nothing could run it anyway: it is
+  // what the agent can act on (the seeds' loop sends blocked code back with the reason).
+  const scanRefusal = scan?.parseError
+    ? `The code does not parse: ${scan.parseError}`
+    : scan && scan.blocked.length > 0
+      ? `The code was blocked before review: ${scan.blocked.map((f) => `line ${f.line}: ${f.message}`).join("; ")}`
+      : null;
+  const refusal = [scanRefusal, input.refusal].filter((r): r is string => r !== null).join(" — ") || null;
   const scanFindings = scan ? [...scan.blocked, ...scan.findings] : [];
   const riskTags = riskTagsFor({
     ...input.risk,

@@ -7,10 +7,21 @@ export type ActionState =
   | "pending" | "approved" | "rejected" | "expired" | "cancelled" | "invalidated" | "denied"
   | "executing" | "succeeded" | "failed" | "unknown";
 
-export type Submission =
+/**
+ * How the policy classified the action. `replayed` is true when this answers a repeated submit
+ * with the same Idempotency-Key (the action it already made); `actionState` is where it is now.
+ */
+export type Submission = { replayed: boolean; actionState: ActionState } & (
   | { state: "pending"; id: string; revision: number; payloadHash: string; expiresAt: string; riskLevel: string; quorum: number; policyReason: string }
-  | { state: "allowed"; id: string; policyReason: string; execution: { state: "succeeded" | "failed" | "unknown"; executionId: string; result: Record<string, unknown>; isolation: string | null } }
-  | { state: "denied"; id: string; reason: string; ruleId: string | null; riskLevel: string };
+  | {
+      state: "allowed";
+      id: string;
+      policyReason: string;
+      /** Null only on a replay whose run has not ended: `execute()` returns or awaits it. */
+      execution: { state: "succeeded" | "failed" | "unknown"; executionId: string; result: Record<string, unknown>; isolation: string | null } | null;
+    }
+  | { state: "denied"; id: string; reason: string; ruleId: string | null; riskLevel: string }
+);
 
 export type Decision = {
   id: string;
@@ -42,11 +53,15 @@ export type StreamEvent =
   | { type: "error"; code: string; message: string };
 
 export type ExecutionResult = {
-  state: "succeeded" | "failed" | "unknown" | "executing";
+  state: "succeeded" | "failed" | "unknown";
   executionId: string | null;
   exitCode: number | null;
   durationMs: number | null;
   truncated: boolean;
+  /** Code: the sandbox stopped it at its time limit (the state is then `failed`). */
+  timedOut: boolean;
+  /** Why it did not succeed, for a person or the model (a timeout, an exit code, the tool's error); null when it succeeded. */
+  reason: string | null;
   isolation: string | null;
   replayed: boolean;
   stdout: string;
@@ -91,6 +106,19 @@ export class RateLimitedError extends CountersignError {
   }
 }
 
+export type SubmitOptions = {
+  /** Shown to the reviewer. */
+  reason?: string;
+  /** Strings the agent read from untrusted sources; arguments containing them are tagged for the reviewer. */
+  untrustedValues?: string[];
+  /**
+   * Makes the submission safe to repeat: the same key with the same payload answers the same action
+   * (no second proposal), the same key with another payload is refused (409). Use your framework's
+   * call id (scoped to your agent), so a resumed or retried run finds its action again.
+   */
+  idempotencyKey?: string;
+};
+
 export type CountersignOptions = {
   baseUrl: string;
   apiKey: string;
@@ -109,12 +137,14 @@ export class Countersign {
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
-  submitCode(code: string, options: { reason?: string; untrustedValues?: string[] } = {}): Promise<Submission> {
-    return this.json<Submission>("POST", "/api/v1/actions", { code, language: "python", ...options });
+  submitCode(code: string, options: SubmitOptions = {}): Promise<Submission> {
+    const { idempotencyKey, ...fields } = options;
+    return this.json<Submission>("POST", "/api/v1/actions", { code, language: "python", ...fields }, { headers: idempotencyHeader(idempotencyKey) });
   }
 
-  submitTool(tool: string, args: Record<string, unknown>, options: { reason?: string; untrustedValues?: string[] } = {}): Promise<Submission> {
-    return this.json<Submission>("POST", "/api/v1/actions", { tool, args, ...options });
+  submitTool(tool: string, args: Record<string, unknown>, options: SubmitOptions = {}): Promise<Submission> {
+    const { idempotencyKey, ...fields } = options;
+    return this.json<Submission>("POST", "/api/v1/actions", { tool, args, ...fields }, { headers: idempotencyHeader(idempotencyKey) });
   }
 
   getAction(id: string): Promise<Record<string, unknown> & { id: string; state: ActionState }> {
@@ -172,12 +202,30 @@ export class Countersign {
 
   /**
    * Executes an approved action once and collects the result; `onOutput` sees code output as it
-   * arrives. A repeated call returns the recorded result (`replayed: true`), never a second run.
+   * arrives. A repeated call returns the recorded result (`replayed: true`), never a second run. If
+   * another caller's run of the same approval is still in progress, this waits for it to finish and
+   * returns its recorded result (`signal` stops the wait).
    */
   async execute(
     id: string,
     options: { idempotencyKey?: string; payloadHash?: string; signal?: AbortSignal; onOutput?: (stream: "stdout" | "stderr", text: string) => void } = {},
   ): Promise<ExecutionResult> {
+    for (;;) {
+      const outcome = await this.executeOnce(id, options);
+      if (outcome !== "executing") return outcome;
+      await this.waitWhileExecuting(id, options.signal);
+    }
+  }
+
+  cancel(id: string, reason?: string): Promise<{ id: string; state: "cancelled" }> {
+    return this.json("POST", `/api/v1/actions/${encodeURIComponent(id)}/cancel`, reason ? { reason } : {});
+  }
+
+  /** One execute request: the result, or "executing" when another caller's run is still going. */
+  private async executeOnce(
+    id: string,
+    options: { idempotencyKey?: string; payloadHash?: string; signal?: AbortSignal; onOutput?: (stream: "stdout" | "stderr", text: string) => void },
+  ): Promise<ExecutionResult | "executing"> {
     let stdout = "";
     let stderr = "";
     for await (const event of this.executeStream(id, options)) {
@@ -188,28 +236,40 @@ export class Countersign {
       } else if (event.type === "error") {
         throw new CountersignError(event.code, event.message, 409);
       } else if (event.type === "result") {
+        if (event.state === "executing") return "executing";
+        const timedOut = event.timedOut === true;
+        const result = event.result ?? null;
         return {
           state: event.state,
           executionId: event.executionId,
           exitCode: event.exitCode,
           durationMs: event.durationMs,
           truncated: event.truncated,
+          timedOut,
+          reason: failureReason(event.state, { timedOut, exitCode: event.exitCode, result }),
           isolation: event.isolation,
           replayed: event.replayed,
           stdout: event.replayed ? (event.stdout ?? "") : stdout,
           stderr: event.replayed ? (event.stderr ?? "") : stderr,
-          result: event.result ?? null,
+          result,
         };
       }
     }
     throw new CountersignError("stream_ended", "The execution stream ended without a result; read the action for its state.");
   }
 
-  cancel(id: string, reason?: string): Promise<{ id: string; state: "cancelled" }> {
-    return this.json("POST", `/api/v1/actions/${encodeURIComponent(id)}/cancel`, reason ? { reason } : {});
+  /** Polls the action until its execution (someone else's) is no longer in progress. */
+  private async waitWhileExecuting(id: string, signal?: AbortSignal): Promise<void> {
+    let delayMs = 250;
+    for (;;) {
+      await sleep(delayMs, signal);
+      const action = await this.json<{ state: ActionState }>("GET", `/api/v1/actions/${encodeURIComponent(id)}`, undefined, { signal });
+      if (action.state !== "executing") return;
+      delayMs = Math.min(delayMs * 2, 2_000);
+    }
   }
 
-  private async json<T>(method: string, path: string, body?: unknown, init: { signal?: AbortSignal } = {}): Promise<T> {
+  private async json<T>(method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<T> {
     const response = await this.request(method, path, body, init);
     return (await response.json()) as T;
   }
@@ -238,4 +298,33 @@ export class Countersign {
     if (response.status === 429) throw new RateLimitedError(code, message, Number(response.headers.get("retry-after") ?? 1), details);
     throw new CountersignError(code, message, response.status, details);
   }
+}
+
+function idempotencyHeader(key: string | undefined): Record<string, string> {
+  return key === undefined ? {} : { "Idempotency-Key": key };
+}
+
+/** Why an execution did not succeed, in a sentence; null when it did. */
+function failureReason(state: ExecutionResult["state"], run: { timedOut: boolean; exitCode: number | null; result: Record<string, unknown> | null }): string | null {
+  if (state === "succeeded") return null;
+  if (state === "unknown") return "The run was cut short, so its effect is unknown; a person must check before it is tried again.";
+  if (run.timedOut) return "The code ran past the sandbox's time limit and was stopped.";
+  if (typeof run.result?.error === "string") return run.result.error;
+  if (run.exitCode !== null) return `The code exited with status ${run.exitCode}.`;
+  return "The run failed.";
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -24,6 +24,9 @@ export type ProposalRow = {
   reason: string;
   stepKey: string | null;
   agentCallId: string | null;
+  /** The Idempotency-Key an API key submitted it under, and the request it is bound to (or null). */
+  submitKey: string | null;
+  submitRequestHash: string | null;
   status: "pending" | "approved" | "denied";
   requiresApproval: boolean;
   revision: number;
@@ -54,24 +57,31 @@ export type ProposalRow = {
 
 /**
  * Written, or why nothing was: `stale_assessment` — the tenant's domains or policy changed since
- * the assessment; `api_key_revoked` — the requesting API key may no longer act.
+ * the assessment; `api_key_revoked` — the requesting API key may no longer act; `submit_key_taken`
+ * — the key already submitted an action under this Idempotency-Key (a retry, or a concurrent
+ * duplicate that won).
  */
-export type ProposalWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_assessment" | "api_key_revoked" };
+export type ProposalWritten =
+  | { written: true; expiresAt: Date | null }
+  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" };
 
 /**
  * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
  * their first revisions and snapshots. A proposal is written only if the tenant's domains and
  * policy are still those it was assessed under, and one an API key requested only if the key may
- * still act (api-key-rules.ts); its action only with its event. The expiry comes from the
- * database clock.
+ * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
+ * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
+ * of concurrent duplicates — in this statement or in others — exactly one is written. Its event,
+ * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean }>(q, Prisma.sql`
+  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; assessedCurrent: boolean }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
         event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterApiKeyId" uuid, "requesterLabel" text,
-        kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, status "ActionStatus",
+        kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, "submitKey" text,
+        "submitRequestHash" text, status "ActionStatus",
         "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
         "riskLevel" "RiskLevel", "riskRank" int, quorum int, "eligibleRoles" "Role"[], "ttlSeconds" int, "decidedNow" boolean,
         "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
@@ -85,19 +95,21 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       FROM input i
     ),
     current AS (SELECT * FROM checked WHERE key_live AND assessed_current),
-    audit AS (${auditInsertFromJson(Prisma.sql`current`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
-        reason, "stepKey", "agentCallId", status, "requiresApproval", "currentRevision", "payloadHash", "riskLevel", "riskRank",
-        quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
+        reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", status, "requiresApproval", "currentRevision",
+        "payloadHash", "riskLevel", "riskRank", quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
       SELECT c."actionId", c."tenantId", c."taskId", c."requesterUserId", c."requesterApiKeyId", c."requesterLabel", c.kind,
-        c.tool, c.reason, c."stepKey", c."agentCallId", c.status, c."requiresApproval", c.revision, c."payloadHash",
-        c."riskLevel", c."riskRank", c.quorum, c."eligibleRoles",
+        c.tool, c.reason, c."stepKey", c."agentCallId", c."submitKey", c."submitRequestHash", c.status, c."requiresApproval",
+        c.revision, c."payloadHash", c."riskLevel", c."riskRank", c.quorum, c."eligibleRoles",
         date_trunc('milliseconds', now()) + make_interval(secs => c."ttlSeconds"),
         CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
-      FROM current c JOIN audit e ON e."actionId" = c."actionId"
+      FROM current c
+      ORDER BY c.ord
+      ON CONFLICT ("requesterApiKeyId", "submitKey") DO NOTHING
       RETURNING id, "expiresAt"
     ),
+    audit AS (${auditInsertFromJson(Prisma.sql`current JOIN a ON a.id = current."actionId"`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
     r AS (
       INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
         "policyDecision", "requiresApproval", quorum, "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags",
@@ -113,13 +125,16 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       FROM current c JOIN a ON a.id = c."actionId"
       WHERE c.snapshot IS NOT NULL
     )
-    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive"
+    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive",
+      c.assessed_current AS "assessedCurrent"
     FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row): ProposalWritten => {
     const found = byId.get(row.actionId);
     if (found?.written) return { written: true, expiresAt: found.expiresAt };
-    return { written: false, refusal: found && !found.keyLive ? "api_key_revoked" : "stale_assessment" };
+    if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
+    if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
+    return { written: false, refusal: "stale_assessment" };
   });
 }
 

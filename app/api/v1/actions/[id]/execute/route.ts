@@ -1,13 +1,11 @@
-import { AppError } from "@/lib/errors";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { apiRoute } from "@/lib/api/api-route";
 import { API_ROUTES } from "@/lib/api/api-routes";
 import { executionResponse } from "@/lib/api/execution-response";
 import { findScopedAction } from "@/lib/api/load-action-view";
+import { requiredIdempotencyKey } from "@/lib/api/idempotency-key";
 
 export const dynamic = "force-dynamic";
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Executes an approved action once. Tool calls answer JSON; code streams NDJSON. Any later call —
@@ -17,10 +15,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 export const POST = apiRoute(
   API_ROUTES.executeAction,
   async ({ db, key, tenant, params, body, actor, request }) => {
-    const idempotencyKey = request.headers.get("idempotency-key");
-    if (!idempotencyKey || !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new AppError("idempotency_key_required", "Send an Idempotency-Key header (1–200 visible ASCII characters) and reuse it on retries.", 400);
-    }
+    const idempotencyKey = requiredIdempotencyKey(request.headers);
     const action = await findScopedAction(db, { tenantId: tenant.id, actionId: params.id, apiKeyId: key.id });
     await appendAuditEvent(db, {
       tenantId: tenant.id, actor, type: "api.execute_requested", outcome: "ok", subject: { type: "action", id: action.id },
