@@ -73,6 +73,9 @@ export async function callGatewayTool(db: Db, call: GatewayCall): Promise<CallTo
       return executedResult(tool, call, { ...outcome.execution, id: outcome.execution.executionId, status: outcome.execution.state }, false, at);
     case "pending":
       return awaitDecision(db, tool, call, { actionId: outcome.actionId, revision: outcome.revision, policyReason: outcome.reason }, at);
+    case "replayed":
+      // Only a submit under an Idempotency-Key is replayed, and MCP calls carry none.
+      throw new Error("An MCP call was answered as a replayed submit.");
   }
 }
 
