@@ -64,9 +64,30 @@ export function toPublicError(error: unknown, context: string): { status: number
 export const MAX_LISTED_ISSUES = 20;
 const MAX_DESCRIPTION = 2_000;
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * The problems of invalid input, with each failed union replaced by the problems of the one
+ * alternative the input came closest to (the one that knew all its keys, then the one with the
+ * fewest problems): "language is missing" rather than zod's bare "Invalid input" for a code block
+ * sent without its language.
+ */
+export function inputIssues(error: z.ZodError): Issue[] {
+  return error.issues.flatMap((issue) => resolveUnion(issue, []));
+}
+
+function resolveUnion(issue: Issue, prefix: PropertyKey[]): Issue[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [{ ...issue, path }];
+  const ranked = issue.errors
+    .map((branch) => ({ branch, strangers: branch.some((i) => i.code === "unrecognized_keys") ? 1 : 0 }))
+    .sort((x, y) => x.strangers - y.strangers || x.branch.length - y.branch.length);
+  return ranked[0].branch.flatMap((inner) => resolveUnion(inner, path));
+}
+
 /** The first problems of invalid input, in words (zod's own format), and how many more there are. */
 export function describeInvalid(error: z.ZodError): string {
-  const { issues } = error;
+  const issues = inputIssues(error);
   let text = z.prettifyError(new z.ZodError(issues.slice(0, MAX_LISTED_ISSUES)));
   if (text.length > MAX_DESCRIPTION) text = `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
   return issues.length > MAX_LISTED_ISSUES ? `${text}\n… and ${issues.length - MAX_LISTED_ISSUES} more problems` : text;

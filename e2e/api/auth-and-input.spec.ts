@@ -100,7 +100,7 @@ test.describe("scope, tenancy and cross-site refusals", () => {
 });
 
 test.describe("bad input is a 4xx with a stable code and changes nothing", () => {
-  const cases: Array<{ name: string; body: string; status: number; code: string; contentType?: string }> = [
+  const cases: Array<{ name: string; body: string; status: number; code: string; contentType?: string; says?: string }> = [
     { name: "malformed JSON", body: '{"code": "print(1)", "language": "python"', status: 400, code: "invalid_payload.syntax_error" },
     { name: "duplicate keys", body: '{"code": "print(1)", "code": "import os", "language": "python"}', status: 400, code: "invalid_payload.duplicate_key" },
     { name: "unknown fields", body: '{"code": "print(1)", "language": "python", "sudo": true}', status: 400, code: "invalid_input" },
@@ -111,7 +111,9 @@ test.describe("bad input is a 4xx with a stable code and changes nothing", () =>
     { name: "a huge body", body: JSON.stringify({ code: `print("${"x".repeat(300_000)}")`, language: "python" }), status: 413, code: "invalid_payload.payload_too_large" },
     { name: "deep nesting", body: `{"tool": "get_invoice", "args": ${"[".repeat(100)}${"]".repeat(100)}}`, status: 400, code: "invalid_payload.too_deep" },
     { name: "an empty body", body: "", status: 400, code: "invalid_input" },
-    { name: "the wrong language", body: '{"code": "ls", "language": "bash"}', status: 400, code: "invalid_input" },
+    { name: "the wrong language", body: '{"code": "ls", "language": "bash"}', status: 400, code: "invalid_input", says: 'language must be "python"' },
+    { name: "code without its language", body: '{"code": "print(1)"}', status: 400, code: "invalid_input", says: 'language is missing: send "language": "python"' },
+    { name: "a tool call without its args", body: '{"tool": "get_invoice"}', status: 400, code: "invalid_input", says: "at args" },
     { name: "an unknown tool", body: '{"tool": "drop_tables", "args": {}}', status: 403, code: "tool_not_allowed" },
     { name: "not JSON", body: "code=print(1)", status: 415, code: "unsupported_media_type", contentType: "application/x-www-form-urlencoded" },
   ];
@@ -125,7 +127,9 @@ test.describe("bad input is a 4xx with a stable code and changes nothing", () =>
         headers: { ...agent.headers, "Content-Type": c.contentType ?? "application/json" },
       });
       await test.step(c.name, async () => {
-        await expectError(res, c.status, c.code);
+        const error = await expectError(res, c.status, c.code);
+        // Which field is wrong and what it may be, not zod's bare "Invalid input".
+        if (c.says) expect(error.message).toContain(c.says);
       });
     }
     expect(await actionCount(agent.tenant.id)).toBe(0);

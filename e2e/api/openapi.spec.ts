@@ -12,17 +12,20 @@ const EXPECTED = [
   "GET /api/v1/audit/proofs/consistency",
 ];
 
-test("the OpenAPI 3.1 document is served without a key and lists every route", async ({ request }) => {
+test("the OpenAPI 3.2 document is served without a key and lists every route", async ({ request }) => {
   const res = await request.get("/api/v1/openapi.json");
   expect(res.status()).toBe(200);
   const doc = await res.json();
-  expect(doc.openapi).toBe("3.1.0");
+  expect(doc.openapi).toBe("3.2.0");
   expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
   expect(listed.sort()).toEqual([...EXPECTED].sort());
   const execute = doc.paths["/api/v1/actions/{id}/execute"].post;
   expect(execute.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true })]));
   expect(Object.keys(execute.responses["200"].content)).toEqual(expect.arrayContaining(["application/json", "application/x-ndjson"]));
+  // The stream is typed line by line (OpenAPI 3.2's itemSchema), not as one event.
+  expect(execute.responses["200"].content["application/x-ndjson"].itemSchema).toEqual({ $ref: "#/components/schemas/ExecutionStreamEvent" });
+  expect(execute.responses["200"].content["application/x-ndjson"].schema).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/ExecutionStreamEvent" } });
   expect(doc.paths["/api/v1/actions"].post.responses["429"].headers["Retry-After"]).toBeTruthy();
   const submit = doc.paths["/api/v1/actions"].post;
   expect(submit.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })]));

@@ -14,9 +14,10 @@ test.describe("submit with an Idempotency-Key", () => {
     expect(first.headers()["idempotency-key"]).toBe("call_abc123");
     expect(first.headers()["idempotent-replayed"]).toBeUndefined();
 
-    // The same call again, its keys in another order.
+    // The same call again — its keys in another order, an unused optional argument sent as null
+    // (as OpenAI's strict function calling sends it).
     const retry = await request.post("/api/v1/actions", {
-      data: { reason: email.reason, tool: "send_email", args: { body: email.args.body, subject: email.args.subject, to: email.args.to } },
+      data: { reason: email.reason, tool: "send_email", args: { body: email.args.body, subject: email.args.subject, to: email.args.to, invoice_number: null } },
       headers,
     });
     expect(retry.status()).toBe(200);

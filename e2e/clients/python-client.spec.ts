@@ -43,7 +43,22 @@ test.describe("Python client against the running app", () => {
     }
   });
 
-  test("the AutoGen GatedExecutor runs an approved block remotely and raises PermissionError on rejection", async ({ baseURL }) => {
+  test("a run the sandbox stops at its time limit comes back timed out, with the reason", async ({ baseURL }) => {
+    test.setTimeout(90_000);
+    const agent = await seedAgent(["run_python"]);
+    const client = new ClientProcess("python3", [DRIVER, "client"], { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: 'import time\nprint("started", flush=True)\ntime.sleep(120)\n' });
+    try {
+      const submitted = await client.next("submitted");
+      await decide(agent, String(submitted.id), String(submitted.payloadHash), "approve");
+      const executed = await client.next("executed", 60_000);
+      expect(executed).toMatchObject({ state: "failed", timedOut: true, stdout: "started\n", reason: expect.stringMatching(/^Timed out: the sandbox stopped the code at its time limit after \d+ ms\.$/) });
+      expect(await client.next("replayed")).toMatchObject({ replayed: true });
+    } finally {
+      client.kill();
+    }
+  });
+
+  test("the AutoGen GatedExecutor runs an approved block remotely; a rejection and a pre-scan denial come back as failed results with the reason", async ({ baseURL }) => {
     const agent = await seedAgent(["run_python"]);
     const approved = new ClientProcess("python3", [DRIVER, "gated"], { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: 'print("from the sandbox")' });
     const rejected = new ClientProcess("python3", [DRIVER, "gated"], { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: 'print("never")' });
@@ -54,10 +69,23 @@ test.describe("Python client against the running app", () => {
         await decide(agent, action.id, action.payloadHash, verdict, verdict === "reject" ? "Printing is not needed" : undefined);
       }
       expect(await approved.next("executed")).toEqual({ event: "executed", exitCode: 0, output: "from the sandbox\n" });
-      expect(await rejected.next("rejected")).toMatchObject({ type: "RejectedError", reason: "Printing is not needed" });
+      // What the assistant sees: a failed run whose output is the reviewer's reason — the chat goes on.
+      expect(await rejected.next("executed")).toEqual({
+        event: "executed", exitCode: 1, output: "A reviewer rejected this code block; it was not run. The reviewer's reason: Printing is not needed\n",
+      });
     } finally {
       approved.kill();
       rejected.kill();
     }
+    const blocked = new ClientProcess("python3", [DRIVER, "gated"], { CS_URL: baseURL!, CS_KEY: agent.secret, CS_CODE: "import os\nprint(os.getcwd())\n" });
+    try {
+      const result = await blocked.next("executed");
+      expect(result).toMatchObject({ exitCode: 1, output: expect.stringContaining("Countersign denied this code block before review; it was not run.") });
+      expect(result.output).toContain('imports banned module "os"');
+      expect((await blocked.exit()).code).toBe(0);
+    } finally {
+      blocked.kill();
+    }
+    expect(await e2eDb().execution.count({ where: { action: { tenantId: agent.tenant.id } } })).toBe(1);
   });
 });

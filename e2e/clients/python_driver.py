@@ -1,7 +1,8 @@
 """Drives the Python client against the running app for e2e/clients/python-client.spec.ts.
 
 Prints one JSON event per line: {"event": "submitted", ...} once the action waits for review,
-then what happened. Mode "client" uses Countersign directly; "gated" uses the AutoGen GatedExecutor.
+then what happened. Mode "client" uses Countersign directly; "gated" uses the AutoGen GatedExecutor,
+whose result (a CommandLineCodeResult) is what the assistant would see.
 """
 
 import json
@@ -32,8 +33,8 @@ def main():
         try:
             result = executor.execute_code_blocks([Block(code)])
             emit(event="executed", exitCode=result.exit_code, output=result.output)
-        except PermissionError as error:
-            emit(event="rejected", type=type(error).__name__, reason=getattr(error, "reason", None), message=str(error))
+        except Exception as error:  # the gate's outcomes never raise; anything that does is reported
+            emit(event="raised", type=type(error).__name__, message=str(error))
         return
     submission = cs.submit_code(code, reason="e2e: python client")
     emit(event="submitted", id=submission.id, state=submission.state, payloadHash=submission.payload_hash)
@@ -45,7 +46,7 @@ def main():
     streamed = []
     result = cs.execute(submission.id, payload_hash=decision.payload_hash, on_output=lambda s, t: streamed.append([s, t]))
     emit(event="executed", state=result.state, exitCode=result.exit_code, stdout=result.stdout, isolation=result.isolation,
-         replayed=result.replayed, streamed=streamed)
+         replayed=result.replayed, streamed=streamed, timedOut=result.timed_out, reason=result.reason)
     again = cs.execute(submission.id)
     emit(event="replayed", replayed=again.replayed, stdout=again.stdout, executionId=again.execution_id == result.execution_id)
 

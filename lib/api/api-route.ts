@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getDb, type Db } from "@/lib/db/client";
-import { AppError, describeInvalid, MAX_LISTED_ISSUES, toPublicError } from "@/lib/errors";
+import { AppError, describeInvalid, inputIssues, MAX_LISTED_ISSUES, toPublicError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
 import type { Requester } from "@/lib/approvals/actors";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
@@ -84,7 +84,7 @@ function parseWith(schema: z.ZodType, value: unknown, code: string): unknown {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new AppError(code, describeInvalid(parsed.error), 400, {
-      issues: parsed.error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message, code: issue.code })),
+      issues: inputIssues(parsed.error).slice(0, MAX_LISTED_ISSUES).map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message, code: issue.code })),
     });
   }
   return parsed.data;

@@ -174,7 +174,7 @@ export const API_ROUTES = {
     path: "/api/v1/openapi.json",
     summary: "This document",
     public: true,
-    responses: { 200: { description: "OpenAPI 3.1 document." } },
+    responses: { 200: { description: "OpenAPI 3.2 document." } },
   }),
 };
 

@@ -126,8 +126,8 @@ describe("rate limit", () => {
 describe("OpenAPI document", () => {
   const doc = buildOpenApiDocument();
 
-  it("is OpenAPI 3.1 with every route, operation ids unique, every $ref resolving", () => {
-    expect(doc.openapi).toBe("3.1.0");
+  it("is OpenAPI 3.2 with every route, operation ids unique, every $ref resolving", () => {
+    expect(doc.openapi).toBe("3.2.0");
     const operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => ({ p, m, op: op as Record<string, unknown> })));
     expect(operations.map((o) => `${o.m.toUpperCase()} ${o.p}`).sort()).toEqual(
       Object.values(API_ROUTES).map((r) => `${r.method} ${r.path}`).sort(),

@@ -45,11 +45,11 @@ export async function executionResponse(req: ExecutionRequest): Promise<Response
   }
   try {
     const outcome = await executeAction(req.db, { ...input, signal: req.signal });
-    return Response.json({ ...toolBody(outcomeAsRecorded(outcome)), replayed: false, idempotencyKey: req.idempotencyKey }, { headers });
+    return Response.json({ id: req.actionId, ...toolBody(outcomeAsRecorded(outcome)), replayed: false, idempotencyKey: req.idempotencyKey }, { headers });
   } catch (error) {
     if (error instanceof AppError && error.code === "already_executed") {
       const recorded = (error.details as { execution?: RecordedExecution | null } | undefined)?.execution;
-      if (recorded) return Response.json({ ...toolBody(recorded), replayed: true, idempotencyKey: req.idempotencyKey }, { headers });
+      if (recorded) return Response.json({ id: req.actionId, ...toolBody(recorded), replayed: true, idempotencyKey: req.idempotencyKey }, { headers });
     }
     throw error;
   }

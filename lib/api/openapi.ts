@@ -5,7 +5,7 @@ import { ErrorResponseSchema } from "@/lib/api/schemas";
 type JsonSchema = Record<string, unknown>;
 
 /**
- * Converts a zod schema to JSON Schema 2020-12 (OpenAPI 3.1's dialect), moving named
+ * Converts a zod schema to JSON Schema 2020-12 (the OpenAPI 3.1 and 3.2 dialect), moving named
  * sub-schemas (`.meta({ id })`) into components so each is described once.
  */
 function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<string, JsonSchema>): JsonSchema {
@@ -39,7 +39,14 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
     if (spec.schema) content["application/json"] = { schema: toSchema(spec.schema, "output", components) };
     else if (code >= 400) content["application/json"] = { schema: ERROR_REF };
     if (route.operationId === "executeAction" && code === 200) {
-      content["application/x-ndjson"] = { schema: toSchema(STREAM_EVENT_SCHEMA, "output", components) };
+      // A stream of events, one JSON object per line: OpenAPI 3.2's `itemSchema` says what each
+      // line is. `schema` describes the whole stream read as an array (3.2's reading of a
+      // sequential media type), which is also what tools that predate `itemSchema` can use.
+      const event = toSchema(STREAM_EVENT_SCHEMA, "output", components);
+      content["application/x-ndjson"] = {
+        itemSchema: event,
+        schema: { type: "array", items: event, description: "The whole stream: one ExecutionStreamEvent per line, in order." },
+      };
     }
     responses[status] = {
       description: spec.description,
@@ -62,7 +69,11 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
   };
 }
 
-/** The OpenAPI 3.1 document for /api/v1, built from the route definitions the handlers use. */
+/**
+ * The OpenAPI 3.2 document for /api/v1, built from the route definitions the handlers use. 3.2
+ * rather than 3.1 for one reason: it is the first version that can type a streamed response item
+ * by item (`itemSchema`, for execute's NDJSON); nothing else in the document needs more than 3.1.
+ */
 export function buildOpenApiDocument() {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
@@ -73,7 +84,7 @@ export function buildOpenApiDocument() {
   // Registers the Error component that every 4xx response refers to.
   toSchema(ErrorResponseSchema, "output", components);
   return {
-    openapi: "3.1.0",
+    openapi: "3.2.0",
     info: {
       title: "Countersign agent API",
       version: "1.0.0",

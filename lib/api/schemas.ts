@@ -24,7 +24,14 @@ export const SubmitToolCallSchema = z
 export const SubmitCodeSchema = z
   .strictObject({
     code: z.string().min(1).max(100_000).describe("Python 3 source, run in the sandbox once approved."),
-    language: z.literal("python"),
+    language: z
+      .literal("python", {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'language is missing: send "language": "python" with the code (Python 3 is the only language).'
+            : 'language must be "python" (Python 3 is the only language).',
+      })
+      .describe('The code\'s language; "python" is the only one.'),
     reason: ReasonSchema.optional(),
     untrustedValues: UntrustedValuesSchema.optional(),
   })
@@ -173,7 +180,7 @@ export const BrowserExecuteBodySchema = z.strictObject({
 
 export const ExecuteToolResponseSchema = z
   .object({
-    id: IdSchema,
+    id: IdSchema.describe("The action's id."),
     executionId: IdSchema,
     state: z.enum(["succeeded", "failed", "unknown", "executing"]),
     result: z.record(z.string(), z.unknown()).nullable(),

@@ -1,4 +1,5 @@
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { parseToolArgs } from "@/lib/tools/parse-tool-args";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
@@ -65,7 +66,7 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   const tool = findTool(action.tool);
   if (!tool) throw new AppError("unknown_tool", `This build has no tool named ${action.tool}.`, 409);
   assertCanonicalizable(input.args);
-  const parsed = tool.args.safeParse(input.args);
+  const parsed = parseToolArgs(tool, input.args);
   if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${describeInvalid(parsed.error)}`, 400);
   return createNextRevision(tx, {
     action, tool, args: parsed.data, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,

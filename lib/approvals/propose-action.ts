@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { parseToolArgs } from "@/lib/tools/parse-tool-args";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
@@ -63,7 +64,7 @@ function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof
   const tool = requireTool(toolName);
   // What is stored and hashed is zod's output, so that is what is checked, once (checking the raw
   // value too cost a large body tens of milliseconds of the request thread and decided nothing).
-  const parsed = tool.args.safeParse(raw);
+  const parsed = parseToolArgs(tool, raw);
   if (!parsed.success) {
     throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${describeInvalid(parsed.error)}`, 400);
   }

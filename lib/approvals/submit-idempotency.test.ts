@@ -63,6 +63,18 @@ describe("submit with an Idempotency-Key", () => {
     expect(await actionsUnder(key.apiKeyId)).toBe(1);
   });
 
+  it("reads null for an optional argument as absent before hashing: the same action under a key, the same hash without one", async () => {
+    const key = await agentKey("nulls");
+    const first = await submit(key, "call-null");
+    const withNulls = await submit(key, "call-null", { args: { ...email, invoice_number: null, customer_ref: null } });
+    expect(withNulls).toMatchObject({ state: "replayed", actionId: first.actionId });
+    const [plain, nulls] = [await submit(key, null), await submit(key, null, { args: { ...email, invoice_number: null } })];
+    if (plain.state !== "pending" || nulls.state !== "pending") throw new Error("expected pending");
+    expect(nulls.payloadHash).toBe(plain.payloadHash);
+    const stored = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: nulls.actionId } });
+    expect(stored.args).toEqual(email);
+  });
+
   it("refuses the same key with a different request (409), naming the action it was used for", async () => {
     const key = await agentKey("mismatch");
     const first = await submit(key, "call-2");

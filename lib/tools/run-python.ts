@@ -6,7 +6,7 @@ import { defineTool } from "@/lib/tools/tool";
 
 const Args = z.strictObject({
   code: z.string().min(1).max(100_000),
-  language: z.literal("python").default("python"),
+  language: z.literal("python", { error: 'language must be "python" (Python 3 is the only language), or left out.' }).default("python"),
 });
 
 export const runPython = defineTool({

@@ -27,13 +27,17 @@ FINAL_STATES = {"rejected", "expired", "cancelled", "denied", "invalidated", "su
 class Submission:
     """What ``POST /api/v1/actions`` answered."""
 
-    state: str  # "pending" | "allowed" | "denied"
+    state: str  # "pending" | "allowed" | "denied": how the policy classified it
     id: str
     payload_hash: Optional[str] = None
     expires_at: Optional[str] = None
     risk_level: Optional[str] = None
     reason: Optional[str] = None
     execution: Optional[Dict[str, Any]] = None
+    #: True when this is the action an earlier submit with the same idempotency key made.
+    replayed: bool = False
+    #: The action's state now (on a replay it may have moved on: approved, rejected, succeeded...).
+    action_state: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,10 +68,29 @@ class ExecutionResult:
     stdout: str = ""
     stderr: str = ""
     result: Optional[Dict[str, Any]] = None
+    #: Code only: the sandbox stopped it at its time limit.
+    timed_out: bool = False
 
     @property
     def succeeded(self) -> bool:
         return self.state == "succeeded"
+
+    @property
+    def reason(self) -> Optional[str]:
+        """Why it did not succeed, in a sentence for a person or a model (None when it succeeded)."""
+        if self.timed_out:
+            after = f" after {self.duration_ms} ms" if self.duration_ms is not None else ""
+            return f"Timed out: the sandbox stopped the code at its time limit{after}."
+        if self.state == "succeeded":
+            return None
+        if self.state == "executing":
+            return "Still running: read the action later for its result."
+        if self.state == "unknown":
+            return "The outcome is unknown: the process running it stopped before recording how it ended. Check before retrying."
+        if self.exit_code not in (None, 0):
+            return f"The code exited with code {self.exit_code}."
+        error = (self.result or {}).get("error")
+        return str(error) if error else "The execution failed."
 
 
 class Countersign:
@@ -89,24 +112,31 @@ class Countersign:
     # -- submitting -------------------------------------------------------------------------
 
     def submit_code(self, code: str, *, reason: Optional[str] = None, language: str = "python",
-                    untrusted_values: Optional[List[str]] = None) -> Submission:
+                    untrusted_values: Optional[List[str]] = None, idempotency_key: Optional[str] = None) -> Submission:
+        """
+        Submits a code block. With ``idempotency_key`` (e.g. the model's tool-call id) a retry of
+        the same request gets the same action back (``replayed=True``) instead of a second one.
+        """
         body: Dict[str, Any] = {"code": code, "language": language}
-        return self._submit(body, reason, untrusted_values)
+        return self._submit(body, reason, untrusted_values, idempotency_key)
 
     def submit_tool(self, tool: str, args: Dict[str, Any], *, reason: Optional[str] = None,
-                    untrusted_values: Optional[List[str]] = None) -> Submission:
-        return self._submit({"tool": tool, "args": args}, reason, untrusted_values)
+                    untrusted_values: Optional[List[str]] = None, idempotency_key: Optional[str] = None) -> Submission:
+        return self._submit({"tool": tool, "args": args}, reason, untrusted_values, idempotency_key)
 
-    def _submit(self, body: Dict[str, Any], reason: Optional[str], untrusted_values: Optional[List[str]]) -> Submission:
+    def _submit(self, body: Dict[str, Any], reason: Optional[str], untrusted_values: Optional[List[str]],
+                idempotency_key: Optional[str]) -> Submission:
         if reason:
             body["reason"] = reason
         if untrusted_values:
             body["untrustedValues"] = list(untrusted_values)
-        data = self._json("POST", "/api/v1/actions", body)
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+        with self._open("POST", "/api/v1/actions", body, headers=headers, timeout=self.request_timeout) as response:
+            data = json.loads(response.read().decode("utf-8"))
         return Submission(
             state=data["state"], id=data["id"], payload_hash=data.get("payloadHash"), expires_at=data.get("expiresAt"),
             risk_level=data.get("riskLevel"), reason=data.get("reason") or data.get("policyReason"),
-            execution=data.get("execution"), raw=data,
+            execution=data.get("execution"), replayed=bool(data.get("replayed")), action_state=data.get("actionState"), raw=data,
         )
 
     # -- reading and waiting ----------------------------------------------------------------
@@ -195,6 +225,7 @@ class Countersign:
             state=final["state"], execution_id=final.get("executionId"), exit_code=final.get("exitCode"),
             duration_ms=final.get("durationMs"), truncated=bool(final.get("truncated")), isolation=final.get("isolation"),
             replayed=bool(final.get("replayed")), stdout=stdout or "", stderr=stderr or "", result=final.get("result"),
+            timed_out=bool(final.get("timedOut")),
         )
 
     def _await_recorded(self, action_id: str, timeout: float) -> ExecutionResult:
@@ -207,7 +238,7 @@ class Countersign:
                     state=execution["state"], execution_id=execution.get("id"), exit_code=execution.get("exitCode"),
                     duration_ms=execution.get("durationMs"), truncated=bool(execution.get("truncated")),
                     isolation=execution.get("isolation"), replayed=True, stdout=result.get("stdout", "") or "",
-                    stderr=result.get("stderr", "") or "", result=result,
+                    stderr=result.get("stderr", "") or "", result=result, timed_out=result.get("timed_out") is True,
                 )
             time.sleep(0.5)
         raise NotDecidedError("still_executing", f"The execution of {action_id} has not finished within {timeout:.0f} s.")
@@ -225,8 +256,9 @@ class Countersign:
             execution = submission.execution or {}
             result = execution.get("result") or {}
             return ExecutionResult(state=execution.get("state", "unknown"), execution_id=execution.get("executionId"),
-                                   exit_code=result.get("exit_code"), isolation=execution.get("isolation"),
-                                   stdout=result.get("stdout", ""), stderr=result.get("stderr", ""), result=result)
+                                   exit_code=result.get("exit_code"), duration_ms=result.get("duration_ms"),
+                                   isolation=execution.get("isolation"), stdout=result.get("stdout", ""),
+                                   stderr=result.get("stderr", ""), result=result, timed_out=result.get("timed_out") is True)
         decision = self.wait_for_decision(submission.id, timeout)
         return self.execute(submission.id, f"run-{submission.id}", payload_hash=decision.payload_hash, on_output=on_output)
 

@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from countersign import Countersign, RejectedError  # noqa: E402
+from countersign import Countersign  # noqa: E402
 from countersign.autogen import AUTOGEN_AVAILABLE, GatedExecutor  # noqa: E402
 
 CODE = '''
@@ -54,11 +54,11 @@ def main() -> int:
         on_submitted=lambda action_id, _code: print(f"Waiting for a reviewer: {url}/actions/{action_id}", flush=True),
         on_output=lambda stream, text: print(text, end="", file=sys.stderr if stream == "stderr" else sys.stdout, flush=True),
     )
-    try:
-        result = executor.execute_code_blocks([Block(CODE)])
-    except RejectedError as rejected:
-        print(f"Rejected by the reviewer: {rejected.reason}")
-        return 1
+    # A rejection (or a denial, expiry, cancellation) comes back as a failed result whose output
+    # carries the reason, exactly as the assistant in an AutoGen chat would see it.
+    result = executor.execute_code_blocks([Block(CODE)])
+    if result.exit_code != 0:
+        print(result.output, end="")
     print(f"exit code {result.exit_code}")
     return result.exit_code
 

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from countersign import (  # noqa: E402
-    AuthenticationError, Countersign, DeniedError, ExpiredError, InvalidRequestError, NotDecidedError,
+    AuthenticationError, Countersign, ExpiredError, InvalidRequestError, NotDecidedError,
     PermissionDeniedError, RateLimitedError, RejectedError,
 )
 from countersign.autogen import GatedExecutor  # noqa: E402
@@ -22,11 +22,22 @@ KEY = "cs_live_abcdefabcdef_" + "A" * 43
 HASH = "a" * 64
 
 
+# The decision the fake's reviewer makes, by a word in the code; the note it leaves.
+VERDICTS = [("reject", "rejected"), ("expire", "expired"), ("forever", "pending"), ("cancel", "cancelled"), ("invalidate", "invalidated")]
+NOTES = {
+    "rejected": "Not on production data",
+    "cancelled": "Withdrawn by the requester",
+    "invalidated": "The invoice changed since review",
+}
+
+
 class Fake:
     """State of the fake server: actions by id, with a scripted decision."""
 
     def __init__(self):
         self.actions = {}
+        self.keys = {}
+        self.cancelled = []
         self.requests = []
         self.executions = 0
 
@@ -94,13 +105,24 @@ def make_handler(fake):
                 if body.get("tool") == "refund_invoice":
                     return self._error(403, "tool_not_allowed", "This API key may not propose refund_invoice.")
                 if "import os" in code:
-                    return self._send(200, {"state": "denied", "id": "denied-1", "reason": "The code was blocked before review: line 1: os", "ruleId": None, "riskLevel": "high"})
+                    return self._send(200, {"state": "denied", "id": "denied-1", "reason": "The code was blocked before review: line 1: os", "ruleId": None,
+                                            "riskLevel": "high", "replayed": False, "actionState": "denied"})
+                key = self.headers.get("Idempotency-Key")
+                if key and key in fake.keys:
+                    action = fake.actions[fake.keys[key]]
+                    return self._send(200, {"state": "pending", "id": action["id"], "revision": 1, "payloadHash": HASH,
+                                            "expiresAt": "2030-01-01T00:00:00.000Z", "riskLevel": "medium", "quorum": 1,
+                                            "policyReason": "review", "replayed": True, "actionState": action["verdict"]},
+                                      headers={"Idempotent-Replayed": "true"})
                 action_id = f"a{len(fake.actions) + 1}"
-                verdict = "rejected" if "reject" in code else "expired" if "expire" in code else "pending" if "forever" in code else "approved"
+                verdict = next((state for word, state in VERDICTS if word in code), "approved")
                 fake.actions[action_id] = {"id": action_id, "code": code, "verdict": verdict, "polls_before_decision": 1,
-                                           "note": "Not on production data" if verdict == "rejected" else None}
+                                           "note": NOTES.get(verdict)}
+                if key:
+                    fake.keys[key] = action_id
                 return self._send(201, {"state": "pending", "id": action_id, "revision": 1, "payloadHash": HASH,
-                                        "expiresAt": "2030-01-01T00:00:00.000Z", "riskLevel": "medium", "quorum": 1, "policyReason": "review"})
+                                        "expiresAt": "2030-01-01T00:00:00.000Z", "riskLevel": "medium", "quorum": 1, "policyReason": "review",
+                                        "replayed": False, "actionState": "pending"})
             parts = self.path.strip("/").split("/")
             action = fake.actions.get(parts[3])
             if action is None:
@@ -110,6 +132,15 @@ def make_handler(fake):
                     return self._error(400, "idempotency_key_required", "Send an Idempotency-Key header.")
                 if action["verdict"] != "approved":
                     return self._error(409, f"not_executable.{action['verdict']}", "Not approved.")
+                if "changed state" in action["code"]:
+                    lines = [{"type": "error", "code": "state_changed", "message": "The state this approval rested on changed since review, so it was invalidated."}]
+                    return self._send(200, "".join(json.dumps(x) + "\n" for x in lines).encode(), content_type="application/x-ndjson")
+                if "sleep" in action["code"]:
+                    fake.executions += 1
+                    lines = [{"type": "stdout", "text": "starting\n"},
+                             {"type": "result", "replayed": False, "state": "failed", "exitCode": None, "durationMs": 10000, "truncated": False,
+                              "timedOut": True, "isolation": "container", "executionId": "e2"}]
+                    return self._send(200, "".join(json.dumps(x) + "\n" for x in lines).encode(), content_type="application/x-ndjson")
                 if action.get("executed"):
                     lines = [{"type": "result", "replayed": True, "state": "succeeded", "exitCode": 0, "stdout": "hi\n", "stderr": "",
                               "durationMs": 5, "truncated": False, "isolation": "container", "executionId": "e1"}]
@@ -122,6 +153,7 @@ def make_handler(fake):
                 return self._send(200, "".join(json.dumps(x) + "\n" for x in lines).encode(), content_type="application/x-ndjson")
             if parts[-1] == "cancel":
                 action["verdict"] = "cancelled"
+                fake.cancelled.append(action["id"])
                 return self._send(200, {"id": action["id"], "state": "cancelled"})
             return self._error(404, "not_found", "No such route.")
 
@@ -195,6 +227,28 @@ class ClientTest(ServerCase):
         sub = self.cs.submit_code("forever")
         self.assertEqual(self.cs.cancel(sub.id, "changed my mind"), {"id": sub.id, "state": "cancelled"})
 
+    def test_a_timeout_is_reported_as_timed_out_with_its_reason(self):
+        sub = self.cs.submit_code("import time; time.sleep(60)")
+        decision = self.cs.wait_for_decision(sub.id, timeout=10, poll_seconds=1)
+        result = self.cs.execute(sub.id, payload_hash=decision.payload_hash)
+        self.assertEqual((result.state, result.timed_out, result.succeeded), ("failed", True, False))
+        self.assertEqual(result.reason, "Timed out: the sandbox stopped the code at its time limit after 10000 ms.")
+        self.assertEqual(result.stdout, "starting\n")
+
+    def test_failure_reasons(self):
+        from countersign import ExecutionResult
+        self.assertIsNone(ExecutionResult(state="succeeded", execution_id="e").reason)
+        self.assertEqual(ExecutionResult(state="failed", execution_id="e", exit_code=2).reason, "The code exited with code 2.")
+        self.assertIn("unknown", ExecutionResult(state="unknown", execution_id="e").reason)
+
+    def test_an_idempotency_key_makes_a_retry_the_same_action(self):
+        first = self.cs.submit_code("forever", idempotency_key="call_1")
+        again = self.cs.submit_code("forever", idempotency_key="call_1")
+        self.assertEqual((first.replayed, again.replayed, again.id, again.action_state), (False, True, first.id, "pending"))
+        self.assertNotEqual(self.cs.submit_code("forever").id, first.id)  # no key: a new action
+        sent = [r[2].get("Idempotency-Key") for r in self.fake.requests if r[0] == "POST" and r[1] == "/api/v1/actions"]
+        self.assertEqual(sent, ["call_1", "call_1", None])
+
 
 class GatedExecutorTest(ServerCase):
     def test_runs_approved_blocks_remotely(self):
@@ -205,16 +259,48 @@ class GatedExecutorTest(ServerCase):
         self.assertEqual(result.output, "hi\nwarn\n")
         self.assertEqual(len(submitted), 1)
 
-    def test_rejection_raises_permission_error_with_reason(self):
+    def test_a_rejection_reaches_the_assistant_as_a_failed_result_with_the_reason(self):
         executor = GatedExecutor(self.cs, decision_timeout=10)
-        with self.assertRaises(PermissionError) as caught:
-            executor.execute_code_blocks([Block("reject this")])
-        self.assertIn("Not on production data", str(caught.exception))
+        result = executor.execute_code_blocks([Block("reject this"), Block("print('after')")])
+        self.assertNotEqual(result.exit_code, 0)
+        self.assertIn("A reviewer rejected this code block; it was not run.", result.output)
+        self.assertIn("Not on production data", result.output)
+        self.assertEqual(self.fake.executions, 0)
+        # The block after it was not submitted: it usually depends on the one refused.
+        self.assertEqual(len(self.fake.actions), 1)
 
-    def test_blocked_code_and_other_languages_never_run(self):
+    def test_every_way_the_gate_ends_a_block_is_a_failed_result_never_an_exception(self):
         executor = GatedExecutor(self.cs, decision_timeout=10)
-        with self.assertRaises(DeniedError):
-            executor.execute_code_blocks([Block("import os")])
+        cases = [
+            ("import os", "denied this code block before review", "blocked before review: line 1: os"),
+            ("expire me", "expired before it was run", None),
+            ("cancel me", "approval request was cancelled", "Withdrawn by the requester"),
+            ("invalidate me", "approval was invalidated", "The invoice changed since review"),
+            ("changed state", "approved but not run", "rested on changed"),
+        ]
+        for code, says, reason in cases:
+            with self.subTest(code=code):
+                result = executor.execute_code_blocks([Block(code)])
+                self.assertEqual(result.exit_code, 1)
+                self.assertIn(says, result.output)
+                if reason:
+                    self.assertIn(reason, result.output)
+        self.assertEqual(self.fake.executions, 0)
+
+    def test_no_decision_in_time_withdraws_the_block(self):
+        executor = GatedExecutor(self.cs, decision_timeout=0.5)
+        result = executor.execute_code_blocks([Block("forever")])
+        self.assertEqual(result.exit_code, 1)
+        self.assertIn("withdrawn and not run", result.output)
+        self.assertEqual(self.fake.cancelled, ["a1"])
+
+    def test_a_timeout_is_a_failed_result_saying_so(self):
+        result = GatedExecutor(self.cs, decision_timeout=10).execute_code_blocks([Block("import time; time.sleep(60)")])
+        self.assertNotEqual(result.exit_code, 0)
+        self.assertEqual(result.output, "starting\nTimed out: the sandbox stopped the code at its time limit after 10000 ms.\n")
+
+    def test_other_languages_never_run(self):
+        executor = GatedExecutor(self.cs, decision_timeout=10)
         result = executor.execute_code_blocks([Block("rm -rf /", language="bash")])
         self.assertEqual(result.exit_code, 1)
         self.assertIn("Refused", result.output)

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { ToolDefinition } from "@/lib/tools/tool";
+
+/**
+ * Parses a tool's arguments with its schema, reading `null` for an optional argument that does
+ * not itself take null as "absent": OpenAI's strict function calling sends every optional field,
+ * as null when unused. So `{x: null}` and `{}` are one call — one action, one payload hash — on
+ * every path (API, planner, a reviewer's edit), because all of them parse here before anything is
+ * hashed. Nested objects are read the same way; other nulls are left for the schema to judge.
+ */
+export function parseToolArgs(tool: Pick<ToolDefinition, "args">, raw: unknown): z.ZodSafeParseResult<JsonObject> {
+  return tool.args.safeParse(withoutAbsentNulls(tool.args, raw));
+}
+
+function objectOf(schema: z.ZodType): z.ZodObject | null {
+  let current: z.ZodType = schema;
+  // Optional, nullable and defaulted objects are still objects inside.
+  for (;;) {
+    if (current instanceof z.ZodObject) return current;
+    if (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) {
+      current = current.unwrap() as z.ZodType;
+      continue;
+    }
+    return null;
+  }
+}
+
+/** Whether `field` may be left out and does not itself take null. */
+function nullMeansAbsent(field: z.ZodType): boolean {
+  return field.safeParse(undefined).success && !field.safeParse(null).success;
+}
+
+function withoutAbsentNulls(schema: z.ZodType, value: unknown): unknown {
+  if (schema instanceof z.ZodArray && Array.isArray(value)) {
+    return value.map((item: unknown) => withoutAbsentNulls(schema.element as z.ZodType, item));
+  }
+  const object = objectOf(schema);
+  if (!object || typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const shape = object.shape as Record<string, z.ZodType>;
+  // fromEntries defines every key as data, whatever it is named (no prototype setter runs).
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, item]: [string, unknown]) => {
+      const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+      // A key the schema does not know is left for it to refuse (strict objects), with its own message.
+      if (!field) return [[key, item]];
+      if (item === null && nullMeansAbsent(field)) return [];
+      return [[key, withoutAbsentNulls(field, item)]];
+    }),
+  );
+}
