@@ -1,25 +1,17 @@
-import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
 import { TOOLS } from "@/lib/tools/registry";
 import type { ToolDefinition } from "@/lib/tools/tool";
+import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 import type { ChatTool, ModelToolCall } from "@/lib/agent/model";
 
-/** The tool list the model sees, generated from each tool's own zod schema (one source of truth). */
+/** The tool list the model sees, from each tool's own schema (one source of truth). */
 export function toolSpecsForModel(tools: readonly ToolDefinition[] = TOOLS): ChatTool[] {
-  return tools.map((tool) => {
-    // "input": what the model must send (defaults stay optional), not what the tool receives.
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-    return {
-      type: "function",
-      function: {
-        name: tool.name,
-        description: tool.description,
-        parameters: { ...schema, type: "object", additionalProperties: false },
-      },
-    };
-  });
+  return tools.map((tool) => ({
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: toolInputSchema(tool) },
+  }));
 }
 
 export type ParsedToolCall =

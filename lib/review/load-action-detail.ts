@@ -6,7 +6,7 @@ import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
-import { findTool } from "@/lib/tools/registry";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, ViewerCapabilities } from "@/lib/review/action-detail";
@@ -112,7 +112,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
 const LIVE_STATES = new Set(["pending", "approved"]);
 
 async function readStateNow(db: Db, tenantId: string, toolName: string, current: RevisionView, atRequest: SnapshotView | null, status: string): Promise<StateNow> {
-  const tool = findTool(toolName);
+  const tool = await findTenantTool(db, tenantId, toolName);
   if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
   try {
     const now = await tool.snapshot({ q: db, tenantId }, current.args);
