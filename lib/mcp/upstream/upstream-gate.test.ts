@@ -112,6 +112,11 @@ describe("server-everything over Streamable HTTP", () => {
     expect(detail?.stateNow.state).toBe("unchanged");
     expect(detail?.current.preview?.summary).toContain("Echoes back the input string");
     expect(detail?.current.args).toEqual({ message: "hello upstream" });
+    // The reviewer sees the server, the tool's own name, its approved description and its hints.
+    expect(detail?.upstream).toMatchObject({
+      server: "everything", tool: "echo", description: "Echoes back the input string",
+      hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    });
 
     // Arguments are checked against the pinned schema before anything is written.
     expect((await refusal(proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "everything__get-sum", args: { a: 1, b: "two" } }))).code).toBe("invalid_args");
