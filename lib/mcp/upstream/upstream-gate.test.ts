@@ -275,12 +275,20 @@ describe("the counter: exactly once, and the rug pull", () => {
   it("invalidates an approval given under the previous definition once an admin pins a new one", async () => {
     const approvedEarlier = pending(await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "counter__count", args: { by: 4 } }));
     await approveAction(a, approvedEarlier);
+    const executedWhileHeld = pending(await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "counter__count", args: { by: 6 } }));
+    await approveAction(a, executedWhileHeld);
     counter.setDescription("Adds `by` to the counter (v3).");
     expect(await refreshMcpServer(t.db, { tenantId: a.id, admin: admin(a), serverId })).toMatchObject({ ok: true, held: ["counter__count"] });
 
     // While held, the approved action cannot run: the state it rests on is gone.
     const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, approvedEarlier.actionId);
     expect(detail?.stateNow).toMatchObject({ state: "unreadable", message: expect.stringContaining("is held") });
+    // Executed while held: invalidated, with the reason, and nothing is called.
+    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: executedWhileHeld.actionId, payloadHash: executedWhileHeld.payloadHash, actor: actorOf(a) }))).code).toBe("state_changed");
+    const invalidated = await t.db.action.findUniqueOrThrow({ where: { id: executedWhileHeld.actionId } });
+    expect(invalidated.status).toBe("invalidated");
+    expect(invalidated.statusReason).toContain("is held");
+    expect(counter.calls()).toBe(2);
 
     await approveTool(a, "counter", "count");
     const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: approvedEarlier.actionId, payloadHash: approvedEarlier.payloadHash, actor: actorOf(a) }));

@@ -3,7 +3,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { McpToolRow } from "@/lib/db/statements/read-mcp-tool";
 import { readMcpTools } from "@/lib/db/statements/read-mcp-tool";
 import { AppError } from "@/lib/errors";
-import { argumentCheck } from "@/lib/mcp/upstream/argument-validator";
+import { argumentCheck, type ArgumentCheck } from "@/lib/mcp/upstream/argument-validator";
 import { deliverUpstreamCall } from "@/lib/mcp/upstream/deliver-upstream-call";
 import { classesFromAnnotations, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import { defineTool, type ToolDefinition } from "@/lib/tools/tool";
@@ -42,11 +42,16 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
   if (!row.approved || !row.approvedHash) throw new Error(`MCP tool ${row.qualifiedName} has no approved definition.`);
   const definition = row.approved as unknown as UpstreamDefinition;
   const pinnedHash = row.approvedHash;
-  const check = argumentCheck(pinnedHash, definition.inputSchema);
   const args = z.custom<JsonObject>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
     message: "The arguments must be a JSON object.",
   }).superRefine((value, ctx) => {
-    const result = check(value);
+    // Compiled on first use (then cached): listing the tenant's tools never fails on one schema.
+    let result: ReturnType<ArgumentCheck>;
+    try {
+      result = argumentCheck(pinnedHash, definition.inputSchema)(value);
+    } catch {
+      result = { valid: false, message: "the approved input schema cannot be compiled, so no arguments can be checked; an admin must review the tool" };
+    }
     if (!result.valid) ctx.addIssue({ code: "custom", message: `They do not match the tool's input schema: ${result.message}` });
   });
   const description = definition.description ?? definition.title ?? definition.annotations?.title ?? "";
