@@ -35,7 +35,8 @@ export function UpstreamToolFacts({ upstream }: { upstream: UpstreamToolView }) 
           <ul className="mt-0.5 flex flex-wrap gap-1.5" aria-label="Tool annotations">
             {HINTS.map(({ key, yes, no }) => (
               <li key={key} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">
-                <span className="font-mono">{key}</span>: {upstream.hints[key] ? yes : no}
+                <span className="font-mono">{key}</span>:{" "}
+                {key === "destructiveHint" && upstream.hints.readOnlyHint ? "does not apply to a read-only tool" : upstream.hints[key] ? yes : no}
                 {!upstream.hintsGiven.includes(key) && <span className="text-slate-500"> (not given: default)</span>}
               </li>
             ))}
