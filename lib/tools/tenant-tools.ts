@@ -34,7 +34,7 @@ export async function resolveTool(q: Queryable, tenantId: string, name: string):
   if (!row) {
     throw new AppError(
       "unknown_tool",
-      `There is no approved MCP tool named “${name.slice(0, 64)}” in this organisation: an admin registers MCP servers and approves their tools under Admin → MCP servers.`,
+      `There is no approved MCP tool named “${name.slice(0, 64)}” in this organisation: an admin registers MCP servers and approves their tools under Admin → Upstream MCP servers.`,
       400,
     );
   }

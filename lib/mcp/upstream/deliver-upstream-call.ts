@@ -47,7 +47,7 @@ export async function deliverUpstreamCall(ctx: DeliverContext, call: { qualified
       if (found.ok) await hold(ctx, call.qualifiedName, pinned, found.definition as unknown as JsonObject, found.hash);
       throw new AppError(
         "upstream_changed",
-        `MCP server ${server.name} now describes ${pinned.tool} differently from the definition the reviewers approved, so nothing was called. The tool is held until an admin reviews the change (Admin → MCP servers).`,
+        `MCP server ${server.name} now describes ${pinned.tool} differently from the definition the reviewers approved, so nothing was called. The tool is held until an admin reviews the change (Admin → Upstream MCP servers).`,
         409,
       );
     }

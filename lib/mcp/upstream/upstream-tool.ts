@@ -19,7 +19,7 @@ const PinnedSnapshotSchema = z.object({
 /** Why a recorded upstream tool may not be called now, or null when it may. */
 export function unavailableReason(row: Pick<McpToolRow, "qualifiedName" | "status">): string | null {
   if (row.status === "held") {
-    return `The MCP tool ${row.qualifiedName} is held: its server now describes it differently from the definition an admin approved, and an admin must review the change (Admin → MCP servers) before it can be called.`;
+    return `The MCP tool ${row.qualifiedName} is held: its server now describes it differently from the definition an admin approved, and an admin must review the change (Admin → Upstream MCP servers) before it can be called.`;
   }
   if (row.status === "gone") return `The MCP tool ${row.qualifiedName} is no longer offered by its server, so it cannot be called.`;
   return null;
