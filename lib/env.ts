@@ -23,7 +23,8 @@ export class EnvError extends Error {
   }
 }
 
-export type EnvSection = "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Audit evidence" | "Tests";
+export type EnvSection =
+  | "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Upstream MCP servers" | "Audit evidence" | "Tests";
 
 type Declaration<S extends z.ZodType = z.ZodType> = {
   schema: S;
@@ -51,6 +52,14 @@ const addressRanges = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: "custom", message: (error as Error).message });
     return z.NEVER;
   }
+});
+const absolutePaths = z.string().transform((raw, ctx) => {
+  const out: string[] = [];
+  for (const entry of raw.split(",").map((part) => part.trim()).filter(Boolean)) {
+    if (!entry.startsWith("/") || /\/\.\.?(?:\/|$)/.test(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not an absolute path like /usr/local/bin/mcp-server-git` });
+    else out.push(entry);
+  }
+  return out;
 });
 const origins = z.string().transform((raw, ctx) => {
   const out: string[] = [];
@@ -153,6 +162,12 @@ export const ENVIRONMENT = {
     "Worker threads per process for the work that grows with the input (code pre-scan, risk tags, payload hashing).", { shownDefault: "cores − 1, at least 2, at most 4" }),
   COUNTERSIGN_COMPUTE_BUDGET_MS: declare("Agents and workers", opt(int(1, 60_000)),
     "Running time one payload's checks may take before it is refused as `too_complex`.", { shownDefault: "2000" }),
+
+  // Upstream MCP servers
+  MCP_STDIO_COMMANDS: declare("Upstream MCP servers", opt(absolutePaths),
+    "The commands admins may register as stdio MCP servers, which run on the console's host as its user: absolute paths, comma-separated (e.g. `/usr/local/bin/mcp-server-git`). List servers, not interpreters: an interpreter (node, python) with the arguments an admin chooses runs any code. Unset, only HTTP servers can be registered.", { shownDefault: "none" }),
+  MCP_UPSTREAM_TIMEOUT_MS: declare("Upstream MCP servers", opt(int(100, 3_600_000)),
+    "How long connecting to an upstream MCP server, listing its tools or one forwarded call may take. A call that times out is recorded `unknown` (it may have happened) and never retried.", { shownDefault: "60000" }),
 
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),

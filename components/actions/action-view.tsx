@@ -15,6 +15,7 @@ import { RunInSandbox } from "@/components/actions/run-in-sandbox";
 import { JsonBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
+import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 
 /** The action page: everything a reviewer needs to decide, and the record of what happened. */
 export function ActionView({ action }: { action: ActionDetail }) {
@@ -65,6 +66,12 @@ export function ActionView({ action }: { action: ActionDetail }) {
           <Section title="The agent's stated reason" id="reason">
             {action.reason ? <p className="whitespace-pre-wrap break-words">{action.reason}</p> : <p className="text-slate-600">The agent gave no reason.</p>}
           </Section>
+
+          {action.upstream && (
+            <Section title="MCP tool" id="mcp-tool" aside={<span className="text-xs text-slate-600">forwarded to its server once, after approval</span>}>
+              <UpstreamToolFacts upstream={action.upstream} />
+            </Section>
+          )}
 
           <Section title={`Risk tags (${current.riskTags.length})`} id="risk">
             <RiskTagList tags={current.riskTags} />

@@ -32,6 +32,10 @@ const STATUS_STYLES: Record<string, string> = {
   queued: "bg-slate-100 text-slate-700 ring-slate-500/30",
   running: "bg-indigo-50 text-indigo-900 ring-indigo-600/30",
   waiting_approval: "bg-sky-50 text-sky-900 ring-sky-600/30",
+  // Upstream MCP tools
+  new: "bg-sky-50 text-sky-900 ring-sky-600/30",
+  held: "bg-orange-100 text-orange-900 ring-orange-600/40",
+  gone: "bg-slate-100 text-slate-700 ring-slate-500/30",
 };
 
 export function StatusBadge({ status, className = "" }: { status: string; className?: string }) {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { parseToolCall, toolArgsJsonSchema, toolSpecsForModel } from "@/lib/agent/tool-specs";
+import { parseToolCall, toolSpecsForModel } from "@/lib/agent/tool-specs";
+import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 import { requireTool, TOOLS } from "@/lib/tools/registry";
 import { defineTool } from "@/lib/tools/tool";
 
@@ -18,17 +19,17 @@ describe("toolSpecsForModel", () => {
   });
 
   it("says that optional arguments take null (read as absent), and required ones do not", () => {
-    const email = toolArgsJsonSchema(requireTool("send_email")) as { properties: Record<string, { type: unknown }>; required: string[] };
+    const email = toolInputSchema(requireTool("send_email")) as { properties: Record<string, { type: unknown }>; required: string[] };
     expect(email.required).toEqual(["to", "subject", "body"]);
     expect(email.properties.invoice_number.type).toEqual(["string", "null"]);
     expect(email.properties.customer_ref.type).toEqual(["string", "null"]);
     expect(email.properties.to.type).toBe("string");
-    const python = toolArgsJsonSchema(requireTool("run_python")) as { properties: Record<string, unknown> };
+    const python = toolInputSchema(requireTool("run_python")) as { properties: Record<string, unknown> };
     expect(python.properties.language).toEqual({ type: ["string", "null"], enum: ["python", null], default: "python" });
   });
 
   it("in OpenAI's strict form lists every argument as required, the optional ones nullable", () => {
-    const strict = toolArgsJsonSchema(requireTool("send_email"), { strict: true }) as { properties: Record<string, { type: unknown }>; required: string[] };
+    const strict = toolInputSchema(requireTool("send_email"), { strict: true }) as { properties: Record<string, { type: unknown }>; required: string[] };
     expect(strict.required).toEqual(["to", "subject", "body", "invoice_number", "customer_ref"]);
     expect(strict.properties.invoice_number.type).toEqual(["string", "null"]);
     // What such a model sends for an unused argument is the call without it.

@@ -3,14 +3,14 @@ import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
-import { findTool } from "@/lib/tools/registry";
+import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import { generateApiKeySecret, hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
 import { API_KEY_PUBLIC_SELECT, type ApiKeySummary } from "@/lib/api-keys/api-key-summary";
 
 export type CreateApiKeyInput = {
   tenantId: string;
   name: string;
-  /** Tools this key may propose; each must be a registered tool. */
+  /** Tools this key may propose; each must be one of the tenant's tools (built-in, or an approved MCP tool). */
   allowedTools: string[];
   /** The admin creating it (the caller has checked `admin:manage`). */
   createdById: string;
@@ -32,7 +32,8 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
   if (!name.success) throw new AppError("invalid_name", name.error.issues[0]?.message ?? "Invalid key name.", 400);
   const tools = [...new Set(input.allowedTools)];
   if (tools.length === 0) throw new AppError("invalid_tools", "Choose at least one tool the key may propose.", 400);
-  const unknown = tools.filter((tool) => !findTool(tool));
+  const known = new Set((await toolsForTenant(db, input.tenantId)).map((tool) => tool.name));
+  const unknown = tools.filter((tool) => !known.has(tool));
   if (unknown.length > 0) throw new AppError("invalid_tools", `Unknown tools: ${unknown.join(", ")}.`, 400);
 
   const creator = await db.membership.findFirst({

@@ -83,6 +83,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
       policy: { json: policyJson(policy.policy), cacheKey: `${input.tenantId}:${policy.version}` },
       policyInput: {
         tool: tool.name,
+        unlisted: tool.unlistedEffect,
         args,
         context: {
           ...policyFacts,

@@ -8,7 +8,7 @@ import { AppError, describeInvalid, markAudited, toPublicError } from "@/lib/err
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
-import { findTool } from "@/lib/tools/registry";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { createNextRevision, type NextRevision } from "@/lib/approvals/create-next-revision";
 
@@ -63,8 +63,8 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   if (input.payloadHash !== action.payloadHash) {
     throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
   }
-  const tool = findTool(action.tool);
-  if (!tool) throw new AppError("unknown_tool", `This build has no tool named ${action.tool}.`, 409);
+  const tool = await findTenantTool(tx, input.tenantId, action.tool);
+  if (!tool) throw new AppError("unknown_tool", `There is no tool named ${action.tool} here any more.`, 409);
   assertCanonicalizable(input.args);
   const parsed = parseToolArgs(tool, input.args);
   if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${describeInvalid(parsed.error)}`, 400);

@@ -13,7 +13,7 @@ import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/record-execution";
 import { renewExecutionLease } from "@/lib/db/statements/renew-execution-lease";
 import { settleAction } from "@/lib/db/statements/settle-action";
-import { findTool } from "@/lib/tools/registry";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
 import { revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { runCompute } from "@/lib/compute/compute-pool";
@@ -141,7 +141,7 @@ class EffectUndone extends Error {
 async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attempt): Promise<Step> {
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) return refuse(tx, input, null, "not_found");
-  const tool = findTool(action.tool);
+  const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const args = toolArgsOf(action);
   const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload", urgent: true })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
@@ -241,7 +241,7 @@ async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction |
  * (e.g. the invoice is gone), there is nothing to re-propose: the action is invalidated.
  */
 async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAction, live: JsonObject | null): Promise<Step> {
-  const tool = findTool(action.tool);
+  const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const base = {
     tenantId: input.tenantId, actor: input.actor, subject: { type: "action", id: action.id }, actionId: action.id,
     tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,

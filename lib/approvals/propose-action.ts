@@ -10,7 +10,9 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { taskExists } from "@/lib/db/statements/task-exists";
 import { writeProposal } from "@/lib/approvals/write-proposal";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
-import { requireTool } from "@/lib/tools/registry";
+import { resolveTool } from "@/lib/tools/tenant-tools";
+import type { ToolDefinition } from "@/lib/tools/tool";
+import type { Queryable } from "@/lib/db/sql";
 import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
@@ -60,8 +62,8 @@ export type ProposalOutcome =
   /** The key already submitted this request under this Idempotency-Key: that action, as it is now. */
   | { state: "replayed"; actionId: string; submitted: SubmittedActionRow };
 
-function validateArgs(toolName: string, raw: unknown): { tool: ReturnType<typeof requireTool>; args: JsonObject } {
-  const tool = requireTool(toolName);
+async function validateArgs(q: Queryable, tenantId: string, toolName: string, raw: unknown): Promise<{ tool: ToolDefinition; args: JsonObject }> {
+  const tool = await resolveTool(q, tenantId, toolName);
   // What is stored and hashed is zod's output, so that is what is checked, once (checking the raw
   // value too cost a large body tens of milliseconds of the request thread and decided nothing).
   const parsed = parseToolArgs(tool, raw);
@@ -98,7 +100,7 @@ async function proposeUnder(
   loaded: NonNullable<Awaited<ReturnType<typeof cachedTenantPolicy>>>,
 ): Promise<ProposalOutcome | null> {
   const actor = requesterAuditActor(input.requester);
-  let validated: ReturnType<typeof validateArgs>;
+  let validated: Awaited<ReturnType<typeof validateArgs>>;
   const { tenant, policy } = loaded;
   // A proposal refused before anything is written leaves one audit event and nothing else.
   const refuse = async (error: unknown): Promise<never> => {
@@ -111,7 +113,7 @@ async function proposeUnder(
     throw markAudited(error);
   };
   try {
-    validated = validateArgs(input.tool, input.args);
+    validated = await validateArgs(db, tenant.id, input.tool, input.args);
     // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
     assertCanonicalizable({ reason: input.reason ?? null, stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null });
     if (input.taskId && !(await taskExists(db, { tenantId: tenant.id, taskId: input.taskId }))) {

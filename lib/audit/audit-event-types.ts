@@ -102,6 +102,21 @@ export const AUDIT_EVENT_SCHEMAS = {
     prefix: text, reason: z.enum(["wrong_secret", "revoked", "tool_not_allowed"]), attempts: count, coalesced: coalescedWindow,
     tools: z.array(text).optional(),
   }),
+  // Upstream MCP servers (lib/mcp/upstream). Never a secret's value: its name at most. `tool` is
+  // the qualified name agents use (`<server>__<tool>`), also in the event's tool column.
+  "mcp.server_registered": z.strictObject({
+    server: text, transport: z.enum(["http", "stdio"]), url: text.nullable(), command: text.nullable(), args: z.array(text), secretNames: z.array(text),
+  }),
+  "mcp.server_removed": z.strictObject({ server: text, tools: count }),
+  "mcp.server_secrets_changed": z.strictObject({ server: text, secretNames: z.array(text) }),
+  "mcp.tools_listed": z.strictObject({
+    server: text, listed: count, added: z.array(text), held: z.array(text), gone: z.array(text), returned: z.array(text), skipped: z.array(text),
+  }),
+  "mcp.tools_list_failed": z.strictObject({ server: text, code: text, message: text }),
+  "mcp.tool_approved": z.strictObject({ server: text, tool: text, definitionHash: hash, previousHash: hash.nullable() }),
+  // detectedBy: a refresh an admin asked for, or a forwarded call that found the server changed.
+  "mcp.tool_held": z.strictObject({ server: text, tool: text, approvedHash: hash, seenHash: hash, detectedBy: z.enum(["refresh", "execution"]) }),
+  "mcp.server_refused": z.strictObject({ operation: text, code: text, message: text }),
 } as const satisfies Record<string, z.ZodType<Record<string, unknown>>>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENT_SCHEMAS;

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readEnv } from "@/lib/env";
@@ -28,21 +28,34 @@ export type AuditKeys = {
 const DEFAULT_NAME = "countersign-audit";
 const MAC_LABEL = "countersign/audit-mac/v1";
 
-let cached: { source: string; keys: AuditKeys } | null = null;
+let cached: { source: string; keys: AuditKeys; seed: Buffer } | null = null;
 
 /** The keys for this process (read once; a changed environment is picked up, for tests). */
 export function auditKeys(): AuditKeys {
+  return loaded().keys;
+}
+
+function loaded(): { keys: AuditKeys; seed: Buffer } {
   const envSeed = readEnv("AUDIT_SIGNING_KEY");
   const file = readEnv("AUDIT_SIGNING_KEY_FILE") ?? path.join(process.cwd(), ".data", "audit-signing-key");
   const name = readEnv("AUDIT_LOG_NAME") ?? DEFAULT_NAME;
   const source = `${envSeed ?? ""}|${file}|${name}`;
-  if (cached?.source === source) return cached.keys;
+  if (cached?.source === source) return cached;
   const seed = envSeed ? decodeSeed(envSeed, "AUDIT_SIGNING_KEY") : seedFromFile(file);
   const signer = noteSigner(name, seed);
   const text = verifierKey(name, signer.publicKey);
   const keys: AuditKeys = { name, signer, verifierKey: text, verifier: parseVerifierKey(text), macKey: macKeyOf(seed) };
-  cached = { source, keys };
-  return keys;
+  cached = { source, keys, seed };
+  return cached;
+}
+
+/**
+ * A 32-byte key for another of the console's secrets, derived from the same seed with HKDF-SHA256
+ * under its own `label` (e.g. the key that seals upstream MCP servers' secrets): like the audit
+ * keys, out of reach of whoever holds only the database, and unrelated to them and to each other.
+ */
+export function derivedConsoleKey(label: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", loaded().seed, Buffer.alloc(0), label, 32));
 }
 
 /** A tenant's log, as named in its checkpoints. */

@@ -20,7 +20,7 @@ export type JudgeInput = {
    */
   policy: { json: string; cacheKey: string };
   /** What the policy reads, apart from the risk this task computes. */
-  policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags"> };
+  policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags">; unlisted?: PolicyInput["unlisted"] };
   /** A reason known before the payload is read (no sandbox, a broken policy): denied with it. */
   refusal: string | null;
   /** The revision whose hash a decision will bind to. */

@@ -1,8 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Queryable } from "@/lib/db/sql";
-import { toolSpecsForModel } from "@/lib/agent/tool-specs";
-import { TOOLS } from "@/lib/tools/registry";
+import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import type { ToolClass, ToolDefinition } from "@/lib/tools/tool";
+import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 
 /** The key a gateway request acts for: which tools it may propose. */
 export type GatewayKey = { id: string; allowedTools: string[] };
@@ -14,25 +14,20 @@ export type GatewayKey = { id: string; allowedTools: string[] };
 export type GatewayTool = Tool & { kind: ToolDefinition["kind"] };
 
 /**
- * The tools this key may propose in its tenant: the tenant's tools the key names, each with the
- * JSON Schema of its arguments (from the tool's own zod schema, as the model sees it). Every
- * gateway path — listing and calling — asks this one function.
+ * The tools this key may propose in its tenant — built-in tools and the approved tools of the
+ * tenant's upstream MCP servers — that the key names, each with the JSON Schema of its arguments
+ * as the model sees it. Every gateway path — listing and calling — asks this one function.
  */
-export async function gatewayTools(_q: Queryable, _tenantId: string, key: GatewayKey): Promise<GatewayTool[]> {
+export async function gatewayTools(q: Queryable, tenantId: string, key: GatewayKey): Promise<GatewayTool[]> {
   const allowed = new Set(key.allowedTools);
-  const tools = TOOLS.filter((tool) => allowed.has(tool.name));
-  const specs = toolSpecsForModel(tools);
-  return tools.map((tool, i): GatewayTool => {
-    const spec = specs[i];
-    const parameters = spec.type === "function" ? spec.function.parameters : undefined;
-    return {
-      name: tool.name,
-      kind: tool.kind,
-      description: `${tool.description} Every call goes through Countersign's approval gate: it may run at once, wait for a reviewer, or be refused with the reason.`,
-      inputSchema: { ...parameters, type: "object" },
-      annotations: annotationsFor(tool.classes),
-    };
-  });
+  const tools = (await toolsForTenant(q, tenantId)).filter((tool) => allowed.has(tool.name));
+  return tools.map((tool): GatewayTool => ({
+    name: tool.name,
+    kind: tool.kind,
+    description: `${tool.description} Every call goes through Countersign's approval gate: it may run at once, wait for a reviewer, or be refused with the reason.`,
+    inputSchema: { ...toolInputSchema(tool), type: "object" },
+    annotations: annotationsFor(tool.classes),
+  }));
 }
 
 /** MCP's behaviour hints, from the classes the risk tags read. Hints only: the gate decides. */

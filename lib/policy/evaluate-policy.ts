@@ -17,7 +17,13 @@ export type PolicyContext = {
   riskTags?: string[];
 };
 
-export type PolicyInput = { tool: string; args: JsonObject; context: PolicyContext };
+export type PolicyInput = {
+  tool: string;
+  args: JsonObject;
+  context: PolicyContext;
+  /** What a tool the policy does not list gets: deny (absent), or the defaults' approval for an upstream MCP tool an admin pinned. */
+  unlisted?: "require_approval";
+};
 
 export type PolicyDecision = {
   effect: Effect;
@@ -53,7 +59,9 @@ const compiledCache = new WeakMap<Policy, ReturnType<typeof compilePolicy>>();
  *
  * Fallbacks, all chosen to fail closed:
  * - tool not listed in the policy → deny: nobody has assessed it (it may be a name
- *   the model made up), so there is nothing a reviewer could be asked to weigh.
+ *   the model made up), so there is nothing a reviewer could be asked to weigh —
+ *   except an upstream MCP tool an admin approved (`unlisted: "require_approval"`):
+ *   it needs approval with the defaults, never less, until the policy names it.
  * - tool listed but no rule matches → require_approval with the defaults: the
  *   admin knows the tool, and anything not explicitly allowed goes past a human.
  * - a `when` that errors at run time (missing key, wrong type, non-boolean) →
@@ -82,6 +90,18 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
 
   const toolPolicy = Object.hasOwn(compiled.policy.tools, input.tool) ? compiled.policy.tools[input.tool] : undefined;
   if (toolPolicy === undefined) {
+    if (input.unlisted === "require_approval") {
+      const d = compiled.policy.defaults;
+      return approvableBy({
+        effect: "require_approval",
+        ruleId: null,
+        reason: `No policy rule names the MCP tool ${input.tool}, so it needs approval with the policy defaults (an admin may add rules for it).`,
+        quorum: d.quorum,
+        eligibleRoles: [...d.eligibleRoles],
+        ttlSeconds: d.ttlSeconds,
+        tier: "standard",
+      });
+    }
     return failClosed(null, `No policy covers the tool "${input.tool}", so it is denied; an admin must add it to the policy first.`);
   }
 

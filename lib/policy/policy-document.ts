@@ -45,7 +45,8 @@ export const PolicyDefaultsSchema = z.strictObject({
 export const PolicyDocumentSchema = z.strictObject({
   version: z.number().int().min(0).optional(),
   defaults: PolicyDefaultsSchema,
-  tools: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "tool names are snake_case"), ToolPolicySchema),
+  // Built-in tools are snake_case; upstream MCP tools are `<server>__<tool>` (OpenAI function-name characters).
+  tools: z.record(z.string().regex(/^[a-z][\w-]{0,63}$/, "tool names start with a-z, then up to 63 of A-Z a-z 0-9 _ -"), ToolPolicySchema),
   /** Python modules the sandbox pre-scan blocks; absent → the scanner's defaults. */
   bannedModules: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/, "not a Python module name"))

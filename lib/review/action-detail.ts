@@ -72,6 +72,22 @@ export type ViewerCapabilities = {
   myVote: "approve" | "reject" | null;
 };
 
+/**
+ * For a call to an upstream MCP tool: what the reviewers' approval rests on — the definition an
+ * admin pinned, as it was when this revision was proposed (from its request snapshot).
+ */
+export type UpstreamToolView = {
+  server: string;
+  tool: string;
+  title: string | null;
+  description: string | null;
+  /** The hints as the server gave them (absent ones shown with the MCP specification's defaults). */
+  hints: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** Which hints the server actually set (the others are defaults). */
+  hintsGiven: string[];
+  definitionHash: string;
+};
+
 export type ActionDetail = {
   id: string;
   tool: string;
@@ -99,6 +115,8 @@ export type ActionDetail = {
   /** Snapshots taken just before an execution attempt, newest first. */
   preExecutionSnapshots: SnapshotView[];
   stateNow: StateNow;
+  /** Null unless the tool is an upstream MCP tool. */
+  upstream: UpstreamToolView | null;
   executions: ExecutionView[];
   viewer: ViewerCapabilities;
 };

@@ -6,10 +6,12 @@ import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
-import { findTool } from "@/lib/tools/registry";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
-import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, ViewerCapabilities } from "@/lib/review/action-detail";
+import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
+import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
+import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
 
 type Viewer = { tenantId: string; userId: string; roles: Role[] };
 
@@ -96,6 +98,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     requestSnapshot,
     preExecutionSnapshots: snapshots.filter((s) => s.phase === "pre_execution"),
     stateNow: await readStateNow(db, viewer.tenantId, action.tool, current, requestSnapshot, action.status),
+    upstream: isUpstreamToolName(action.tool) ? upstreamViewOf(requestSnapshot?.data ?? null) : null,
     executions: action.executions.map((e) => ({
       id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode, stdout: e.stdout, stderr: e.stderr,
       truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: (e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
@@ -108,11 +111,26 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   };
 }
 
+/** The pinned definition an upstream call's revision rests on, from its request snapshot. */
+function upstreamViewOf(data: JsonValue | null): UpstreamToolView | null {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const text = (v: JsonValue | undefined) => (typeof v === "string" ? v : null);
+  const server = text(data.server);
+  const tool = text(data.tool);
+  const definitionHash = text(data.definitionHash);
+  if (!server || !tool || !definitionHash) return null;
+  const annotations = data.annotations && typeof data.annotations === "object" && !Array.isArray(data.annotations) ? (data.annotations as UpstreamAnnotations) : null;
+  return {
+    server, tool, definitionHash, title: text(data.title), description: text(data.description), hints: effectiveHints(annotations),
+    hintsGiven: Object.keys(annotations ?? {}).filter((key) => key.endsWith("Hint")),
+  };
+}
+
 /** Only while the decision still matters is the state read again. */
 const LIVE_STATES = new Set(["pending", "approved"]);
 
 async function readStateNow(db: Db, tenantId: string, toolName: string, current: RevisionView, atRequest: SnapshotView | null, status: string): Promise<StateNow> {
-  const tool = findTool(toolName);
+  const tool = await findTenantTool(db, tenantId, toolName);
   if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
   try {
     const now = await tool.snapshot({ q: db, tenantId }, current.args);

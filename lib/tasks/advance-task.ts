@@ -14,6 +14,7 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import type { Requester } from "@/lib/approvals/actors";
 import { parseRunState, type RunState } from "@/lib/tasks/run-state";
 import { readEnv } from "@/lib/env";
+import { toolsForTenant } from "@/lib/tools/tenant-tools";
 
 export const MAX_REVIEW_CYCLES = readEnv("COUNTERSIGN_MAX_REVIEW_CYCLES") ?? 5;
 export const MAX_MODEL_TURNS = readEnv("COUNTERSIGN_MAX_MODEL_TURNS") ?? 20;
@@ -158,7 +159,9 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
     }
   }
 
-  // 2. The model's next turn, saved before anything is proposed.
+  // 2. The model's next turn, saved before anything is proposed. The tools are the tenant's
+  // (built-ins and approved MCP tools), read afresh for each turn.
+  const tenantTools = await toolsForTenant(db, task.tenantId);
   let calls = unresolvedCalls(state);
   let stepCount = task.stepCount;
   if (calls.length === 0) {
@@ -168,7 +171,7 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
     }
     let turn;
     try {
-      turn = await model.complete({ messages: state.messages, tools: toolSpecsForModel(), signal });
+      turn = await model.complete({ messages: state.messages, tools: toolSpecsForModel(tenantTools), signal });
     } catch (error) {
       const message = error instanceof Error ? error.message : "The model could not be reached.";
       await finish(db, claimed, state, "failed", null, `The agent could not continue: ${message}`);
@@ -191,7 +194,7 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
   })();
   for (const call of calls) {
     if (call.type !== "function") continue;
-    const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments });
+    const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments }, tenantTools);
     if (!parsed.ok) {
       state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: call.function.name, reason: parsed.error }));
       continue;

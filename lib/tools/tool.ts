@@ -76,6 +76,20 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   classes: ToolClass[];
   args: S;
   /**
+   * The arguments' JSON Schema when a JSON Schema, not `args`, describes them (an upstream MCP
+   * tool's pinned inputSchema): what models and MCP clients are given. Absent: generated from `args`
+   * (lib/tools/tool-input-schema.ts).
+   */
+  inputSchema?: JsonObject;
+  /**
+   * What the policy decides when it has no entry for this tool. Absent: deny (nobody has assessed
+   * it). "require_approval": an admin approved (pinned) it — an upstream MCP tool — so each call
+   * goes to a reviewer until the policy says otherwise.
+   */
+  unlistedEffect?: "require_approval";
+  /** For an upstream MCP tool: its server and its own name there (absent for built-in tools). */
+  upstream?: { server: string; tool: string };
+  /**
    * The state the decision rests on (TOCTOU), read from the database. Read again under lock just
    * before execution: if it differs, the approval is invalidated and a fresh revision queued.
    * Null for tools that rest on nothing. Throws AppError (e.g. not_found) for arguments that name

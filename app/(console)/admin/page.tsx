@@ -1,16 +1,19 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { listApiKeys } from "@/lib/api-keys/list-api-keys";
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { listPolicyVersions } from "@/lib/policy/save-policy";
 import { requirePageMember } from "@/lib/server/acting-member";
-import { TOOLS } from "@/lib/tools/registry";
+import { toolsForTenant } from "@/lib/tools/tenant-tools";
+import type { Policy } from "@/lib/policy/policy-document";
 import { PageHeader } from "@/components/shell/page-header";
 import { ApiKeys } from "@/components/admin/api-keys";
 import { MemberRoles } from "@/components/admin/member-roles";
 import { PolicyEditor } from "@/components/admin/policy-editor";
 import { PolicyHistory } from "@/components/admin/policy-history";
+import { ToolCatalog } from "@/components/admin/tool-catalog";
 import { createApiKeyAction, revokeApiKeyAction, savePolicyAction, setMemberRolesAction, validatePolicyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Admin" };
@@ -30,16 +33,20 @@ function Section({ id, title, description, children }: { id: string; title: stri
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
   const db = getDb();
-  const [members, versions, keys] = await Promise.all([
+  const [members, versions, keys, tools] = await Promise.all([
     listMembers(db, member.tenant.id),
     listPolicyVersions(db, member.tenant.id),
     listApiKeys(db, member.tenant.id),
+    toolsForTenant(db, member.tenant.id),
   ]);
   const current = versions[0];
   const currentDocument = current ? current.document : DEFAULT_POLICY;
+  const policyTools = (currentDocument as Partial<Policy>).tools ?? {};
   return (
     <>
-      <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}. Every change is audited.`} />
+      <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}. Every change is audited.`}>
+        <Link href="/admin/mcp" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Upstream MCP servers</Link>
+      </PageHeader>
       <div className="space-y-5">
         <Section id="members" title="Members and roles" description="Roles are per organisation; one person may hold several. The last admin keeps the admin role.">
           <MemberRoles members={members} selfUserId={member.user.id} setRoles={setMemberRolesAction} />
@@ -52,9 +59,21 @@ export default async function AdminPage() {
               validate={validatePolicyAction}
               save={savePolicyAction}
             />
-            <div>
-              <h3 className="mb-1 text-sm font-semibold">Version history</h3>
-              <PolicyHistory versions={versions} />
+            <div className="space-y-4">
+              <ToolCatalog
+                tools={tools.map((tool) => ({
+                  name: tool.name, source: tool.upstream?.server ?? "built-in", classes: tool.classes,
+                  rules: Object.hasOwn(policyTools, tool.name) ? policyTools[tool.name].rules.length : null,
+                  unlisted: tool.unlistedEffect ?? "deny",
+                }))}
+              />
+              <p className="text-xs text-slate-600">
+                Tools of upstream MCP servers appear here once an admin approves them under <Link href="/admin/mcp" className="underline">MCP servers</Link>.
+              </p>
+              <div>
+                <h3 className="mb-1 text-sm font-semibold">Version history</h3>
+                <PolicyHistory versions={versions} />
+              </div>
             </div>
           </div>
         </Section>
@@ -64,7 +83,7 @@ export default async function AdminPage() {
               id: k.id, name: k.name, prefix: k.prefix, allowedTools: k.allowedTools, createdAt: k.createdAt.toISOString(),
               lastUsedAt: k.lastUsedAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null,
             }))}
-            tools={TOOLS.map((t) => t.name)}
+            tools={tools.map((t) => t.name)}
             create={createApiKeyAction}
             revoke={revokeApiKeyAction}
           />

@@ -12,7 +12,7 @@ import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-aud
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
-import { TOOLS } from "@/lib/tools/registry";
+import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
 import { buttonClass } from "@/components/ui/button";
 import { AuditChartsView } from "@/components/audit/audit-charts";
@@ -60,13 +60,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const db = getDb();
   const tenantId = member.tenant.id;
 
-  const [page, members] = await Promise.all([
+  const [page, members, tools] = await Promise.all([
     parsed.ok ? searchAuditEvents(db, { tenantId, filters, cursor }) : Promise.resolve(null),
     listMembers(db, tenantId),
+    toolsForTenant(db, tenantId),
   ]);
   const reviewerEmail = new Map(members.map((m) => [m.userId, m.email]));
   const options = {
-    tools: TOOLS.map((t) => t.name),
+    tools: tools.map((t) => t.name),
     reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
     statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
     types: [...AUDIT_EVENT_TYPES],

@@ -1,0 +1,48 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { getDb } from "@/lib/db/client";
+import { listMcpServers } from "@/lib/mcp/upstream/list-mcp-servers";
+import { allowedStdioCommands } from "@/lib/mcp/upstream/server-config";
+import { requirePageMember } from "@/lib/server/acting-member";
+import { EmptyState, PageHeader } from "@/components/shell/page-header";
+import { McpServerCard, RegisterMcpServer } from "@/components/admin/mcp-servers";
+import { approveMcpToolAction, refreshMcpServerAction, registerMcpServerAction, removeMcpServerAction, replaceMcpServerSecretsAction } from "./actions";
+
+export const metadata: Metadata = { title: "MCP servers" };
+
+export default async function McpServersPage() {
+  const member = await requirePageMember("admin:manage", "/admin/mcp");
+  const servers = await listMcpServers(getDb(), member.tenant.id);
+  const actions = {
+    register: registerMcpServerAction, refresh: refreshMcpServerAction, approve: approveMcpToolAction,
+    remove: removeMcpServerAction, replaceSecrets: replaceMcpServerSecretsAction,
+  };
+  return (
+    <>
+      <PageHeader
+        title="MCP servers"
+        description={`Upstream MCP servers of ${member.tenant.name}, behind the approval gate. Agents can propose a tool once an admin approves its definition; if its server later describes it differently, it is held until an admin approves the change.`}
+      >
+        <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
+      </PageHeader>
+      <div className="space-y-5">
+        <section aria-labelledby="register-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="register-heading" className="font-semibold">Register a server</h2>
+            <p className="text-sm text-slate-600">
+              Its tools are named <code>&lt;server&gt;__&lt;tool&gt;</code> in policies, API keys and agents. Without a policy rule for one, every call needs a reviewer&apos;s approval.
+            </p>
+          </div>
+          <div className="p-3">
+            <RegisterMcpServer stdioCommands={allowedStdioCommands()} register={actions.register} />
+          </div>
+        </section>
+        {servers.length === 0 ? (
+          <EmptyState title="No MCP servers yet">Register one above; its tools appear here for approval.</EmptyState>
+        ) : (
+          servers.map((server) => <McpServerCard key={server.id} server={server} actions={actions} />)
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,70 @@
+import type { JsonObject } from "@/lib/canonical/json-value";
+import type { DbTx } from "@/lib/db/client";
+import { diffFields, type FieldChange } from "@/lib/approvals/payload-diff";
+import { classesFromAnnotations, effectiveHints, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
+import type { ToolClass } from "@/lib/tools/tool";
+
+export type McpToolView = {
+  id: string;
+  name: string;
+  qualifiedName: string;
+  status: "new" | "approved" | "held" | "gone";
+  /** What agents and reviewers see (the pinned definition), or null before the first approval. */
+  approved: UpstreamDefinition | null;
+  approvedAt: string | null;
+  /** What the server lists, when it is not the pinned definition: an admin approves exactly this hash. */
+  pending: UpstreamDefinition | null;
+  pendingHash: string | null;
+  /** Held tools: the pinned definition against what the server lists now. */
+  changes: FieldChange[];
+  /** The hints as the specification defaults them, and the classes (risk) they give the tool. */
+  hints: ReturnType<typeof effectiveHints>;
+  classes: ToolClass[];
+  seenAt: string;
+};
+
+export type McpServerView = {
+  id: string;
+  name: string;
+  transport: "http" | "stdio";
+  url: string | null;
+  command: string | null;
+  args: string[];
+  /** Names only: a value never leaves the server. */
+  secretNames: string[];
+  createdAt: string;
+  listedAt: string | null;
+  listError: string | null;
+  tools: McpToolView[];
+};
+
+/** The tenant's upstream servers and their tools, for its admins: never a secret's value. */
+export async function listMcpServers(db: DbTx, tenantId: string): Promise<McpServerView[]> {
+  const servers = await db.mcpServer.findMany({
+    where: { tenantId },
+    orderBy: { name: "asc" },
+    select: {
+      id: true, name: true, transport: true, url: true, command: true, args: true, secretNames: true, createdAt: true, listedAt: true, listError: true,
+      tools: {
+        where: { tenantId },
+        orderBy: { name: "asc" },
+        select: { id: true, name: true, qualifiedName: true, status: true, approved: true, approvedAt: true, pending: true, pendingHash: true, seenAt: true },
+      },
+    },
+  });
+  return servers.map((server) => ({
+    id: server.id, name: server.name, transport: server.transport, url: server.url, command: server.command, args: server.args,
+    secretNames: server.secretNames, createdAt: server.createdAt.toISOString(), listedAt: server.listedAt?.toISOString() ?? null, listError: server.listError,
+    tools: server.tools.map((tool): McpToolView => {
+      const approved = (tool.approved as unknown as UpstreamDefinition | null) ?? null;
+      const pending = (tool.pending as unknown as UpstreamDefinition | null) ?? null;
+      const shown = approved ?? pending;
+      return {
+        id: tool.id, name: tool.name, qualifiedName: tool.qualifiedName, status: tool.status, approved, approvedAt: tool.approvedAt?.toISOString() ?? null,
+        pending, pendingHash: tool.pendingHash,
+        changes: approved && pending ? diffFields(approved as unknown as JsonObject, pending as unknown as JsonObject) : [],
+        hints: effectiveHints(shown?.annotations ?? null), classes: classesFromAnnotations(shown?.annotations ?? null), seenAt: tool.seenAt.toISOString(),
+      };
+    }),
+  }));
+}
