@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MCPServerStreamableHttp } from "@openai/agents";
 import { ErrorCode, McpError, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
-import { DELETE, GET, POST } from "@/app/api/mcp/route";
+import { connectMcpClient, MCP_ENDPOINT as ENDPOINT, routeFetch, textOfResult } from "@/tests/mcp-gateway-client";
+import { GET, POST } from "@/app/api/mcp/route";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -21,7 +20,6 @@ let t: TestDatabase;
 let a: TestTenant;
 let b: TestTenant;
 
-const ENDPOINT = new URL("http://console.test/api/mcp");
 /** How long a poll for something the server does after answering may take on a loaded machine (not a speed assertion). */
 const EVENTUALLY = { timeout: 30_000 };
 const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 45_000, reason: "Customer returned the goods" };
@@ -38,16 +36,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-type Handler = (request: Request) => Promise<Response>;
-const ROUTE: Record<string, Handler> = { POST, DELETE, GET };
-
-/** The SDK client's fetch, answered by the route handler itself: no server in between. */
-function routeFetch(handler?: Handler) {
-  return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const request = new Request(url, init);
-    return (handler ?? ROUTE[request.method])(request);
-  };
-}
+const connect = connectMcpClient;
 
 async function keyFor(tenant: TestTenant, allowedTools: string[]) {
   const { apiKey, secret } = await createApiKey(t.db, {
@@ -56,17 +45,7 @@ async function keyFor(tenant: TestTenant, allowedTools: string[]) {
   return { id: apiKey.id, secret };
 }
 
-async function connect(secret: string, handler?: Handler) {
-  const client = new Client({ name: "countersign-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(ENDPOINT, {
-    fetch: routeFetch(handler),
-    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-  });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+const textOf = textOfResult;
 const metaOf = (result: CallToolResult) => (result._meta?.[ACTION_META_KEY] ?? {}) as Record<string, unknown>;
 
 /** A call's result, and whether it has arrived yet (to show a pending call has not answered). */
