@@ -13,13 +13,14 @@ const field = "w-full rounded-md border border-slate-300 bg-white px-2 py-1 text
 
 function Select({ name, label, value, options }: { name: string; label: string; value?: string; options: Array<{ value: string; label: string }> }) {
   return (
-    <label className="block text-xs font-medium text-slate-700">
-      {label}
-      <select name={name} defaultValue={value ?? ""} className={`${field} mt-0.5`}>
+    // The label names the field only (wrapping the select would make its options part of the name).
+    <div>
+      <label htmlFor={`audit-filter-${name}`} className="block text-xs font-medium text-slate-700">{label}</label>
+      <select id={`audit-filter-${name}`} name={name} defaultValue={value ?? ""} className={`${field} mt-0.5`}>
         <option value="">Any</option>
         {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
       </select>
-    </label>
+    </div>
   );
 }
 
