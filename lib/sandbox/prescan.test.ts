@@ -281,6 +281,20 @@ describe("scanPython: bypasses through other modules and lookalike names", () =>
     expect(await blockedRules(code)).toContain("module-via-attribute");
   });
 
+  it("blocks a banned module's bare name a star import brought in, once per reason", async () => {
+    const r = await scanPython("from pandas.io.common import *\nos.system('id')");
+    expect(r.blocked).toEqual([expect.objectContaining({ rule: "banned-name", line: 2, column: 1 })]);
+    // After a blocked `import os`, its uses add nothing.
+    expect(await blockedRules("import os\nprint(os.listdir('/'))")).toEqual(["banned-import"]);
+    expect(await blockedRules("from socket import socket")).toEqual(["banned-import"]);
+  });
+
+  it("tells the author what to write for a data column that shares a module's name", async () => {
+    const r = await scanPython("import pandas as pd\ndf = pd.DataFrame({'os': ['linux']})\nprint(df.os)");
+    expect(r.blocked).toEqual([expect.objectContaining({ rule: "module-via-attribute", line: 3, column: 10 })]);
+    expect(r.blocked[0].message).toContain('use df["os"]');
+  });
+
   it("follows the configured banned list: a module that may be imported may be reached", async () => {
     expect(await blockedRules("import tempfile\ntempfile._os.getpid()", { bannedModules: ["socket"] })).toEqual([]);
     expect(await blockedRules("import asyncio\nasyncio.create_subprocess_exec('id')", { bannedModules: ["os"] })).toEqual([]);
@@ -336,7 +350,7 @@ describe("scanPython: bypasses through other modules and lookalike names", () =>
   });
 
   it.each([
-    ["import numpy as np\nptr = np.zeros(3).ctypes.data", 2, 18],
+    ["import numpy as np\nptr = np.zeros(3).ctypes.data", 2, 19],
     ["import tempfile\nm = tempfile._ctypes", 2, 14],
   ])("tags native code reached by attribute high on its line: %j", async (code, line, column) => {
     const r = await scanPython(code);
