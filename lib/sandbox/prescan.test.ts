@@ -289,6 +289,22 @@ describe("scanPython: bypasses through other modules and lookalike names", () =>
     expect(await blockedRules("from socket import socket")).toEqual(["banned-import"]);
   });
 
+  it.each([["import code\ncode.InteractiveInterpreter().runsource('import os')"], ["from codeop import compile_command"]])(
+    "blocks the modules that are exec by another name: %j",
+    async (code) => {
+      expect(await blockedRules(code)).toEqual(["dynamic-code"]);
+    },
+  );
+
+  it.each([["import timeit\ntimeit.timeit('import os')"], ["import pdb"], ["from cProfile import run"], ["import doctest"]])(
+    "tags modules that run code given as a string high: %j",
+    async (code) => {
+      const r = await scanPython(code);
+      expect(r.blocked).toEqual([]);
+      expect(r.findings).toEqual([expect.objectContaining({ rule: "runs-code-string", severity: "high", line: 1 })]);
+    },
+  );
+
   it("tells the author what to write for a data column that shares a module's name", async () => {
     const r = await scanPython("import pandas as pd\ndf = pd.DataFrame({'os': ['linux']})\nprint(df.os)");
     expect(r.blocked).toEqual([expect.objectContaining({ rule: "module-via-attribute", line: 3, column: 10 })]);
