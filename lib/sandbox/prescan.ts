@@ -59,6 +59,10 @@ const PACKAGE_INSTALLERS = new Set(["pip", "pip3", "ensurepip", "setuptools", "d
 const DYNAMIC_IMPORT_MODULES = new Set(["importlib", "imp", "zipimport", "runpy", "pkgutil"]);
 const BUILTINS_MODULES = new Set(["builtins", "__builtin__"]);
 const DYNAMIC_CODE_NAMES = new Set(["eval", "exec", "compile"]);
+// Modules that are exec under another name (`code.InteractiveInterpreter().runsource(...)`,
+// `codeop.compile_command`), with no use in analysis: blocked at their import. (Only there: `code`
+// is an everyday variable name.)
+const DYNAMIC_CODE_MODULES = new Set(["code", "codeop"]);
 // Attributes (or string keys) whose only everyday use is reaching interpreter internals: a
 // function's or frame's globals (and from there `__builtins__`), every class alive, the loader.
 const ESCAPE_ATTRIBUTES = new Set([
@@ -99,6 +103,11 @@ for (const name of ["pickle", "_pickle", "cPickle", "marshal", "shelve", "dill",
 }
 for (const name of ["multiprocessing", "threading", "_thread", "concurrent", "asyncio"]) {
   RISKY_MODULES[name] = { rule: "concurrency", severity: "low", message: `imports "${name}" (parallel work competes for the sandbox's CPU and pids limits)` };
+}
+// Each runs code handed to it as a string (`timeit.timeit("...")`, `pdb.run`, `cProfile.run`, doctests):
+// timing and profiling are real analysis uses, so a high tag for the reviewer rather than a block.
+for (const name of ["timeit", "pdb", "bdb", "cProfile", "profile", "trace", "doctest"]) {
+  RISKY_MODULES[name] = { rule: "runs-code-string", severity: "high", message: `imports "${name}", which can run code given to it as a string` };
 }
 for (const name of ["signal", "resource", "gc", "inspect", "tempfile", "glob", "pathlib", "io", "fcntl"]) {
   RISKY_MODULES[name] = { rule: "system-module", severity: "low", message: `imports "${name}" (touches the process or filesystem)` };
@@ -296,6 +305,8 @@ function checkModule(node: Node, ctx: ScanContext): boolean {
     block(ctx, "dynamic-import", node, `imports "${dottedName}", which loads modules dynamically`);
   } else if (BUILTINS_MODULES.has(top)) {
     block(ctx, "builtins-access", node, `imports "${dottedName}", which exposes every builtin (import, eval, open)`);
+  } else if (DYNAMIC_CODE_MODULES.has(top)) {
+    block(ctx, "dynamic-code", node, `imports "${dottedName}", which runs code built at run time as exec does`);
   } else {
     // Each later part is an attribute of the one before: `import asyncio.subprocess`.
     for (const part of parts.slice(1)) checkReachedName(part, node, ctx, "attribute");
