@@ -238,3 +238,179 @@ describe("scanPython: risk findings for reviewers", () => {
     expect(performance.now() - started).toBeLessThan(20);
   });
 });
+
+// What a red team tries first once `import os` is blocked: the same module through another module's
+// attribute, asyncio's own subprocess functions, and names Python folds (NFKC) but a literal compare
+// does not. Each must be blocked, or tagged high on its line, never reach a reviewer untagged.
+describe("scanPython: bypasses through other modules and lookalike names", () => {
+  it.each([
+    ["import tempfile\ntempfile._os.system('id')", 2, 10],
+    ["import pathlib\npathlib.os.system('id')", 2, 9],
+    ["import random\nrandom._os.popen('id')", 2, 8],
+    ["import pandas\npandas.io.common.os.system('id')", 2, 18],
+    ["import traceback\ntraceback.sys.modules['os']", 2, 11],
+    ["import tempfile as t\nx = t._subprocess", 2, 7],
+    ["import logging\nlogging.shutil.rmtree('/')", 2, 9],
+    ["from tempfile import _os", 1, 22],
+    ["from pandas.io.common import os as o", 1, 30],
+    ["from pathlib import os, Path", 1, 21],
+    ["import pandas.io.common.os", 1, 8],
+  ])("blocks a banned module reached through another module: %j", async (code, line, column) => {
+    const r = await scanPython(code);
+    expect(r.parseError).toBeNull();
+    expect(r.blocked).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "module-via-attribute", line, column, severity: "critical" })]));
+    expect(r.blocked[0].message).toMatch(/reaches banned module "(os|sys|subprocess|shutil)"/);
+  });
+
+  it.each([
+    ["import asyncio\nasyncio.run(asyncio.create_subprocess_exec('id'))", 2],
+    ["import asyncio\nasyncio.create_subprocess_shell('id')", 2],
+    ["from asyncio import create_subprocess_exec", 1],
+    ["import asyncio\nloop = asyncio.get_event_loop()\nloop.subprocess_shell(f, 'id')", 3],
+  ])("blocks asyncio's subprocess functions: %j", async (code, line) => {
+    const r = await scanPython(code);
+    expect(r.blocked).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "process-spawn", line })]));
+  });
+
+  it.each([
+    ["import asyncio.subprocess"],
+    ["import asyncio\nasyncio.subprocess.PIPE"],
+    ["from asyncio import subprocess"],
+    ["from asyncio.subprocess import PIPE"],
+  ])("blocks asyncio's subprocess module, a banned module by another path: %j", async (code) => {
+    expect(await blockedRules(code)).toContain("module-via-attribute");
+  });
+
+  it("blocks a banned module's bare name a star import brought in, once per reason", async () => {
+    const r = await scanPython("from pandas.io.common import *\nos.system('id')");
+    expect(r.blocked).toEqual([expect.objectContaining({ rule: "banned-name", line: 2, column: 1 })]);
+    // After a blocked `import os`, its uses add nothing.
+    expect(await blockedRules("import os\nprint(os.listdir('/'))")).toEqual(["banned-import"]);
+    expect(await blockedRules("from socket import socket")).toEqual(["banned-import"]);
+  });
+
+  it.each([["import code\ncode.InteractiveInterpreter().runsource('import os')"], ["from codeop import compile_command"]])(
+    "blocks the modules that are exec by another name: %j",
+    async (code) => {
+      expect(await blockedRules(code)).toEqual(["dynamic-code"]);
+    },
+  );
+
+  it.each([["import timeit\ntimeit.timeit('import os')"], ["import pdb"], ["from cProfile import run"], ["import doctest"]])(
+    "tags modules that run code given as a string high: %j",
+    async (code) => {
+      const r = await scanPython(code);
+      expect(r.blocked).toEqual([]);
+      expect(r.findings).toEqual([expect.objectContaining({ rule: "runs-code-string", severity: "high", line: 1 })]);
+    },
+  );
+
+  it("tells the author what to write for a data column that shares a module's name", async () => {
+    const r = await scanPython("import pandas as pd\ndf = pd.DataFrame({'os': ['linux']})\nprint(df.os)");
+    expect(r.blocked).toEqual([expect.objectContaining({ rule: "module-via-attribute", line: 3, column: 10 })]);
+    expect(r.blocked[0].message).toContain('use df["os"]');
+  });
+
+  it("follows the configured banned list: a module that may be imported may be reached", async () => {
+    expect(await blockedRules("import tempfile\ntempfile._os.getpid()", { bannedModules: ["socket"] })).toEqual([]);
+    expect(await blockedRules("import asyncio\nasyncio.create_subprocess_exec('id')", { bannedModules: ["os"] })).toEqual([]);
+    expect(await blockedRules("import ssl\nssl._socket", { bannedModules: ["socket"] })).toEqual(["module-via-attribute"]);
+  });
+
+  it.each([
+    ["import logging\nlogging.importlib.import_module('os')", "dynamic-import"],
+    ["import inspect\ninspect.builtins.exec('x')", "builtins-access"],
+    ["import tempfile\ntempfile.__dict__['_os']", "module-via-attribute"],
+    ["import tempfile\ntempfile.__dict__.get('_os')", "module-via-attribute"],
+    ["import pathlib\nvars(pathlib)['os']", "module-via-attribute"],
+    ["import random\ngetattr(random, '_os')", "module-via-attribute"],
+    ["import traceback\ngetattr(traceback, 'sys', None)", "module-via-attribute"],
+    ["import tempfile\nobject.__getattribute__(tempfile, '_os')", "module-via-attribute"],
+    ["f = lambda: 0\nf.__globals__['__builtins__']", "sandbox-escape"],
+    ["import sys as s", "banned-import"],
+    ["def f(): pass\nf.__code__", "sandbox-escape"],
+    ["try:\n    1/0\nexcept Exception as e:\n    e.__traceback__.tb_frame.f_back", "sandbox-escape"],
+    ["import tempfile\ntempfile.__spec__.loader", "sandbox-escape"],
+  ])("blocks builtins, importlib and namespace traversal reached by attribute or key: %j", async (code, rule) => {
+    expect(await blockedRules(code)).toContain(rule);
+  });
+
+  it.each([
+    ["ｅｘｅｃ('imp'+'ort os')", "dynamic-code", 1, 1],
+    ["x = 1\n𝐞𝐯𝐚𝐥('1')", "dynamic-code", 2, 1],
+    ["import ｏｓ", "banned-import", 1, 8],
+    ["from ｓｙｓ import modules", "banned-import", 1, 6],
+    ["__ｉｍｐｏｒｔ__('os')", "dynamic-import", 1, 1],
+    ["import tempfile\ntempfile._ｏｓ.system('id')", "module-via-attribute", 2, 10],
+    ["x.__ｇｌｏｂａｌｓ__", "sandbox-escape", 1, 3],
+    ["ｂｕｉｌｔｉｎｓ.exec('x')", "builtins-access", 1, 1],
+    ["import asyncio\nasyncio.ｃｒｅａｔｅ_ｓｕｂｐｒｏｃｅｓｓ_ｓｈｅｌｌ('id')", "process-spawn", 2, 9],
+  ])("normalises identifiers as Python does (NFKC) before comparing: %j", async (code, rule, line, column) => {
+    const r = await scanPython(code);
+    expect(r.parseError).toBeNull();
+    expect(r.blocked).toEqual(expect.arrayContaining([expect.objectContaining({ rule, line, column })]));
+  });
+
+  it("normalises names in the checks that tag, not only in those that block", async () => {
+    const r = await scanPython("ｇｅｔａｔｔｒ(obj, name)\nｏｐｅｎ('/tmp/o', 'w')\nimport ｃｔｙｐｅｓ");
+    expect(r.blocked).toEqual([]);
+    expect(r.findings).toEqual([
+      expect.objectContaining({ rule: "dynamic-attribute", line: 1, severity: "medium" }),
+      expect.objectContaining({ rule: "file-write", line: 2, severity: "medium" }),
+      expect.objectContaining({ rule: "native-code", line: 3, severity: "high" }),
+    ]);
+  });
+
+  it("compares string contents literally, as getattr does (a full-width name in a string is no builtin)", async () => {
+    expect(await scanPython("label = 'ｅｘｅｃ'\nprint(label)")).toEqual({ parseError: null, blocked: [], findings: [] });
+  });
+
+  it.each([
+    ["import numpy as np\nptr = np.zeros(3).ctypes.data", 2, 19],
+    ["import tempfile\nm = tempfile._ctypes", 2, 14],
+  ])("tags native code reached by attribute high on its line: %j", async (code, line, column) => {
+    const r = await scanPython(code);
+    expect(r.blocked).toEqual([]);
+    expect(r.findings).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "native-code", severity: "high", line, column })]));
+  });
+
+  it("tags a module's __dict__ as namespace access", async () => {
+    const r = await scanPython("import json\nnames = json.__dict__");
+    expect(r.blocked).toEqual([]);
+    expect(r.findings).toEqual([expect.objectContaining({ rule: "namespace-access", severity: "medium", line: 2 })]);
+  });
+
+  it("does not block plain data analysis that never reaches os (pandas, numpy, random, pathlib, a column named os)", async () => {
+    const code = [
+      "import random, statistics, platform",
+      "from pathlib import Path, PurePosixPath",
+      "import pandas as pd",
+      "import numpy as np",
+      "random.seed(7)",
+      "sample = [random.random() for _ in range(100)]",
+      "name = Path('data/buckets.csv').name",
+      "stem = PurePosixPath('a/b.txt').stem",
+      "df = pd.DataFrame({'os': ['linux', 'mac'], 'sys_time': [1.0, 2.0], 'cost': [3, 4]})",
+      "by_os = df.groupby('os')['cost'].sum()",
+      "print(df['os'].value_counts(), df.sys_time.mean(), df.cost.max())",
+      "osx = df[df['os'] == 'mac']",
+      "arr = np.asarray(sample).reshape(10, 10)",
+      "print(arr.mean(axis=0), np.linalg.norm(arr), statistics.stdev(sample), platform.python_version())",
+      "config = {'os': 'linux', 'sys': 'x', '_os': 1}",
+      "print(config['os'], getattr(df, 'shape'))",
+    ].join("\n");
+    const r = await scanPython(code);
+    expect(r.parseError).toBeNull();
+    expect(r.blocked).toEqual([]);
+    // `pathlib` is a low "system-module" tag today; nothing here reaches medium or above.
+    expect(r.findings.filter((f) => f.severity !== "low")).toEqual([]);
+  });
+
+  it("stays linear on 100,000 characters of lookalike names and module hops", async () => {
+    expect(await scanPython("ｘ".repeat(100_000))).toEqual({ parseError: null, blocked: [], findings: [] });
+    const hops = await scanPython("t" + "._os".repeat(24_999));
+    expect(hops.blocked).toHaveLength(24_999);
+    const calls = await scanPython("ｅｘｅｃ(1)\n".repeat(12_500));
+    expect(calls.blocked).toHaveLength(12_500);
+  });
+});

@@ -59,18 +59,36 @@ const PACKAGE_INSTALLERS = new Set(["pip", "pip3", "ensurepip", "setuptools", "d
 const DYNAMIC_IMPORT_MODULES = new Set(["importlib", "imp", "zipimport", "runpy", "pkgutil"]);
 const BUILTINS_MODULES = new Set(["builtins", "__builtin__"]);
 const DYNAMIC_CODE_NAMES = new Set(["eval", "exec", "compile"]);
-// Attributes (or string keys) whose only everyday use is reaching interpreter internals.
+// Modules that are exec under another name (`code.InteractiveInterpreter().runsource(...)`,
+// `codeop.compile_command`), with no use in analysis: blocked at their import. (Only there: `code`
+// is an everyday variable name.)
+const DYNAMIC_CODE_MODULES = new Set(["code", "codeop"]);
+// Attributes (or string keys) whose only everyday use is reaching interpreter internals: a
+// function's or frame's globals (and from there `__builtins__`), every class alive, the loader.
 const ESCAPE_ATTRIBUTES = new Set([
   "__builtins__",
   "__import__",
   "__subclasses__",
   "__globals__",
   "__loader__",
+  "__spec__",
   "__code__",
   "__self__",
   "f_globals",
   "f_builtins",
+  "f_locals",
+  "f_back",
+  "tb_frame",
+  "gi_frame",
+  "cr_frame",
+  "ag_frame",
 ]);
+// asyncio starts processes itself (`asyncio.create_subprocess_exec`, `loop.subprocess_shell`):
+// the power of `subprocess` without importing it, so blocked wherever `subprocess` is banned.
+const PROCESS_SPAWN_NAMES = new Set(["create_subprocess_exec", "create_subprocess_shell", "subprocess_exec", "subprocess_shell"]);
+// Modules whose attribute names (`x._ctypes`, numpy's `array.ctypes`) lead to native code: numpy
+// arrays have a legitimate `.ctypes`, so this is a high tag like `import ctypes`, not a block.
+const NATIVE_CODE_MODULES = new Set(["ctypes", "cffi", "mmap"]);
 
 type ModuleRisk = { rule: string; severity: ScanSeverity; message: string };
 const RISKY_MODULES: Record<string, ModuleRisk> = {};
@@ -85,6 +103,11 @@ for (const name of ["pickle", "_pickle", "cPickle", "marshal", "shelve", "dill",
 }
 for (const name of ["multiprocessing", "threading", "_thread", "concurrent", "asyncio"]) {
   RISKY_MODULES[name] = { rule: "concurrency", severity: "low", message: `imports "${name}" (parallel work competes for the sandbox's CPU and pids limits)` };
+}
+// Each runs code handed to it as a string (`timeit.timeit("...")`, `pdb.run`, `cProfile.run`, doctests):
+// timing and profiling are real analysis uses, so a high tag for the reviewer rather than a block.
+for (const name of ["timeit", "pdb", "bdb", "cProfile", "profile", "trace", "doctest"]) {
+  RISKY_MODULES[name] = { rule: "runs-code-string", severity: "high", message: `imports "${name}", which can run code given to it as a string` };
 }
 for (const name of ["signal", "resource", "gc", "inspect", "tempfile", "glob", "pathlib", "io", "fcntl"]) {
   RISKY_MODULES[name] = { rule: "system-module", severity: "low", message: `imports "${name}" (touches the process or filesystem)` };
@@ -173,8 +196,11 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
 
   try {
     const parseError = tree.rootNode.hasError ? describeParseError(tree.rootNode) : findIndentError(tree.rootNode);
-    const ctx: ScanContext = { banned, blocked, findings, lines };
+    const ctx: ScanContext = { banned, blocked, findings, lines, importedBanned: new Set(), bareNames: [] };
     walk(tree.rootNode, (node, parent, field) => visit(node, parent, field, ctx));
+    // `os.listdir()` after a blocked `import os` needs no second reason; a bare `os` with no such
+    // import came from a star import (`from pandas.io.common import *`) or shadows the module.
+    for (const { module, finding } of ctx.bareNames) if (!ctx.importedBanned.has(module)) blocked.push(finding);
     return { parseError, blocked: dedupe(blocked), findings: dedupe(findings) };
   } finally {
     tree.delete();
@@ -186,6 +212,10 @@ type ScanContext = {
   blocked: ScanFinding[];
   findings: ScanFinding[];
   lines: string[];
+  /** Banned modules some import statement names (already blocked there). */
+  importedBanned: Set<string>;
+  /** Bare references to a banned module's name, reported unless that module's import was. */
+  bareNames: { module: string; finding: ScanFinding }[];
 };
 
 function visit(node: Node, parent: Node | null, field: string | null, ctx: ScanContext): void {
@@ -194,14 +224,20 @@ function visit(node: Node, parent: Node | null, field: string | null, ctx: ScanC
       for (const name of node.childrenForFieldName("name")) {
         if (!name) continue;
         const dotted = name.type === "aliased_import" ? name.childForFieldName("name") : name;
-        if (dotted) checkModule(dotted.text, dotted, ctx);
+        if (dotted) checkModule(dotted, ctx);
       }
       return;
     case "import_from_statement": {
       const moduleNode = node.childForFieldName("module_name");
-      if (moduleNode && moduleNode.type !== "relative_import") checkModule(moduleNode.text, moduleNode, ctx);
-      // `from importlib import x` is caught above; `from foo import eval` style re-exports of
-      // builtins are caught where the name is used.
+      const moduleBlocked = moduleNode !== null && moduleNode.type !== "relative_import" && checkModule(moduleNode, ctx);
+      if (moduleBlocked) return; // `from socket import socket` needs one reason, not two
+      // What a from-import takes is an attribute of its module: `from tempfile import _os` is
+      // `tempfile._os`. (`from foo import eval` style re-exports are caught where the name is used.)
+      for (const name of node.childrenForFieldName("name")) {
+        if (!name) continue;
+        const imported = name.type === "aliased_import" ? name.childForFieldName("name") : name;
+        if (imported) for (const part of dottedParts(imported)) checkReachedName(part, imported, ctx, "attribute");
+      }
       return;
     }
     case "identifier":
@@ -209,11 +245,28 @@ function visit(node: Node, parent: Node | null, field: string | null, ctx: ScanC
       return;
     case "attribute": {
       const attr = node.childForFieldName("attribute");
-      if (attr && ESCAPE_ATTRIBUTES.has(attr.text)) {
-        block(ctx, "sandbox-escape", attr, `access to "${attr.text}" reaches interpreter internals`);
+      if (!attr) return;
+      const name = nameOf(attr);
+      if (ESCAPE_ATTRIBUTES.has(name)) {
+        block(ctx, "sandbox-escape", attr, `access to "${name}" reaches interpreter internals`);
+      } else if (name === "__dict__") {
+        // `obj.__dict__` has everyday uses; a literal key into it is checked like an attribute (below).
+        note(ctx, "namespace-access", "medium", attr, "reads __dict__, every name an object or module holds");
+      } else {
+        checkReachedName(name, attr, ctx, "attribute");
       }
-      if (attr && (attr.text === "write_text" || attr.text === "write_bytes") && parent?.type === "call") {
-        note(ctx, "file-write", "medium", attr, `writes a file with ${attr.text}()`);
+      if ((name === "write_text" || name === "write_bytes") && parent?.type === "call") {
+        note(ctx, "file-write", "medium", attr, `writes a file with ${name}()`);
+      }
+      return;
+    }
+    case "subscript": {
+      // `tempfile.__dict__["_os"]`, `vars(pathlib)["os"]`: an attribute by another spelling.
+      const value = node.childForFieldName("value");
+      if (!value || !isNamespace(value)) return;
+      for (const key of node.childrenForFieldName("subscript")) {
+        const literal = key ? stringLiteral(key) : null;
+        if (key && literal !== null) checkReachedName(literal, key, ctx, "attribute");
       }
       return;
     }
@@ -237,9 +290,14 @@ function visit(node: Node, parent: Node | null, field: string | null, ctx: ScanC
   }
 }
 
-function checkModule(dottedName: string, node: Node, ctx: ScanContext): void {
-  const top = dottedName.split(".")[0].trim();
+/** Blocks or tags an imported module by its dotted name; true when it blocked. */
+function checkModule(node: Node, ctx: ScanContext): boolean {
+  const parts = dottedParts(node);
+  const dottedName = parts.join(".");
+  const top = parts[0] ?? "";
+  const blockedBefore = ctx.blocked.length;
   if (ctx.banned.has(top)) {
+    ctx.importedBanned.add(top);
     block(ctx, "banned-import", node, `imports banned module "${dottedName}"`);
   } else if (PACKAGE_INSTALLERS.has(top)) {
     block(ctx, "package-install", node, `imports package installer "${dottedName}" (nothing may be installed at run time)`);
@@ -247,10 +305,15 @@ function checkModule(dottedName: string, node: Node, ctx: ScanContext): void {
     block(ctx, "dynamic-import", node, `imports "${dottedName}", which loads modules dynamically`);
   } else if (BUILTINS_MODULES.has(top)) {
     block(ctx, "builtins-access", node, `imports "${dottedName}", which exposes every builtin (import, eval, open)`);
+  } else if (DYNAMIC_CODE_MODULES.has(top)) {
+    block(ctx, "dynamic-code", node, `imports "${dottedName}", which runs code built at run time as exec does`);
   } else {
+    // Each later part is an attribute of the one before: `import asyncio.subprocess`.
+    for (const part of parts.slice(1)) checkReachedName(part, node, ctx, "attribute");
     const risk = RISKY_MODULES[top];
     if (risk) note(ctx, risk.rule, risk.severity, node, risk.message);
   }
+  return ctx.blocked.length > blockedBefore;
 }
 
 // Whether an identifier (in `field` of `parent`) is a name being *used*, not an attribute name,
@@ -281,7 +344,7 @@ function isNameReference(parent: Node | null, field: string | null): boolean {
 }
 
 function checkName(node: Node, ctx: ScanContext): void {
-  const name = node.text;
+  const name = nameOf(node);
   if (name === "__import__") {
     block(ctx, "dynamic-import", node, "uses __import__(), which imports modules by computed name");
   } else if (DYNAMIC_CODE_NAMES.has(name)) {
@@ -290,6 +353,42 @@ function checkName(node: Node, ctx: ScanContext): void {
     block(ctx, "builtins-access", node, `uses "${name}", which exposes every builtin (import, eval, open)`);
   } else if (DYNAMIC_IMPORT_MODULES.has(name)) {
     block(ctx, "dynamic-import", node, `uses "${name}", which loads modules dynamically`);
+  } else {
+    checkReachedName(name, node, ctx, "name");
+  }
+}
+
+const REACHED_DYNAMIC_IMPORT = new Set(["importlib", "zipimport", "runpy", "pkgutil"]);
+
+/**
+ * A name that reaches a module the scan keeps out by another road: an attribute of some other
+ * module (`tempfile._os`, `pathlib.os`, `traceback.sys`: stdlib and pandas modules import os and
+ * sys under their own names), a from-import of one (`from tempfile import _os`), a literal key into
+ * a namespace (`getattr(random, "_os")`, `m.__dict__["os"]`), or a bare name a star import brought.
+ * Blocked, not tagged, where it reaches a banned module, importlib or builtins: that is the
+ * banned import itself, and analysis code has no use for it (a data column of that name reads
+ * `df["os"]`). Native code is a high tag, as `import ctypes` is: numpy arrays have `.ctypes`.
+ */
+function checkReachedName(name: string, node: Node, ctx: ScanContext, how: "attribute" | "name"): void {
+  const bare = name.replace(/^_+/, ""); // `_os`, `__os`: the private aliases modules import under
+  const reached = ctx.banned.has(name) ? name : ctx.banned.has(bare) ? bare : null;
+  if (reached !== null) {
+    if (how === "name") {
+      const message = `uses the name "${name}" of banned module "${reached}" (a star import can bring it in); rename the variable`;
+      ctx.bareNames.push({ module: reached, finding: finding(ctx, "banned-name", "critical", node, message) });
+    } else {
+      block(ctx, "module-via-attribute", node, `reaches banned module "${reached}" through another module's attribute "${name}" (for a data column of that name use df["${name}"])`);
+    }
+  } else if (PROCESS_SPAWN_NAMES.has(name) && ctx.banned.has("subprocess")) {
+    block(ctx, "process-spawn", node, `uses ${name}(), which starts a process as the banned "subprocess" module does`);
+  } else if (how === "name") {
+    return; // the names below are caught as bare names by checkName, or tagged at their import
+  } else if (REACHED_DYNAMIC_IMPORT.has(bare) || name === "_imp") {
+    block(ctx, "dynamic-import", node, `reaches "${bare}" through another reached's attribute "${name}", which loads modules dynamically`);
+  } else if (bare === "builtins" || name === "__builtin__") {
+    block(ctx, "builtins-access", node, `reaches "builtins" through attribute "${name}", which exposes every builtin (import, eval, open)`);
+  } else if (NATIVE_CODE_MODULES.has(bare)) {
+    note(ctx, "native-code", "high", node, `reaches "${bare}" through attribute "${name}", which reaches native memory and C functions`);
   }
 }
 
@@ -310,16 +409,23 @@ function checkString(node: Node, ctx: ScanContext): void {
 function checkCall(node: Node, ctx: ScanContext): void {
   const fn = node.childForFieldName("function");
   const args = node.childForFieldName("arguments");
-  if (!fn || fn.type !== "identifier" || !args || args.type !== "argument_list") return;
+  if (!fn || !args || args.type !== "argument_list") return;
   const positional = args.namedChildren.filter((a): a is Node => a !== null && a.type !== "keyword_argument" && a.type !== "comment");
+  if (fn.type === "attribute") {
+    checkMethodCall(fn, positional, ctx);
+    return;
+  }
+  if (fn.type !== "identifier") return;
   const keyword = (name: string): Node | null => {
     for (const a of args.namedChildren) {
-      if (a?.type === "keyword_argument" && a.childForFieldName("name")?.text === name) return a.childForFieldName("value");
+      const key = a?.type === "keyword_argument" ? a.childForFieldName("name") : null;
+      if (a && key && nameOf(key) === name) return a.childForFieldName("value");
     }
     return null;
   };
 
-  switch (fn.text) {
+  const fnName = nameOf(fn);
+  switch (fnName) {
     case "open": {
       const mode = positional[1] ?? keyword("mode");
       if (!mode) return;
@@ -337,15 +443,19 @@ function checkCall(node: Node, ctx: ScanContext): void {
     case "setattr":
     case "delattr": {
       const attrName = positional[1];
-      if (attrName && stringLiteral(attrName) === null) {
-        note(ctx, "dynamic-attribute", "medium", fn, `${fn.text}() with an attribute name computed at run time`);
+      if (!attrName) return;
+      const literal = stringLiteral(attrName);
+      if (literal === null) {
+        note(ctx, "dynamic-attribute", "medium", fn, `${fnName}() with an attribute name computed at run time`);
+      } else {
+        checkReachedName(literal, attrName, ctx, "attribute");
       }
       return;
     }
     case "globals":
     case "locals":
     case "vars":
-      note(ctx, "namespace-access", "medium", fn, `${fn.text}() exposes the module's namespace`);
+      note(ctx, "namespace-access", "medium", fn, `${fnName}() exposes the module's namespace`);
       return;
     case "range": {
       for (const arg of positional) {
@@ -363,6 +473,30 @@ function checkCall(node: Node, ctx: ScanContext): void {
     default:
       return;
   }
+}
+
+/** `m.__dict__.get("_os")`, `object.__getattribute__(m, "_os")`: attribute access by a literal name. */
+function checkMethodCall(fn: Node, positional: Node[], ctx: ScanContext): void {
+  const attr = fn.childForFieldName("attribute");
+  const object = fn.childForFieldName("object");
+  if (!attr || !object) return;
+  const method = nameOf(attr);
+  const byName = method === "__getattribute__" ? positional : (method === "get" || method === "pop" || method === "setdefault") && isNamespace(object) ? positional.slice(0, 1) : [];
+  for (const arg of byName) {
+    const literal = stringLiteral(arg);
+    if (literal !== null) checkReachedName(literal, arg, ctx, "attribute");
+  }
+}
+
+/** `x.__dict__`, `vars(x)`, `globals()`, `locals()`: a mapping whose keys are attribute names. */
+function isNamespace(node: Node): boolean {
+  if (node.type === "attribute") {
+    const attr = node.childForFieldName("attribute");
+    return attr !== null && nameOf(attr) === "__dict__";
+  }
+  if (node.type !== "call") return false;
+  const fn = node.childForFieldName("function");
+  return fn?.type === "identifier" && ["vars", "globals", "locals"].includes(nameOf(fn));
 }
 
 function checkWhile(node: Node, ctx: ScanContext): void {
@@ -463,6 +597,23 @@ function constantInt(node: Node, depth = 0): number | null {
     default:
       return null;
   }
+}
+
+/**
+ * An identifier as Python reads it: the tokenizer folds every identifier to NFKC (PEP 3131), so
+ * `ｅｘｅｃ` and `𝐞𝐯𝐚𝐥` are `exec` and `eval`, and `import ｏｓ` imports os. String contents are not
+ * folded (`getattr(x, "ｅｘｅｃ")` finds nothing), so only names go through this. The node's text is
+ * the source as written (tree-sitter keeps it), so each comparison must fold it first. Linear in the
+ * name's length.
+ */
+function nameOf(node: Node): string {
+  return node.text.normalize("NFKC");
+}
+
+/** The folded names of a `dotted_name` (`pandas.io.common`), or of a lone identifier. */
+function dottedParts(node: Node): string[] {
+  if (node.type === "identifier") return [nameOf(node)];
+  return node.namedChildren.filter((c): c is Node => c !== null && c.type === "identifier").map(nameOf);
 }
 
 /** The value of a plain string literal (no f-string interpolation), else null. */
