@@ -6,7 +6,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
-import { BWRAP_IMAGE_PREFIX, parseUser, type SandboxSpec } from "./spec";
+import { BWRAP_IMAGE_PREFIX, parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -81,6 +81,9 @@ export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
   args.push(
     "--proc", "/proc",
     "--dev", "/dev",
+    // bwrap's /dev is a tmpfs with no size limit: read-only, with a tiny /dev/shm of its own.
+    "--remount-ro", "/dev",
+    "--size", String(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
     "--size", String(spec.tmpfsBytes), "--tmpfs", "/tmp",
     "--remount-ro", "/",
     "--chdir", "/tmp",

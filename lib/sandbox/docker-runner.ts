@@ -4,7 +4,7 @@ import Docker from "dockerode";
 import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
-import type { SandboxSpec } from "./spec";
+import { SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -93,6 +93,7 @@ export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptio
         { Name: "nproc", Soft: spec.pidsLimit, Hard: spec.pidsLimit },
       ],
       IpcMode: "private",
+      ShmSize: SANDBOX_SHM_BYTES, // Docker's default is a 64 MB /dev/shm outside the tmpfs limit
       AutoRemove: false,
       // Output reaches us through attach; a log driver would also write it to the host's disk.
       LogConfig: { Type: "none", Config: {} },

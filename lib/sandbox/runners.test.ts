@@ -9,7 +9,7 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
 import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
-import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
+import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -196,6 +196,7 @@ describe.each(runners)("$name sandbox", (runner) => {
         expect(h.NanoCpus).toBe(spec.nanoCpus);
         expect(h.PidsLimit).toBe(spec.pidsLimit);
         expect(h.AutoRemove).toBe(false);
+        expect(h.ShmSize).toBe(SANDBOX_SHM_BYTES);
         expect(h.Binds ?? null).toBeNull();
         expect(h.Ulimits).toEqual(
           expect.arrayContaining([
@@ -283,6 +284,41 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(r.stdout).toContain("tmp ok inside");
       expect(existsSync(`/tmp/${marker}`)).toBe(false);
       expect(existsSync("/pwned")).toBe(false);
+    });
+
+    it("has no writable space beyond its tmpfs limit: /dev/shm is tiny and /dev is read-only", async () => {
+      const tmpfsBytes = 8 * MB;
+      const r = await runner.run(
+        { ...spec, tmpfsBytes },
+        [
+          "import multiprocessing",
+          "lock = multiprocessing.Lock()  # POSIX semaphores live in /dev/shm: they still work",
+          "print('semaphore ok')",
+          "def fill(prefix):",
+          "    written = 0",
+          "    for i in range(256):",
+          "        try:",
+          "            with open('%s%d' % (prefix, i), 'wb') as f:",
+          "                for _ in range(4):",
+          "                    f.write(b'x' * (1024 * 1024))",
+          "                    f.flush()",
+          "                    written += 1024 * 1024",
+          "        except OSError:",
+          "            return written",
+          "    return written",
+          "tmp = fill('/tmp/f')",
+          "shm = fill('/dev/shm/f')",
+          "dev = fill('/dev/f')",
+          "print('written', tmp, shm, dev)",
+        ].join("\n"),
+      );
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain("semaphore ok");
+      const [tmp, shm, dev] = (r.stdout.match(/written (\d+) (\d+) (\d+)/) ?? []).slice(1).map(Number);
+      expect(tmp).toBeGreaterThan(0);
+      expect(tmp).toBeLessThanOrEqual(tmpfsBytes);
+      expect(shm).toBeLessThanOrEqual(SANDBOX_SHM_BYTES);
+      expect(dev).toBe(0);
     });
 
     it("cannot read a file planted on the host or the host's environment", async () => {
