@@ -4,7 +4,8 @@ import Docker from "dockerode";
 import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
-import { SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
+import { leaseRunUid } from "./run-uid";
+import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -57,14 +58,18 @@ export async function assertDockerReady(image: string, docker: Docker = dockerCl
   }
 }
 
-/** The create options for one run: every hardening field lives in HostConfig (top level is ignored). */
-export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptions {
+/**
+ * The create options for one run: every hardening field lives in HostConfig (top level is ignored).
+ * `runUid`: the run's own uid (run-uid.ts), so its processes count against no other run's
+ * RLIMIT_NPROC; the group is the spec's.
+ */
+export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(spec.user).uid): Docker.ContainerCreateOptions {
   return {
     Image: spec.image,
     // -I: isolated mode (no PYTHON* variables, no user site); -u: unbuffered, so output streams
     // to the reviewer as it is printed; -: code from stdin.
     Cmd: ["python3", "-I", "-u", "-"],
-    User: spec.user,
+    User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
     Labels: { [SANDBOX_LABEL]: "1" },
@@ -89,7 +94,7 @@ export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptio
       Ulimits: [
         { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
         { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
-        // RLIMIT_NPROC counts per uid host-wide; PidsLimit is the per-container bound.
+        // RLIMIT_NPROC counts per uid host-wide (the run's own uid); PidsLimit is the per-container bound.
         { Name: "nproc", Soft: spec.pidsLimit, Hard: spec.pidsLimit },
       ],
       IpcMode: "private",
@@ -126,10 +131,11 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
   let aborted = false;
   let timer: NodeJS.Timeout | null = null;
   let onAbort: (() => void) | null = null;
+  const runUid = leaseRunUid();
 
   try {
     try {
-      container = await docker.createContainer(containerOptions(spec));
+      container = await docker.createContainer(containerOptions(spec, runUid.uid));
     } catch (err) {
       throw new SandboxUnavailableError(`could not create sandbox container: ${errorMessage(err)}`, { cause: err });
     }
@@ -198,6 +204,7 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     if (timer) clearTimeout(timer);
     if (onAbort) opts.signal?.removeEventListener("abort", onAbort);
     if (container) await removeContainer(container);
+    runUid.release(); // its processes went with the container
   }
 }
 

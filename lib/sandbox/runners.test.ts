@@ -9,6 +9,7 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
 import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
+import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
@@ -175,7 +176,8 @@ describe.each(runners)("$name sandbox", (runner) => {
         const i = info as unknown as Docker.ContainerInspectInfo;
         expect(i.State.Running).toBe(true);
         expect(i.Image).toBe(spec.image);
-        expect(i.Config.User).toBe("65534:65534");
+        expect(i.Config.User).toMatch(/^\d+:65534$/);
+        expect(Number(i.Config.User.split(":")[0])).toBeGreaterThanOrEqual(RUN_UID_BASE); // a uid of its own (run-uid.ts)
         expect(i.Config.Labels[SANDBOX_LABEL]).toBe("1");
         expect(i.Config.Env.some((e) => e.startsWith("SECRET_TOKEN"))).toBe(false);
         expect(i.Config.Env.filter((e) => !/^(?:PATH|LANG|OPENBLAS_NUM_THREADS|OMP_NUM_THREADS)=/.test(e))).toEqual([]);
@@ -208,7 +210,7 @@ describe.each(runners)("$name sandbox", (runner) => {
       });
     }
 
-    it("runs as nobody with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
+    it("runs unprivileged with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
       const r = await runner.run(
         spec,
         [
@@ -226,7 +228,14 @@ describe.each(runners)("$name sandbox", (runner) => {
       );
       expect(r.stderr).toBe("");
       const facts = JSON.parse(r.stdout) as Record<string, unknown>;
-      expect(facts).toMatchObject({ uid: 65534, gid: 65534, euid: 65534, capEff: "0000000000000000", noNewPrivs: "1" });
+      expect(facts).toMatchObject({ gid: 65534, capEff: "0000000000000000", noNewPrivs: "1" });
+      // bubblewrap maps its run's own host uid to nobody inside; Docker has no user namespace, so
+      // the code sees the run's own uid (run-uid.ts) — never root, never shared with another run.
+      if (isolation === "namespace") expect(facts).toMatchObject({ uid: 65534, euid: 65534 });
+      else {
+        expect(facts.uid).toBeGreaterThanOrEqual(RUN_UID_BASE);
+        expect(facts.euid).toBe(facts.uid);
+      }
       expect(facts.env).not.toContain("SECRET_TOKEN");
       expect((facts.env as string[]).filter((k) => !["PATH", "LANG", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PWD", "HOME", "HOSTNAME", "LC_CTYPE"].includes(k))).toEqual([]);
       expect(facts.home).toEqual([]); // no host home directories
@@ -359,6 +368,46 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(execFileSync("/bin/echo", ["alive"]).toString()).toBe("alive\n");
       await new Promise((r2) => setTimeout(r2, 200));
       expect(sandboxPythonProcesses()).toBe(0);
+    });
+
+    it("one run holding every process it may have leaves a concurrent run able to fork", async () => {
+      // RLIMIT_NPROC counts per uid, host-wide: runs sharing a uid would share one allowance.
+      const holder = new AbortController();
+      let holding: () => void = () => {};
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const a = runner.run(
+        { ...spec, timeoutMs: 30_000 },
+        [
+          "import os, time",
+          "n = 0",
+          `for _ in range(${spec.pidsLimit}):`,
+          "    try:",
+          "        if os.fork() == 0:",
+          "            time.sleep(60)",
+          "            os._exit(0)",
+          "        n += 1",
+          "    except OSError:",
+          "        break",
+          "print('holding', n, flush=True)",
+          "time.sleep(60)",
+        ].join("\n"),
+        { signal: holder.signal, onOutput: (_s, text) => text.includes("holding") && holding() },
+      );
+      try {
+        await Promise.race([held, a.then(() => expect.fail("run A ended before it held its processes"))]);
+        const b = await runner.run(
+          spec,
+          ["import os", "ok = 0", "for _ in range(8):", "    pid = os.fork()", "    if pid == 0:", "        os._exit(0)", "    os.waitpid(pid, 0)", "    ok += 1", "print('forked', ok)"].join("\n"),
+        );
+        expect(b.stderr).toBe("");
+        expect(b.stdout).toBe("forked 8\n");
+      } finally {
+        holder.abort();
+        await a.catch(() => null); // A's container is gone before the file's leftover checks
+      }
+      const ra = await a;
+      expect(ra.stdout).toMatch(/^holding \d+\n$/);
+      expect(Number(ra.stdout.split(" ")[1])).toBeGreaterThanOrEqual(spec.pidsLimit - 4);
     });
 
     it("stops an allocation past the memory limit and reports it", async () => {
