@@ -21,6 +21,9 @@ const CONTAINER_ENV = [
   "OMP_NUM_THREADS=1",
 ];
 
+/** How long after the runner's own deadline the in-container `timeout` kills the run. */
+const IN_CONTAINER_GRACE_MS = 2000;
+
 let client: Docker | null = null;
 
 /** The shared client. `new Docker()` reads DOCKER_HOST / DOCKER_TLS_VERIFY / DOCKER_CERT_PATH. */
@@ -66,9 +69,11 @@ export async function assertDockerReady(image: string, docker: Docker = dockerCl
 export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(spec.user).uid): Docker.ContainerCreateOptions {
   return {
     Image: spec.image,
-    // -I: isolated mode (no PYTHON* variables, no user site); -u: unbuffered, so output streams
-    // to the reviewer as it is printed; -: code from stdin.
-    Cmd: ["python3", "-I", "-u", "-"],
+    // The time limit holds inside the container too, so a run whose console died mid-run still
+    // ends: coreutils `timeout` SIGKILLs the code's process group a grace period after the limit
+    // (the runner's own timer kills it at the limit). -I: isolated mode (no PYTHON* variables, no
+    // user site); -u: unbuffered, so output streams to the reviewer as it is printed; -: code from stdin.
+    Cmd: ["timeout", "-s", "KILL", `${(spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000}s`, "python3", "-I", "-u", "-"],
     User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
@@ -180,8 +185,7 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     await Promise.race([streamClosed, delay(2000)]);
     output.end();
 
-    const state = (await running.inspect()).State;
-    const oomKilled = state.OOMKilled === true;
+    const oomKilled = await wasOomKilled(running, StatusCode === 137 && !timedOut && !aborted);
     const killed = timedOut || aborted || oomKilled;
     return output.result({ isolation: "container", exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
   } catch (err) {
@@ -209,6 +213,19 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
 }
 
 class AbortedBeforeStart extends Error {}
+
+/**
+ * Docker's OOMKilled flag. The OOM killer hits the code under `timeout`, not the container's first
+ * process, and the daemon may record the OOM event just after the exit: a SIGKILL (137) we did
+ * not send is looked at again for a moment before it is called something else.
+ */
+async function wasOomKilled(container: Docker.Container, unexplainedKill: boolean): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    if ((await container.inspect()).State.OOMKilled === true) return true;
+    if (!unexplainedKill || attempt === 10) return false;
+    await delay(100);
+  }
+}
 
 async function removeContainer(container: Docker.Container): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -8,7 +8,7 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
-import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
+import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
 import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
@@ -166,7 +166,25 @@ describe.each(runners)("$name sandbox", (runner) => {
     });
 
     if (runner.name === "docker") {
-      it("applies every hardening field to the container (inspect while it runs)", async () => {
+      it("ends at its time limit on its own when nothing supervises it (the console died mid-run)", async () => {
+        // Only the container: no runner timer, no kill from this process.
+        const docker = dockerClient();
+        const container = await docker.createContainer(containerOptions({ ...spec, timeoutMs: 1000 }));
+        ourContainers.add(container.id);
+        try {
+          const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+          stream.on("data", () => {});
+          const exited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+          await container.start();
+          stream.end("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
+          const { StatusCode } = await exited;
+          expect(StatusCode).toBe(137); // SIGKILL at the limit (plus grace), from inside the container
+        } finally {
+          await container.remove({ force: true });
+        }
+      }, 30_000);
+
+    it("applies every hardening field to the container (inspect while it runs)", async () => {
         let info: Docker.ContainerInspectInfo | null = null;
         await runner.run(spec, "import time\ntime.sleep(0.5)\n", {
           onContainer: async (c) => {
