@@ -5,7 +5,7 @@
 // itself. Text without any of the three is stored unchanged, so rows written before this escape
 // read back as they were.
 const ESCAPE = "\uE000";
-const NEEDS_ESCAPE = /[\u0000\uE000]|[\uD800-\uDFFF]/gu; // with `u`, a well-formed pair is one code point
+const NEEDS_ESCAPE = /[\0\uE000\uD800-\uDFFF]/gu; // with `u`, a well-formed pair is one code point
 const ESCAPED = /\uE000(?:0|E|s([0-9a-f]{4}))/g;
 
 /** The form output is stored in (see the header). */
