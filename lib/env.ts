@@ -137,7 +137,7 @@ export const ENVIRONMENT = {
   SANDBOX_PIDS_LIMIT: declare("Sandbox", opt(int(8, 4096)), "Processes per run (part of the approved hash).", { shownDefault: "64" }),
   SANDBOX_TIMEOUT_MS: declare("Sandbox", opt(int(100, 3_600_000)), "Wall-clock limit per run (part of the approved hash).", { shownDefault: "10000" }),
   SANDBOX_OUTPUT_LIMIT: declare("Sandbox", opt(int(100, 10_000_000)), "Characters of output kept per run, then marked truncated (part of the approved hash).", { shownDefault: "10000" }),
-  SANDBOX_TMPFS_MB: declare("Sandbox", opt(int(1, 4096)), "Size of the run's /tmp (part of the approved hash).", { shownDefault: "64" }),
+  SANDBOX_TMPFS_MB: declare("Sandbox", opt(int(1, 4096)), "Size of the run's /tmp, its only sizeable writable space (/dev/shm is 1 MB) (part of the approved hash).", { shownDefault: "64" }),
   SANDBOX_FILE_SIZE_MB: declare("Sandbox", opt(int(1, 4096)), "Largest file a run may write (part of the approved hash).", { shownDefault: "16" }),
   SANDBOX_OPEN_FILES: declare("Sandbox", opt(int(16, 65_536)), "Open files per run (part of the approved hash).", { shownDefault: "64" }),
   SANDBOX_CONCURRENCY: declare("Sandbox", opt(int(1, 64)), "Runs at once per process; more wait their turn.", { shownDefault: "2" }),

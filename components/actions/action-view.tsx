@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ActionDetail } from "@/lib/review/action-detail";
+import { visibleText } from "@/lib/review/visible-text";
 import { PageHeader } from "@/components/shell/page-header";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { TimeLeft } from "@/components/ui/time";
@@ -122,8 +123,8 @@ export function ActionView({ action }: { action: ActionDetail }) {
                         {e.truncated ? " · output truncated" : ""}
                       </span>
                     </div>
-                    {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{e.stdout}</pre>}
-                    {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{e.stderr}</pre>}
+                    {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{visibleText(e.stdout)}</pre>}
+                    {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{visibleText(e.stderr)}</pre>}
                     {!e.stdout && !e.stderr && e.result !== null && <JsonBlock value={e.result} label="Result" />}
                   </li>
                 ))}

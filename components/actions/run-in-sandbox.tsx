@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { visibleText } from "@/lib/review/visible-text";
 
 type Line = { stream: "stdout" | "stderr" | "info" | "error"; text: string };
 
@@ -61,7 +62,7 @@ export function RunInSandbox({ actionId, payloadHash, canRun }: { actionId: stri
         <pre aria-label="Sandbox output" aria-live="polite" className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-950 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-100">
           {lines.map((line, i) => (
             <span key={i} className={line.stream === "stderr" ? "text-amber-300" : line.stream === "error" ? "text-red-300" : line.stream === "info" ? "text-sky-300" : ""}>
-              {line.text}
+              {visibleText(line.text)}
               {line.stream === "info" || line.stream === "error" ? "\n" : ""}
             </span>
           ))}

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { formatUtc } from "@/components/ui/format";
 import type { GateOutcome } from "@/lib/agent/gate-outcome";
+import { visibleText } from "@/lib/review/visible-text";
 import type { TaskTimeline, TimelineAction, TimelineEntry, TimelineExecution, TimelineToolResult } from "@/lib/tasks/get-task-timeline";
 
 // Everything from the model and from tools is rendered as React text children (escaped), in <pre>
@@ -26,7 +27,7 @@ function Output({ label, text, tone = "slate" }: { label: string; text: string; 
   return (
     <div>
       <p className="text-xs font-medium text-slate-600">{label}</p>
-      <pre className={`mt-0.5 max-h-80 overflow-auto rounded-md p-2 font-mono text-xs whitespace-pre-wrap break-words ${tone === "red" ? "bg-red-50 text-red-950" : "bg-slate-900 text-slate-100"}`}>{text}</pre>
+      <pre className={`mt-0.5 max-h-80 overflow-auto rounded-md p-2 font-mono text-xs whitespace-pre-wrap break-words ${tone === "red" ? "bg-red-50 text-red-950" : "bg-slate-900 text-slate-100"}`}>{visibleText(text)}</pre>
     </div>
   );
 }

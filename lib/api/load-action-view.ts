@@ -3,6 +3,7 @@ import { AppError } from "@/lib/errors";
 import type { ActionView } from "@/lib/api/schemas";
 import { readScopedAction } from "@/lib/db/statements/read-scoped-action";
 import { isUuid } from "@/lib/db/uuid";
+import { decodeStoredJson } from "@/lib/db/stored-text";
 
 /** `apiKeyId`: the key whose own actions are visible; null for a member of the tenant (browser). */
 export type ActionScope = { tenantId: string; actionId: string; apiKeyId: string | null };
@@ -73,7 +74,7 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
           id: execution.id,
           state: execution.status,
           isolation: execution.isolation,
-          result: (execution.result as Record<string, unknown> | null) ?? null,
+          result: decodeStoredJson(execution.result as Record<string, unknown> | null) ?? null,
           exitCode: execution.exitCode,
           truncated: execution.truncated,
           durationMs: execution.durationMs,

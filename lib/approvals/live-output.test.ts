@@ -4,6 +4,9 @@ import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
+import { loadActionView } from "@/lib/api/load-action-view";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { visibleText } from "@/lib/review/visible-text";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -32,4 +35,49 @@ it("a running execution's output is in its row while it runs, for every page tha
   expect(done.state).toBe("succeeded");
   const final = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
   expect(final.stdout).toBe("first line\nsecond line\n");
+}, 60_000);
+
+it("output holding NUL bytes is stored and shown exactly, live and at the end", async () => {
+  // U+0000 cannot go into PostgreSQL text or jsonb as it is; a lone surrogate has no UTF-8 form.
+  const code = [
+    "import time, warnings",
+    "print('a\\x00b', flush=True)",
+    "time.sleep(1.5)",
+    "print('c\\x00d')",
+    "warnings.warn('e\\x00f')",
+  ].join("\n");
+  const p = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code, language: "python" } });
+  if (p.state !== "pending") return expect.fail(`expected pending, got ${p.state}: ${"reason" in p ? p.reason : ""}`);
+  await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
+
+  const streamed: string[] = [];
+  const running = executeAction(t.db, {
+    tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test" },
+    onOutput: (stream, text) => stream === "stdout" && streamed.push(text),
+  });
+  let liveSeen = false;
+  for (let i = 0; i < 60 && !liveSeen; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
+    const e = detail?.executions[0];
+    if (e?.status === "executing" && e.stdout === "a\u0000b\n") liveSeen = true;
+  }
+  expect(liveSeen).toBe(true);
+  const done = await running;
+  expect(done.state).toBe("succeeded");
+  expect(done.result.stdout).toBe("a\u0000b\nc\u0000d\n");
+  expect(streamed.join("")).toBe("a\u0000b\nc\u0000d\n");
+
+  const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
+  const e = detail?.executions[0];
+  expect(e).toMatchObject({ status: "succeeded", exitCode: 0, stdout: "a\u0000b\nc\u0000d\n" });
+  expect(e?.stderr).toContain("UserWarning: e\u0000f\n");
+  expect((e?.result as { stdout?: string } | null)?.stdout).toBe("a\u0000b\nc\u0000d\n");
+  // What the reviewer's page shows: the NUL as an escape, not as nothing.
+  expect(visibleText(e?.stdout ?? "")).toBe("a\\x00b\nc\\x00d\n");
+
+  // The agent reads the same bytes back.
+  const view = await loadActionView(t.db, { tenantId: a.id, actionId: p.actionId, apiKeyId: null });
+  expect(view.execution?.result?.stdout).toBe("a\u0000b\nc\u0000d\n");
+  expect(view.execution?.result?.stderr).toContain("e\u0000f\n");
 }, 60_000);

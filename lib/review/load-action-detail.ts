@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
+import { decodeStoredJson, decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { diffFields } from "@/lib/approvals/payload-diff";
@@ -100,8 +101,9 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     stateNow: await readStateNow(db, viewer.tenantId, action.tool, current, requestSnapshot, action.status),
     upstream: isUpstreamToolName(action.tool) ? upstreamViewOf(requestSnapshot?.data ?? null) : null,
     executions: action.executions.map((e) => ({
-      id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode, stdout: e.stdout, stderr: e.stderr,
-      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: (e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
+      id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
+      stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
+      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: decodeStoredJson(e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
     })),
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,

@@ -5,8 +5,9 @@ import { execFile, spawn, type SpawnOptionsWithStdioTuple, type StdioPipe } from
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { sandboxLimiter } from "./concurrency";
+import { leaseRunUid } from "./run-uid";
 import { OutputCollector } from "./output";
-import { BWRAP_IMAGE_PREFIX, parseUser, type SandboxSpec } from "./spec";
+import { BWRAP_IMAGE_PREFIX, parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -81,6 +82,9 @@ export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
   args.push(
     "--proc", "/proc",
     "--dev", "/dev",
+    // bwrap's /dev is a tmpfs with no size limit: read-only, with a tiny /dev/shm of its own.
+    "--remount-ro", "/dev",
+    "--size", String(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
     "--size", String(spec.tmpfsBytes), "--tmpfs", "/tmp",
     "--remount-ro", "/",
     "--chdir", "/tmp",
@@ -161,7 +165,7 @@ function runOnce(
   let stderrTail = "";
   let timedOut = false;
   let aborted = opts.signal?.aborted === true;
-  const { uid, gid } = parseUser(spec.user);
+  const { gid } = parseUser(spec.user);
   const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
   return new Promise<SandboxRunResult>((resolve, reject) => {
@@ -175,10 +179,12 @@ function runOnce(
       stdio: ["pipe", "pipe", "pipe"],
       detached: true, // own process group, so the deadline kills all of it
     };
-    if (asRoot) {
-      // Drop to the sandbox user on the host too: RLIMIT_NPROC does not bind root, and an escape
-      // from the namespaces then lands as nobody.
-      spawnOptions.uid = uid;
+    // Inside the namespace the code is the spec's user; on the host, when we can choose, the run
+    // has a uid of its own: RLIMIT_NPROC does not bind root and counts per uid host-wide, and an
+    // escape from the namespaces lands as an unprivileged uid no other run shares.
+    const runUid = asRoot ? leaseRunUid() : null;
+    if (runUid) {
+      spawnOptions.uid = runUid.uid;
       spawnOptions.gid = gid;
     }
     const child = spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks), tools.bwrap, ...bwrapArgs(spec, tools.python)], spawnOptions);
@@ -215,6 +221,7 @@ function runOnce(
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup();
+      runUid?.release();
       reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
     });
 
@@ -223,6 +230,7 @@ function runOnce(
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup(); // anything the code left behind in the group
+      runUid?.release(); // the pid namespace ended with bwrap (--die-with-parent)
       output.end();
       const oomKilled = !timedOut && !aborted && code !== 0 && /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
       const killed = timedOut || aborted || signal !== null;

@@ -4,7 +4,8 @@ import Docker from "dockerode";
 import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
 import { OutputCollector } from "./output";
-import type { SandboxSpec } from "./spec";
+import { leaseRunUid } from "./run-uid";
+import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -19,6 +20,9 @@ const CONTAINER_ENV = [
   "OPENBLAS_NUM_THREADS=1",
   "OMP_NUM_THREADS=1",
 ];
+
+/** How long after the runner's own deadline the in-container `timeout` kills the run. */
+const IN_CONTAINER_GRACE_MS = 2000;
 
 let client: Docker | null = null;
 
@@ -57,14 +61,20 @@ export async function assertDockerReady(image: string, docker: Docker = dockerCl
   }
 }
 
-/** The create options for one run: every hardening field lives in HostConfig (top level is ignored). */
-export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptions {
+/**
+ * The create options for one run: every hardening field lives in HostConfig (top level is ignored).
+ * `runUid`: the run's own uid (run-uid.ts), so its processes count against no other run's
+ * RLIMIT_NPROC; the group is the spec's.
+ */
+export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(spec.user).uid): Docker.ContainerCreateOptions {
   return {
     Image: spec.image,
-    // -I: isolated mode (no PYTHON* variables, no user site); -u: unbuffered, so output streams
-    // to the reviewer as it is printed; -: code from stdin.
-    Cmd: ["python3", "-I", "-u", "-"],
-    User: spec.user,
+    // The time limit holds inside the container too, so a run whose console died mid-run still
+    // ends: coreutils `timeout` SIGKILLs the code's process group a grace period after the limit
+    // (the runner's own timer kills it at the limit). -I: isolated mode (no PYTHON* variables, no
+    // user site); -u: unbuffered, so output streams to the reviewer as it is printed; -: code from stdin.
+    Cmd: ["timeout", "-s", "KILL", `${(spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000}s`, "python3", "-I", "-u", "-"],
+    User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
     Labels: { [SANDBOX_LABEL]: "1" },
@@ -89,10 +99,11 @@ export function containerOptions(spec: SandboxSpec): Docker.ContainerCreateOptio
       Ulimits: [
         { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
         { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
-        // RLIMIT_NPROC counts per uid host-wide; PidsLimit is the per-container bound.
+        // RLIMIT_NPROC counts per uid host-wide (the run's own uid); PidsLimit is the per-container bound.
         { Name: "nproc", Soft: spec.pidsLimit, Hard: spec.pidsLimit },
       ],
       IpcMode: "private",
+      ShmSize: SANDBOX_SHM_BYTES, // Docker's default is a 64 MB /dev/shm outside the tmpfs limit
       AutoRemove: false,
       // Output reaches us through attach; a log driver would also write it to the host's disk.
       LogConfig: { Type: "none", Config: {} },
@@ -125,10 +136,11 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
   let aborted = false;
   let timer: NodeJS.Timeout | null = null;
   let onAbort: (() => void) | null = null;
+  const runUid = leaseRunUid();
 
   try {
     try {
-      container = await docker.createContainer(containerOptions(spec));
+      container = await docker.createContainer(containerOptions(spec, runUid.uid));
     } catch (err) {
       throw new SandboxUnavailableError(`could not create sandbox container: ${errorMessage(err)}`, { cause: err });
     }
@@ -173,8 +185,7 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     await Promise.race([streamClosed, delay(2000)]);
     output.end();
 
-    const state = (await running.inspect()).State;
-    const oomKilled = state.OOMKilled === true;
+    const oomKilled = await wasOomKilled(running, StatusCode === 137 && !timedOut && !aborted);
     const killed = timedOut || aborted || oomKilled;
     return output.result({ isolation: "container", exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
   } catch (err) {
@@ -197,10 +208,24 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     if (timer) clearTimeout(timer);
     if (onAbort) opts.signal?.removeEventListener("abort", onAbort);
     if (container) await removeContainer(container);
+    runUid.release(); // its processes went with the container
   }
 }
 
 class AbortedBeforeStart extends Error {}
+
+/**
+ * Docker's OOMKilled flag. The OOM killer hits the code under `timeout`, not the container's first
+ * process, and the daemon may record the OOM event just after the exit: a SIGKILL (137) we did
+ * not send is looked at again for a moment before it is called something else.
+ */
+async function wasOomKilled(container: Docker.Container, unexplainedKill: boolean): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    if ((await container.inspect()).State.OOMKilled === true) return true;
+    if (!unexplainedKill || attempt === 10) return false;
+    await delay(100);
+  }
+}
 
 async function removeContainer(container: Docker.Container): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {

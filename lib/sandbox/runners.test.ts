@@ -8,8 +8,9 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
-import { dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
-import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
+import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
+import { RUN_UID_BASE } from "./run-uid";
+import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -165,7 +166,25 @@ describe.each(runners)("$name sandbox", (runner) => {
     });
 
     if (runner.name === "docker") {
-      it("applies every hardening field to the container (inspect while it runs)", async () => {
+      it("ends at its time limit on its own when nothing supervises it (the console died mid-run)", async () => {
+        // Only the container: no runner timer, no kill from this process.
+        const docker = dockerClient();
+        const container = await docker.createContainer(containerOptions({ ...spec, timeoutMs: 1000 }));
+        ourContainers.add(container.id);
+        try {
+          const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+          stream.on("data", () => {});
+          const exited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+          await container.start();
+          stream.end("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
+          const { StatusCode } = await exited;
+          expect(StatusCode).toBe(137); // SIGKILL at the limit (plus grace), from inside the container
+        } finally {
+          await container.remove({ force: true });
+        }
+      }, 30_000);
+
+    it("applies every hardening field to the container (inspect while it runs)", async () => {
         let info: Docker.ContainerInspectInfo | null = null;
         await runner.run(spec, "import time\ntime.sleep(0.5)\n", {
           onContainer: async (c) => {
@@ -175,7 +194,8 @@ describe.each(runners)("$name sandbox", (runner) => {
         const i = info as unknown as Docker.ContainerInspectInfo;
         expect(i.State.Running).toBe(true);
         expect(i.Image).toBe(spec.image);
-        expect(i.Config.User).toBe("65534:65534");
+        expect(i.Config.User).toMatch(/^\d+:65534$/);
+        expect(Number(i.Config.User.split(":")[0])).toBeGreaterThanOrEqual(RUN_UID_BASE); // a uid of its own (run-uid.ts)
         expect(i.Config.Labels[SANDBOX_LABEL]).toBe("1");
         expect(i.Config.Env.some((e) => e.startsWith("SECRET_TOKEN"))).toBe(false);
         expect(i.Config.Env.filter((e) => !/^(?:PATH|LANG|OPENBLAS_NUM_THREADS|OMP_NUM_THREADS)=/.test(e))).toEqual([]);
@@ -196,6 +216,7 @@ describe.each(runners)("$name sandbox", (runner) => {
         expect(h.NanoCpus).toBe(spec.nanoCpus);
         expect(h.PidsLimit).toBe(spec.pidsLimit);
         expect(h.AutoRemove).toBe(false);
+        expect(h.ShmSize).toBe(SANDBOX_SHM_BYTES);
         expect(h.Binds ?? null).toBeNull();
         expect(h.Ulimits).toEqual(
           expect.arrayContaining([
@@ -207,7 +228,7 @@ describe.each(runners)("$name sandbox", (runner) => {
       });
     }
 
-    it("runs as nobody with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
+    it("runs unprivileged with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
       const r = await runner.run(
         spec,
         [
@@ -225,7 +246,14 @@ describe.each(runners)("$name sandbox", (runner) => {
       );
       expect(r.stderr).toBe("");
       const facts = JSON.parse(r.stdout) as Record<string, unknown>;
-      expect(facts).toMatchObject({ uid: 65534, gid: 65534, euid: 65534, capEff: "0000000000000000", noNewPrivs: "1" });
+      expect(facts).toMatchObject({ gid: 65534, capEff: "0000000000000000", noNewPrivs: "1" });
+      // bubblewrap maps its run's own host uid to nobody inside; Docker has no user namespace, so
+      // the code sees the run's own uid (run-uid.ts) — never root, never shared with another run.
+      if (isolation === "namespace") expect(facts).toMatchObject({ uid: 65534, euid: 65534 });
+      else {
+        expect(facts.uid).toBeGreaterThanOrEqual(RUN_UID_BASE);
+        expect(facts.euid).toBe(facts.uid);
+      }
       expect(facts.env).not.toContain("SECRET_TOKEN");
       expect((facts.env as string[]).filter((k) => !["PATH", "LANG", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PWD", "HOME", "HOSTNAME", "LC_CTYPE"].includes(k))).toEqual([]);
       expect(facts.home).toEqual([]); // no host home directories
@@ -285,6 +313,41 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(existsSync("/pwned")).toBe(false);
     });
 
+    it("has no writable space beyond its tmpfs limit: /dev/shm is tiny and /dev is read-only", async () => {
+      const tmpfsBytes = 8 * MB;
+      const r = await runner.run(
+        { ...spec, tmpfsBytes },
+        [
+          "import multiprocessing",
+          "lock = multiprocessing.Lock()  # POSIX semaphores live in /dev/shm: they still work",
+          "print('semaphore ok')",
+          "def fill(prefix):",
+          "    written = 0",
+          "    for i in range(256):",
+          "        try:",
+          "            with open('%s%d' % (prefix, i), 'wb') as f:",
+          "                for _ in range(4):",
+          "                    f.write(b'x' * (1024 * 1024))",
+          "                    f.flush()",
+          "                    written += 1024 * 1024",
+          "        except OSError:",
+          "            return written",
+          "    return written",
+          "tmp = fill('/tmp/f')",
+          "shm = fill('/dev/shm/f')",
+          "dev = fill('/dev/f')",
+          "print('written', tmp, shm, dev)",
+        ].join("\n"),
+      );
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain("semaphore ok");
+      const [tmp, shm, dev] = (r.stdout.match(/written (\d+) (\d+) (\d+)/) ?? []).slice(1).map(Number);
+      expect(tmp).toBeGreaterThan(0);
+      expect(tmp).toBeLessThanOrEqual(tmpfsBytes);
+      expect(shm).toBeLessThanOrEqual(SANDBOX_SHM_BYTES);
+      expect(dev).toBe(0);
+    });
+
     it("cannot read a file planted on the host or the host's environment", async () => {
       const r = await runner.run(
         spec,
@@ -323,6 +386,46 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(execFileSync("/bin/echo", ["alive"]).toString()).toBe("alive\n");
       await new Promise((r2) => setTimeout(r2, 200));
       expect(sandboxPythonProcesses()).toBe(0);
+    });
+
+    it("one run holding every process it may have leaves a concurrent run able to fork", async () => {
+      // RLIMIT_NPROC counts per uid, host-wide: runs sharing a uid would share one allowance.
+      const holder = new AbortController();
+      let holding: () => void = () => {};
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const a = runner.run(
+        { ...spec, timeoutMs: 30_000 },
+        [
+          "import os, time",
+          "n = 0",
+          `for _ in range(${spec.pidsLimit}):`,
+          "    try:",
+          "        if os.fork() == 0:",
+          "            time.sleep(60)",
+          "            os._exit(0)",
+          "        n += 1",
+          "    except OSError:",
+          "        break",
+          "print('holding', n, flush=True)",
+          "time.sleep(60)",
+        ].join("\n"),
+        { signal: holder.signal, onOutput: (_s, text) => text.includes("holding") && holding() },
+      );
+      try {
+        await Promise.race([held, a.then(() => expect.fail("run A ended before it held its processes"))]);
+        const b = await runner.run(
+          spec,
+          ["import os", "ok = 0", "for _ in range(8):", "    pid = os.fork()", "    if pid == 0:", "        os._exit(0)", "    os.waitpid(pid, 0)", "    ok += 1", "print('forked', ok)"].join("\n"),
+        );
+        expect(b.stderr).toBe("");
+        expect(b.stdout).toBe("forked 8\n");
+      } finally {
+        holder.abort();
+        await a.catch(() => null); // A's container is gone before the file's leftover checks
+      }
+      const ra = await a;
+      expect(ra.stdout).toMatch(/^holding \d+\n$/);
+      expect(Number(ra.stdout.split(" ")[1])).toBeGreaterThanOrEqual(spec.pidsLimit - 4);
     });
 
     it("stops an allocation past the memory limit and reports it", async () => {

@@ -30,6 +30,13 @@ export type SandboxSpec = {
 export type SandboxLimits = Omit<SandboxSpec, "isolation" | "image">;
 
 export const SANDBOX_USER = "65534:65534";
+
+/**
+ * The size of /dev/shm in every sandbox. Writable space is SANDBOX_TMPFS_MB (/tmp); /dev/shm only
+ * holds POSIX semaphores and small shared segments (multiprocessing), so it is kept tiny instead
+ * of being a second, larger tmpfs next to /tmp.
+ */
+export const SANDBOX_SHM_BYTES = 1024 * 1024;
 export const BWRAP_IMAGE_PREFIX = "bwrap:";
 
 const MB = 1024 * 1024;

@@ -1,4 +1,5 @@
 import type { DbTx } from "@/lib/db/client";
+import { decodeStoredText } from "@/lib/db/stored-text";
 import type { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";
 import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outcome";
 import { messageText } from "@/lib/agent/read-conversation";
@@ -126,7 +127,9 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       decisions: a.decisions.map((d) => ({
         reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
       })),
-      executions: a.executions,
+      executions: a.executions.map((e) => ({
+        ...e, stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
+      })),
     };
     views.set(a.id, view);
     if (a.agentCallId) byCallId.set(a.agentCallId, view);

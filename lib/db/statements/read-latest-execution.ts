@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { decodeStoredJson } from "@/lib/db/stored-text";
 
 export type RecordedExecutionRow = { id: string; status: string; result: unknown; isolation: string | null };
 
@@ -9,5 +10,5 @@ export async function readLatestExecution(q: Queryable, input: { tenantId: strin
     SELECT id, status::text AS status, result, isolation FROM "Execution"
     WHERE "actionId" = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid
     ORDER BY "startedAt" DESC LIMIT 1`);
-  return row ?? null;
+  return row ? { ...row, result: decodeStoredJson(row.result) } : null;
 }

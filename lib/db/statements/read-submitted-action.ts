@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { decodeStoredJson } from "@/lib/db/stored-text";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 
 /** An action an API key submitted under an Idempotency-Key, as a replayed submit answers it. */
@@ -60,7 +61,7 @@ export async function readSubmittedAction(
         ? {
             id: executionId,
             state: executionState as "succeeded" | "failed" | "unknown",
-            result: (executionResult as Record<string, unknown> | null) ?? null,
+            result: decodeStoredJson(executionResult as Record<string, unknown> | null) ?? null,
             isolation: executionIsolation,
           }
         : null,

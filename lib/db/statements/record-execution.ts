@@ -1,6 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
+import { encodeStoredJson } from "@/lib/db/stored-text";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
@@ -29,7 +30,8 @@ export type RecordExecutionInput = {
  * first — never a state this statement did not write.
  */
 export async function recordExecution(q: Queryable, input: RecordExecutionInput): Promise<{ state: string; recorded: boolean }> {
-  const { result } = input;
+  // Output may hold what PostgreSQL cannot store (U+0000): every string goes in stored-text encoded.
+  const result = encodeStoredJson(input.result);
   const [row] = await query<{ state: string | null; recorded: boolean }>(q, Prisma.sql`
     WITH ended AS (
       UPDATE "Execution" SET status = ${input.state}::"ExecutionStatus", result = ${JSON.stringify(result)}::jsonb,
