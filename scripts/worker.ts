@@ -6,6 +6,7 @@ import { configuredModel } from "@/lib/agent/providers";
 import { createDb } from "@/lib/db/client";
 import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
 import { auditKeyProblem } from "@/lib/audit/audit-keys";
+import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
@@ -28,6 +29,8 @@ if (keyProblem) {
   console.error(`✖ ${keyProblem}`);
   process.exit(1);
 }
+// Sandbox containers whose supervising process is gone (a crash mid-run) are removed at start-up.
+void sweepSandboxContainers().catch(() => 0);
 const model = configuredModel();
 const workerId = newWorkerId();
 const controller = new AbortController();

@@ -3,6 +3,7 @@
 import Docker from "dockerode";
 import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
+import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { OutputCollector } from "./output";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
@@ -77,7 +78,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
     User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
-    Labels: { [SANDBOX_LABEL]: "1" },
+    Labels: { [SANDBOX_LABEL]: "1", [SANDBOX_OWNER_LABEL]: processOwner() },
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
@@ -247,15 +248,17 @@ async function removeContainer(container: Docker.Container): Promise<void> {
 }
 
 /**
- * Removes labelled sandbox containers older than `olderThanMs` — leftovers of a crashed process.
- * The age guard keeps it from killing runs of other app instances sharing the Docker host.
+ * Removes the sandbox containers nobody supervises any more: those whose owner process on this host
+ * is gone (any age: a console or worker that crashed mid-run), and any older than `olderThanMs`
+ * (leftovers whose owner cannot be checked from here: another host sharing the daemon, or a
+ * container from before owners were labelled). Containers of live processes are left alone.
  */
 export async function sweepSandboxContainers(olderThanMs = 15 * 60_000, docker: Docker = dockerClient()): Promise<number> {
   const containers = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
   const cutoff = Date.now() / 1000 - olderThanMs / 1000;
   let removed = 0;
   for (const info of containers) {
-    if (info.Created > cutoff) continue;
+    if (!ownerIsGone(info.Labels?.[SANDBOX_OWNER_LABEL]) && info.Created > cutoff) continue;
     await removeContainer(docker.getContainer(info.Id));
     removed++;
   }

@@ -1,6 +1,7 @@
 // The same hostile snippets against every OS sandbox. A runner that is not available here FAILS
 // (CI installs Docker and builds the image) unless SANDBOX_TESTS=skip-docker says to skip it.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -8,7 +9,8 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
-import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag } from "./docker-runner";
+import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag, sweepSandboxContainers } from "./docker-runner";
+import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
@@ -166,6 +168,24 @@ describe.each(runners)("$name sandbox", (runner) => {
     });
 
     if (runner.name === "docker") {
+      it("start-up removes a container whose supervising process is gone, however young, and leaves a live process's alone", async () => {
+        const docker = dockerClient();
+        const supervisor = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+        await once(supervisor, "spawn");
+        const options = containerOptions(spec);
+        const orphan = await docker.createContainer({ ...options, Labels: { ...options.Labels, [SANDBOX_OWNER_LABEL]: processOwner(supervisor.pid!) } });
+        const mine = await docker.createContainer(options);
+        ourContainers.add(orphan.id);
+        ourContainers.add(mine.id);
+        supervisor.kill("SIGKILL"); // the console that started the run crashes
+        await once(supervisor, "exit");
+        await sweepSandboxContainers(15 * 60_000, docker);
+        const left = new Set((await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } })).map((c) => c.Id));
+        expect(left.has(orphan.id)).toBe(false);
+        expect(left.has(mine.id)).toBe(true);
+        await mine.remove({ force: true });
+      });
+
       it("ends at its time limit on its own when nothing supervises it (the console died mid-run)", async () => {
         // Only the container: no runner timer, no kill from this process.
         const docker = dockerClient();
