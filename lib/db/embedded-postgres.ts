@@ -547,7 +547,8 @@ async function startServer(placement: ClusterPlacement, owner: Ids | null, log: 
   await new Promise<void>((resolve, reject) => {
     output.onReady(resolve);
     child.once("error", (error) => reject(cannotRun(postgres, error)));
-    child.once("exit", (code, signal) =>
+    // "close", not "exit": it comes after the output pipes are drained, so the reason is in `output`.
+    child.once("close", (code, signal) =>
       reject(new BundledPostgresError(`The bundled PostgreSQL (data in ${placement.pgDir}) stopped while starting (${signal ?? `exit ${code}`}): ${output.reason()}`)),
     );
   });
