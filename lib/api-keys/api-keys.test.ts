@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
-import { AppError } from "@/lib/errors";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { listApiKeys } from "@/lib/api-keys/list-api-keys";
@@ -21,16 +21,6 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const adminActor = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("createApiKey", () => {
   it("returns the secret once and stores only its SHA-256", async () => {

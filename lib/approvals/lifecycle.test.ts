@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createDb } from "@/lib/db/client";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
@@ -11,7 +12,6 @@ import { cancelAction } from "@/lib/approvals/cancel-action";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
-import { AppError } from "@/lib/errors";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
@@ -35,16 +35,6 @@ async function pendingRefund(tenant: TestTenant, amountMinor: number, invoice = 
   });
   if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
   return outcome;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal, but the call succeeded");
 }
 
 async function auditTypes(tenantId: string, actionId?: string) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factories";
@@ -6,7 +7,6 @@ import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { changePassword, CURRENT_PASSWORD_CHECKS, type ChangePasswordInput } from "@/lib/auth/change-password";
 import { signInWithPassword } from "@/lib/auth/sign-in";
 import { startSession } from "@/lib/auth/start-session";
-import { AppError } from "@/lib/errors";
 
 let t: TestDatabase;
 let tenant: TestTenant;
@@ -33,16 +33,6 @@ function input(session: SessionRef, email: string, overrides: Partial<ChangePass
     userId: session.userId, sessionId: session.sessionId, currentPassword: TEST_PASSWORD, newPassword: NEW_PASSWORD,
     actor: { type: "user", id: session.userId, label: email }, ...overrides,
   };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("changePassword", () => {

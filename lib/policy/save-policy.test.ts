@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { AppError } from "@/lib/errors";
@@ -15,16 +16,6 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const actor = () => ({ type: "user" as const, id: a.users.admin.id, label: a.users.admin.email });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("savePolicy", () => {
   it("writes version n+1 with its audit event, and refuses (audited) a save from a stale version", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -45,16 +46,6 @@ afterEach(() => {
 
 const admin = (tenant: TestTenant) => tenant.users.admin.member;
 const actorOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.requester.id, label: tenant.users.requester.email });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal, but the call succeeded");
-}
 
 async function serverView(tenant: TestTenant, name: string): Promise<McpServerView> {
   const found = (await listMcpServers(t.db, tenant.id)).find((s) => s.name === name);
