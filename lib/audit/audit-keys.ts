@@ -10,7 +10,7 @@ import { readAnyAuditCheckpoint } from "@/lib/db/statements/read-any-audit-check
  * The audit log's keys, all from one 32-byte seed that lives outside the database
  * (`AUDIT_SIGNING_KEY`, else a file created once, mode 0600):
  * - an Ed25519 key that signs each tenant's checkpoints (its public half is published: /audit,
- *   and /.well-known/countersign/audit-keys);
+ *   and /.well-known/countersign-audit-keys);
  * - an HMAC key, derived from the seed, for the events' and seals' MACs (lib/audit/event-mac.ts).
  * Whoever can write to the database but does not hold the seed can neither forge an event nor
  * re-seal a changed one.
