@@ -13,14 +13,16 @@ export type ApiKeyRow = {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  pausedAt: string | null;
 };
 
 type Create = (raw: unknown) => Promise<ActionResult<{ name: string; prefix: string; secret: string }>>;
 type Revoke = (raw: unknown) => Promise<ActionResult<{ id: string }>>;
+type SetPaused = (raw: unknown) => Promise<ActionResult<{ id: string }>>;
 
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "never");
 
-export function ApiKeys({ keys, tools, create, revoke }: { keys: ApiKeyRow[]; tools: string[]; create: Create; revoke: Revoke }) {
+export function ApiKeys({ keys, tools, create, revoke, setPaused }: { keys: ApiKeyRow[]; tools: string[]; create: Create; revoke: Revoke; setPaused: SetPaused }) {
   const router = useRouter();
   const [name, setName] = useState("");
   const [allowed, setAllowed] = useState<string[]>([]);
@@ -51,6 +53,15 @@ export function ApiKeys({ keys, tools, create, revoke }: { keys: ApiKeyRow[]; to
     setError(null);
     startTransition(async () => {
       const result = await revoke({ id: key.id });
+      if (!result.ok) setError(result.error.message);
+      router.refresh();
+    });
+  }
+
+  function togglePause(key: ApiKeyRow) {
+    setError(null);
+    startTransition(async () => {
+      const result = await setPaused({ id: key.id, paused: !key.pausedAt });
       if (!result.ok) setError(result.error.message);
       router.refresh();
     });
@@ -125,15 +136,22 @@ export function ApiKeys({ keys, tools, create, revoke }: { keys: ApiKeyRow[]; to
                 <td className="px-3 py-2">
                   {key.revokedAt ? (
                     <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700 ring-1 ring-inset ring-slate-500/30">revoked {when(key.revokedAt)}</span>
+                  ) : key.pausedAt ? (
+                    <span className="rounded bg-amber-50 px-1.5 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-inset ring-amber-600/30">paused {when(key.pausedAt)}</span>
                   ) : (
                     <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs font-medium text-emerald-800 ring-1 ring-inset ring-emerald-600/30">active</span>
                   )}
                 </td>
                 <td className="px-3 py-2 text-right">
                   {!key.revokedAt && (
-                    <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => revokeKey(key)}>
-                      Revoke<span className="sr-only"> {key.name}</span>
-                    </button>
+                    <span className="inline-flex gap-2">
+                      <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => togglePause(key)}>
+                        {key.pausedAt ? "Resume" : "Pause"}<span className="sr-only"> {key.name}</span>
+                      </button>
+                      <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => revokeKey(key)}>
+                        Revoke<span className="sr-only"> {key.name}</span>
+                      </button>
+                    </span>
                   )}
                 </td>
               </tr>

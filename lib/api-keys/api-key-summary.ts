@@ -11,6 +11,7 @@ export type ApiKeyListItem = ApiKeySummary & {
   createdById: string | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  pausedAt: Date | null;
 };
 
 export const API_KEY_PUBLIC_SELECT = {
@@ -22,6 +23,7 @@ export const API_KEY_PUBLIC_SELECT = {
   createdById: true,
   lastUsedAt: true,
   revokedAt: true,
+  pausedAt: true,
 } as const;
 
 /** How an agent is named in lists and the audit log. */

@@ -56,6 +56,7 @@ const ERR = {
 } satisfies Record<number, ApiResponseSpec>;
 
 const crossSite403 = "Cross-site browser request refused (cross_site_request).";
+const AGENTS_PAUSED_423 = "An admin paused the organisation's agents or this API key (agents_paused); nothing was done. Retry once resumed.";
 
 function defineRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(route: ApiRouteDefinition<B, Q>) {
   return route;
@@ -120,6 +121,7 @@ export const API_ROUTES = {
       400: { description: `${ERR[400].description} A malformed Idempotency-Key (invalid_idempotency_key).` },
       403: { description: `The key may not propose this tool (tool_not_allowed), or ${crossSite403}` },
       409: { description: "This Idempotency-Key was already used by this API key for a different request (idempotency_key_reused); details.actionId names that action." },
+      423: { description: AGENTS_PAUSED_423 },
     },
   }),
   getAction: defineRoute({
@@ -153,6 +155,7 @@ export const API_ROUTES = {
       400: { description: "Missing Idempotency-Key (idempotency_key_required) or invalid body." },
       403: { description: crossSite403 },
       409: { description: "Not executable: not_executable.<state> (e.g. pending, rejected), expired, hash_mismatch, state_changed." },
+      423: { description: `${AGENTS_PAUSED_423} The approval stays unused.` },
     },
   }),
   cancelAction: defineRoute({

@@ -8,6 +8,7 @@ import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { claimApproval, type ClaimRefusal } from "@/lib/db/statements/claim-approval";
+import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
 import { lockAction, type LockedAction } from "@/lib/db/statements/lock-action";
 import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/record-execution";
@@ -66,6 +67,7 @@ const REFUSALS: Record<Exclude<ClaimRefusal, `not_executable.${string}`>, { stat
     message: "The decisions on record do not make a quorum of eligible reviewers approving exactly this revision; nothing was executed.",
   },
   state_changed: { status: 409, message: "The state this approval rested on changed since review, so it was invalidated." },
+  agents_paused: { status: 423, message: agentsPausedError().message },
 };
 
 const NOT_EXECUTABLE: Record<string, string> = {

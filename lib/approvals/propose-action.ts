@@ -20,6 +20,7 @@ import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
+import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
 import { readSubmittedAction, type SubmittedActionRow } from "@/lib/db/statements/read-submitted-action";
 
 export type ProposeInput = {
@@ -179,6 +180,7 @@ async function proposeUnder(
   });
   if (!row.written) {
     if (row.refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+    if (row.refusal === "agents_paused") return refuse(agentsPausedError());
     if (row.refusal === "submit_key_taken") {
       // A concurrent duplicate was written first: that one is this request's action.
       const winner = await submittedUnder(db, input, tenant.id, submitKey!, requestHash!);

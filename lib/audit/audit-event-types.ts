@@ -78,6 +78,11 @@ export const AUDIT_EVENT_SCHEMAS = {
   "api.execute_requested": z.strictObject({ idempotencyKey: text, payloadHash: text.nullable() }),
   "api_key.created": z.strictObject({ name: text, prefix: text, allowedTools: z.array(text) }),
   "api_key.revoked": z.strictObject({ name: text, prefix: text }),
+  // The stop button (lib/agents-pause/): the tenant's agents, or one API key, paused and resumed.
+  "tenant.agents_paused": z.strictObject({ reason: text.nullable() }),
+  "tenant.agents_resumed": z.strictObject({ pausedSince: text }),
+  "api_key.paused": z.strictObject({ name: text, prefix: text }),
+  "api_key.resumed": z.strictObject({ name: text, prefix: text }),
   // sessionsEnded: the member's sessions a lost role ended (absent from events written before sessions ended).
   "member.roles_changed": z.strictObject({ member: text, before: z.array(text), after: z.array(text), sessionsEnded: count.optional() }),
   "member.roles_refused": z.strictObject({ member: text, before: z.array(text), requested: z.array(text), reason: z.literal("last_admin") }),

@@ -20,7 +20,8 @@ export const MAX_REVIEW_CYCLES = readEnv("COUNTERSIGN_MAX_REVIEW_CYCLES") ?? 5;
 export const MAX_MODEL_TURNS = readEnv("COUNTERSIGN_MAX_MODEL_TURNS") ?? 20;
 const MAX_UNTRUSTED = 200;
 
-export type StepResult = "continue" | "waiting" | "done" | "lease_lost";
+/** `paused`: the stop button holds the tenant's agents; the task goes on from here once resumed. */
+export type StepResult = "continue" | "waiting" | "paused" | "done" | "lease_lost";
 
 type ClaimedTask = { id: string; tenantId: string; leaseOwner: string };
 
@@ -65,6 +66,7 @@ async function resolvePending(
         if (error instanceof AppError && error.code === "state_changed") return null; // a fresh revision waits for review
         if (error instanceof AppError && error.code === "already_executed") return null; // recorded by whoever ran it; read next pass
         if (error instanceof AppError && error.code === "expired") return outcome({ kind: "expired", tool: entry.tool });
+        if (error instanceof AppError && error.code === "agents_paused") return null; // runs once the agents are resumed
         return outcome({ kind: "failed", tool: entry.tool, reason: toPublicError(error, "task execution").body.message });
       }
     case "succeeded":
@@ -192,6 +194,7 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
     const last = [...state.messages].reverse().find((m) => m.role === "assistant");
     return typeof last?.content === "string" ? last.content : "";
   })();
+  let paused = false;
   for (const call of calls) {
     if (call.type !== "function") continue;
     const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments }, tenantTools);
@@ -219,12 +222,18 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
         state.pending.push({ callId: call.id, actionId: outcome.actionId, tool: parsed.tool.name });
       }
     } catch (error) {
+      // Stopped before this call: it stays unanswered and is proposed once the agents are resumed.
+      if (error instanceof AppError && error.code === "agents_paused") {
+        paused = true;
+        break;
+      }
       const message = toPublicError(error, "task proposal").body.message;
       state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: parsed.tool.name, reason: message }));
     }
   }
   const waiting = state.pending.length > 0;
   if (!(await save(db, claimed, state, { status: waiting ? "waiting_approval" : "running" }))) return "lease_lost";
+  if (paused) return "paused";
   return waiting ? "waiting" : "continue";
 }
 

@@ -43,7 +43,7 @@ export async function runClaimedTask(db: Db, task: ClaimedTask, model: ChatModel
   } finally {
     // Given back: runnable again if it can go on (or was woken meanwhile), else asleep until a decision.
     if (result !== "lease_lost") {
-      await releaseTask(db, { taskId: task.id, leaseOwner: task.leaseOwner, wakeSeq: task.wakeSeq, keepRunnable: result === "continue" });
+      await releaseTask(db, { taskId: task.id, leaseOwner: task.leaseOwner, wakeSeq: task.wakeSeq, keepRunnable: result === "continue" || result === "paused" });
     }
   }
   return result;

@@ -4,6 +4,8 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { setAgentsPause } from "@/lib/agents-pause/set-agents-pause";
+import { setApiKeyPause } from "@/lib/agents-pause/set-api-key-pause";
 import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -85,4 +87,32 @@ const revokeKey = memberAction(
 );
 export async function revokeApiKeyAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
   return revokeKey(raw);
+}
+
+const pauseKey = memberAction(
+  { name: "admin.pause_api_key", permission: "admin:manage", input: z.strictObject({ id: z.uuid(), paused: z.boolean() }) },
+  async ({ id, paused }, member) => {
+    const result = await setApiKeyPause(getDb(), { tenantId: member.tenant.id, id, paused, actor: actorOf(member) });
+    revalidatePath("/admin");
+    return { id: result.id };
+  },
+);
+export async function setApiKeyPausedAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
+  return pauseKey(raw);
+}
+
+const pauseAgents = memberAction(
+  {
+    name: "admin.pause_agents", permission: "admin:manage",
+    input: z.strictObject({ paused: z.boolean(), reason: z.string().max(500, "Keep the reason under 500 characters.").optional() }),
+  },
+  async ({ paused, reason }, member) => {
+    const result = await setAgentsPause(getDb(), { tenantId: member.tenant.id, paused, reason, actor: actorOf(member) });
+    // The banner is on every page.
+    revalidatePath("/", "layout");
+    return { paused: result.paused };
+  },
+);
+export async function setAgentsPausedAction(raw: unknown): Promise<ActionResult<{ paused: boolean }>> {
+  return pauseAgents(raw);
 }

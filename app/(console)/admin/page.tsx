@@ -14,7 +14,11 @@ import { MemberRoles } from "@/components/admin/member-roles";
 import { PolicyEditor } from "@/components/admin/policy-editor";
 import { PolicyHistory } from "@/components/admin/policy-history";
 import { ToolCatalog } from "@/components/admin/tool-catalog";
-import { createApiKeyAction, revokeApiKeyAction, savePolicyAction, setMemberRolesAction, validatePolicyAction } from "./actions";
+import { AgentsPause } from "@/components/admin/agents-pause";
+import { readAgentsPause } from "@/lib/agents-pause/read-agents-pause";
+import {
+  createApiKeyAction, revokeApiKeyAction, savePolicyAction, setAgentsPausedAction, setApiKeyPausedAction, setMemberRolesAction, validatePolicyAction,
+} from "./actions";
 
 export const metadata: Metadata = { title: "Admin" };
 
@@ -33,11 +37,12 @@ function Section({ id, title, description, children }: { id: string; title: stri
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
   const db = getDb();
-  const [members, versions, keys, tools] = await Promise.all([
+  const [members, versions, keys, tools, pause] = await Promise.all([
     listMembers(db, member.tenant.id),
     listPolicyVersions(db, member.tenant.id),
     listApiKeys(db, member.tenant.id),
     toolsForTenant(db, member.tenant.id),
+    readAgentsPause(db, member.tenant.id),
   ]);
   const current = versions[0];
   const currentDocument = current ? current.document : DEFAULT_POLICY;
@@ -48,6 +53,12 @@ export default async function AdminPage() {
         <Link href="/admin/mcp" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Upstream MCP servers</Link>
       </PageHeader>
       <div className="space-y-5">
+        <Section id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume. Single API keys can be paused below.">
+          <AgentsPause
+            paused={pause && { at: pause.at.toISOString(), by: pause.by, reason: pause.reason }}
+            setPaused={setAgentsPausedAction}
+          />
+        </Section>
         <Section id="members" title="Members and roles" description="Roles are per organisation; one person may hold several. The last admin keeps the admin role.">
           <MemberRoles members={members} selfUserId={member.user.id} setRoles={setMemberRolesAction} />
         </Section>
@@ -81,11 +92,12 @@ export default async function AdminPage() {
           <ApiKeys
             keys={keys.map((k) => ({
               id: k.id, name: k.name, prefix: k.prefix, allowedTools: k.allowedTools, createdAt: k.createdAt.toISOString(),
-              lastUsedAt: k.lastUsedAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null,
+              lastUsedAt: k.lastUsedAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null, pausedAt: k.pausedAt?.toISOString() ?? null,
             }))}
             tools={tools.map((t) => t.name)}
             create={createApiKeyAction}
             revoke={revokeApiKeyAction}
+            setPaused={setApiKeyPausedAction}
           />
         </Section>
       </div>

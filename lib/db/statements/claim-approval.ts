@@ -4,11 +4,12 @@ import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { countedVotesSql } from "@/lib/db/statements/approval-rules";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
+import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
 
 /** Why an approval may not execute; `not_executable.<status>` for an action that is not approved. */
 export type ClaimRefusal =
   | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
-  | "payload_tampered" | "no_quorum" | "state_changed";
+  | "payload_tampered" | "no_quorum" | "agents_paused" | "state_changed";
 
 export type ClaimInput = {
   tenantId: string;
@@ -37,7 +38,9 @@ export type ClaimInput = {
  * if any, is the current revision's; the revision is current and its stored hashes equal the hash
  * recomputed from its payload; for an action that needs approval, a quorum of valid approvals of
  * exactly that hash and no valid rejection (approval-rules.ts — the same rule the vote counts
- * with, never a status column or a counter); and the state it rests on is unchanged. If nothing
+ * with, never a status column or a counter); the stop button does not hold the tenant's agents or
+ * the requesting key (agent-pause-rules.ts: the approval stays unused until they are resumed); and
+ * the state it rests on is unchanged. If nothing
  * refuses, the same statement consumes the approval, creates the execution with its idempotency
  * key and a lease (database clock), stores the pre-execution snapshot and appends the audit
  * event. Run it in a transaction that holds `lockAction`.
@@ -46,7 +49,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
   const recomputed = Prisma.sql`${input.recomputedHash}::text`;
   const [row] = await query<{ refusal: ClaimRefusal | null; status: string }>(tx, Prisma.sql`
     WITH subject AS (
-      SELECT a.id, a."tenantId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
+      SELECT a.id, a."tenantId", a."requesterApiKeyId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
         (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired,
         r.id AS "revisionId", r.revision, r.status::text AS "revisionStatus", r."payloadHash" AS "revisionHash", r."requiresApproval", r.quorum,
         ${countedVotesSql("approve", recomputed)} AS approvals,
@@ -65,6 +68,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
           WHEN s."revisionId" <> ${input.revisionId}::uuid OR s."revisionStatus" <> 'current'
             OR s."revisionHash" <> ${recomputed} OR s."actionHash" <> ${recomputed} THEN 'payload_tampered'
           WHEN s."requiresApproval" AND (s.approvals < s.quorum OR s.rejections > 0) THEN 'no_quorum'
+          WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`)} THEN 'agents_paused'
           WHEN s."requestSnapshotHash" <> ${input.liveSnapshotHash} THEN 'state_changed'
         END AS refusal
       FROM subject s

@@ -1,10 +1,12 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
 
 /**
  * Claims the task that has been runnable longest (database clock) and whose lease is free or
  * lapsed, leasing it to `workerId` for `leaseSeconds` from the database's now(); a queued task
- * starts running. `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines
+ * starts running. Tasks of a tenant whose agents are paused (agent-pause-rules.ts) are not
+ * claimed: they stay runnable and go on once the agents are resumed. `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines
  * share one database without ever claiming the same task. Null: nothing to run.
  */
 export async function claimRunnableTask(
@@ -19,6 +21,7 @@ export async function claimRunnableTask(
       WHERE "runnableAt" IS NOT NULL AND "runnableAt" <= now()
         AND status IN ('queued', 'running', 'waiting_approval')
         AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now())
+        AND NOT ${agentsPausedSql(Prisma.sql`"Task"."tenantId"`)}
       ORDER BY "runnableAt" LIMIT 1
       FOR UPDATE SKIP LOCKED
     )

@@ -4,6 +4,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
+import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -59,23 +60,25 @@ export type ProposalRow = {
  * Written, or why nothing was: `stale_assessment` — the tenant's domains or policy changed since
  * the assessment; `api_key_revoked` — the requesting API key may no longer act; `submit_key_taken`
  * — the key already submitted an action under this Idempotency-Key (a retry, or a concurrent
- * duplicate that won).
+ * duplicate that won); `agents_paused` — the tenant's agents, or the requesting key, are paused
+ * (agent-pause-rules.ts).
  */
 export type ProposalWritten =
   | { written: true; expiresAt: Date | null }
-  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" };
+  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" };
 
 /**
  * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
  * their first revisions and snapshots. A proposal is written only if the tenant's domains and
- * policy are still those it was assessed under, and one an API key requested only if the key may
+ * policy are still those it was assessed under, and none while the tenant's agents or the
+ * requesting key are paused (agent-pause-rules.ts), and one an API key requested only if the key may
  * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
  * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
  * of concurrent duplicates — in this statement or in others — exactly one is written. Its event,
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; assessedCurrent: boolean }>(q, Prisma.sql`
+  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
@@ -90,11 +93,12 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
     checked AS (
       SELECT i.*,
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
+        ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
         (EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
           AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")) AS assessed_current
       FROM input i
     ),
-    current AS (SELECT * FROM checked WHERE key_live AND assessed_current),
+    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
         reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", status, "requiresApproval", "currentRevision",
@@ -125,7 +129,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       FROM current c JOIN a ON a.id = c."actionId"
       WHERE c.snapshot IS NOT NULL
     )
-    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive",
+    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
       c.assessed_current AS "assessedCurrent"
     FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
@@ -133,6 +137,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
     const found = byId.get(row.actionId);
     if (found?.written) return { written: true, expiresAt: found.expiresAt };
     if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
+    if (found?.paused) return { written: false, refusal: "agents_paused" };
     if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
     return { written: false, refusal: "stale_assessment" };
   });

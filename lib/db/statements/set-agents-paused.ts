@@ -1,0 +1,41 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type SqlClient } from "@/lib/db/sql";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
+import { wakeTaskSql } from "@/lib/db/statements/wake-task";
+
+/**
+ * Pauses or resumes a tenant's agents in one statement with its audit event. The tenant's row is
+ * locked first, so of two clicks at once one changes and audits and the other finds it done
+ * (`changed` false, no second event; a pause keeps its first time, author and reason). A resume
+ * also wakes the tenant's unfinished tasks, which a pause left where they stopped. Null: no such
+ * tenant. Run it in a transaction: the lock is held from the read to the write.
+ */
+export async function setAgentsPaused(
+  q: SqlClient,
+  input: { tenantId: string; paused: boolean; byUserId: string; reason: string | null; event: (pausedSince: Date | null) => AttestedAuditBody },
+): Promise<{ changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | null> {
+  // The event needs the pause's start, which only the row knows: read it under the same lock.
+  const [row] = await query<{ pausedAt: Date | null }>(q, Prisma.sql`
+    SELECT "agentsPausedAt" AS "pausedAt" FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR UPDATE`);
+  if (!row) return null;
+  const changed = (row.pausedAt !== null) !== input.paused;
+  const event = changed ? input.event(row.pausedAt) : null;
+  const [updated] = await query<{ pausedAt: Date | null }>(q, Prisma.sql`
+    WITH updated AS (
+      UPDATE "Tenant" t SET
+        "agentsPausedAt" = CASE WHEN ${input.paused} THEN COALESCE(t."agentsPausedAt", date_trunc('milliseconds', now())) END,
+        "agentsPausedById" = CASE WHEN ${input.paused} THEN COALESCE(t."agentsPausedById", ${input.byUserId}::uuid) END,
+        "agentsPausedReason" = CASE WHEN ${input.paused} THEN CASE WHEN t."agentsPausedAt" IS NULL THEN ${input.reason}::text ELSE t."agentsPausedReason" END END
+      WHERE t.id = ${input.tenantId}::uuid
+      RETURNING t.id, t."agentsPausedAt"
+    ),
+    woken AS (${wakeTaskSql(
+      Prisma.sql`SELECT id FROM "Task" WHERE "tenantId" = ${input.tenantId}::uuid`,
+      Prisma.sql`${changed && !input.paused}`,
+    )}),
+    events AS (SELECT ${event === null ? null : JSON.stringify(event)}::jsonb AS event FROM updated WHERE ${event !== null}),
+    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
+    SELECT "agentsPausedAt" AS "pausedAt" FROM updated`);
+  return { changed, pausedAt: updated?.pausedAt ?? null, pausedSince: row.pausedAt };
+}
