@@ -9,6 +9,7 @@ const refund = { tool: "refund_invoice", args: { invoice_number: "INV-1044", amo
 
 test.describe("the stop button", () => {
   test("an admin pauses every agent: a banner on every page, proposals and executions refused with 423 agents_paused, then resumed", async ({ page, browser, request }) => {
+    test.slow();
     const agent = await seedAgent(["refund_invoice", "get_invoice"]);
     const { tenant } = agent;
     // An action approved before the pause: it must wait, unused, until the resume.
