@@ -24,7 +24,7 @@ export class EnvError extends Error {
 }
 
 export type EnvSection =
-  | "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Upstream MCP servers" | "Audit evidence" | "Tests";
+  | "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Upstream MCP servers" | "Webhooks" | "Audit evidence" | "Tests";
 
 type Declaration<S extends z.ZodType = z.ZodType> = {
   schema: S;
@@ -168,6 +168,12 @@ export const ENVIRONMENT = {
     "The commands admins may register as stdio MCP servers, which run on the console's host as its user: absolute paths, comma-separated (e.g. `/usr/local/bin/mcp-server-git`). List servers, not interpreters: an interpreter (node, python) with the arguments an admin chooses runs any code. Unset, only HTTP servers can be registered.", { shownDefault: "none" }),
   MCP_UPSTREAM_TIMEOUT_MS: declare("Upstream MCP servers", opt(int(100, 3_600_000)),
     "How long connecting to an upstream MCP server, listing its tools or one forwarded call may take. A call that times out is recorded `unknown` (it may have happened) and never retried.", { shownDefault: "60000" }),
+
+  // Webhooks
+  WEBHOOK_TIMEOUT_MS: declare("Webhooks", opt(int(100, 120_000)), "How long one delivery may take before it counts as failed.", { shownDefault: "10000" }),
+  WEBHOOK_RETRY_BASE_MS: declare("Webhooks", opt(int(10, 3_600_000)),
+    "The first retry's delay; each later one doubles (up to an hour), with ±50 % jitter.", { shownDefault: "5000" }),
+  WEBHOOK_RETRY_WINDOW_MINUTES: declare("Webhooks", opt(int(1, 10_080)), "How long a delivery is retried before it is marked failed.", { shownDefault: "1440" }),
 
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),

@@ -81,6 +81,12 @@ export const AUDIT_EVENT_SCHEMAS = {
   // The stop button (lib/agents-pause/): the tenant's agents, or one API key, paused and resumed.
   "tenant.agents_paused": z.strictObject({ reason: text.nullable() }),
   "tenant.agents_resumed": z.strictObject({ pausedSince: text }),
+  // Webhook endpoints (lib/webhooks/): registered, secret rotated, removed; a delivery sent again.
+  "webhook.endpoint_created": z.strictObject({ url: text, events: z.array(text), allowPrivate: z.boolean() }),
+  "webhook.secret_rotated": z.strictObject({ url: text, previousValidUntil: text }),
+  "webhook.endpoint_removed": z.strictObject({ url: text }),
+  "webhook.redelivered": z.strictObject({ deliveryId: id, eventType: text, messageId: text }),
+  "webhook.refused": z.strictObject({ url: text, reason: text }),
   "api_key.paused": z.strictObject({ name: text, prefix: text }),
   "api_key.resumed": z.strictObject({ name: text, prefix: text }),
   // sessionsEnded: the member's sessions a lost role ended (absent from events written before sessions ended).

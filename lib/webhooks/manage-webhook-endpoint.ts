@@ -1,0 +1,80 @@
+import type { Db } from "@/lib/db/client";
+import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { deleteWebhookEndpoint } from "@/lib/db/statements/delete-webhook-endpoint";
+import { redeliverWebhook } from "@/lib/db/statements/redeliver-webhook";
+import { rotateWebhookSecret } from "@/lib/db/statements/rotate-webhook-secret";
+import { isUuid } from "@/lib/db/uuid";
+import { AppError } from "@/lib/errors";
+import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";
+import { openWebhookSecrets, sealWebhookSecrets } from "@/lib/webhooks/webhook-secrets";
+import { webhookSettings } from "@/lib/webhooks/webhook-settings";
+
+type Target = { tenantId: string; id: string; actor: AuditActor };
+
+const notFound = () => new AppError("not_found", "That webhook endpoint was not found.", 404);
+
+async function endpointOf(db: Db, input: Target) {
+  if (!isUuid(input.id)) throw notFound();
+  const endpoint = await db.webhookEndpoint.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { url: true, secrets: true } });
+  if (!endpoint) throw notFound();
+  return endpoint;
+}
+
+/**
+ * A new signing secret, returned once. The old one keeps signing beside it for a day, so
+ * receivers can switch without missing a delivery (each carries both signatures meanwhile).
+ */
+export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date }> {
+  const endpoint = await endpointOf(db, input);
+  let previous: string | undefined;
+  try {
+    previous = openWebhookSecrets(endpoint.secrets, input.tenantId, input.id).current;
+  } catch {
+    previous = undefined; // unreadable (the console's key changed): the new secret alone signs
+  }
+  const secret = newWebhookSecret();
+  const { rotationOverlapSeconds } = webhookSettings();
+  const previousValidUntil = new Date(Date.now() + rotationOverlapSeconds * 1000);
+  const rotated = await rotateWebhookSecret(db, {
+    tenantId: input.tenantId, endpointId: input.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
+    secrets: sealWebhookSecrets({ current: secret, ...(previous ? { previous } : {}) }, input.tenantId, input.id),
+    event: auditBodyOf({
+      tenantId: input.tenantId, actor: input.actor, type: "webhook.secret_rotated", outcome: "ok", subject: { type: "webhook", id: input.id },
+      data: { url: endpoint.url, previousValidUntil: previous ? previousValidUntil.toISOString() : "" },
+    }),
+  });
+  if (!rotated) throw notFound();
+  void requestSeal(db, input.tenantId);
+  return { secret, previousValidUntil };
+}
+
+/** Removes the endpoint and its outbox (nothing more is sent to it). */
+export async function removeWebhookEndpoint(db: Db, input: Target): Promise<void> {
+  const endpoint = await endpointOf(db, input);
+  const removed = await deleteWebhookEndpoint(db, {
+    tenantId: input.tenantId, endpointId: input.id,
+    event: auditBodyOf({
+      tenantId: input.tenantId, actor: input.actor, type: "webhook.endpoint_removed", outcome: "ok", subject: { type: "webhook", id: input.id },
+      data: { url: endpoint.url },
+    }),
+  });
+  if (!removed) throw notFound();
+  void requestSeal(db, input.tenantId);
+}
+
+/** Sends a delivered or failed delivery again (same `webhook-id`), with a fresh retry window. */
+export async function redeliverWebhookDelivery(db: Db, input: Target): Promise<void> {
+  if (!isUuid(input.id)) throw new AppError("not_found", "That delivery was not found.", 404);
+  const delivery = await db.webhookDelivery.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { eventType: true, messageId: true, status: true } });
+  if (!delivery) throw new AppError("not_found", "That delivery was not found.", 404);
+  const again = await redeliverWebhook(db, {
+    tenantId: input.tenantId, deliveryId: input.id, retryWindowSeconds: webhookSettings().retryWindowSeconds,
+    event: auditBodyOf({
+      tenantId: input.tenantId, actor: input.actor, type: "webhook.redelivered", outcome: "ok", subject: { type: "webhook_delivery", id: input.id },
+      data: { deliveryId: input.id, eventType: delivery.eventType, messageId: delivery.messageId },
+    }),
+  });
+  if (!again) throw new AppError("not_redeliverable", "That delivery is still being sent; it can be sent again once it is delivered or has failed.", 409);
+  void requestSeal(db, input.tenantId);
+}

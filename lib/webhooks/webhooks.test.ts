@@ -1,0 +1,220 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
+import { refusal } from "@/tests/refusal";
+import { createDb } from "@/lib/db/client";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { sealAllPending } from "@/lib/audit/seal-audit-chain";
+import { leaseWebhookDeliveries } from "@/lib/db/statements/lease-webhook-deliveries";
+import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
+import { redeliverWebhookDelivery, rotateWebhookEndpointSecret } from "@/lib/webhooks/manage-webhook-endpoint";
+import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
+import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
+import { retryDelayMs } from "@/lib/webhooks/webhook-settings";
+
+type Received = { headers: IncomingHttpHeaders; body: string; answered: number };
+
+/** A real HTTP receiver on 127.0.0.1 whose answers are scripted per request (then 204). */
+async function startReceiver(answers: number[] = []) {
+  const received: Received[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => {
+      const answered = answers[received.length] ?? 204;
+      received.push({ headers: request.headers, body, answered });
+      response.statusCode = answered;
+      response.end(answered >= 400 ? "receiver down" : "");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+let t: TestDatabase;
+const receivers: Array<{ close: () => Promise<void> }> = [];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
+  vi.stubEnv("WEBHOOK_TIMEOUT_MS", "3000");
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(receivers.map((r) => r.close()));
+  await t?.drop();
+});
+
+const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
+
+async function receiverFor(tenant: TestTenant, answers: number[] = [], events = ["action.pending", "action.decided", "action.executed"]) {
+  const receiver = await startReceiver(answers);
+  receivers.push(receiver);
+  const { id, secret } = await registerWebhookEndpoint(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields: { url: receiver.url, events, allowPrivate: true } });
+  return { ...receiver, id, secret };
+}
+
+const refund = { invoice_number: "INV-1044", amount_minor: 5_000, reason: "Duplicate charge" };
+
+async function pendingRefund(tenant: TestTenant) {
+  const proposed = await proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: refund, reason: "Customer asked" });
+  if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+  return proposed;
+}
+
+/** Pumps the outbox (as a worker would) until nothing is due or added, waiting out retry delays. */
+async function pumpUntilQuiet(workerId = "worker-a", db = t.db, rounds = 40) {
+  for (let i = 0; i < rounds; i++) {
+    await sealAllPending(db);
+    await pumpWebhooks(db, { workerId });
+    const due = await t.db.webhookDelivery.count({ where: { status: "pending" } });
+    if (due === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+  throw new Error("the outbox did not settle");
+}
+
+describe("signed webhooks", () => {
+  it("a receiver that fails twice then succeeds gets exactly one accepted delivery per event, each validly signed (Standard Webhooks)", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant, [500, 503]);
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+
+    expect(hook.received.map((r) => r.answered)).toEqual([500, 503, 204]);
+    const ids = new Set(hook.received.map((r) => r.headers["webhook-id"]));
+    expect(ids.size).toBe(1); // one message, retried under one id
+    const verifier = new Webhook(hook.secret);
+    for (const { body, headers } of hook.received) {
+      const payload = verifier.verify(body, headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+      expect(payload).toMatchObject({ type: "action.pending", data: { actionId: proposed.actionId, tool: "refund_invoice", status: "pending", tenant: tenant.slug } });
+      expect(String(payload.data.url)).toMatch(new RegExp(`/actions/${proposed.actionId}$`));
+      // What the console sends is a notice, never the arguments.
+      expect(body).not.toContain("Duplicate charge");
+    }
+    const delivery = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 3, lastStatus: 204, eventType: "action.pending" });
+
+    // A tampered body or a signature from another secret does not verify.
+    const [first] = hook.received;
+    expect(() => verifier.verify(first.body.replace("pending", "approved"), first.headers as Record<string, string>)).toThrow();
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`).verify(first.body, first.headers as Record<string, string>)).toThrow();
+  });
+
+  it("announces what the endpoint subscribed to, as it happens: pending, decided, executed; never another tenant's events", async () => {
+    const [tenant, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
+    const hook = await receiverFor(tenant);
+    const proposed = await pendingRefund(tenant);
+    await pendingRefund(other);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "approve", note: "ok", reviewer: tenant.users.reviewer.member });
+    await pumpUntilQuiet();
+    // Deliveries may arrive in any order (they are sent concurrently); auditSeq orders them.
+    const payloads = hook.received
+      .map((r) => JSON.parse(r.body) as { type: string; data: { actionId: string; auditSeq: number; verdict?: string; status: string } })
+      .sort((x, y) => x.data.auditSeq - y.data.auditSeq);
+    expect(payloads.map((p) => p.type)).toEqual(["action.pending", "action.decided"]);
+    expect(payloads.every((p) => p.data.actionId === proposed.actionId)).toBe(true);
+    expect(payloads[1].data).toMatchObject({ verdict: "approve", status: "approved" });
+  });
+
+  it("loses nothing when the console stops mid-retry: another process picks the delivery up once its lease lapses", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant, [500]);
+    await pendingRefund(tenant);
+    await sealAllPending(t.db);
+    // Process A: one failed attempt, then it takes the delivery again and dies holding it.
+    await pumpWebhooks(t.db, { workerId: "process-a" });
+    expect(hook.received).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, retryDelayMs(1, 20, () => 1) + 20));
+    const [held] = await leaseWebhookDeliveries(t.db, { workerId: "process-a", leaseSeconds: 1, limit: 10 });
+    expect(held?.endpointId).toBe(hook.id);
+    // Process B, a fresh connection pool, sends nothing while A's lease holds, then delivers.
+    const restarted = createDb(t.url, { max: 2 });
+    try {
+      await pumpWebhooks(restarted, { workerId: "process-b" });
+      expect(hook.received).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await pumpUntilQuiet("process-b", restarted);
+    } finally {
+      await restarted.$disconnect();
+    }
+    expect(hook.received.map((r) => r.answered)).toEqual([500, 204]);
+    expect((await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } })).status).toBe("delivered");
+  });
+
+  it("gives up once its retry window has closed, sends nothing more, and an admin can send it again under the same webhook-id", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant, [500, 500]);
+    await pendingRefund(tenant);
+    await sealAllPending(t.db);
+    await pumpWebhooks(t.db, { workerId: "a" });
+    // The window closes before the next attempt: its failure is final.
+    const past = new Date(Date.now() - 1000);
+    await t.db.webhookDelivery.updateMany({ where: { endpointId: hook.id }, data: { giveUpAt: past, nextAttemptAt: past } });
+    await pumpWebhooks(t.db, { workerId: "a" });
+    const failed = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    expect(failed).toMatchObject({ status: "failed", attempts: 2, lastStatus: 500 });
+    expect(failed.lastError).toContain("receiver down");
+    await pumpWebhooks(t.db, { workerId: "a" });
+    expect(hook.received).toHaveLength(2);
+
+    await redeliverWebhookDelivery(t.db, { tenantId: tenant.id, id: failed.id, actor: adminOf(tenant) });
+    await pumpUntilQuiet();
+    expect(hook.received.map((r) => r.answered)).toEqual([500, 500, 204]);
+    expect(new Set(hook.received.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.redelivered" } })).toBe(1);
+    // A delivered message can be sent again too; another tenant's delivery is not found.
+    await redeliverWebhookDelivery(t.db, { tenantId: tenant.id, id: failed.id, actor: adminOf(tenant) });
+    const other = await createTestTenant(t.db);
+    expect(await refusal(redeliverWebhookDelivery(t.db, { tenantId: other.id, id: failed.id, actor: adminOf(other) }))).toMatchObject({ code: "not_found" });
+  });
+
+  it("refuses endpoints on loopback, private and link-local addresses unless an admin allows the host, and non-http URLs; each refusal audited", async () => {
+    const tenant = await createTestTenant(t.db);
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const register = (url: string, allowPrivate = false) =>
+      registerWebhookEndpoint(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields: { url, events: ["action.pending"], allowPrivate } });
+    for (const url of [receiver.url, "http://localhost:9/x", "http://169.254.169.254/latest/meta-data", "http://[::1]:9/", "http://10.1.2.3/", "http://[::ffff:127.0.0.1]/"]) {
+      const error = await refusal(register(url));
+      expect(error, url).toMatchObject({ code: "webhook_destination_refused", status: 400 });
+      expect(error.message).toMatch(/loopback, private or link-local/);
+    }
+    for (const url of ["ftp://example.com/x", "file:///etc/passwd", "https://user:pw@example.com/", "not a url"]) {
+      expect(await refusal(register(url)), url).toMatchObject({ status: 400 });
+    }
+    expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.refused" } })).toBe(10);
+    // Explicitly allowed, the same receiver is accepted.
+    await register(receiver.url, true);
+    expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("judges addresses as the network does: mapped IPv4, metadata, CGNAT and unique-local are private; public ones are not", () => {
+    for (const address of ["127.0.0.1", "::1", "::ffff:10.0.0.1", "169.254.169.254", "100.64.0.1", "fd00::1", "fe80::1", "0.0.0.0", "192.168.1.1"]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34"]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it("signs with the old and the new secret during a rotation, so receivers verify with either", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant);
+    const { secret: next } = await rotateWebhookEndpointSecret(t.db, { tenantId: tenant.id, id: hook.id, actor: adminOf(tenant) });
+    await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const [{ body, headers }] = hook.received;
+    expect(String(headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    for (const secret of [hook.secret, next]) expect(() => new Webhook(secret).verify(body, headers as Record<string, string>)).not.toThrow();
+  });
+});
