@@ -8,6 +8,7 @@ import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
 import { auditKeyProblem } from "@/lib/audit/audit-keys";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
+import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
 const problems = environmentProblems();
@@ -37,5 +38,8 @@ const controller = new AbortController();
 process.on("SIGINT", () => controller.abort());
 process.on("SIGTERM", () => controller.abort());
 console.log(`${workerId} running with the ${model.id === "offline" ? "offline planner" : `providers ${model.id}`}`);
-await runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) });
+await Promise.all([
+  runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) }),
+  runWebhookWorker({ db, signal: controller.signal }),
+]);
 await db.$disconnect();

@@ -2,6 +2,7 @@ import { configuredModel } from "@/lib/agent/providers";
 import { getDb } from "@/lib/db/client";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
+import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
 
 const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
 
@@ -13,5 +14,6 @@ export function startInProcessWorker(): void {
   const model = configuredModel();
   void sweepSandboxContainers().catch(() => 0);
   void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
+  void runWebhookWorker({ db: getDb(), signal: controller.signal });
   process.once("SIGTERM", () => controller.abort());
 }

@@ -50,7 +50,10 @@ export default async function AdminPage() {
   return (
     <>
       <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}. Every change is audited.`}>
-        <Link href="/admin/mcp" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Upstream MCP servers</Link>
+        <span className="flex gap-4">
+          <Link href="/admin/webhooks" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Webhooks</Link>
+          <Link href="/admin/mcp" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Upstream MCP servers</Link>
+        </span>
       </PageHeader>
       <div className="space-y-5">
         <Section id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume. Single API keys can be paused below.">

@@ -1,0 +1,69 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { getDb } from "@/lib/db/client";
+import { requirePageMember } from "@/lib/server/acting-member";
+import { listWebhooks } from "@/lib/webhooks/list-webhooks";
+import { WEBHOOK_EVENT_LABELS, WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/webhook-events";
+import { PageHeader } from "@/components/shell/page-header";
+import { WebhookDeliveries, WebhookEndpoints, RegisterWebhook } from "@/components/admin/webhooks";
+import { redeliverWebhookAction, registerWebhookAction, removeWebhookAction, rotateWebhookSecretAction } from "./actions";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+export default async function WebhooksPage() {
+  const member = await requirePageMember("admin:manage", "/admin/webhooks");
+  const { endpoints, deliveries } = await listWebhooks(getDb(), member.tenant.id);
+  const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+  return (
+    <>
+      <PageHeader
+        title="Webhooks"
+        description={`Signed notices (Standard Webhooks) of what happens in ${member.tenant.name}, retried with backoff until the receiver accepts them. They carry ids, tool, status and a link, never the arguments.`}
+      >
+        <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
+      </PageHeader>
+      <div className="space-y-5">
+        <section aria-labelledby="register-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="register-heading" className="font-semibold">Add an endpoint</h2>
+            <p className="text-sm text-slate-600">http(s) only. Hosts that resolve to loopback, private or link-local addresses are refused unless you allow that host explicitly.</p>
+          </div>
+          <div className="p-3">
+            <RegisterWebhook events={WEBHOOK_EVENT_TYPES.map((type) => ({ type, label: WEBHOOK_EVENT_LABELS[type] }))} register={registerWebhookAction} />
+          </div>
+        </section>
+        <section aria-labelledby="endpoints-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="endpoints-heading" className="font-semibold">Endpoints</h2>
+          </div>
+          <div className="p-3">
+            <WebhookEndpoints
+              endpoints={endpoints.map((e) => ({
+                id: e.id, url: e.url, description: e.description, events: e.events, allowPrivate: e.allowPrivate,
+                previousSecretUntil: e.previousSecretUntil?.toISOString() ?? null, createdAt: e.createdAt.toISOString(),
+              }))}
+              rotate={rotateWebhookSecretAction}
+              remove={removeWebhookAction}
+            />
+          </div>
+        </section>
+        <section aria-labelledby="deliveries-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="deliveries-heading" className="font-semibold">Delivery log</h2>
+            <p className="text-sm text-slate-600">The latest 50 deliveries. A delivered or failed one can be sent again under the same webhook-id.</p>
+          </div>
+          <div className="p-3">
+            <WebhookDeliveries
+              deliveries={deliveries.map((d) => ({
+                id: d.id, url: urlOf.get(d.endpointId) ?? "", messageId: d.messageId, eventType: d.eventType, status: d.status,
+                attempts: d.attempts, nextAttemptAt: d.nextAttemptAt.toISOString(), lastStatus: d.lastStatus, lastError: d.lastError,
+                deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(),
+              }))}
+              redeliver={redeliverWebhookAction}
+            />
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,246 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { buttonClass } from "@/components/ui/button";
+import type { ActionResult } from "@/lib/server/boundary";
+
+type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
+type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string }>>;
+type ById = (raw: unknown) => Promise<ActionResult<{ id: string }>>;
+
+const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : "—");
+
+/** The signing secret, shown once after it is made. */
+function SecretOnce({ label, secret, note }: { label: string; secret: string; note?: string }) {
+  return (
+    <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-amber-950">
+      <p className="font-medium">Copy the signing secret for {label} now — it is shown only once.</p>
+      <label className="mt-1 block text-xs font-medium">
+        Signing secret
+        <input readOnly value={secret} onFocus={(e) => e.target.select()} className="mt-0.5 block w-full rounded border border-amber-300 bg-white px-2 py-1 font-mono text-sm" />
+      </label>
+      <p className="mt-1 text-xs">Verify each delivery&apos;s <code>webhook-signature</code> with it (any Standard Webhooks library does).{note ? ` ${note}` : ""}</p>
+    </div>
+  );
+}
+
+export function RegisterWebhook({ events, register }: { events: Array<{ type: string; label: string }>; register: Register }) {
+  const router = useRouter();
+  const [url, setUrl] = useState("");
+  const [description, setDescription] = useState("");
+  const [chosen, setChosen] = useState<string[]>(["action.pending"]);
+  const [allowPrivate, setAllowPrivate] = useState(false);
+  const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function submit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(null);
+    setCreated(null);
+    startTransition(async () => {
+      const result = await register({ url, description, events: chosen, allowPrivate });
+      if (!result.ok) {
+        setError(result.error.message);
+        return;
+      }
+      setCreated({ url, secret: result.data.secret });
+      setUrl("");
+      setDescription("");
+      setAllowPrivate(false);
+      router.refresh();
+    });
+  }
+
+  return (
+    <div className="space-y-3">
+      <form onSubmit={submit} aria-label="Add a webhook endpoint" className="space-y-2">
+        <div className="flex flex-wrap items-end gap-3">
+          <label className="block text-xs font-medium text-slate-700">
+            Endpoint URL
+            <input value={url} onChange={(e) => setUrl(e.target.value)} required maxLength={2000} placeholder="https://hooks.example.com/countersign" className="mt-0.5 block w-96 max-w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+          </label>
+          <label className="block text-xs font-medium text-slate-700">
+            Description
+            <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={200} className="mt-0.5 block w-64 rounded-md border border-slate-300 px-2 py-1 text-sm" />
+          </label>
+        </div>
+        <fieldset className="text-sm">
+          <legend className="text-xs font-medium text-slate-700">Events</legend>
+          <div className="mt-0.5 flex flex-wrap gap-x-4 gap-y-1">
+            {events.map(({ type, label }) => (
+              <label key={type} className="inline-flex min-h-6 items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(type)}
+                  onChange={(e) => setChosen((cur) => (e.target.checked ? [...cur, type] : cur.filter((t) => t !== type)))}
+                  className="h-4 w-4 accent-indigo-700"
+                />
+                <code className="text-xs">{type}</code> <span className="text-xs text-slate-600">({label})</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label className="inline-flex min-h-6 items-center gap-2 text-sm">
+          <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} className="h-4 w-4 accent-indigo-700" />
+          Allow this host even if it resolves to a loopback, private or link-local address
+        </label>
+        <div>
+          <button type="submit" className={buttonClass.primary} disabled={pending}>Add endpoint</button>
+        </div>
+        {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+      </form>
+      {created && <SecretOnce label={created.url} secret={created.secret} />}
+    </div>
+  );
+}
+
+export type WebhookEndpointRow = {
+  id: string;
+  url: string;
+  description: string;
+  events: string[];
+  allowPrivate: boolean;
+  previousSecretUntil: string | null;
+  createdAt: string;
+};
+
+export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: WebhookEndpointRow[]; rotate: Rotate; remove: ById }) {
+  const router = useRouter();
+  const [rotated, setRotated] = useState<{ url: string; secret: string; until: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function rotateSecret(endpoint: WebhookEndpointRow) {
+    setError(null);
+    startTransition(async () => {
+      const result = await rotate({ id: endpoint.id });
+      if (!result.ok) setError(result.error.message);
+      else setRotated({ url: endpoint.url, secret: result.data.secret, until: result.data.previousValidUntil });
+      router.refresh();
+    });
+  }
+
+  function removeEndpoint(endpoint: WebhookEndpointRow) {
+    if (!window.confirm(`Remove the endpoint ${endpoint.url}? Nothing more is sent to it, pending deliveries included.`)) return;
+    setError(null);
+    startTransition(async () => {
+      const result = await remove({ id: endpoint.id });
+      if (!result.ok) setError(result.error.message);
+      router.refresh();
+    });
+  }
+
+  if (endpoints.length === 0) return <p className="text-sm text-slate-600">No endpoints yet.</p>;
+  return (
+    <div className="space-y-3">
+      {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+      {rotated && <SecretOnce label={rotated.url} secret={rotated.secret} note={`The previous secret also signs until ${when(rotated.until)}.`} />}
+      <ul className="divide-y divide-slate-100">
+        {endpoints.map((endpoint) => (
+          <li key={endpoint.id} className="flex flex-wrap items-start justify-between gap-3 py-2">
+            <div className="min-w-0 text-sm">
+              <p className="break-all font-mono">{endpoint.url}</p>
+              {endpoint.description && <p className="text-slate-600">{endpoint.description}</p>}
+              <p className="text-xs text-slate-600">
+                {endpoint.events.join(", ")} · added {when(endpoint.createdAt)}
+                {endpoint.allowPrivate && " · private host allowed"}
+                {endpoint.previousSecretUntil && ` · previous secret signs until ${when(endpoint.previousSecretUntil)}`}
+              </p>
+            </div>
+            <span className="inline-flex gap-2">
+              <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => rotateSecret(endpoint)}>
+                Rotate secret<span className="sr-only"> of {endpoint.url}</span>
+              </button>
+              <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => removeEndpoint(endpoint)}>
+                Remove<span className="sr-only"> {endpoint.url}</span>
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export type WebhookDeliveryRow = {
+  id: string;
+  url: string;
+  messageId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+};
+
+const STATUS_CLASS: Record<string, string> = {
+  delivered: "bg-emerald-50 text-emerald-800 ring-emerald-600/30",
+  pending: "bg-amber-50 text-amber-900 ring-amber-600/30",
+  failed: "bg-red-50 text-red-800 ring-red-600/30",
+};
+
+export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: WebhookDeliveryRow[]; redeliver: ById }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function again(delivery: WebhookDeliveryRow) {
+    setError(null);
+    startTransition(async () => {
+      const result = await redeliver({ id: delivery.id });
+      if (!result.ok) setError(result.error.message);
+      router.refresh();
+    });
+  }
+
+  if (deliveries.length === 0) return <p className="text-sm text-slate-600">Nothing delivered yet.</p>;
+  return (
+    <div className="space-y-2 overflow-x-auto">
+      {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">Webhook deliveries</caption>
+        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
+          <tr>
+            <th scope="col" className="px-3 py-2">Event</th>
+            <th scope="col" className="px-3 py-2">Endpoint</th>
+            <th scope="col" className="px-3 py-2">Status</th>
+            <th scope="col" className="px-3 py-2">Attempts</th>
+            <th scope="col" className="px-3 py-2">Last answer</th>
+            <th scope="col" className="px-3 py-2">Created</th>
+            <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id} className="border-t border-slate-100 align-top">
+              <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
+                {delivery.eventType}
+                <span className="block font-normal text-slate-600">{delivery.messageId}</span>
+              </th>
+              <td className="max-w-xs break-all px-3 py-2 font-mono text-xs">{delivery.url}</td>
+              <td className="px-3 py-2">
+                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_CLASS[delivery.status] ?? ""}`}>{delivery.status}</span>
+                {delivery.status === "pending" && delivery.attempts > 0 && <span className="block text-xs text-slate-600">next {when(delivery.nextAttemptAt)}</span>}
+              </td>
+              <td className="px-3 py-2 text-xs">{delivery.attempts}</td>
+              <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
+              <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
+              <td className="px-3 py-2 text-right">
+                {delivery.status !== "pending" && (
+                  <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => again(delivery)}>
+                    Send again<span className="sr-only"> {delivery.messageId}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
