@@ -35,7 +35,9 @@ export default async function setup() {
   }
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-test-pg-"));
   try {
-    cluster = await startEmbeddedPostgres({ dataDir: dir, port: 56_000, ephemeral: true });
+    // A random start for the free-port search: test runs started at once (several worktrees on
+    // one machine) would otherwise all find the same free port and all but one fail to bind it.
+    cluster = await startEmbeddedPostgres({ dataDir: dir, port: 56_000 + Math.floor(Math.random() * 800), ephemeral: true });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     if (!(error instanceof BundledPostgresError)) throw error;
