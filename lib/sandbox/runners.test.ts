@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
 import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag, sweepSandboxContainers } from "./docker-runner";
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
+import { settleSandboxRemovals } from "./docker-container";
 import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
@@ -141,6 +142,7 @@ describe.each(runners)("$name sandbox", (runner) => {
     afterAll(async () => {
       rmSync(plantedDir, { recursive: true, force: true });
       if (runner.name === "docker") {
+        await settleSandboxRemovals(); // runs report before their container is removed
         const left = await dockerClient().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
         expect(ourContainers.size).toBeGreaterThan(0);
         expect(left.filter((c) => ourContainers.has(c.Id))).toEqual([]);

@@ -1,0 +1,160 @@
+// One sandbox container from create to removal, shared by the cold path (docker-runner.ts) and the
+// warm pool (container-pool.ts): created, attached, its exit awaited and started, so that what is
+// left for a run is writing its program to stdin.
+import type Docker from "dockerode";
+import { PassThrough } from "node:stream";
+import type { OutputStream } from "./types";
+
+/**
+ * The byte a pooled container's wrapper writes to stdout right before it execs the run's command:
+ * a pooled run that ends without it never ran its code (the container was dead or its daemon gone
+ * when it was handed out), so it is safe to run it again in a fresh container.
+ */
+export const POOLED_ACK = 0x06;
+
+/** A pooled container's main process: wait for the go line, acknowledge, then exec the cold command. */
+export const POOLED_WRAPPER = 'read -r go && [ "$go" = run ] && printf "\\006" && exec "$@"';
+
+export type OutputSink = (stream: OutputStream, chunk: Buffer) => void;
+
+/** A started container waiting for its program; serves exactly one run. */
+export type ReadyContainer = {
+  readonly container: Docker.Container;
+  /** Created ahead of need (its main process is POOLED_WRAPPER) rather than for this run. */
+  readonly pooled: boolean;
+  readonly uid: number;
+  /** The exit status; rejects when the connection to the daemon is lost. */
+  readonly exited: Promise<{ StatusCode: number }>;
+  /** Settles when the attach stream ends. */
+  readonly streamClosed: Promise<void>;
+  /** Whether the code has started: always for a cold container, after POOLED_ACK for a pooled one. */
+  readonly codeStarted: () => boolean;
+  /** Where stdout/stderr go from now on (a pooled container's output before POOLED_ACK is dropped). */
+  setSink(sink: OutputSink): void;
+  /** Writes the program and closes stdin: the code starts. Called once. */
+  sendCode(code: string): void;
+  /**
+   * Removes the container (tracked by settleSandboxRemovals) and frees its uid; false when the
+   * daemon could not be reached to remove it. Idempotent.
+   */
+  dispose(): Promise<boolean>;
+};
+
+/**
+ * Creates, attaches and starts a container with `options`. `releaseUid` is called once the container
+ * is removed (its processes are gone with it). On failure nothing is left behind.
+ */
+export async function startContainer(
+  docker: Docker,
+  options: Docker.ContainerCreateOptions,
+  run: { uid: number; releaseUid: () => void; pooled: boolean },
+): Promise<ReadyContainer> {
+  let container: Docker.Container | null = null;
+  let attached: NodeJS.ReadWriteStream | null = null;
+  try {
+    container = await docker.createContainer(options);
+    const created = container;
+    // Attach before start so no early output is lost and stdin is connected when the process reads it.
+    const stream = (await created.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+    attached = stream;
+    let sink: OutputSink | null = null;
+    let acked = !run.pooled;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stdout.on("data", (chunk: Buffer) => {
+      if (!acked) {
+        // Nothing but the wrapper writes to stdout before the code runs, so the ack is the first byte.
+        acked = true;
+        if (chunk[0] === POOLED_ACK) chunk = chunk.subarray(1);
+      }
+      sink?.("stdout", chunk);
+    });
+    stderr.on("data", (chunk: Buffer) => {
+      if (acked) sink?.("stderr", chunk);
+    });
+    docker.modem.demuxStream(stream, stdout, stderr);
+    const streamClosed = new Promise<void>((resolve) => {
+      stream.once("end", resolve);
+      stream.once("close", resolve);
+      stream.once("error", () => resolve());
+    });
+    const exited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+    exited.catch(() => {}); // observed by whoever uses the container; never an unhandled rejection
+    await created.start();
+    let disposed: Promise<boolean> | null = null;
+    let sent = false;
+    return {
+      container: created,
+      pooled: run.pooled,
+      uid: run.uid,
+      exited,
+      streamClosed,
+      codeStarted: () => acked,
+      setSink: (next) => {
+        sink = next;
+      },
+      sendCode: (code) => {
+        if (sent) throw new Error("a sandbox container runs one program");
+        sent = true;
+        stream.end(run.pooled ? `run\n${code}` : code); // then EOF; code is never written to the image or a mount
+      },
+      dispose: () => {
+        if (!disposed) {
+          destroyStream(stream);
+          disposed = trackRemoval(removeContainer(created).finally(run.releaseUid));
+        }
+        return disposed;
+      },
+    };
+  } catch (err) {
+    if (attached) destroyStream(attached);
+    if (container) await trackRemoval(removeContainer(container));
+    run.releaseUid();
+    throw err;
+  }
+}
+
+function destroyStream(stream: NodeJS.ReadWriteStream): void {
+  (stream as unknown as { destroy?: () => void }).destroy?.();
+}
+
+const removals = new Set<Promise<unknown>>();
+
+function trackRemoval<T>(removal: Promise<T>): Promise<T> {
+  removals.add(removal);
+  void removal.finally(() => removals.delete(removal));
+  return removal;
+}
+
+/** Waits for every container removal started so far (runs report before their container is gone). */
+export async function settleSandboxRemovals(): Promise<void> {
+  while (removals.size > 0) await Promise.allSettled([...removals]);
+}
+
+/** Force-removes a container; true when it is gone (or was already), false when the daemon could not be reached. */
+export async function removeContainer(container: Docker.Container): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await container.remove({ force: true, v: true });
+      return true;
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404) return true; // already gone
+      if (status === 409) {
+        // "removal already in progress"
+        await delay(100);
+        continue;
+      }
+      if (attempt === 2) {
+        if (status === undefined) return false; // no daemon to ask: the owner's sweep or the pool retries
+        console.error(`sandbox: could not remove container ${container.id}:`, err);
+      }
+      await delay(200);
+    }
+  }
+  return false;
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
