@@ -10,7 +10,7 @@
 // the pool refills for the new key. Unused for POOL_IDLE_MS, a key's containers are removed.
 import type Docker from "dockerode";
 import type { ReadyContainer } from "./docker-container";
-import { delay, removeContainer, startContainer } from "./docker-container";
+import { delay, removeLeftovers, settleSandboxRemovals, startContainer } from "./docker-container";
 import { dockerClient, pooledContainerOptions, type WarmContainerSource } from "./docker-runner";
 import { leaseRunUid } from "./run-uid";
 import type { SandboxSpec } from "./spec";
@@ -59,8 +59,6 @@ export class ContainerPool implements WarmContainerSource {
   /** By runtime: the one key kept warm for it. */
   private readonly slots = new Map<string, Slot>();
   private readonly fills = new Set<Promise<void>>();
-  /** Containers whose removal failed (daemon away); retried after the next successful start. */
-  private readonly unremoved = new Set<ReadyContainer>();
   private closed = false;
   private readonly counts = { created: 0, handedOut: 0, stale: 0, discarded: 0, fillFailures: 0 };
 
@@ -126,7 +124,8 @@ export class ContainerPool implements WarmContainerSource {
       this.slots.delete(runtime);
     }
     while (this.fills.size > 0) await Promise.allSettled([...this.fills]);
-    await this.retryUnremoved();
+    await settleSandboxRemovals();
+    await removeLeftovers(); // containers that died with a restarting daemon
   }
 
   /** The slot for the spec's runtime, switched to the spec's key (discarding another key's containers). */
@@ -213,7 +212,6 @@ export class ContainerPool implements WarmContainerSource {
       };
       ready.exited.then(onDeath, onDeath);
       slot.ready.push(entry);
-      if (this.unremoved.size > 0) void this.retryUnremoved();
     }
   }
 
@@ -225,16 +223,7 @@ export class ContainerPool implements WarmContainerSource {
   private discard(entry: Entry): void {
     entry.dead = true;
     this.counts.discarded++;
-    void entry.ready.dispose().then((removed) => {
-      if (!removed) this.unremoved.add(entry.ready);
-    });
-  }
-
-  private async retryUnremoved(): Promise<void> {
-    for (const ready of [...this.unremoved]) {
-      this.unremoved.delete(ready);
-      if (!(await removeContainer(ready.container))) this.unremoved.add(ready);
-    }
+    void entry.ready.dispose();
   }
 }
 

@@ -57,6 +57,7 @@ export async function startContainer(
     // Attach before start so no early output is lost and stdin is connected when the process reads it.
     const stream = (await created.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
     attached = stream;
+    stream.on("error", () => {}); // a lost connection shows as `exited` rejecting and `streamClosed`
     let sink: OutputSink | null = null;
     let acked = !run.pooled;
     const stdout = new PassThrough();
@@ -81,6 +82,7 @@ export async function startContainer(
     const exited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
     exited.catch(() => {}); // observed by whoever uses the container; never an unhandled rejection
     await created.start();
+    if (leftovers.size > 0) void trackRemoval(removeLeftovers()); // the daemon answers again
     let disposed: Promise<boolean> | null = null;
     let sent = false;
     return {
@@ -131,7 +133,25 @@ export async function settleSandboxRemovals(): Promise<void> {
   while (removals.size > 0) await Promise.allSettled([...removals]);
 }
 
-/** Force-removes a container; true when it is gone (or was already), false when the daemon could not be reached. */
+/**
+ * Containers whose removal failed because their daemon could not be reached (it was restarting):
+ * removed once a container starts again, and by removeLeftovers (the pool's drain).
+ */
+const leftovers = new Set<Docker.Container>();
+
+/** Retries the removals that failed while the daemon was away; true when none is left. */
+export async function removeLeftovers(): Promise<boolean> {
+  for (const container of [...leftovers]) {
+    leftovers.delete(container);
+    await removeContainer(container); // back in the set if the daemon is still away
+  }
+  return leftovers.size === 0;
+}
+
+/**
+ * Force-removes a container; true when it is gone (or was already), false when the daemon could
+ * not be reached (it is then kept for removeLeftovers; the owner's start-up sweep is the backstop).
+ */
 export async function removeContainer(container: Docker.Container): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -146,7 +166,10 @@ export async function removeContainer(container: Docker.Container): Promise<bool
         continue;
       }
       if (attempt === 2) {
-        if (status === undefined) return false; // no daemon to ask: the owner's sweep or the pool retries
+        if (status === undefined) {
+          leftovers.add(container); // no daemon to ask
+          return false;
+        }
         console.error(`sandbox: could not remove container ${container.id}:`, err);
       }
       await delay(200);
