@@ -17,6 +17,11 @@ import type { SandboxSpec } from "./spec";
 
 /** How long containers of a key that no run asked for are kept. */
 export const POOL_IDLE_MS = 5 * 60_000;
+/**
+ * The oldest a pooled container may be when handed out: well below the 15 minutes after which any
+ * process's start-up sweep removes a sandbox container whatever its owner.
+ */
+export const POOL_MAX_AGE_MS = 10 * 60_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
@@ -40,7 +45,7 @@ export type ContainerPoolStats = {
   fillFailures: number;
 };
 
-type Entry = { ready: ReadyContainer; key: string; dead: boolean };
+type Entry = { ready: ReadyContainer; key: string; dead: boolean; createdAt: number };
 
 type Slot = {
   key: string;
@@ -80,7 +85,7 @@ export class ContainerPool implements WarmContainerSource {
     const slot = this.slotFor(spec);
     let entry: Entry | undefined;
     while ((entry = slot.ready.shift())) {
-      if (entry.dead || entry.key !== slot.key) {
+      if (entry.dead || entry.key !== slot.key || performance.now() - entry.createdAt > POOL_MAX_AGE_MS) {
         this.discard(entry);
         continue;
       }
@@ -196,7 +201,7 @@ export class ContainerPool implements WarmContainerSource {
       }
       this.counts.created++;
       slot.failures = 0;
-      const entry: Entry = { ready, key, dead: false };
+      const entry: Entry = { ready, key, dead: false, createdAt: performance.now() };
       if (this.closed || !this.isCurrent(slot) || slot.key !== key) {
         this.discard(entry); // made for a key that is no longer wanted; the loop goes on for the current one
         continue;
