@@ -22,6 +22,8 @@ export const POOL_IDLE_MS = 5 * 60_000;
  * process's start-up sweep removes a sandbox container whatever its owner.
  */
 export const POOL_MAX_AGE_MS = 10 * 60_000;
+/** A run that is still going after this long no longer delays the refill behind it. */
+const REFILL_AFTER_MS = 500;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
 
@@ -90,7 +92,10 @@ export class ContainerPool implements WarmContainerSource {
         continue;
       }
       this.counts.handedOut++;
-      this.fill(slot);
+      // Refill once this run is over (or has run a while): a create and start next to a short run
+      // would compete with it for the daemon and the CPU.
+      const refill = () => this.fill(slot);
+      void Promise.race([entry.ready.exited, delay(REFILL_AFTER_MS)]).then(refill, refill);
       return entry.ready;
     }
     this.fill(slot);

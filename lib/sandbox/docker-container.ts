@@ -2,7 +2,9 @@
 // warm pool (container-pool.ts): created, attached, its exit awaited and started, so that what is
 // left for a run is writing its program to stdin.
 import type Docker from "dockerode";
+import type { Socket } from "node:net";
 import { PassThrough } from "node:stream";
+import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import type { OutputStream } from "./types";
 
 /**
@@ -23,7 +25,11 @@ export type ReadyContainer = {
   /** Created ahead of need (its main process is POOLED_WRAPPER) rather than for this run. */
   readonly pooled: boolean;
   readonly uid: number;
-  /** The exit status; rejects when the connection to the daemon is lost. */
+  /**
+   * The exit status: from the daemon's `die` event when this process watches its events (it comes
+   * before the daemon has unmounted the container), else from `wait`; rejects when the connection
+   * to the daemon is lost.
+   */
   readonly exited: Promise<{ StatusCode: number }>;
   /** Settles when the attach stream ends. */
   readonly streamClosed: Promise<void>;
@@ -79,8 +85,14 @@ export async function startContainer(
       stream.once("close", resolve);
       stream.once("error", () => resolve());
     });
-    const exited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
-    exited.catch(() => {}); // observed by whoever uses the container; never an unhandled rejection
+    const waited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+    const watch = watchExits(docker);
+    const died = new Promise<{ StatusCode: number }>((resolve) => watch.waiters.set(created.id, (StatusCode) => resolve({ StatusCode })));
+    const exited = Promise.race([waited, died]);
+    void exited.then(
+      () => watch.waiters.delete(created.id),
+      () => watch.waiters.delete(created.id), // observed by whoever uses the container; never unhandled
+    );
     await created.start();
     if (leftovers.size > 0) void trackRemoval(removeLeftovers()); // the daemon answers again
     let disposed: Promise<boolean> | null = null;
@@ -114,6 +126,60 @@ export async function startContainer(
     run.releaseUid();
     throw err;
   }
+}
+
+type ExitWatch = { connected: boolean; connecting: boolean; waiters: Map<string, (status: number) => void> };
+const exitWatches = new WeakMap<Docker, ExitWatch>();
+
+/**
+ * One `docker events` stream per daemon for the `die` of this process's sandbox containers: the
+ * daemon reports it as soon as the streams are closed, while `wait` answers only after the
+ * container's file systems are unmounted (tens to hundreds of ms later on a busy host). Opened on
+ * first use and again after it drops (daemon restart); until it is open, `wait` is the answer.
+ * Its socket does not keep the process alive.
+ */
+function watchExits(docker: Docker): ExitWatch {
+  let watch = exitWatches.get(docker);
+  if (!watch) {
+    watch = { connected: false, connecting: false, waiters: new Map() };
+    exitWatches.set(docker, watch);
+  }
+  const current = watch;
+  if (current.connected || current.connecting) return current;
+  current.connecting = true;
+  docker
+    .getEvents({ filters: { type: ["container"], event: ["die"], label: [`${SANDBOX_OWNER_LABEL}=${processOwner()}`] } })
+    .then((events) => {
+      current.connecting = false;
+      current.connected = true;
+      (events as unknown as { socket?: Socket }).socket?.unref();
+      let pending = "";
+      events.on("data", (chunk: Buffer) => {
+        pending += chunk.toString("utf8");
+        let newline: number;
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, newline);
+          pending = pending.slice(newline + 1);
+          try {
+            const event = JSON.parse(line) as { id?: string; Actor?: { Attributes?: Record<string, string> } };
+            const status = Number(event.Actor?.Attributes?.exitCode);
+            if (event.id && Number.isInteger(status)) current.waiters.get(event.id)?.(status);
+          } catch {
+            // not an event line
+          }
+        }
+      });
+      const dropped = () => {
+        current.connected = false;
+      };
+      events.once("end", dropped);
+      events.once("close", dropped);
+      events.once("error", dropped);
+    })
+    .catch(() => {
+      current.connecting = false;
+    });
+  return current;
 }
 
 function destroyStream(stream: NodeJS.ReadWriteStream): void {
