@@ -128,7 +128,7 @@ describe("revokeApiKey and listApiKeys", () => {
   it("lists the tenant's keys without any hash", async () => {
     const keys = await listApiKeys(t.db, a.id);
     expect(keys.length).toBeGreaterThanOrEqual(3);
-    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["allowedTools", "createdAt", "createdById", "id", "lastUsedAt", "name", "prefix", "revokedAt"]);
+    for (const key of keys) expect(Object.keys(key).sort()).toEqual(["allowedTools", "createdAt", "createdById", "id", "lastUsedAt", "name", "pausedAt", "prefix", "revokedAt"]);
     expect(await listApiKeys(t.db, b.id)).toEqual([]);
   });
 });
