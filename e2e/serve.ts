@@ -44,6 +44,8 @@ const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bi
     ...processEnv(),
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: `http://127.0.0.1:${E2E_PORT}`,
+    // Passkeys need a host name (an IP address cannot be a WebAuthn RP id): e2e/review/passkey.spec.ts uses this one.
+    COUNTERSIGN_PUBLIC_ORIGINS: `http://localhost:${E2E_PORT}`,
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
     COUNTERSIGN_IN_PROCESS_WORKER: "1",
     COUNTERSIGN_WORKER_POLL_MS: "200",

@@ -47,6 +47,15 @@
  *         Required between consecutive checkpoints of an incomplete export; in a complete export
  *         the events themselves prove consistency, and any proof present is still checked.
  *
+ *   Passkey-signed approvals: a `decision.recorded` event whose data carries `signature` holds the
+ *   receipt the reviewer's authenticator signed, the WebAuthn assertion (base64url) and the
+ *   credential's public key (DER SPKI, base64, with its COSE algorithm). Each is checked: the
+ *   receipt's canonical JSON hashes to receiptHash and names the event's tenant, action, revision,
+ *   payload hash, verdict and reviewer; clientDataJSON is a `webauthn.get` whose challenge is the
+ *   receipt hash and whose origin's host is the RP id authenticatorData names; the user-present and
+ *   user-verified flags are set; the signature over authenticatorData || SHA-256(clientDataJSON)
+ *   verifies with the stored key. A failure names the event (problem code approval-signature).
+ *
  *   A complete export (complete: true) holds every event 1..toSeq (fromSeq is "1") and every event
  *   must be covered by a checkpoint: its root is recomputed from the events at every checkpoint size.
  *
@@ -614,6 +623,84 @@ function slowEvent(record) {
   return { seq, leafBytes: Buffer.from(canonicalJson(record.leaf), "utf8"), leafSeq: record.leaf.seq, leafSeqOk: record.leaf.seq === String(seq), inclusion: record.inclusion };
 }
 
+// ---- passkey-signed approvals --------------------------------------------------------------------
+
+const RECEIPT_MARK = Buffer.from('"receiptHash":"', "utf8");
+const SIGNATURE_DIGESTS = new Map([[-7, "sha256"], [-257, "sha256"], [-8, null]]);
+
+function strictBase64url(text) {
+  if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  const bytes = Buffer.from(text, "base64url");
+  return bytes.toString("base64url") === text ? bytes : null;
+}
+
+/**
+ * Why the passkey signature of a `decision.recorded` leaf does not verify, or null when it does
+ * (see the header comment). Standard library only: the receipt is re-canonicalised and hashed,
+ * the signature checked with crypto.verify against the stored SPKI key.
+ */
+export function signedApprovalProblem(leaf) {
+  const sig = leaf?.data?.signature;
+  if (sig === null || typeof sig !== "object") return "its signature record is missing or not an object";
+  const receipt = sig.receipt;
+  if (receipt === null || typeof receipt !== "object" || Array.isArray(receipt)) return "it has no receipt";
+  let receiptHash;
+  try {
+    receiptHash = sha256(Buffer.from(canonicalJson(receipt), "utf8")).toString("hex");
+  } catch (error) {
+    return `its receipt cannot be canonicalised (${error.message})`;
+  }
+  if (receiptHash !== sig.receiptHash) return "the receipt does not hash to its receiptHash (the receipt was changed)";
+  const bound = [
+    ["tenant", leaf.tenantId], ["action", leaf.actionId], ["revision", leaf.data.revision], ["payloadHash", leaf.data.payloadHash],
+    ["verdict", leaf.verdict], ["reviewer", leaf.reviewerId],
+  ];
+  for (const [field, expected] of bound) {
+    if (receipt[field] !== expected) return `the receipt's ${field} ${JSON.stringify(receipt[field])} is not the event's ${JSON.stringify(expected)}`;
+  }
+  const authData = strictBase64url(sig.authenticatorData);
+  const clientDataBytes = strictBase64url(sig.clientDataJSON);
+  const signature = strictBase64url(sig.signature);
+  if (!authData || authData.length < 37 || !clientDataBytes || !signature) return "its assertion is not well-formed base64url (authenticatorData, clientDataJSON, signature)";
+  let clientData;
+  try {
+    clientData = JSON.parse(clientDataBytes.toString("utf8"));
+  } catch {
+    return "its clientDataJSON is not JSON";
+  }
+  if (clientData?.type !== "webauthn.get") return `its clientData type is ${JSON.stringify(clientData?.type)}, not "webauthn.get"`;
+  if (clientData.challenge !== Buffer.from(receiptHash, "hex").toString("base64url")) return "its clientData challenge is not the receipt's hash (the authenticator signed something else)";
+  let host;
+  try {
+    host = new URL(clientData.origin).hostname;
+  } catch {
+    return `its clientData origin ${JSON.stringify(clientData.origin)} is not a URL`;
+  }
+  const rpIdHash = authData.subarray(0, 32);
+  const labels = host.split(".");
+  const rpIds = labels.map((_, i) => labels.slice(i).join(".")).filter((id) => id.length > 0);
+  if (!rpIds.some((id) => sha256(Buffer.from(id, "utf8")).equals(rpIdHash))) return `its authenticatorData names an RP id that is not the origin ${clientData.origin}'s host`;
+  const flags = authData[32];
+  if ((flags & 0x01) === 0) return "the authenticator did not report user presence (UP flag)";
+  if ((flags & 0x04) === 0) return "the authenticator did not verify the user (UV flag)";
+  if (authData.readUInt32BE(33) !== sig.counter) return `its counter ${sig.counter} is not the one authenticatorData carries (${authData.readUInt32BE(33)})`;
+  if (!SIGNATURE_DIGESTS.has(sig.algorithm)) return `its key algorithm ${JSON.stringify(sig.algorithm)} is not one this verifier knows (-7 ES256, -8 EdDSA, -257 RS256)`;
+  let key;
+  try {
+    key = crypto.createPublicKey({ key: Buffer.from(String(sig.publicKey), "base64"), format: "der", type: "spki" });
+  } catch {
+    return "its public key is not a DER SPKI key";
+  }
+  const signed = Buffer.concat([authData, sha256(clientDataBytes)]);
+  let ok;
+  try {
+    ok = crypto.verify(SIGNATURE_DIGESTS.get(sig.algorithm), signed, key, signature);
+  } catch {
+    ok = false;
+  }
+  return ok ? null : "the signature over authenticatorData || SHA-256(clientDataJSON) does not verify with the stored public key";
+}
+
 function parseLine(line, lineNo) {
   try {
     return JSON.parse(line.toString("utf8"));
@@ -846,6 +933,7 @@ export async function verifyExport(path, options = {}) {
   const frontier = new Frontier();
   if (needed.has(0)) needed.set(0, frontier.root());
   let events = 0;
+  let signedApprovals = 0;
   let lastSeq = 0;
   let firstDuplicate = null;
   let firstDisorder = null;
@@ -880,6 +968,19 @@ export async function verifyExport(path, options = {}) {
     }
     const { seq, leafBytes, leafSeq } = event;
     events++;
+    if (leafBytes.indexOf(RECEIPT_MARK) >= 0) {
+      let leaf = null;
+      try {
+        leaf = JSON.parse(leafBytes.toString("utf8"));
+      } catch {
+        // a leaf that does not parse is reported by the hash checks
+      }
+      if (leaf?.type === "decision.recorded" && leaf.data?.signature !== undefined) {
+        signedApprovals++;
+        const why = signedApprovalProblem(leaf);
+        if (why) problem("approval-signature", `the passkey-signed approval in event seq ${seq} (event ${leaf.eventId}, action ${leaf.actionId}, line ${lineNo}) does not verify: ${why}`);
+      }
+    }
     if (seq === 0 || !Number.isSafeInteger(seq)) {
       problem("malformed", `line ${lineNo}: seq ${seq} is not a positive safe integer`);
       return;
@@ -996,6 +1097,8 @@ export async function verifyExport(path, options = {}) {
     tenantId: header.tenantId,
     complete,
     events,
+    // decision.recorded events carrying a passkey signature, each checked offline.
+    signedApprovals,
     // Events not written as canonical text (or not ASCII), canonicalised here: same result, slower.
     canonicalisedEvents: events - fastCount,
     logKey: { name: logKey.name, keyId: logKey.keyId.toString("hex"), source: logKeySource },
@@ -1027,6 +1130,7 @@ const PRIORITY = [
   "unchecked",
   "not-covered",
   "out-of-range",
+  "approval-signature",
   "no-checkpoint",
   "witnesses",
 ];
@@ -1095,6 +1199,7 @@ export function parseArguments(argv) {
 function summary(result) {
   const lines = [];
   lines.push(`${result.ok ? "VERIFIED" : "PROBLEM FOUND"}: ${result.events} event${result.events === 1 ? "" : "s"} of ${result.origin} (${result.complete ? "complete export" : "filtered export, each event checked by its inclusion proof"})`);
+  if (result.signedApprovals > 0) lines.push(`passkey-signed approvals checked: ${result.signedApprovals}`);
   lines.push(`log key: ${result.logKey.name}+${result.logKey.keyId} (${result.logKey.source === "pinned" ? "pinned with --log-key" : "taken from the export, NOT pinned"})`);
   for (const c of result.checkpoints) {
     const witnesses = c.witnesses.length ? c.witnesses.map((w) => `${w.name} at ${w.cosignedAt}`).join(", ") : "no witness cosignature";

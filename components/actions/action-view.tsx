@@ -140,6 +140,7 @@ export function ActionView({ action }: { action: ActionDetail }) {
               payloadHash={action.payloadHash}
               revision={action.currentRevision}
               canDecide={action.status === "pending" && viewer.canDecide}
+              signatureRequired={current.policyDecision.signature === "required"}
               blockedText={
                 viewer.decideBlockedReason ??
                 (action.status === "pending" ? "Waiting for reviewers." : `No decision is open: this action is ${action.status.replaceAll("_", " ")}.`)

@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, useTransition } from "react";
-import { decideFromConsole } from "@/app/(console)/actions/review-actions";
+import { startAuthentication } from "@simplewebauthn/browser";
+import { beginSignedApproval, decideFromConsole } from "@/app/(console)/actions/review-actions";
 import { buttonClass } from "@/components/ui/button";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 
@@ -19,6 +20,7 @@ export function DecisionPanel({
   revision,
   canDecide,
   blockedText,
+  signatureRequired = false,
 }: {
   actionId: string;
   payloadHash: string;
@@ -26,6 +28,8 @@ export function DecisionPanel({
   canDecide: boolean;
   /** Why there is nothing to decide for this viewer (shown instead of the form). */
   blockedText: string;
+  /** The revision's policy requires approving with a passkey (the reviewer's authenticator signs the receipt). */
+  signatureRequired?: boolean;
 }) {
   const router = useRouter();
   const noteId = useId();
@@ -53,12 +57,11 @@ export function DecisionPanel({
     setBusy(verdict);
     setMessage(null);
     startTransition(async () => {
-      const result = await decideFromConsole({
-        actionId: String(form.get("actionId")),
-        payloadHash: String(form.get("payloadHash")),
-        verdict,
-        note: note || undefined,
-      });
+      const actionId = String(form.get("actionId"));
+      const hash = String(form.get("payloadHash"));
+      const assertion = verdict === "approve" && signatureRequired ? await signReceipt(actionId, hash) : undefined;
+      if (assertion === null) return setBusy(null);
+      const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion });
       setBusy(null);
       if (!result.ok) {
         setMessage({ tone: "error", text: decisionErrorMessage(result.error) });
@@ -77,6 +80,21 @@ export function DecisionPanel({
       router.refresh();
     });
   };
+
+  /** Asks the reviewer's authenticator to sign the server's receipt of this approval; null when it did not. */
+  async function signReceipt(actionId: string, hash: string) {
+    const started = await beginSignedApproval({ actionId, payloadHash: hash });
+    if (!started.ok) {
+      setMessage({ tone: "error", text: decisionErrorMessage(started.error) });
+      return null;
+    }
+    try {
+      return await startAuthentication({ optionsJSON: started.data.options });
+    } catch (error) {
+      setMessage({ tone: "error", text: `Your passkey did not sign the approval (${error instanceof Error ? error.message : "cancelled"}). Nothing was recorded; approve again.` });
+      return null;
+    }
+  }
 
   const outcome = message && (
     <p role={message.tone === "error" ? "alert" : "status"} className={`rounded-md px-3 py-2 text-[0.85rem] ${message.tone === "ok" ? "bg-emerald-50 text-emerald-900" : "bg-red-50 text-red-800"}`}>
@@ -114,9 +132,12 @@ export function DecisionPanel({
         placeholder="Optional for an approval; required for a rejection."
       />
       <p id={hintId} className="text-xs text-slate-600">You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.</p>
+      {signatureRequired && (
+        <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
+      )}
       <div className="flex gap-2">
         <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null} aria-busy={busy === "approve"}>
-          {busy === "approve" ? "Approving…" : "Approve"}
+          {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
         </button>
         <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null} aria-busy={busy === "reject"}>
           {busy === "reject" ? "Rejecting…" : "Reject"}

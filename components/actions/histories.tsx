@@ -17,6 +17,12 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
             {d.void && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">void — revision superseded</span>}
           </div>
           {d.note && <p className="mt-0.5 whitespace-pre-wrap break-words text-slate-700">“{d.note}”</p>}
+          {d.signedWith && (
+            <p className="mt-0.5 text-xs text-slate-700">
+              Signed with passkey <span className="font-medium">{d.signedWith.passkeyName}</span>
+              {d.signedWith.userVerified ? " (user verified)" : ""} · receipt <span className="break-all font-mono">{d.signedWith.receiptHash}</span>
+            </p>
+          )}
         </li>
       ))}
     </ol>

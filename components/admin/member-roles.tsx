@@ -42,6 +42,7 @@ function MemberRow({ member, isSelf, setRoles }: { member: MemberListItem; isSel
         <span className="block font-medium">{member.name}{isSelf && <span className="ml-1 text-xs text-slate-500">(you)</span>}</span>
         <span className="font-mono text-xs text-slate-600">{member.email}</span>
         {member.disabled && <span className="ml-1 text-xs text-red-700">account disabled</span>}
+        <span className="block text-xs text-slate-600">{member.passkeys > 0 ? `Passkey: ${member.passkeys} registered` : "No passkey"}</span>
       </th>
       <td className="px-3 py-2">
         <form onSubmit={save} aria-label={`Roles of ${member.email}`} className="flex flex-wrap items-center gap-x-4 gap-y-1">

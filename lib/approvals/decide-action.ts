@@ -12,6 +12,8 @@ import { castVote, type VoteRefusal } from "@/lib/db/statements/cast-vote";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { checkApprovalAssertion, type ApprovalAssertion } from "@/lib/passkeys/check-approval-assertion";
 
 export type DecideInput = {
   tenantId: string;
@@ -22,6 +24,8 @@ export type DecideInput = {
   note?: string | null;
   /** The payload hash the reviewer was shown. */
   payloadHash: string;
+  /** The reviewer's passkey assertion over the approval receipt (lib/passkeys/start-signed-approval.ts), if any. */
+  assertion?: ApprovalAssertion | null;
 };
 
 export type DecisionOutcome = {
@@ -41,6 +45,15 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { sta
   own_edit: { status: 403, message: "You wrote this revision, so another reviewer must decide it." },
   reason_required: { status: 400, message: "A rejection needs a reason; it is sent back to the agent." },
   already_voted: { status: 409, message: "You have already decided this revision; another reviewer must add the next vote." },
+  signature_required: { status: 403, message: "This action's policy requires approving with your passkey; approve from the action page and confirm with your passkey." },
+  signature_invalid: { status: 403, message: "The passkey signature could not be matched to a challenge from this console. Approve again." },
+  signature_replayed: { status: 403, message: "This passkey signature was already used; each approval needs a fresh one. Approve again." },
+  signature_foreign: { status: 403, message: "This passkey signature was asked for by another member or session. Approve again from your own session." },
+  signature_expired: { status: 403, message: "The passkey request expired before you confirmed it. Approve again." },
+  signature_credential: { status: 403, message: "That passkey is not one of your registered passkeys (or was removed). Use one of your own, listed on your account page." },
+  signature_mismatch: { status: 409, message: "The passkey signed a receipt for something other than this revision. Reload the page and approve again." },
+  signature_unverified: { status: 403, message: "Your authenticator did not verify you (PIN or biometric). Approve again and confirm with it." },
+  signature_counter: { status: 403, message: "Your passkey's signature counter did not increase, so the signature may be a copy. Approve again; if it persists, remove that passkey." },
 };
 
 function refusalError(refusal: VoteRefusal, state: { status: string; revision: number | null }): AppError {
@@ -86,13 +99,20 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     }
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refused(refusalError("not_found", { status: "missing", revision: null }));
+    const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;
+    if (checked && !checked.ok) {
+      const details = { status: action.status, revision: action.currentRevision };
+      return refused(new AppError("signature_invalid", checked.message, 403, details), { actionId: action.id, tool: action.tool });
+    }
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
+      signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null),
       // The vote statement adds the revision, the tally and the status it decides.
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
-        type: "decision.recorded", outcome: "ok", data: { payloadHash: input.payloadHash, note },
+        type: "decision.recorded", outcome: "ok",
+        data: { payloadHash: input.payloadHash, note, ...(checked?.ok ? { signature: checked.audit } : {}) },
       }, ["revision", "approvals", "quorum"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {

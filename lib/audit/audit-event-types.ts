@@ -42,6 +42,22 @@ const signInMethod = z.enum(["password", "oidc"]);
  * in one console process's memory: at most one event per key and reason per window, written when
  * the window closes, with how many attempts it stands for. Several processes each write their own.
  */
+/**
+ * A passkey-signed approval (lib/passkeys): the receipt whose canonical JSON's SHA-256 is the
+ * WebAuthn challenge, the assertion as the authenticator returned it (base64url) and the
+ * credential's public key (DER SPKI, base64) with its COSE algorithm — all an offline verifier
+ * (scripts/verify-audit-export.mjs) needs to check it with Node's crypto alone.
+ */
+const signedApproval = z.strictObject({
+  receipt: z.strictObject({
+    v: z.literal(1), tenant: id, action: id, revision: count, payloadHash: hash, policyVersion: count, snapshotHash: hash,
+    verdict: z.literal("approve"), expiry: text.nullable(), nonce: id, reviewer: id,
+  }),
+  receiptHash: hash, passkeyId: id, passkeyName: text, credentialId: id, publicKey: id, algorithm: z.number().int(),
+  authenticatorData: id, clientDataJSON: id, signature: id, counter: count,
+  userVerified: z.boolean(), backupEligible: z.boolean(), backupState: z.boolean(),
+});
+const passkeyEvent = { passkeyId: id, name: text, credentialId: id, member: text };
 const coalescedWindow = z.strictObject({ windowSeconds: count, firstAt: text, lastAt: text, scope: z.literal("process") });
 
 export const AUDIT_EVENT_SCHEMAS = {
@@ -60,7 +76,11 @@ export const AUDIT_EVENT_SCHEMAS = {
   "action.cancelled": z.strictObject({ revision: count, reason: text.nullable() }),
   "action.edit_refused": namedRefusal,
   "action.cancel_refused": namedRefusal,
-  "decision.recorded": z.strictObject({ payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count }),
+  "decision.recorded": z.strictObject({
+    payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count,
+    // Approvals signed with a passkey (absent from unsigned votes and events written before passkeys).
+    signature: signedApproval.optional(),
+  }),
   "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text }),
   "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),
   "execution.succeeded": executionEnded,
@@ -97,6 +117,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   "audit.exported": z.strictObject({ format: z.enum(["csv", "jsonl"]), filters: text }),
   "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
   "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
+  "passkey.registered": z.strictObject({ ...passkeyEvent, deviceType: z.enum(["singleDevice", "multiDevice"]), backedUp: z.boolean() }),
+  "passkey.removed": z.strictObject(passkeyEvent),
   "account.password_change_refused": z.strictObject({ reason: z.literal("wrong_current_password") }),
   // Written in the transaction that starts the session, in every tenant the user is a member of.
   "auth.signed_in": z.strictObject({ method: signInMethod, sessionId: id, ...signInClient, userAgent: text.nullable() }),

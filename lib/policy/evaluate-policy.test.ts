@@ -231,3 +231,25 @@ describe("fail-safe", () => {
     expect(decide("lookup_customer", {}, { ...ctx, extra: 1 } as unknown as PolicyContext).effect).toBe("deny");
   });
 });
+
+describe("signed approvals", () => {
+  const policy = (extra: Partial<Policy["defaults"]>, rule: Record<string, unknown> = {}): Policy => ({
+    ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, ...extra },
+    tools: { pay: { rules: [{ id: "pay-review", effect: "require_approval", reason: "Payments are reviewed.", ...rule }] } },
+  });
+  const decide = (p: Policy, riskLevel: string) => evaluatePolicy(p, { tool: "pay", args: {}, context: { ...ctx, riskLevel } });
+
+  it("a rule's signature: required asks for a signed approval at any risk", () => {
+    expect(decide(policy({}, { signature: "required" }), "low")).toMatchObject({ effect: "require_approval", signature: "required" });
+    expect(decide(policy({}), "critical")).not.toHaveProperty("signature");
+  });
+
+  it("signatureAtRisk asks for one at that risk level and above, and never for what is allowed or denied", () => {
+    const p = policy({ signatureAtRisk: "high" });
+    expect(decide(p, "medium")).not.toHaveProperty("signature");
+    expect(decide(p, "high")).toMatchObject({ signature: "required" });
+    expect(decide(p, "critical")).toMatchObject({ signature: "required" });
+    const allowed: Policy = { ...p, tools: { pay: { rules: [{ id: "pay-ok", effect: "allow", reason: "fine" }] } } };
+    expect(decide(allowed, "critical")).not.toHaveProperty("signature");
+  });
+});

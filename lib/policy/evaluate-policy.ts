@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { Effect, Policy, PolicyRule, Tier } from "./policy-document";
+import { RISK_LEVELS, type Effect, type Policy, type PolicyRule, type Tier } from "./policy-document";
 import { toCelValue } from "./policy-cel";
 import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import type { Role } from "./role";
@@ -37,6 +37,11 @@ export type PolicyDecision = {
   eligibleRoles: Role[];
   ttlSeconds: number;
   tier: Tier;
+  /**
+   * `required`: each approval must carry the reviewer's passkey signature over the receipt (the
+   * vote statement refuses one without); from the rule, or the defaults' `signatureAtRisk`.
+   */
+  signature?: "required";
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -71,6 +76,14 @@ const compiledCache = new WeakMap<Policy, ReturnType<typeof compilePolicy>>();
  * evaluatePolicy never throws.
  */
 export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
+  const decision = evaluateRules(policy, input);
+  if (decision.effect !== "require_approval" || decision.signature === "required") return decision;
+  const from = policy.defaults.signatureAtRisk;
+  const level = RISK_LEVELS.findIndex((l) => l === input.context.riskLevel);
+  return from !== undefined && level >= RISK_LEVELS.indexOf(from) ? { ...decision, signature: "required" } : decision;
+}
+
+function evaluateRules(policy: Policy, input: PolicyInput): PolicyDecision {
   let compiledResult = compiledCache.get(policy);
   if (compiledResult === undefined) {
     compiledResult = compilePolicy(policy);
@@ -182,6 +195,7 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     ...base,
     quorum: rule.quorum ?? policy.defaults.quorum,
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
+    ...(rule.signature === "required" ? { signature: "required" as const } : {}),
   });
 }
 

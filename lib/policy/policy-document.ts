@@ -5,6 +5,13 @@ export const EFFECTS = ["allow", "require_approval", "deny"] as const;
 export type Effect = (typeof EFFECTS)[number];
 
 export const TIERS = ["standard", "elevated", "critical"] as const;
+
+/** A revision's risk levels, lowest first (lib/risk). */
+export const RISK_LEVELS = ["low", "medium", "high", "critical"] as const;
+export type RiskLevelName = (typeof RISK_LEVELS)[number];
+
+/** `required`: approving asks the reviewer's passkey to sign a receipt of exactly what they approve. */
+export const SIGNATURE_REQUIREMENTS = ["required", "none"] as const;
 export type Tier = (typeof TIERS)[number];
 
 /** Limits chosen so an approval can neither be eternal nor expire before anyone can read it. */
@@ -28,6 +35,8 @@ export const PolicyRuleSchema = z.strictObject({
   eligibleRoles: EligibleRolesSchema.optional(),
   ttlSeconds: TtlSchema.optional(),
   tier: z.enum(TIERS).optional(),
+  /** `required`: each approval must be signed with the reviewer's passkey (require_approval rules only). */
+  signature: z.enum(SIGNATURE_REQUIREMENTS).optional(),
   /** Shown to requesters, reviewers and the agent: why this rule exists. */
   reason: z.string().trim().min(1).max(500),
 });
@@ -40,6 +49,8 @@ export const PolicyDefaultsSchema = z.strictObject({
   ttlSeconds: TtlSchema,
   quorum: QuorumSchema,
   eligibleRoles: EligibleRolesSchema,
+  /** Approvals of revisions at this risk level or above must be signed with a passkey, whatever the rule says. */
+  signatureAtRisk: z.enum(RISK_LEVELS).optional(),
 });
 
 export const PolicyDocumentSchema = z.strictObject({

@@ -94,3 +94,15 @@ describe("validatePolicy", () => {
     expect(errorsOf({ tools: {} })[0]?.path).toBe("defaults");
   });
 });
+
+describe("signed approvals in the policy", () => {
+  it("accepts signature: required on a require_approval rule and signatureAtRisk in the defaults, and refuses them elsewhere or misspelt", () => {
+    expect(validatePolicy(withRules([{ id: "a", effect: "require_approval", signature: "required", reason: "r" }])).ok).toBe(true);
+    expect(validatePolicy({ ...base, defaults: { ...base.defaults, signatureAtRisk: "high" }, tools: {} }).ok).toBe(true);
+    expect(errorsOf(withRules([{ id: "a", effect: "allow", signature: "required", reason: "r" }]))[0]).toMatchObject({
+      path: "tools.pay.rules.0.signature", message: expect.stringMatching(/only applies to require_approval/),
+    });
+    expect(errorsOf(withRules([{ id: "a", effect: "require_approval", signature: "yes", reason: "r" }]))[0]?.path).toBe("tools.pay.rules.0.signature");
+    expect(errorsOf({ ...base, defaults: { ...base.defaults, signatureAtRisk: "severe" }, tools: {} })[0]?.path).toBe("defaults.signatureAtRisk");
+  });
+});

@@ -14,7 +14,7 @@ export type RevisionView = {
   language: string | null;
   sandboxSpec: JsonObject | null;
   policyVersion: number;
-  policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string };
+  policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string };
   payloadHash: string;
   hashAlgorithm: string;
   hashVersion: number;
@@ -37,6 +37,8 @@ export type DecisionView = {
   revision: number;
   void: boolean;
   createdAt: string;
+  /** The passkey signature the vote carries, if any. */
+  signedWith: { passkeyName: string; receiptHash: string; userVerified: boolean; backupState: boolean } | null;
 };
 
 export type SnapshotView = { phase: string; revision: number; data: JsonValue; hash: string; takenAt: string };

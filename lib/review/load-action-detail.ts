@@ -26,7 +26,10 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     include: {
       task: { select: { id: true, instruction: true, status: true } },
       revisions: { where: { tenantId: viewer.tenantId }, orderBy: { revision: "desc" } },
-      decisions: { where: { tenantId: viewer.tenantId }, orderBy: { createdAt: "asc" } },
+      decisions: {
+        where: { tenantId: viewer.tenantId }, orderBy: { createdAt: "asc" },
+        include: { signature: { select: { passkeyName: true, receiptHash: true, userVerified: true, backupState: true } } },
+      },
       snapshots: { where: { tenantId: viewer.tenantId }, orderBy: { takenAt: "desc" } },
       executions: { where: { tenantId: viewer.tenantId }, orderBy: { startedAt: "desc" } },
     },
@@ -67,6 +70,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   const decisions = action.decisions.map((d): DecisionView => ({
     id: d.id, reviewer: label(d.reviewerId), reviewerId: d.reviewerId, verdict: d.verdict, note: d.note,
     revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(),
+    signedWith: d.signature,
   }));
   const snapshots = action.snapshots.map((s): SnapshotView => ({
     phase: s.phase, revision: revisionNumber.get(s.revisionId) ?? 0, data: s.data as JsonValue, hash: s.hash, takenAt: s.takenAt.toISOString(),

@@ -6,13 +6,17 @@ import { requirePageMember } from "@/lib/server/acting-member";
 import { PageHeader } from "@/components/shell/page-header";
 import { ChangePasswordForm } from "@/components/account/change-password-form";
 import { SessionList } from "@/components/account/session-list";
+import { PasskeyList } from "@/components/account/passkey-list";
+import { listPasskeys } from "@/lib/passkeys/list-passkeys";
 import { changePasswordAction } from "./actions";
+import { beginPasskeyRegistration, completePasskeyRegistration, removePasskeyAction } from "./passkey-actions";
 
 export const metadata: Metadata = { title: "Account" };
 
 export default async function AccountPage() {
   const member = await requirePageMember(undefined, "/account");
   const sessions = await listSessions(getDb(), member.user.id, member.session.id);
+  const passkeys = await listPasskeys(getDb(), member.user.id);
   return (
     <>
       <PageHeader title="Account" description={`${member.user.name} · ${member.user.email}`} />
@@ -24,6 +28,15 @@ export default async function AccountPage() {
           </div>
           <div className="p-4">
             <ChangePasswordForm minLength={NEW_PASSWORD_MIN_LENGTH} changePassword={changePasswordAction} />
+          </div>
+        </section>
+        <section aria-labelledby="passkeys-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="passkeys-heading" className="font-semibold">Passkeys</h2>
+            <p className="text-sm text-slate-600">Sign approvals with your device or security key, where a policy asks for it. Adding and removing one is audited.</p>
+          </div>
+          <div className="p-4">
+            <PasskeyList passkeys={passkeys} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
           </div>
         </section>
         <section aria-labelledby="sessions-heading" className="rounded-lg border border-slate-200 bg-white">

@@ -8,6 +8,9 @@ import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { memberAction } from "@/lib/server/boundary";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
+import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
+import { AuthenticationResponseSchema } from "@/lib/passkeys/webauthn-schemas";
+import { consoleRelyingParty } from "@/lib/server/relying-party";
 
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, "a payload hash is 64 hex digits");
 
@@ -17,6 +20,8 @@ const DecideSchema = z.strictObject({
   payloadHash: HashSchema,
   verdict: z.enum(["approve", "reject"]),
   note: z.string().max(2000).optional(),
+  /** The reviewer's passkey assertion over the approval receipt, where the policy requires a signature. */
+  assertion: AuthenticationResponseSchema.optional(),
 });
 
 export const decideFromConsole = memberAction(
@@ -29,6 +34,17 @@ export const decideFromConsole = memberAction(
       verdict: input.verdict,
       note: input.note ?? null,
       payloadHash: input.payloadHash,
+      assertion: input.assertion ? { sessionId: member.session.id, response: input.assertion, relyingParty: await consoleRelyingParty() } : null,
+    }),
+);
+
+/** The receipt and passkey request for a signed approval (the server builds the receipt from what it stores). */
+export const beginSignedApproval = memberAction(
+  { name: "beginSignedApproval", permission: "actions:decide", input: z.strictObject({ actionId: z.uuid(), payloadHash: HashSchema }) },
+  async (input, member) =>
+    startSignedApproval(getDb(), {
+      tenantId: member.tenant.id, userId: member.user.id, sessionId: member.session.id, actionId: input.actionId, payloadHash: input.payloadHash,
+      relyingParty: await consoleRelyingParty(),
     }),
 );
 

@@ -8,7 +8,36 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
 export type VoteRefusal =
   | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "key_creator" | "own_edit" | "stale_hash" | "reason_required"
-  | "already_voted";
+  | "already_voted"
+  | SignatureRefusal;
+
+/**
+ * Why a passkey signature does not let a vote count: none where the revision's rule requires one
+ * (`signature_required`); no challenge of this console (`signature_invalid`); its challenge was
+ * already used (`signature_replayed`), issued to another member or session (`signature_foreign`)
+ * or lapsed (`signature_expired`); the credential is not this member's, or was removed
+ * (`signature_credential`); the receipt is for another action, revision, payload, policy version,
+ * snapshot, verdict or reviewer (`signature_mismatch`); no user verification
+ * (`signature_unverified`); the authenticator's counter did not increase (`signature_counter`).
+ */
+export type SignatureRefusal =
+  | "signature_required" | "signature_invalid" | "signature_replayed" | "signature_foreign" | "signature_expired"
+  | "signature_credential" | "signature_mismatch" | "signature_unverified" | "signature_counter";
+
+/** A passkey assertion whose signature the caller verified (lib/passkeys/check-approval-assertion.ts); everything else about it is judged here. */
+export type SignedVote = {
+  challengeId: string;
+  passkeyId: string;
+  /** The session the vote comes from (the challenge must have been issued to it). */
+  sessionId: string;
+  counter: number;
+  userVerified: boolean;
+  backupEligible: boolean;
+  backupState: boolean;
+  authenticatorData: string;
+  clientDataJSON: string;
+  signature: string;
+};
 
 export type CastVoteInput = {
   tenantId: string;
@@ -21,6 +50,10 @@ export type CastVoteInput = {
   decisionId: string;
   /** The `decision.recorded` event, apart from what the vote decides (status, approvals). */
   recorded: AttestedAuditBody;
+  /** The passkey signature the vote carries, or null. */
+  signed: SignedVote | null;
+  /** The hash of "no snapshot", for a receipt of a revision that has none. */
+  absentSnapshotHash: string;
 };
 
 export type CastVoteResult =
@@ -33,7 +66,10 @@ type Row = { refusal: VoteRefusal | null; status: string; revision: number; quor
  * The vote, in one statement that checks everything it rests on and says why it refused: the
  * action pending and unexpired (database clock); the voter allowed to decide this revision
  * (approval-rules.ts, from the membership table, never from the caller); the hash the reviewer
- * saw is the current revision's; a rejection has a reason; one vote per member. If the vote
+ * saw is the current revision's; a rejection has a reason; an approval of a revision whose rule
+ * requires a signature carries a passkey signature whose receipt binds exactly this vote (and an
+ * unused challenge issued to this member and session, the member's own live passkey, user
+ * verification, a rising counter); one vote per member. If the vote
  * counts, the same statement records it, counts the revision's valid approvals (the same rule the
  * execution claim counts with), moves the action to approved or rejected, wakes its task and
  * appends the audit event. Run it in a transaction that holds `lockAction`: the count then sees
@@ -41,10 +77,26 @@ type Row = { refusal: VoteRefusal | null; status: string; revision: number; quor
  */
 export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<CastVoteResult> {
   const reviewer = Prisma.sql`${input.reviewerId}::uuid`;
+  const signed = input.signed;
+  const hasSig = Prisma.sql`${signed !== null}::boolean`;
   const [row] = await query<Row>(tx, Prisma.sql`
-    WITH subject AS (
-      SELECT a.id, a.status::text AS status, a."taskId", r.id AS "revisionId", r.revision, r."payloadHash", r.quorum,
+    WITH signer AS (
+      SELECT c.id AS "challengeId", c."userId" AS "challengeUser", c."sessionId" AS "challengeSession", c."usedAt" IS NOT NULL AS used,
+        c."expiresAt" <= now() AS lapsed, c.receipt, c."receiptHash", c.receipt::jsonb AS r,
+        encode(sha256(convert_to(c.receipt, 'UTF8')), 'hex') = c."receiptHash"
+          AND c.challenge = rtrim(translate(encode(decode(c."receiptHash", 'hex'), 'base64'), '+/', '-_'), '=') AS "hashHolds",
+        p.id AS "passkeyId", p."userId" AS "passkeyUser", p."removedAt" IS NOT NULL AS removed, p.counter AS "storedCounter",
+        p.name AS "passkeyName", p."credentialId", p."publicKeySpki", p.algorithm
+      FROM "WebAuthnChallenge" c JOIN "Passkey" p ON p.id = ${signed?.passkeyId ?? null}::uuid
+      WHERE c.id = ${signed?.challengeId ?? null}::uuid AND c.purpose = 'approval' AND c.receipt IS NOT NULL
+    ),
+    subject AS (
+      SELECT a.id, a.status::text AS status, a."taskId", r.id AS "revisionId", r.revision, r."payloadHash", r.quorum, r."policyVersion",
         (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired,
+        to_char(a."expiresAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expiry,
+        (r."policyDecision"->>'signature') IS NOT DISTINCT FROM 'required' AS "signatureRequired",
+        COALESCE((SELECT s.hash FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1), ${input.absentSnapshotHash})
+          AS "snapshotHash",
         ${voterRefusalSql(reviewer)} AS "voterRefusal",
         EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}) AS voted,
         ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals
@@ -52,16 +104,30 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
       WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid
     ),
     verdict AS (
-      SELECT s.*, CASE
+      SELECT s.*, g.*, CASE
           WHEN s.status = 'pending' AND s.expired THEN 'expired'
           WHEN s.status <> 'pending' THEN 'not_pending'
           WHEN s."voterRefusal" IS NOT NULL THEN s."voterRefusal"
           WHEN s."payloadHash" <> ${input.payloadHash} THEN 'stale_hash'
           WHEN ${input.verdict}::text = 'reject' AND ${input.note}::text IS NULL THEN 'reason_required'
+          WHEN ${hasSig} AND g."challengeId" IS NULL THEN 'signature_invalid'
+          WHEN ${hasSig} AND g.used THEN 'signature_replayed'
+          WHEN NOT ${hasSig} AND ${input.verdict}::text = 'approve' AND s."signatureRequired" THEN 'signature_required'
+          WHEN ${hasSig} AND (g."challengeUser" <> ${reviewer} OR g."challengeSession" <> ${signed?.sessionId ?? null}::uuid) THEN 'signature_foreign'
+          WHEN ${hasSig} AND (g."passkeyUser" <> ${reviewer} OR g.removed) THEN 'signature_credential'
+          WHEN ${hasSig} AND NOT (g."hashHolds" AND g.r->>'v' = '1' AND g.r->>'tenant' = ${input.tenantId}
+            AND g.r->>'action' = s.id::text AND g.r->>'revision' = s.revision::text AND g.r->>'payloadHash' = s."payloadHash"
+            AND g.r->>'policyVersion' = s."policyVersion"::text AND g.r->>'snapshotHash' = s."snapshotHash"
+            AND g.r->>'verdict' = ${input.verdict}::text AND g.r->>'reviewer' = ${input.reviewerId}
+            AND (g.r->>'expiry') IS NOT DISTINCT FROM s.expiry) THEN 'signature_mismatch'
+          WHEN ${hasSig} AND g.lapsed THEN 'signature_expired'
+          WHEN ${hasSig} AND NOT ${signed?.userVerified ?? false}::boolean THEN 'signature_unverified'
+          WHEN ${hasSig} AND NOT (${signed?.counter ?? 0}::bigint > g."storedCounter" OR (${signed?.counter ?? 0}::bigint = 0 AND g."storedCounter" = 0))
+            THEN 'signature_counter'
           WHEN s.voted THEN 'already_voted'
         END AS refusal,
         s.approvals + CASE WHEN ${input.verdict}::text = 'approve' THEN 1 ELSE 0 END AS "approvalsAfter"
-      FROM subject s
+      FROM subject s LEFT JOIN signer g ON true
     ),
     outcome AS (
       SELECT v.*, CASE WHEN ${input.verdict}::text = 'reject' THEN 'rejected' WHEN v."approvalsAfter" >= v.quorum THEN 'approved' ELSE 'pending' END
@@ -73,6 +139,21 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
       SELECT ${input.decisionId}::uuid, ${input.tenantId}::uuid, o.id, o."revisionId", ${reviewer}, ${input.verdict}::"Verdict",
         ${input.note}, ${input.payloadHash}
       FROM outcome o
+    ),
+    signature AS (
+      INSERT INTO "DecisionSignature" ("decisionId", "tenantId", "passkeyId", "credentialId", "passkeyName", "publicKeySpki", algorithm, receipt,
+        "receiptHash", nonce, "authenticatorData", "clientDataJSON", signature, counter, "userVerified", "backupEligible", "backupState")
+      SELECT ${input.decisionId}::uuid, ${input.tenantId}::uuid, o."passkeyId", o."credentialId", o."passkeyName", o."publicKeySpki", o.algorithm,
+        o.receipt, o."receiptHash", o.r->>'nonce', ${signed?.authenticatorData ?? null}, ${signed?.clientDataJSON ?? null},
+        ${signed?.signature ?? null}, ${signed?.counter ?? 0}, ${signed?.userVerified ?? false}, ${signed?.backupEligible ?? false},
+        ${signed?.backupState ?? false}
+      FROM outcome o WHERE ${hasSig}
+    ),
+    spent AS (
+      UPDATE "WebAuthnChallenge" c SET "usedAt" = now() FROM outcome o WHERE ${hasSig} AND c.id = o."challengeId"
+    ),
+    counted AS (
+      UPDATE "Passkey" p SET counter = ${signed?.counter ?? 0}, "lastUsedAt" = now() FROM outcome o WHERE ${hasSig} AND p.id = o."passkeyId"
     ),
     moved AS (
       UPDATE "Action" a SET status = o."newStatus"::"ActionStatus", "decidedAt" = now(), "updatedAt" = now(),

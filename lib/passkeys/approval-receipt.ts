@@ -1,0 +1,38 @@
+import { canonicalJson } from "@/lib/canonical/canonical-json";
+import { sha256Hex } from "@/lib/canonical/sha256-hex";
+
+/**
+ * What a reviewer's passkey signs when they approve: the receipt's canonical JSON (RFC 8785) is
+ * hashed with SHA-256, and that hash is the WebAuthn challenge. It binds the signature to the
+ * tenant, the action and its revision, the payload hash, the policy version, the state snapshot's
+ * hash, the verdict, the approval's expiry, a single-use server nonce and the reviewer.
+ */
+export type ApprovalReceipt = {
+  v: 1;
+  tenant: string;
+  action: string;
+  revision: number;
+  payloadHash: string;
+  policyVersion: number;
+  snapshotHash: string;
+  verdict: "approve";
+  /** The action's expiry (ISO 8601, UTC, milliseconds), or null when it has none. */
+  expiry: string | null;
+  nonce: string;
+  reviewer: string;
+};
+
+/** The receipt's canonical JSON text (what is stored, and what is hashed). */
+export function receiptText(receipt: ApprovalReceipt): string {
+  return canonicalJson(receipt);
+}
+
+/** SHA-256 (hex) of the receipt's canonical JSON. */
+export function receiptHashOf(text: string): string {
+  return sha256Hex(text);
+}
+
+/** The WebAuthn challenge for a receipt hash: its 32 bytes, base64url (as clientDataJSON carries it). */
+export function challengeOfReceiptHash(hashHex: string): string {
+  return Buffer.from(hashHex, "hex").toString("base64url");
+}

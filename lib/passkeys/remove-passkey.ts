@@ -1,0 +1,26 @@
+import { auditBodyOf } from "@/lib/audit/append-audit-event";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import type { Db } from "@/lib/db/client";
+import { removePasskeyRow } from "@/lib/db/statements/remove-passkey";
+import { isUuid } from "@/lib/db/uuid";
+import { AppError } from "@/lib/errors";
+import type { PasskeyOwner } from "@/lib/passkeys/finish-passkey-registration";
+
+/**
+ * Removes one of the member's own passkeys: it never signs again (a vote it signed after this is
+ * refused), decisions it signed keep naming it. Audited (`passkey.removed`) in every organisation
+ * the member belongs to, in the statement that removes it. Another member's passkey is not found.
+ */
+export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "sessionId">; passkeyId: string }): Promise<void> {
+  const notFound = new AppError("not_found", "That passkey was not found among yours.", 404);
+  if (!isUuid(input.passkeyId)) throw notFound;
+  const passkey = await db.passkey.findFirst({ where: { id: input.passkeyId, userId: input.owner.id, removedAt: null }, select: { name: true, credentialId: true } });
+  if (!passkey) throw notFound;
+  const events = input.owner.tenantIds.map((tenantId) => auditBodyOf({
+    tenantId, actor: { type: "user", id: input.owner.id, label: input.owner.email }, type: "passkey.removed", outcome: "ok",
+    subject: { type: "passkey", id: input.passkeyId },
+    data: { passkeyId: input.passkeyId, name: passkey.name, credentialId: passkey.credentialId, member: input.owner.email },
+  }));
+  if (!(await removePasskeyRow(db, { userId: input.owner.id, passkeyId: input.passkeyId, events }))) throw notFound;
+  for (const tenantId of input.owner.tenantIds) void requestSeal(db, tenantId);
+}
