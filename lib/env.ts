@@ -141,7 +141,8 @@ export const ENVIRONMENT = {
   SANDBOX_FILE_SIZE_MB: declare("Sandbox", opt(int(1, 4096)), "Largest file a run may write (part of the approved hash).", { shownDefault: "16" }),
   SANDBOX_OPEN_FILES: declare("Sandbox", opt(int(16, 65_536)), "Open files per run (part of the approved hash).", { shownDefault: "64" }),
   SANDBOX_CONCURRENCY: declare("Sandbox", opt(int(1, 64)), "Runs at once per process; more wait their turn.", { shownDefault: "2" }),
-  SANDBOX_BWRAP_PYTHON: declare("Sandbox", opt(z.string().startsWith("/", "an absolute path")), "The python3 bubblewrap runs.", { shownDefault: "`/usr/bin/python3`" }),
+  SANDBOX_RUNTIME: declare("Sandbox", z.preprocess((raw) => (typeof raw === "string" ? raw.trim().toLowerCase() || undefined : raw), z.enum(["runc", "runsc"]).default("runc")),
+    "`runsc`: every Docker run uses gVisor (isolation `gvisor`); when gVisor cannot run, code is refused rather than run under `container`. `runc`: plain containers, with gVisor only where a policy rule says `sandbox: \"gvisor\"`."),
   TREE_SITTER_WASM_DIR: declare("Sandbox", opt(z.string().min(1)), "Where the pre-scan's tree-sitter WebAssembly files are.", { shownDefault: "the `@vscode/tree-sitter-wasm` package" }),
 
   // Email

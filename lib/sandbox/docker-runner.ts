@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { OutputCollector } from "./output";
+import { dockerRuntime, hostPidsLimit } from "./gvisor";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
@@ -87,6 +88,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
     Tty: false,
     NetworkDisabled: true,
     HostConfig: {
+      Runtime: dockerRuntime(spec.isolation), // runsc for "gvisor" (gvisor.ts)
       NetworkMode: "none",
       ReadonlyRootfs: true,
       Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` },
@@ -96,7 +98,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes, // equal to Memory: no swap on top
       NanoCpus: spec.nanoCpus,
-      PidsLimit: spec.pidsLimit,
+      PidsLimit: hostPidsLimit(spec),
       Ulimits: [
         { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
         { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
@@ -119,7 +121,7 @@ export type DockerRunOptions = RunOptions & {
 };
 
 export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerRunOptions = {}): Promise<SandboxRunResult> {
-  if (spec.isolation !== "container") throw new Error(`runInDocker got a ${spec.isolation} spec`);
+  if (spec.isolation === "namespace") throw new Error(`runInDocker got a ${spec.isolation} spec`);
   const docker = opts.docker ?? dockerClient();
   const release = await sandboxLimiter().acquire(opts.signal);
   try {
@@ -188,11 +190,11 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
 
     const oomKilled = await wasOomKilled(running, StatusCode === 137 && !timedOut && !aborted);
     const killed = timedOut || aborted || oomKilled;
-    return output.result({ isolation: "container", exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
+    return output.result({ isolation: spec.isolation, exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
   } catch (err) {
     if (err instanceof AbortedBeforeStart) {
       return {
-        isolation: "container",
+        isolation: spec.isolation,
         exitCode: null,
         timedOut: false,
         oomKilled: false,
