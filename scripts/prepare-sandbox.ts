@@ -5,14 +5,16 @@ import { detectSandbox } from "@/lib/sandbox/select-runner";
 import { readEnv } from "@/lib/env";
 
 /**
- * The best sandbox this machine offers: Docker (started here when we may, the image built when it
- * is missing, with progress), else bubblewrap, else none — and then code is refused, never run
+ * The best sandbox this machine offers: Docker (started here when we may, gVisor registered with it
+ * where it can be, the image built when it is missing, with progress), else bubblewrap, else none — and then code is refused, never run
  * on the host.
  */
 export async function prepareSandbox(options: { root: string; log: (line: string) => void }): Promise<{ summary: string }> {
   const mode = readEnv("SANDBOX_MODE");
   if (mode === "auto" || mode === "docker") {
     spawnSync("bash", [path.join(options.root, "scripts/start-dockerd.sh")], { stdio: "inherit" });
+    // gVisor as a Docker runtime where it can be (one line saying so, or why not).
+    spawnSync("bash", [path.join(options.root, "scripts/register-gvisor.sh")], { stdio: "inherit" });
     const reachable = await dockerClient().ping().then(() => true, () => false);
     if (reachable) {
       const hasImage = await resolveSandboxImageId(sandboxImageTag()).then(() => true, () => false);
@@ -26,7 +28,7 @@ export async function prepareSandbox(options: { root: string; log: (line: string
   const detection = await detectSandbox({ fresh: true });
   return {
     summary: detection.available
-      ? `${detection.isolation} — ${detection.reason}`
+      ? `${detection.isolation} — ${detection.reason}; gVisor: ${detection.gvisor.spec ? "available (SANDBOX_RUNTIME=runsc or a policy rule uses it)" : detection.gvisor.reason}`
       : `none — code execution will be refused: ${detection.reason}`,
   };
 }
