@@ -56,7 +56,7 @@ function ownCgroupLines(): string[] {
 }
 
 function cgroupV1Parent(): { version: 1; parent: string } | { reason: string } {
-  const line = ownCgroupLines().find((l) => /^\d+:([^:]*,)?memory(,[^:]*)?:/.test(l));
+  const line = ownCgroupLines().find((l) => /^\d+:(?:[^:]*,)?memory(?:,[^:]*)?:/.test(l));
   if (!line) return { reason: "no cgroup v1 memory controller" };
   const own = line.slice(line.indexOf(":", line.indexOf(":") + 1) + 1);
   const parent = path.join("/sys/fs/cgroup/memory", own);
