@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { dockerClient, resolveSandboxImageId, sandboxImageTag } from "@/lib/sandbox/docker-runner";
-import { detectSandbox } from "@/lib/sandbox/select-runner";
+import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
 import { readEnv } from "@/lib/env";
 
 /**
@@ -26,9 +26,10 @@ export async function prepareSandbox(options: { root: string; log: (line: string
     }
   }
   const detection = await detectSandbox({ fresh: true });
+  const gvisor = detection.available ? await detectGvisor() : null;
   return {
     summary: detection.available
-      ? `${detection.isolation} — ${detection.reason}; gVisor: ${detection.gvisor.spec ? "available (SANDBOX_RUNTIME=runsc or a policy rule uses it)" : detection.gvisor.reason}`
+      ? `${detection.isolation} — ${detection.reason}; gVisor: ${gvisor?.spec ? "available (SANDBOX_RUNTIME=runsc or a policy rule uses it)" : gvisor?.reason}`
       : `none — code execution will be refused: ${detection.reason}`,
   };
 }

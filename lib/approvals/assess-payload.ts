@@ -3,7 +3,7 @@ import { runCompute } from "@/lib/compute/compute-pool";
 import type { JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
 import type { Queryable } from "@/lib/db/sql";
 import type { Policy } from "@/lib/policy/policy-document";
-import { detectSandbox } from "@/lib/sandbox/select-runner";
+import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
 import type { ToolDefinition, ToolPreview } from "@/lib/tools/tool";
 import type { ActivePolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns } from "@/lib/approvals/action-revision";
@@ -53,8 +53,11 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
 
   if (tool.kind === "code") {
     const sandbox = await detectSandbox();
-    // A policy rule may require gVisor (judgePayload swaps its spec in, or denies with this reason).
-    gvisor = { spec: sandbox.gvisor.spec ? { ...sandbox.gvisor.spec } : null, reason: sandbox.gvisor.reason };
+    // A rule of this tool may require gVisor: judgePayload swaps its spec in, or denies with why it cannot run.
+    if (policy.policy.tools[tool.name]?.rules.some((rule) => rule.sandbox === "gvisor")) {
+      const detected = await detectGvisor();
+      gvisor = { spec: detected.spec ? { ...detected.spec } : null, reason: detected.reason };
+    }
     if (sandbox.available && sandbox.spec) sandboxSpec = { ...sandbox.spec };
     else {
       refusal = `No sandbox is available to run code, so it is refused: ${sandbox.reason}`;

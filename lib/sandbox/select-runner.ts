@@ -14,10 +14,9 @@ export type SandboxDetection = {
   reason: string;
   /** The spec new approvals should carry (limits from env, image pinned by id). */
   spec: SandboxSpec | null;
-  /** gVisor, for policy rules that require it: its spec, or why it cannot run here. */
-  gvisor: GvisorDetection;
 };
 
+/** gVisor, for policy rules that require it: its spec, or why it cannot run here. */
 export type GvisorDetection = { spec: SandboxSpec | null; reason: string };
 
 type SandboxMode = "auto" | "docker" | "bwrap" | "none";
@@ -54,15 +53,34 @@ async function detectDocker(): Promise<SandboxDetection> {
   } catch {
     return unavailable(`Docker answers but image ${tag} is missing (run scripts/build-sandbox-image.sh)`);
   }
-  const limits = defaultLimits();
-  const gvisor = await detectGvisor(imageId, limits);
   return {
     available: true,
     isolation: "container",
     reason: `Docker with image ${tag} (${imageId.slice(0, 19)}…)`,
-    spec: buildSpec("container", imageId, limits),
-    gvisor,
+    spec: buildSpec("container", imageId, defaultLimits()),
   };
+}
+
+/**
+ * Whether gVisor can run code here, with the spec it would run under. Asked only where it matters
+ * (SANDBOX_RUNTIME=runsc, or a policy rule that requires gVisor), so consoles that never use it
+ * never start a probe container.
+ */
+export async function detectGvisor(): Promise<GvisorDetection> {
+  let mode: SandboxMode;
+  try {
+    mode = sandboxMode();
+  } catch (err) {
+    return { spec: null, reason: message(err) };
+  }
+  if (mode === "none") return { spec: null, reason: "sandbox disabled by SANDBOX_MODE=none" };
+  if (mode === "bwrap") return { spec: null, reason: "gVisor runs on Docker, which SANDBOX_MODE=bwrap keeps this console off" };
+  // The cached detection already names the Docker image when Docker is in use.
+  const current = await detectSandbox();
+  const docker = current.spec && current.isolation !== "namespace" ? current : await detectDocker();
+  if (!docker.available || !docker.spec) return { spec: null, reason: `gVisor runs on Docker: ${docker.reason}` };
+  const { isolation: _isolation, image, ...limits } = docker.spec;
+  return probeGvisorOnce(image, limits);
 }
 
 // A gVisor probe starts a container (~0.5 s), so a success is kept for the life of the process
@@ -70,7 +88,7 @@ async function detectDocker(): Promise<SandboxDetection> {
 const gvisorProbes = new Map<string, { at: number; result: Promise<GvisorDetection> }>();
 const GVISOR_RETRY_MS = 60_000;
 
-function detectGvisor(imageId: string, limits: SandboxLimits): Promise<GvisorDetection> {
+function probeGvisorOnce(imageId: string, limits: SandboxLimits): Promise<GvisorDetection> {
   const key = JSON.stringify([imageId, limits]);
   const cached = gvisorProbes.get(key);
   if (cached && (cached.at < 0 || performance.now() - cached.at < GVISOR_RETRY_MS)) return cached.result;
@@ -96,7 +114,7 @@ async function probeGvisor(imageId: string, limits: SandboxLimits): Promise<Gvis
   }
 }
 
-async function detectBwrap(whyNoGvisor: string): Promise<SandboxDetection> {
+async function detectBwrap(): Promise<SandboxDetection> {
   let spec: SandboxSpec;
   try {
     spec = buildSpec("namespace", await bwrapImage(), defaultLimits());
@@ -112,7 +130,6 @@ async function detectBwrap(whyNoGvisor: string): Promise<SandboxDetection> {
     isolation: "namespace",
     reason: `bubblewrap on the sandbox image's rootfs; memory limit: ${memory}`,
     spec,
-    gvisor: { spec: null, reason: `gVisor runs on Docker: ${whyNoGvisor}` },
   };
 }
 
@@ -159,11 +176,11 @@ async function detectUncached(): Promise<SandboxDetection> {
   if (mode === "none") return unavailable("sandbox disabled by SANDBOX_MODE=none; code execution is refused");
   if (runtime === "runsc") return detectGvisorOnly(mode);
   if (mode === "docker") return describeFailure(await detectDocker(), "SANDBOX_MODE=docker");
-  if (mode === "bwrap") return describeFailure(await detectBwrap("SANDBOX_MODE=bwrap keeps this console off Docker"), "SANDBOX_MODE=bwrap");
+  if (mode === "bwrap") return describeFailure(await detectBwrap(), "SANDBOX_MODE=bwrap");
 
   const docker = await detectDocker();
   if (docker.available) return docker;
-  const bwrap = await detectBwrap(docker.reason);
+  const bwrap = await detectBwrap();
   if (bwrap.available) return { ...bwrap, reason: `${bwrap.reason} (Docker unavailable: ${docker.reason})` };
   return unavailable(`no sandbox available, code execution is refused: ${docker.reason}; ${bwrap.reason}`);
 }
@@ -173,10 +190,11 @@ async function detectGvisorOnly(mode: SandboxMode): Promise<SandboxDetection> {
   const forced = "SANDBOX_RUNTIME=runsc";
   if (mode === "bwrap") return unavailable(`${forced} needs Docker, but SANDBOX_MODE=bwrap; code execution is refused`);
   const docker = await detectDocker();
-  if (!docker.available) return describeFailure(docker, forced);
-  const { spec, reason } = docker.gvisor;
+  if (!docker.available || !docker.spec) return describeFailure(docker, forced);
+  const { isolation: _isolation, image, ...limits } = docker.spec;
+  const { spec, reason } = await probeGvisorOnce(image, limits);
   if (!spec) return unavailable(`${forced}: ${reason}; code execution is refused`);
-  return { available: true, isolation: "gvisor", reason: `gVisor (runsc) on Docker: ${docker.reason}`, spec, gvisor: docker.gvisor };
+  return { available: true, isolation: "gvisor", reason: `gVisor (runsc) on Docker: ${docker.reason}`, spec };
 }
 
 function describeFailure(d: SandboxDetection, forced: string): SandboxDetection {
@@ -210,7 +228,7 @@ export async function runInSandbox(spec: SandboxSpec, code: string, opts: Sandbo
 }
 
 function unavailable(reason: string): SandboxDetection {
-  return { available: false, isolation: null, reason, spec: null, gvisor: { spec: null, reason } };
+  return { available: false, isolation: null, reason, spec: null };
 }
 
 function message(err: unknown): string {
