@@ -142,7 +142,8 @@ export const ENVIRONMENT = {
   SANDBOX_OPEN_FILES: declare("Sandbox", opt(int(16, 65_536)), "Open files per run (part of the approved hash).", { shownDefault: "64" }),
   SANDBOX_CONCURRENCY: declare("Sandbox", opt(int(1, 64)), "Runs at once per process; more wait their turn.", { shownDefault: "2" }),
   SANDBOX_POOL_SIZE: declare("Sandbox", opt(int(0, 32)), "Docker containers kept created and started ahead of need (each serves one run, then is destroyed; idle ones are removed after 5 minutes); 0 turns the warm pool off.", { shownDefault: "2" }),
-  SANDBOX_BWRAP_PYTHON: declare("Sandbox", opt(z.string().startsWith("/", "an absolute path")), "The python3 bubblewrap runs.", { shownDefault: "`/usr/bin/python3`" }),
+  SANDBOX_RUNTIME: declare("Sandbox", z.preprocess((raw) => (typeof raw === "string" ? raw.trim().toLowerCase() || undefined : raw), z.enum(["runc", "runsc"]).default("runc")),
+    "`runsc`: every Docker run uses gVisor (isolation `gvisor`); when gVisor cannot run, code is refused rather than run under `container`. `runc`: plain containers, with gVisor only where a policy rule says `sandbox: \"gvisor\"`."),
   TREE_SITTER_WASM_DIR: declare("Sandbox", opt(z.string().min(1)), "Where the pre-scan's tree-sitter WebAssembly files are.", { shownDefault: "the `@vscode/tree-sitter-wasm` package" }),
 
   // Email

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the sandbox image countersign-sandbox:latest from Debian packages (no registry needed):
 # debootstrap bookworm minbase + python3 with numpy/pandas, package managers removed, then
-# `docker import`. Idempotent: does nothing if the image exists, unless --force.
+# `docker import`; the same rootfs is extracted for bubblewrap (scripts/sandbox-rootfs.ts), so
+# every runner has one interpreter. Idempotent: does nothing if the image exists, unless --force.
 #
 #   scripts/build-sandbox-image.sh            build if missing
 #   scripts/build-sandbox-image.sh --force    re-import (reuses the cached rootfs tarball)
@@ -44,12 +45,20 @@ command -v docker >/dev/null || { echo "docker CLI not found (apt-get install -y
 docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || {
   echo "Docker daemon does not answer (try scripts/start-dockerd.sh)" >&2; exit 1; }
 
+REPO_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+# bubblewrap runs this image's rootfs, extracted once to a directory named by the image's layer digest.
+extract_bwrap_rootfs() {
+  (cd "$REPO_ROOT" && SANDBOX_IMAGE="$IMAGE" node --import tsx scripts/sandbox-rootfs.ts) | sed 's/^/  /' \
+    || log "bubblewrap rootfs not extracted (bubblewrap stays unavailable until it is)"
+}
+
 if [ "$FORCE" -eq 0 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
   log "$IMAGE exists ($(docker image inspect --format '{{.Id}}' "$IMAGE")); skipping (use --force to rebuild)"
+  extract_bwrap_rootfs
   exit 0
 fi
 
-REPO_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE_DIR="$REPO_ROOT/.cache/sandbox-image"
 KEY="$(printf '%s|%s|%s|%s' "$SUITE" "$PACKAGES" "$RECIPE_VERSION" "$(uname -m)" | sha256sum | cut -c1-16)"
 TARBALL="$CACHE_DIR/rootfs-$SUITE-$KEY.tar"
@@ -117,3 +126,4 @@ fi
 ID="$(docker image inspect --format '{{.Id}}' "$IMAGE")"
 SIZE="$(docker image inspect --format '{{.Size}}' "$IMAGE")"
 log "done in $(( $(date +%s) - START ))s: $IMAGE = $ID ($(( SIZE / 1024 / 1024 )) MB)"
+extract_bwrap_rootfs

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs and starts what Countersign needs from the machine, where it can: Debian's Chromium
-# (browser tests), Docker and the sandbox image, bubblewrap (the fallback sandbox). Idempotent;
-# without root it only reports what is missing.
+# (browser tests), Docker and the sandbox image, gVisor (runsc, registered as a Docker runtime),
+# bubblewrap (the fallback sandbox) on the image's rootfs. Idempotent; without root it only
+# reports what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=(chromium bubblewrap debootstrap docker.io)
-[ "${COUNTERSIGN_SKIP_BROWSER:-}" = "1" ] && want=(bubblewrap debootstrap docker.io)
+want=(chromium bubblewrap debootstrap docker.io runsc)
+[ "${COUNTERSIGN_SKIP_BROWSER:-}" = "1" ] && want=(bubblewrap debootstrap docker.io runsc)
 missing=()
 for pkg in "${want[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -17,7 +18,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "› Installing Debian packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # One package at a time: a mirror without runsc must not keep Docker or bubblewrap out.
+    for pkg in "${missing[@]}"; do
+      apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 || echo "› Could not install $pkg from apt"
+    done
   else
     echo "› Missing Debian packages (install them as root): ${missing[*]}"
   fi
@@ -29,3 +33,5 @@ if [ "${SANDBOX_MODE:-auto}" != "bwrap" ] && [ "${SANDBOX_MODE:-auto}" != "none"
     bash scripts/build-sandbox-image.sh
   fi
 fi
+
+bash scripts/register-gvisor.sh

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { ActionDetail } from "@/lib/review/action-detail";
 import { visibleText } from "@/lib/review/visible-text";
+import { isolationLabel } from "@/lib/sandbox/isolation-label";
 import { PageHeader } from "@/components/shell/page-header";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { TimeLeft } from "@/components/ui/time";
@@ -176,6 +177,11 @@ export function ActionView({ action }: { action: ActionDetail }) {
 
           {current.sandboxSpec && (
             <Section title="Sandbox spec (part of the hash)" id="sandbox">
+              {isolationLabel(current.sandboxSpec.isolation) && (
+                <p className="mb-2 text-sm text-slate-700">
+                  Runs under <span className="font-medium">{isolationLabel(current.sandboxSpec.isolation)}</span>.
+                </p>
+              )}
               <JsonBlock value={current.sandboxSpec} label="Sandbox spec" />
             </Section>
           )}

@@ -17,6 +17,8 @@ test("code shows with line numbers and findings; once approved it runs in the sa
   await expect(code.locator("#code-line-1")).not.toContainText("unsafe-deserialization");
   await expect(page.getByRole("region", { name: /^Risk tags/ })).toContainText("line 2");
   await expect(page.getByRole("region", { name: "Sandbox spec (part of the hash)" })).toContainText("memoryBytes");
+  // The level the reviewer approves, in words (part of the hash like the rest of the spec).
+  await expect(page.getByRole("region", { name: "Sandbox spec (part of the hash)" })).toContainText(/Runs under (Docker container|gVisor|bubblewrap)/);
   const axe = await new AxeBuilder({ page }).analyze();
   expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
 

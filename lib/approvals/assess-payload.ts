@@ -1,9 +1,9 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { runCompute } from "@/lib/compute/compute-pool";
-import type { Judgement } from "@/lib/compute/compute-tasks";
+import type { JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
 import type { Queryable } from "@/lib/db/sql";
 import type { Policy } from "@/lib/policy/policy-document";
-import { detectSandbox } from "@/lib/sandbox/select-runner";
+import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
 import type { ToolDefinition, ToolPreview } from "@/lib/tools/tool";
 import type { ActivePolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns } from "@/lib/approvals/action-revision";
@@ -12,7 +12,6 @@ import { payloadColumns } from "@/lib/approvals/action-revision";
 export type Assessment = Judgement & {
   snapshot: JsonObject | null;
   preview: ToolPreview;
-  sandboxSpec: JsonObject | null;
 };
 
 export type AssessInput = {
@@ -49,10 +48,16 @@ function policyJson(policy: Policy): string {
 export async function assessPayload(q: Queryable, input: AssessInput): Promise<Assessment> {
   const { tool, args, policy } = input;
   let sandboxSpec: JsonObject | null = null;
+  let gvisor: JudgeInput["gvisor"];
   let refusal: string | null = null;
 
   if (tool.kind === "code") {
     const sandbox = await detectSandbox();
+    // A rule of this tool may require gVisor: judgePayload swaps its spec in, or denies with why it cannot run.
+    if (policy.policy.tools[tool.name]?.rules.some((rule) => rule.sandbox === "gvisor")) {
+      const detected = await detectGvisor();
+      gvisor = { spec: detected.spec ? { ...detected.spec } : null, reason: detected.reason };
+    }
     if (sandbox.available && sandbox.spec) sandboxSpec = { ...sandbox.spec };
     else {
       refusal = `No sandbox is available to run code, so it is refused: ${sandbox.reason}`;
@@ -97,8 +102,9 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
         tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args),
         sandboxSpec, revision: input.revision, policyVersion: policy.version,
       },
+      gvisor,
     },
     { what: tool.kind === "code" ? "code" : "payload" },
   );
-  return { snapshot, preview, sandboxSpec, ...judged };
+  return { snapshot, preview, ...judged };
 }

@@ -1,6 +1,7 @@
 // The work whose cost grows with the input, as pure functions of plain data. They run in the
 // compute pool's worker threads (lib/compute/compute-pool.ts), never on a request thread.
 import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
+import type { JsonObject } from "@/lib/canonical/json-value";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
@@ -25,6 +26,11 @@ export type JudgeInput = {
   refusal: string | null;
   /** The revision whose hash a decision will bind to. */
   payload: RevisionPayload;
+  /**
+   * For code: the gVisor spec a policy rule may require instead of payload.sandboxSpec, or why
+   * gVisor cannot run here. Absent for tools.
+   */
+  gvisor?: { spec: JsonObject | null; reason: string };
 };
 
 export type Judgement = {
@@ -35,6 +41,8 @@ export type Judgement = {
   /** Set when the payload must never reach a human (blocked code, no sandbox, broken policy). */
   refusal: string | null;
   hash: PayloadHash;
+  /** The sandbox spec the hash covers: the payload's, or gVisor's when the deciding rule requires it. */
+  sandboxSpec: JsonObject | null;
 };
 
 // This thread's parsed policies, by cache key; the same object each time, so evaluatePolicy's
@@ -73,13 +81,40 @@ export async function judgePayload(input: JudgeInput): Promise<Judgement> {
     scanFindings: scanFindings.map((f) => ({ rule: f.rule, line: f.line, message: f.message, severity: f.severity })),
   });
   const level = riskLevel(riskTags);
-  const decision = refusal
+  const decided = refusal
     ? denied(refusal)
     : evaluatePolicy(policyOf(input.policy), {
         ...input.policyInput,
         context: { ...input.policyInput.context, riskLevel: level, riskTags: riskTags.map((t) => t.id) },
       });
-  return { scanFindings, riskTags, riskLevel: level, decision, refusal, hash: revisionHash(input.payload) };
+  const { decision, payload, requirementRefusal } = applySandboxRequirement(decided, input);
+  const finalRefusal = requirementRefusal ?? refusal;
+  return { scanFindings, riskTags, riskLevel: level, decision, refusal: finalRefusal, hash: revisionHash(payload), sandboxSpec: payload.sandboxSpec };
+}
+
+/**
+ * A rule that requires gVisor puts the gVisor spec into the payload (so the hash, the reviewer and
+ * the execution all carry that level); where gVisor cannot run, the code is denied with the reason,
+ * never run under a weaker level.
+ */
+function applySandboxRequirement(
+  decision: PolicyDecision,
+  input: JudgeInput,
+): { decision: PolicyDecision; payload: RevisionPayload; requirementRefusal: string | null } {
+  const current = input.payload.sandboxSpec;
+  if (decision.sandbox !== "gvisor" || input.payload.kind !== "code" || current?.isolation === "gvisor") {
+    return { decision, payload: input.payload, requirementRefusal: null };
+  }
+  const rule = decision.ruleId ? `Policy rule "${decision.ruleId}"` : "The policy";
+  if (input.gvisor?.spec) return { decision, payload: { ...input.payload, sandboxSpec: input.gvisor.spec }, requirementRefusal: null };
+  const reason = input.gvisor?.reason ?? "no gVisor detection was made";
+  const refusal = `${rule} requires this code to run under gVisor, which cannot run here (${reason}); it is denied rather than run under a weaker sandbox.`;
+  return {
+    decision: { ...denied(refusal), ruleId: decision.ruleId, sandbox: "gvisor" },
+    // Recorded (and hashed) as what the denied code would have run under: nothing.
+    payload: { ...input.payload, sandboxSpec: { isolation: "none", reason } },
+    requirementRefusal: refusal,
+  };
 }
 
 /** SPEC invariant 2's hash of a stored or new revision. */

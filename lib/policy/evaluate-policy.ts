@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { RISK_LEVELS, type Effect, type Policy, type PolicyRule, type Tier } from "./policy-document";
+import { RISK_LEVELS, type Effect, type Policy, type PolicyRule, type SandboxRequirement, type Tier } from "./policy-document";
 import { toCelValue } from "./policy-cel";
 import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import type { Role } from "./role";
@@ -42,6 +42,8 @@ export type PolicyDecision = {
    * vote statement refuses one without); from the rule, or the defaults' `signatureAtRisk`.
    */
   signature?: "required";
+  /** The deciding rule requires this isolation for code (absent: the console's default level). */
+  sandbox?: SandboxRequirement;
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -189,6 +191,7 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     reason: `${rule.reason} (rule "${rule.id}" of ${tool} ${why})`,
     ttlSeconds: rule.ttlSeconds ?? policy.defaults.ttlSeconds,
     tier: rule.tier ?? "standard",
+    ...(rule.sandbox !== undefined && rule.effect !== "deny" ? { sandbox: rule.sandbox } : {}),
   };
   if (rule.effect !== "require_approval") return { ...base, quorum: 0, eligibleRoles: [] };
   return approvableBy({

@@ -14,6 +14,10 @@ export type RiskLevelName = (typeof RISK_LEVELS)[number];
 export const SIGNATURE_REQUIREMENTS = ["required", "none"] as const;
 export type Tier = (typeof TIERS)[number];
 
+/** Isolation a rule can require of code, beyond what the console uses by default. */
+export const SANDBOX_REQUIREMENTS = ["gvisor"] as const;
+export type SandboxRequirement = (typeof SANDBOX_REQUIREMENTS)[number];
+
 /** Limits chosen so an approval can neither be eternal nor expire before anyone can read it. */
 export const TTL_MIN_SECONDS = 60;
 export const TTL_MAX_SECONDS = 7 * 24 * 3600;
@@ -37,6 +41,11 @@ export const PolicyRuleSchema = z.strictObject({
   tier: z.enum(TIERS).optional(),
   /** `required`: each approval must be signed with the reviewer's passkey (require_approval rules only). */
   signature: z.enum(SIGNATURE_REQUIREMENTS).optional(),
+  /**
+   * Code this rule matches must run under gVisor (the "gvisor" isolation level); where gVisor
+   * cannot run, the code is denied with the reason instead of running under a weaker level.
+   */
+  sandbox: z.enum(SANDBOX_REQUIREMENTS, { error: `must be ${SANDBOX_REQUIREMENTS.join(" or ")}` }).optional(),
   /** Shown to requesters, reviewers and the agent: why this rule exists. */
   reason: z.string().trim().min(1).max(500),
 });

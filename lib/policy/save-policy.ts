@@ -7,6 +7,7 @@ import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/appe
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
 import { validatePolicy } from "@/lib/policy/validate-policy";
+import { TOOLS } from "@/lib/tools/registry";
 
 export type SavePolicyInput = {
   tenantId: string;
@@ -33,7 +34,7 @@ async function auditRefusal(db: Db, input: SavePolicyInput, data: Omit<AuditEven
 export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
   const comment = input.comment?.trim().slice(0, 500) || null;
-  const result = validatePolicy(input.document, { forSave: true });
+  const result = validatePolicy(input.document, { forSave: true, codeTools: TOOLS.filter((t) => t.kind === "code").map((t) => t.name) });
   if (!result.ok) {
     await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
     throw markAudited(new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors }));

@@ -17,11 +17,11 @@ export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, P
  * a non-boolean condition is reported with its rule id before it can misfire —
  * and, for a save, every approver role one that may decide actions.
  */
-export function validatePolicy(doc: unknown, options: { forSave?: boolean } = {}): PolicyValidationResult {
+export function validatePolicy(doc: unknown, options: { forSave?: boolean; codeTools?: readonly string[] } = {}): PolicyValidationResult {
   const r = compilePolicy(doc);
   if (!r.ok) return r;
   // Saving holds approvers to the one role model; a stored version is read as it was saved.
-  const errors = options.forSave === false ? [] : approverErrors(r.compiled.policy);
+  const errors = options.forSave === false ? [] : [...approverErrors(r.compiled.policy), ...sandboxErrors(r.compiled.policy, options.codeTools)];
   return errors.length > 0 ? { ok: false, errors } : { ok: true, policy: r.compiled.policy };
 }
 
@@ -40,6 +40,23 @@ function approverErrors(policy: Policy): PolicyValidationError[] {
   check("defaults.eligibleRoles", "Defaults", policy.defaults.eligibleRoles);
   for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
     toolPolicy.rules.forEach((rule, i) => check(`tools.${tool}.rules.${i}.eligibleRoles`, `Rule "${rule.id}"`, rule.eligibleRoles));
+  }
+  return errors;
+}
+
+/** `sandbox` only means something on a rule of a tool that runs code (when the caller knows which do). */
+function sandboxErrors(policy: Policy, codeTools: readonly string[] | undefined): PolicyValidationError[] {
+  if (codeTools === undefined) return [];
+  const errors: PolicyValidationError[] = [];
+  for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
+    if (codeTools.includes(tool)) continue;
+    toolPolicy.rules.forEach((rule, i) => {
+      if (rule.sandbox === undefined) return;
+      errors.push({
+        path: `tools.${tool}.rules.${i}.sandbox`,
+        message: `Rule "${rule.id}": sandbox applies only to tools that run code (${codeTools.join(", ")}); ${tool} runs none.`,
+      });
+    });
   }
   return errors;
 }
@@ -83,6 +100,9 @@ export function compilePolicy(
             });
           }
         }
+      }
+      if (rule.effect === "deny" && rule.sandbox !== undefined) {
+        errors.push({ path: `${path}.sandbox`, message: `Rule "${rule.id}": sandbox has no effect on a deny rule (denied code never runs).` });
       }
       if (rule.when === undefined) return;
       const message = compileError(rule.when, (compiled) => conditions.set(rule.id, compiled));

@@ -1,15 +1,20 @@
 // The namespace sandbox (bubblewrap) for hosts without Docker. Same result shape and limits as
-// the container runner: no network, read-only /usr only, tmpfs /tmp, nobody, rlimits via prlimit,
-// whole sandbox killed at the deadline.
+// the container runner, and the same root filesystem: the sandbox image's rootfs (rootfs.ts),
+// read-only as /, so the code gets the interpreter and libraries the reviewer approved. No network,
+// tmpfs /tmp, nobody, memory in a cgroup of its own where one can be made (memory-cgroup.ts),
+// other limits via prlimit, whole sandbox killed at the deadline.
 import { execFile, spawn, type SpawnOptionsWithStdioTuple, type StdioPipe } from "node:child_process";
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { sandboxLimiter } from "./concurrency";
+import { createRunCgroup, memoryEnforcement, type RunCgroup } from "./memory-cgroup";
 import { leaseRunUid } from "./run-uid";
 import { OutputCollector } from "./output";
-import { BWRAP_IMAGE_PREFIX, parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
+import { dockerClient, sandboxImageTag } from "./docker-runner";
+import { ensureBwrapRootfs, rootfsDirOf } from "./rootfs";
+import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
-import { readEnv } from "@/lib/env";
 
 const SANDBOX_ENV: [string, string][] = [
   ["PATH", "/usr/local/bin:/usr/bin:/bin"],
@@ -19,13 +24,16 @@ const SANDBOX_ENV: [string, string][] = [
   ["OMP_NUM_THREADS", "1"],
 ];
 
-export function bwrapPythonPath(): string {
-  return readEnv("SANDBOX_BWRAP_PYTHON") ?? "/usr/bin/python3";
+/**
+ * The namespace spec's image: the sandbox image's rootfs, extracted if it is not yet (from the
+ * cached tarball, or exported from Docker); without Docker, the one extracted last.
+ */
+export async function bwrapImage(): Promise<string> {
+  return (await ensureBwrapRootfs({ docker: dockerClient(), image: sandboxImageTag() })).image;
 }
 
-export function bwrapImage(pythonPath: string = bwrapPythonPath()): string {
-  return BWRAP_IMAGE_PREFIX + pythonPath;
-}
+/** The sandbox image's python, inside the rootfs. */
+const SANDBOX_PYTHON = "/usr/bin/python3";
 
 function which(binary: string): string | null {
   for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]) {
@@ -35,24 +43,17 @@ function which(binary: string): string | null {
   return null;
 }
 
-/** Throws SandboxUnavailableError unless bwrap, prlimit and the spec's python are usable. */
-export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): { bwrap: string; prlimit: string; python: string } {
+/** Throws SandboxUnavailableError unless bwrap, prlimit and the spec's rootfs are usable. */
+export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): { bwrap: string; prlimit: string; rootfs: string } {
   const bwrap = which("bwrap");
   if (!bwrap) throw new SandboxUnavailableError("bubblewrap (bwrap) is not installed");
   const prlimit = which("prlimit");
   if (!prlimit) throw new SandboxUnavailableError("prlimit (util-linux) is not installed");
-  if (!spec.image.startsWith(BWRAP_IMAGE_PREFIX)) throw new SandboxUnavailableError(`not a bwrap image: ${spec.image}`);
-  const python = spec.image.slice(BWRAP_IMAGE_PREFIX.length);
-  if (!existsSync(python)) throw new SandboxUnavailableError(`python ${python} does not exist`);
-  // Only /usr is visible inside the sandbox, so the interpreter must live there.
-  if (!realpathSync(python).startsWith("/usr/")) {
-    throw new SandboxUnavailableError(`python ${python} is not under /usr, which is all the namespace sandbox exposes`);
-  }
-  return { bwrap, prlimit, python };
+  return { bwrap, prlimit, rootfs: rootfsDirOf(spec.image) };
 }
 
-/** bwrap arguments: only /usr (read-only) and the merged-/usr links, nothing from /etc or /home. */
-export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
+/** bwrap arguments: the sandbox image's rootfs read-only as /, nothing of the host's files. */
+export function bwrapArgs(spec: SandboxSpec, rootfs: string): string[] {
   const { uid, gid } = parseUser(spec.user);
   const args = [
     "--unshare-all", // user, ipc, pid, net, uts, cgroup namespaces: no network at all
@@ -64,22 +65,7 @@ export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
     "--uid", String(uid),
     "--gid", String(gid),
     "--hostname", "sandbox",
-    "--ro-bind", "/usr", "/usr",
-  ];
-  for (const dir of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
-    if (!existsSync(dir)) continue;
-    let target: string;
-    try {
-      target = realpathSync(dir);
-    } catch {
-      continue;
-    }
-    if (target.startsWith("/usr/")) args.push("--symlink", path.relative("/", target), dir);
-    else args.push("--ro-bind", dir, dir);
-  }
-  // Hide installers the host may have in /usr: nothing may be installed at run time.
-  for (const dir of installerDirs()) args.push("--tmpfs", dir);
-  args.push(
+    "--ro-bind", rootfs, "/",
     "--proc", "/proc",
     "--dev", "/dev",
     // bwrap's /dev is a tmpfs with no size limit: read-only, with a tiny /dev/shm of its own.
@@ -88,32 +74,11 @@ export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
     "--size", String(spec.tmpfsBytes), "--tmpfs", "/tmp",
     "--remount-ro", "/",
     "--chdir", "/tmp",
-  );
+  ];
   for (const [key, value] of SANDBOX_ENV) args.push("--setenv", key, value);
   // -I: isolated mode (no PYTHON* variables, no user site); -u: unbuffered; -: code from stdin.
-  args.push("--", python, "-I", "-u", "-");
+  args.push("--", SANDBOX_PYTHON, "-I", "-u", "-");
   return args;
-}
-
-let installerDirsCache: string[] | null = null;
-function installerDirs(): string[] {
-  if (installerDirsCache) return installerDirsCache;
-  const dirs: string[] = [];
-  const roots = ["/usr/lib/python3/dist-packages", "/usr/local/lib"];
-  for (const entry of safeReaddir("/usr/lib")) {
-    if (/^python3(?:\.\d+)?$/.test(entry)) roots.push(`/usr/lib/${entry}`, `/usr/lib/${entry}/site-packages`, `/usr/lib/${entry}/dist-packages`);
-  }
-  for (const entry of safeReaddir("/usr/local/lib")) {
-    if (/^python3(?:\.\d+)?$/.test(entry)) roots.push(`/usr/local/lib/${entry}/site-packages`, `/usr/local/lib/${entry}/dist-packages`);
-  }
-  for (const root of roots) {
-    for (const name of ["pip", "ensurepip"]) {
-      const dir = path.join(root, name);
-      if (existsSync(dir)) dirs.push(dir);
-    }
-  }
-  installerDirsCache = dirs;
-  return dirs;
 }
 
 function safeReaddir(dir: string): string[] {
@@ -125,13 +90,13 @@ function safeReaddir(dir: string): string[] {
 }
 
 /**
- * prlimit arguments: memory (address space), processes, file size, open files, no core dumps.
- * RLIMIT_NPROC counts every task of the real uid host-wide, so when the runner is not root (and
- * the sandbox shares the app's uid) the user's existing tasks are added to the allowance.
+ * prlimit arguments: memory (address space, only when no cgroup holds it), processes, file size,
+ * open files, no core dumps. RLIMIT_NPROC counts every task of the real uid host-wide, so when the
+ * runner is not root (and the sandbox shares the app's uid) the user's existing tasks are added.
  */
-export function prlimitArgs(spec: SandboxSpec, existingTasks = 0): string[] {
+export function prlimitArgs(spec: SandboxSpec, existingTasks = 0, memory: "cgroup" | "rlimit-as" = "rlimit-as"): string[] {
   return [
-    `--as=${spec.memoryBytes}`,
+    ...(memory === "rlimit-as" ? [`--as=${spec.memoryBytes}`] : []),
     `--nproc=${spec.pidsLimit + existingTasks}`,
     `--fsize=${spec.fileSizeBytes}`,
     `--nofile=${spec.openFiles}`,
@@ -157,7 +122,7 @@ function runOnce(
   spec: SandboxSpec,
   code: string,
   opts: RunOptions,
-  tools: { bwrap: string; prlimit: string; python: string },
+  tools: { bwrap: string; prlimit: string; rootfs: string },
 ): Promise<SandboxRunResult> {
   const started = performance.now();
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
@@ -187,7 +152,22 @@ function runOnce(
       spawnOptions.uid = runUid.uid;
       spawnOptions.gid = gid;
     }
-    const child = spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks), tools.bwrap, ...bwrapArgs(spec, tools.python)], spawnOptions);
+    const enforcement = memoryEnforcement();
+    let cgroup: RunCgroup | null = null;
+    if (enforcement.kind === "cgroup") {
+      try {
+        cgroup = createRunCgroup(enforcement, `countersign-run-${randomUUID()}`, spec.memoryBytes, runUid?.uid ?? null);
+      } catch (err) {
+        runUid?.release();
+        reject(new SandboxUnavailableError(`could not create the run's memory cgroup: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        return;
+      }
+    }
+    const sandboxed = [tools.prlimit, ...prlimitArgs(spec, existingTasks, cgroup ? "cgroup" : "rlimit-as"), tools.bwrap, ...bwrapArgs(spec, tools.rootfs)];
+    // The first process joins the run's cgroup itself, before anything of the code exists.
+    const child = cgroup
+      ? spawn("/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...sandboxed], spawnOptions)
+      : spawn(sandboxed[0], sandboxed.slice(1), spawnOptions);
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -222,6 +202,7 @@ function runOnce(
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup();
       runUid?.release();
+      cgroup?.remove();
       reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
     });
 
@@ -232,7 +213,8 @@ function runOnce(
       killGroup(); // anything the code left behind in the group
       runUid?.release(); // the pid namespace ended with bwrap (--die-with-parent)
       output.end();
-      const oomKilled = !timedOut && !aborted && code !== 0 && /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
+      const oomKilled = !timedOut && !aborted && code !== 0 && (cgroup?.oomKilled() === true || /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail));
+      cgroup?.remove();
       const killed = timedOut || aborted || signal !== null;
       resolve(output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started }));
     });

@@ -6,6 +6,7 @@ import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { delay, POOLED_WRAPPER, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
 import { OutputCollector } from "./output";
+import { dockerRuntime, hostPidsLimit } from "./gvisor";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
@@ -88,6 +89,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
     Tty: false,
     NetworkDisabled: true,
     HostConfig: {
+      Runtime: dockerRuntime(spec.isolation), // runsc for "gvisor" (gvisor.ts)
       NetworkMode: "none",
       ReadonlyRootfs: true,
       Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` },
@@ -97,7 +99,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
       Memory: spec.memoryBytes,
       MemorySwap: spec.memoryBytes, // equal to Memory: no swap on top
       NanoCpus: spec.nanoCpus,
-      PidsLimit: spec.pidsLimit,
+      PidsLimit: hostPidsLimit(spec),
       Ulimits: [
         { Name: "fsize", Soft: spec.fileSizeBytes, Hard: spec.fileSizeBytes },
         { Name: "nofile", Soft: spec.openFiles, Hard: spec.openFiles },
@@ -154,7 +156,7 @@ export type DockerRunOptions = RunOptions & {
 };
 
 export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerRunOptions = {}): Promise<SandboxRunResult> {
-  if (spec.isolation !== "container") throw new Error(`runInDocker got a ${spec.isolation} spec`);
+  if (spec.isolation === "namespace") throw new Error(`runInDocker got a ${spec.isolation} spec`);
   const docker = opts.docker ?? dockerClient();
   const release = await sandboxLimiter().acquire(opts.signal);
   try {
@@ -174,7 +176,7 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
     // Its code never started (the container or its daemon was gone): a fresh container runs it.
     pool.reportStale(warm);
   }
-  if (opts.signal?.aborted) return abortedResult(started);
+  if (opts.signal?.aborted) return abortedResult(spec, started);
   const result = await runIn(await startCold(docker, spec), spec, code, opts, started);
   if (result === STALE) throw new Error("a cold container cannot be stale");
   return result;
@@ -209,10 +211,10 @@ async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opt
   let timer: NodeJS.Timeout | null = null;
   const onAbort = () => kill("abort");
   try {
-    if (opts.signal?.aborted) return abortedResult(started);
+    if (opts.signal?.aborted) return abortedResult(spec, started);
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.beforeCode) await opts.beforeCode(ready);
-    if (aborted) return abortedResult(started);
+    if (aborted) return abortedResult(spec, started);
     timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
     ready.sendCode(code);
     if (opts.onContainer) await opts.onContainer(ready.container);
@@ -233,7 +235,7 @@ async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opt
     // A clean exit needs no inspect; anything else may be the OOM killer's doing.
     const oomKilled = status !== 0 && (await wasOomKilled(ready.container, status === 137 && !timedOut && !aborted));
     const killed = timedOut || aborted || oomKilled;
-    return output.result({ isolation: "container", exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
+    return output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
@@ -243,9 +245,9 @@ async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opt
   }
 }
 
-function abortedResult(started: number): SandboxRunResult {
+function abortedResult(spec: SandboxSpec, started: number): SandboxRunResult {
   return {
-    isolation: "container",
+    isolation: spec.isolation,
     exitCode: null,
     timedOut: false,
     oomKilled: false,

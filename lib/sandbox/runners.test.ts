@@ -14,6 +14,7 @@ import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { ContainerPool } from "./container-pool";
 import { settleSandboxRemovals } from "./docker-container";
 import { RUN_UID_BASE } from "./run-uid";
+import { dockerHasGvisor, dockerRuntime, GVISOR_KERNEL_RELEASE, hostPidsLimit } from "./gvisor";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
@@ -31,6 +32,8 @@ const testLimits = {
 
 type Runner = {
   name: string;
+  /** Runs through Docker (runc or runsc): the container-level checks apply. */
+  docker: boolean;
   available: boolean;
   reason: string;
   spec: SandboxSpec | null;
@@ -41,9 +44,11 @@ type Runner = {
 // "nothing left behind" checks look only at containers and processes this file started.
 const ourContainers = new Set<string>();
 
-async function dockerRunner(): Promise<Runner> {
+/** Docker with runc ("container"), or with gVisor's runsc ("gvisor"): the same probes run against both. */
+async function dockerRunner(isolation: "container" | "gvisor"): Promise<Runner> {
   const base = {
-    name: "docker",
+    name: isolation === "gvisor" ? "gvisor" : "docker",
+    docker: true,
     run: (spec: SandboxSpec, code: string, opts: Parameters<Runner["run"]>[2] = {}) =>
       runInDocker(spec, code, {
         ...opts,
@@ -58,18 +63,22 @@ async function dockerRunner(): Promise<Runner> {
   } catch (err) {
     return { ...base, available: false, reason: `Docker daemon does not answer: ${String(err)}`, spec: null };
   }
+  let id: string;
   try {
-    const id = await resolveSandboxImageId();
-    return { ...base, available: true, reason: "ok", spec: buildSpec("container", id, testLimits) };
+    id = await resolveSandboxImageId();
   } catch {
     return { ...base, available: false, reason: `image ${sandboxImageTag()} missing (scripts/build-sandbox-image.sh)`, spec: null };
   }
+  if (isolation === "gvisor" && !(await dockerHasGvisor(dockerClient()))) {
+    return { ...base, available: false, reason: "runsc is not registered with Docker (scripts/ensure-system.sh as root)", spec: null };
+  }
+  return { ...base, available: true, reason: "ok", spec: buildSpec(isolation, id, testLimits) };
 }
 
 async function bwrapRunner(): Promise<Runner> {
-  const base = { name: "bwrap", run: (spec: SandboxSpec, code: string, opts?: RunOptions) => runInBwrap(spec, code, opts) };
+  const base = { name: "bwrap", docker: false, run: (spec: SandboxSpec, code: string, opts?: RunOptions) => runInBwrap(spec, code, opts) };
   try {
-    const spec = buildSpec("namespace", bwrapImage(), testLimits);
+    const spec = buildSpec("namespace", await bwrapImage(), testLimits);
     const probe = await probeBwrap(spec);
     return { ...base, available: probe.ok, reason: probe.reason, spec: probe.ok ? spec : null };
   } catch (err) {
@@ -82,7 +91,7 @@ async function bwrapRunner(): Promise<Runner> {
 const warmPool = new ContainerPool({ size: 1 });
 
 async function pooledDockerRunner(): Promise<Runner> {
-  const docker = await dockerRunner();
+  const docker = await dockerRunner("container");
   return {
     ...docker,
     name: "docker (warm pool)",
@@ -97,7 +106,7 @@ async function pooledDockerRunner(): Promise<Runner> {
   };
 }
 
-const runners = [await dockerRunner(), await pooledDockerRunner(), await bwrapRunner()];
+const runners = [await dockerRunner("container"), await pooledDockerRunner(), await dockerRunner("gvisor"), await bwrapRunner()];
 
 const HOST_SECRET = `ct-secret-${Math.random().toString(36).slice(2)}`;
 process.env.SECRET_TOKEN = HOST_SECRET;
@@ -167,7 +176,7 @@ describe.each(runners)("$name sandbox", (runner) => {
 
     afterAll(async () => {
       rmSync(plantedDir, { recursive: true, force: true });
-      if (runner.name.startsWith("docker")) {
+      if (runner.docker) {
         if (runner.name === "docker (warm pool)") await warmPool.drain();
         await settleSandboxRemovals(); // runs report before their container is removed
         const left = await dockerClient().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
@@ -196,7 +205,7 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(seen[0]).toBeLessThan(r.durationMs - 700);
     });
 
-    if (runner.name === "docker") {
+    if (runner.docker) {
       it("start-up removes a container whose supervising process is gone, however young, and leaves a live process's alone", async () => {
         const docker = dockerClient();
         const supervisor = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
@@ -263,7 +272,8 @@ describe.each(runners)("$name sandbox", (runner) => {
         expect(h.Memory).toBe(spec.memoryBytes);
         expect(h.MemorySwap).toBe(spec.memoryBytes);
         expect(h.NanoCpus).toBe(spec.nanoCpus);
-        expect(h.PidsLimit).toBe(spec.pidsLimit);
+        expect(h.Runtime).toBe(dockerRuntime(spec.isolation)); // runsc for gVisor, runc otherwise
+        expect(h.PidsLimit).toBe(hostPidsLimit(spec)); // under gVisor: its own threads; the code's processes are RLIMIT_NPROC inside
         expect(h.AutoRemove).toBe(false);
         expect(h.ShmSize).toBe(SANDBOX_SHM_BYTES);
         expect(h.Binds ?? null).toBeNull();
@@ -277,15 +287,24 @@ describe.each(runners)("$name sandbox", (runner) => {
       });
     }
 
+    if (isolation === "gvisor") {
+      it("runs on gVisor's kernel, not the host's", async () => {
+        const r = await runner.run(spec, "import platform\nprint(platform.release())\n");
+        expect(r.stdout).toBe(`${GVISOR_KERNEL_RELEASE}\n`);
+        expect(os.release()).not.toBe(GVISOR_KERNEL_RELEASE);
+      });
+    }
+
     it("runs unprivileged with no capabilities, no-new-privs, minimal env and the spec's rlimits", async () => {
       const r = await runner.run(
         spec,
         [
-          "import os, json, resource",
+          "import os, json, resource, ctypes",
+          "PR_GET_NO_NEW_PRIVS = 39  # read with prctl: gVisor's /proc/self/status has no NoNewPrivs line",
           "status = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)",
           "print(json.dumps({",
           "  'uid': os.getuid(), 'gid': os.getgid(), 'euid': os.geteuid(),",
-          "  'capEff': status['CapEff'].strip(), 'capBnd': status['CapBnd'].strip(), 'noNewPrivs': status['NoNewPrivs'].strip(),",
+          "  'capEff': status['CapEff'].strip(), 'capBnd': status['CapBnd'].strip(), 'noNewPrivs': str(ctypes.CDLL(None, use_errno=True).prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)),",
           "  'env': sorted(os.environ), 'home': sorted(os.listdir('/home')) if os.path.isdir('/home') else [],",
           "  'nproc': resource.getrlimit(resource.RLIMIT_NPROC)[1], 'fsize': resource.getrlimit(resource.RLIMIT_FSIZE)[1],",
           "  'nofile': resource.getrlimit(resource.RLIMIT_NOFILE)[1],",
@@ -478,7 +497,8 @@ describe.each(runners)("$name sandbox", (runner) => {
     });
 
     it("stops an allocation past the memory limit and reports it", async () => {
-      const r = await runner.run(spec, "data = b'x' * (400 * 1024 * 1024)\nprint('ALLOCATED', len(data))\n");
+      // Time enough to reach the limit on a loaded machine (gVisor fills memory slower): this is about memory.
+      const r = await runner.run({ ...spec, timeoutMs: 20_000 }, "data = b'x' * (400 * 1024 * 1024)\nprint('ALLOCATED', len(data))\n");
       expect(r.stdout).not.toContain("ALLOCATED");
       expect(r.oomKilled).toBe(true);
       expect(r.exitCode).not.toBe(0);
@@ -492,8 +512,9 @@ describe.each(runners)("$name sandbox", (runner) => {
     });
 
     it("kills code that ignores SIGTERM and swallows KeyboardInterrupt", async () => {
+      // Long enough for a cold gVisor sandbox on a loaded machine to start and print before the kill.
       const r = await runner.run(
-        { ...spec, timeoutMs: 1500 },
+        { ...spec, timeoutMs: 4000 },
         [
           "import signal",
           "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
@@ -508,7 +529,7 @@ describe.each(runners)("$name sandbox", (runner) => {
       );
       expect(r).toMatchObject({ timedOut: true, exitCode: null });
       expect(r.stdout).toBe("stubborn\n");
-      expect(r.durationMs).toBeLessThan(1500 + 3000);
+      expect(r.durationMs).toBeLessThan(4000 + 3000);
     });
 
     it("truncates a 100 MB print at the output limit without holding it in memory", async () => {
@@ -553,4 +574,29 @@ describe.each(runners)("$name sandbox", (runner) => {
       expect(r.exitCode).not.toBe(0);
     });
   });
+});
+
+describe("one interpreter for every runner", () => {
+  const available = runners.filter((r) => r.available);
+  const bwrap = runners.find((r) => r.name === "bwrap");
+  const docker = runners.find((r) => r.name === "docker");
+
+  it.skipIf(SKIP_UNAVAILABLE && !(bwrap?.available && docker?.available))(
+    "bubblewrap, Docker and gVisor report the same python, numpy and pandas (bubblewrap runs the image's rootfs, not the host's python)",
+    async () => {
+      expect(bwrap?.available, bwrap?.reason).toBe(true);
+      expect(docker?.available, docker?.reason).toBe(true);
+      const code = "import sys, numpy, pandas\nprint(sys.version.split()[0], numpy.__version__, pandas.__version__, sys.executable)\n";
+      const seen = new Map<string, string>();
+      for (const runner of available) {
+        const r = await runner.run({ ...(runner.spec as SandboxSpec), timeoutMs: 30_000 }, code);
+        expect(r.stderr).toBe("");
+        expect(r.exitCode).toBe(0);
+        seen.set(runner.name, r.stdout);
+      }
+      expect(new Set(seen.values()).size).toBe(1);
+      expect(seen.get("bwrap")).toMatch(/^3\.\d+\.\d+ \d+\.\d+\.\d+ \d+\.\d+\.\d+ \/usr\/bin\/python3\n$/);
+    },
+    60_000,
+  );
 });

@@ -4,11 +4,23 @@
 import { z } from "zod";
 import { EnvError, processEnv, readEnv, type EnvSource } from "@/lib/env";
 
-export type SandboxIsolation = "container" | "namespace";
+/**
+ * How the code is isolated, weakest first: "namespace" (bubblewrap: Linux namespaces on the host
+ * kernel), "container" (Docker with runc: namespaces, cgroups, seccomp on the host kernel),
+ * "gvisor" (Docker with the runsc runtime: the code talks to gVisor's user-space kernel, not to
+ * the host's). Part of the approved hash, so a reviewer approves the level, not just the code.
+ */
+export type SandboxIsolation = "container" | "namespace" | "gvisor";
+
+export const SANDBOX_ISOLATIONS = ["container", "namespace", "gvisor"] as const satisfies readonly SandboxIsolation[];
 
 export type SandboxSpec = {
   isolation: SandboxIsolation;
-  /** Docker image id ("sha256:…"), or "bwrap:" + the python3 path for the namespace sandbox. */
+  /**
+   * Docker image id ("sha256:…") for "container" and "gvisor"; for "namespace", "bwrap:" + the
+   * directory holding the same image's root filesystem, named by its layer digest (rootfs.ts).
+   * Specs stored before that named a host python3 ("bwrap:/usr/bin/python3"); they are refused.
+   */
   image: string;
   memoryBytes: number;
   /** CPU quota in billionths of a CPU (1_000_000_000 = one core). */
@@ -44,7 +56,7 @@ const MB = 1024 * 1024;
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
 export const SandboxSpecSchema = z.strictObject({
-  isolation: z.enum(["container", "namespace"]),
+  isolation: z.enum(SANDBOX_ISOLATIONS),
   image: z.string().regex(/^(sha256:[0-9a-f]{64}|bwrap:\/[A-Za-z0-9._/-]+)$/, "image must be a sha256 id or bwrap:/path"),
   memoryBytes: int(16 * MB, 64 * 1024 * MB),
   nanoCpus: int(10_000_000, 64_000_000_000),
@@ -56,7 +68,11 @@ export const SandboxSpecSchema = z.strictObject({
   openFiles: int(16, 65_536),
   network: z.literal("none"),
   user: z.string().regex(/^[1-9][0-9]{0,9}:[1-9][0-9]{0,9}$/, "user must be a non-root uid:gid"),
-}) satisfies z.ZodType<SandboxSpec>;
+})
+  .refine((spec) => spec.image.startsWith(BWRAP_IMAGE_PREFIX) === (spec.isolation === "namespace"), {
+    message: "a namespace sandbox runs a bwrap: rootfs, a container or gvisor sandbox a sha256 image id",
+    path: ["image"],
+  }) satisfies z.ZodType<SandboxSpec>;
 
 /** Validates a spec that comes back from storage or a client before anything runs with it. */
 export function parseSandboxSpec(value: unknown): SandboxSpec {
