@@ -12,6 +12,7 @@ import { bulkRefusal, isBulkCandidate } from "@/lib/review/bulk-eligibility";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 import type { QueueItem } from "@/lib/review/queue-item";
 import { ReviewDialog } from "@/components/queue/review-dialog";
+import { RevealedText } from "@/components/ui/revealed-text";
 
 const REFRESH_MS = 8000;
 
@@ -216,7 +217,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                   <Link href={`/actions/${item.id}`} className="font-medium text-indigo-800 hover:underline">
                     <span className="font-mono text-[0.8rem]">{item.tool}</span>
                     <span className="text-slate-400"> · </span>
-                    <span className="text-slate-900">{item.summary}</span>
+                    <span className="text-slate-900"><RevealedText text={item.summary} /></span>
                   </Link>
                   {item.revision > 1 && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">revision {item.revision}</span>}
                 </div>
