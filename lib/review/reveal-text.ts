@@ -9,9 +9,9 @@ export type RevealedSegment =
   | { kind: "lookalike"; char: string; label: string };
 
 // One hidden candidate, or one maximal word: alternatives that never backtrack into each other.
-// Variation selectors and U+034F are marks, so a word stops at them and they are judged alone.
-const TOKEN =
-  /([\p{Cf}\p{Cc}\p{Cs}\u034f\u2028\u2029\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}])|(?:(?![\u034f\ufe00-\ufe0f\u{e0100}-\u{e01ef}])[\p{L}\p{M}\p{N}])+/gu;
+// Variation selectors and U+034F are marks, so a word stops at any default-ignorable code point
+// and that one is judged alone.
+const TOKEN = /([\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029])|(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])+/gu;
 
 /**
  * Text as a reviewer must see it: invisible and direction-changing code points become markers

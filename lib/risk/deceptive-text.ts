@@ -25,9 +25,9 @@ const HIDDEN: Record<HiddenKind, { id: string; severity: RiskLevel; what: string
 
 const BLOB_RUN = /[A-Za-z0-9+/=_-]+/g;
 const LINE = /[^\n\r]+/g;
-const BINARY_CHAR = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]/g;
+const BINARY_CHAR = /[\x00-\x08\v\f\x0e-\x1f\ufffd]/g;
 // Everything hiddenKind may name; it decides (emoji selectors after symbols are ordinary).
-const HIDDEN_CANDIDATE = /[\p{Cf}\p{Cc}\p{Cs}\u034f\u2028\u2029\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+const HIDDEN_CANDIDATE = /[\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029]/gu;
 /** Host names are at most 253 characters: a longer run is judged by its last 253 (where a domain ends). */
 const MAX_DOMAIN = 253;
 // Maximal runs only (each match ends where the run ends), so finding them is one pass.
