@@ -5,6 +5,7 @@ import { useId, useRef, useState, useTransition } from "react";
 import { decideFromConsole } from "@/app/(console)/actions/review-actions";
 import { buttonClass } from "@/components/ui/button";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
+import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
 type Message = { tone: "ok" | "error"; text: string };
 
@@ -38,9 +39,14 @@ export function DecisionPanel({
   // the form keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
   const [shownHash] = useState(payloadHash);
   const [shownRevision] = useState(revision);
+  // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
+  const framed = useFramed();
+  // When this reviewer was first shown the arguments: the decision reports the time since.
+  const [shownAt] = useState(() => performance.now());
 
   const submit = (event: React.FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (window.top !== window.self) return;
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
     const form = new FormData(event.currentTarget);
     const verdict = submitter?.value === "reject" ? "reject" : "approve";
@@ -58,6 +64,7 @@ export function DecisionPanel({
         payloadHash: String(form.get("payloadHash")),
         verdict,
         note: note || undefined,
+        viewedMs: Math.round(performance.now() - shownAt),
       });
       setBusy(null);
       if (!result.ok) {
@@ -114,11 +121,12 @@ export function DecisionPanel({
         placeholder="Optional for an approval; required for a rejection."
       />
       <p id={hintId} className="text-xs text-slate-600">You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.</p>
+      {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
       <div className="flex gap-2">
-        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null} aria-busy={busy === "approve"}>
+        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
           {busy === "approve" ? "Approving…" : "Approve"}
         </button>
-        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null} aria-busy={busy === "reject"}>
+        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null || framed !== false} aria-busy={busy === "reject"}>
           {busy === "reject" ? "Rejecting…" : "Reject"}
         </button>
       </div>
