@@ -22,7 +22,12 @@ export type DecideInput = {
   note?: string | null;
   /** The payload hash the reviewer was shown. */
   payloadHash: string;
+  /** Milliseconds the reviewer's page showed the arguments before this decision, as the client says. */
+  viewedMs?: number | null;
 };
+
+/** Longest time on screen recorded (a day); the vote clamps it further to the revision's age. */
+export const MAX_VIEWED_MS = 86_400_000;
 
 export type DecisionOutcome = {
   status: "pending" | "approved" | "rejected";
@@ -32,7 +37,7 @@ export type DecisionOutcome = {
 };
 
 /** What each refusal tells the reviewer. */
-const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { status: number; message: string }> = {
+const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash" | "min_view_time">, { status: number; message: string }> = {
   not_found: { status: 404, message: "That action was not found." },
   expired: { status: 409, message: "This action expired before it was decided." },
   not_eligible: { status: 403, message: "Your roles in this organisation do not allow you to decide this action." },
@@ -43,8 +48,20 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { sta
   already_voted: { status: 409, message: "You have already decided this revision; another reviewer must add the next vote." },
 };
 
-function refusalError(refusal: VoteRefusal, state: { status: string; revision: number | null }): AppError {
+function refusalError(
+  refusal: VoteRefusal,
+  state: { status: string; revision: number | null; minViewSeconds?: number | null; viewedMs?: number | null },
+): AppError {
   const details = { status: state.status, revision: state.revision };
+  if (refusal === "min_view_time") {
+    const seconds = Math.floor((state.viewedMs ?? 0) / 1000);
+    return new AppError(
+      "min_view_time",
+      `This action's policy asks you to review it for at least ${state.minViewSeconds} seconds before approving; it has been on your screen for ${seconds}. Read the arguments, then approve again.`,
+      409,
+      { ...details, minViewSeconds: state.minViewSeconds ?? null, viewedSeconds: seconds },
+    );
+  }
   if (refusal === "not_pending") return new AppError("not_pending", `This action is ${state.status}; it can no longer be decided.`, 409, details);
   if (refusal === "stale_hash") {
     return new AppError("stale_hash", `The action changed since you opened it; revision ${state.revision} is current. Reload and review it.`, 409, details);
@@ -89,6 +106,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
+      viewedMs: viewedMsOf(input.viewedMs),
       // The vote statement adds the revision, the tally and the status it decides.
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
@@ -115,4 +133,10 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
   void requestSeal(db, input.tenantId);
   if (!result.ok) throw markAudited(result.error);
   return result.outcome;
+}
+
+/** The client's figure, made a whole number of milliseconds within 0 … a day (absent → null). */
+function viewedMsOf(ms: number | null | undefined): number | null {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return null;
+  return Math.min(MAX_VIEWED_MS, Math.max(0, Math.round(ms)));
 }

@@ -60,7 +60,11 @@ export const AUDIT_EVENT_SCHEMAS = {
   "action.cancelled": z.strictObject({ revision: count, reason: text.nullable() }),
   "action.edit_refused": namedRefusal,
   "action.cancel_refused": namedRefusal,
-  "decision.recorded": z.strictObject({ payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count }),
+  "decision.recorded": z.strictObject({
+    payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count,
+    /** Time the reviewer had the arguments on screen (ms, clamped), where the client sent it. */
+    viewedMs: count.nullable().optional(),
+  }),
   "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text }),
   "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),
   "execution.succeeded": executionEnded,

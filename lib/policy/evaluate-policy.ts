@@ -37,6 +37,8 @@ export type PolicyDecision = {
   eligibleRoles: Role[];
   ttlSeconds: number;
   tier: Tier;
+  /** The rule's minimum time on screen before an approval counts (enforced by the vote). */
+  minViewSeconds?: number;
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -182,6 +184,7 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     ...base,
     quorum: rule.quorum ?? policy.defaults.quorum,
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
+    ...(rule.minViewSeconds === undefined ? {} : { minViewSeconds: rule.minViewSeconds }),
   });
 }
 

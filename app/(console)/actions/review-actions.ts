@@ -17,6 +17,8 @@ const DecideSchema = z.strictObject({
   payloadHash: HashSchema,
   verdict: z.enum(["approve", "reject"]),
   note: z.string().max(2000).optional(),
+  /** Milliseconds the page showed the arguments before this decision (the vote clamps it). */
+  viewedMs: z.number().min(0).optional(),
 });
 
 export const decideFromConsole = memberAction(
@@ -29,6 +31,7 @@ export const decideFromConsole = memberAction(
       verdict: input.verdict,
       note: input.note ?? null,
       payloadHash: input.payloadHash,
+      viewedMs: input.viewedMs ?? null,
     }),
 );
 

@@ -17,6 +17,8 @@ const BulkSchema = z.strictObject({
     .max(BULK_MAX_ITEMS),
   verdict: z.enum(["approve", "reject"]),
   note: z.string().max(2000).optional(),
+  /** Milliseconds the confirmation showed the batch before this decision (the vote clamps it). */
+  viewedMs: z.number().min(0).optional(),
 });
 
 export type BulkItemResult = { actionId: string; ok: true; status: string } | { actionId: string; ok: false; code: string; message: string };
@@ -49,7 +51,7 @@ export const bulkDecideFromQueue = memberAction(
       try {
         const outcome = await decideAction(db, {
           tenantId: member.tenant.id, actionId: item.actionId, reviewer, verdict: input.verdict,
-          note: input.note ?? null, payloadHash: item.payloadHash,
+          note: input.note ?? null, payloadHash: item.payloadHash, viewedMs: input.viewedMs ?? null,
         });
         results.push({ actionId: item.actionId, ok: true, status: outcome.status });
       } catch (error) {
