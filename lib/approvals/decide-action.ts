@@ -107,11 +107,11 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
       viewedMs: viewedMsOf(input.viewedMs),
-      // The vote statement adds the revision, the tally and the status it decides.
+      // The vote statement adds the revision, the tally, the clamped time on screen and the status it decides.
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
         type: "decision.recorded", outcome: "ok", data: { payloadHash: input.payloadHash, note },
-      }, ["revision", "approvals", "quorum"], { columns: ["status"] }),
+      }, ["revision", "approvals", "quorum", "viewedMs"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {
       return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision } };

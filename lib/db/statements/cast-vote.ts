@@ -24,7 +24,7 @@ export type CastVoteInput = {
    * to 0 … the current revision's age: nobody can have read a revision for longer than it existed.
    */
   viewedMs: number | null;
-  /** The `decision.recorded` event, apart from what the vote decides (status, approvals). */
+  /** The `decision.recorded` event, apart from what the vote decides (status, approvals, viewedMs). */
   recorded: AttestedAuditBody;
 };
 
@@ -95,8 +95,8 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM outcome WHERE "newStatus" <> 'pending'`)}),
     events AS (
       SELECT ${JSON.stringify(input.recorded)}::jsonb || jsonb_build_object('status', o."newStatus",
-        'data', ${JSON.stringify(input.recorded.data)}::jsonb || jsonb_build_object('revision', o.revision, 'approvals', o."approvalsAfter", 'quorum', o.quorum)
-          || CASE WHEN o."viewedMs" IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('viewedMs', o."viewedMs") END) AS event
+        'data', ${JSON.stringify(input.recorded.data)}::jsonb || jsonb_build_object('revision', o.revision, 'approvals', o."approvalsAfter", 'quorum', o.quorum,
+          'viewedMs', o."viewedMs")) AS event
       FROM outcome o
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
