@@ -24,6 +24,8 @@ const nextConfig = {
   async rewrites() {
     return [{ source: "/.well-known/countersign-audit-keys", destination: "/api/audit/keys" }];
   },
+  // Every response, static files included; the Content-Security-Policy (a nonce per page) is set
+  // in proxy.ts (lib/server/security-headers.ts).
   async headers() {
     return [
       {
@@ -32,6 +34,15 @@ const nextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "same-origin" },
+          {
+            key: "Permissions-Policy",
+            // Passkeys (WebAuthn) for this origin only; every other powerful feature off.
+            value: [
+              "publickey-credentials-get=(self)", "publickey-credentials-create=(self)", "camera=()", "microphone=()",
+              "geolocation=()", "payment=()", "usb=()", "serial=()", "hid=()", "bluetooth=()", "display-capture=()", "midi=()",
+              "accelerometer=()", "gyroscope=()", "magnetometer=()", "screen-wake-lock=()", "xr-spatial-tracking=()",
+            ].join(", "),
+          },
         ],
       },
     ];

@@ -1,19 +1,44 @@
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
 import { readEnv } from "@/lib/env";
+import { API_CONTENT_SECURITY_POLICY, newNonce, pageContentSecurityPolicy } from "@/lib/server/security-headers";
+
+// The console's pages that need a session; everything else is public or checks its own caller.
+const CONSOLE_PAGE = /^\/(?:(?:tasks|queue|actions|audit|admin|account)(?:\/.*)?)?$/;
 
 /**
- * Redirects signed-out visitors of console pages to the sign-in page. It decides nothing else:
- * every page, action and route handler checks the member and roles from the database itself.
+ * Sets the Content-Security-Policy of every response (a fresh nonce for each page, which Next.js
+ * puts on its scripts; see lib/server/security-headers.ts) and redirects signed-out visitors of
+ * console pages to the sign-in page. It decides nothing else: every page, action and route
+ * handler checks the member and roles from the database itself.
  */
 export async function proxy(request: NextRequest) {
-  const token = await getToken({ req: request, secret: readEnv("NEXTAUTH_SECRET") });
-  if (token?.sub) return NextResponse.next();
-  const url = new URL("/signin", request.url);
-  url.searchParams.set("callbackUrl", request.nextUrl.pathname + request.nextUrl.search);
-  return NextResponse.redirect(url);
+  const { pathname } = request.nextUrl;
+  if (pathname.startsWith("/api/")) {
+    const response = NextResponse.next();
+    response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
+    return response;
+  }
+  const policy = pageContentSecurityPolicy(newNonce(), { dev: process.env.NODE_ENV === "development" } /* Next.js's build mode, not configuration */);
+  if (CONSOLE_PAGE.test(pathname)) {
+    const token = await getToken({ req: request, secret: readEnv("NEXTAUTH_SECRET") });
+    if (!token?.sub) {
+      const url = new URL("/signin", request.url);
+      url.searchParams.set("callbackUrl", request.nextUrl.pathname + request.nextUrl.search);
+      const redirect = NextResponse.redirect(url);
+      redirect.headers.set("Content-Security-Policy", policy);
+      return redirect;
+    }
+  }
+  // Next.js reads the nonce from the request's policy while rendering (pages render per request).
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", policy);
+  return response;
 }
 
 export const config = {
-  matcher: ["/", "/tasks/:path*", "/queue/:path*", "/actions/:path*", "/audit/:path*", "/admin/:path*", "/account/:path*"],
+  // Everything but build assets (hashed files, never documents; next.config.js still gives them the static headers).
+  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
 };

@@ -18,6 +18,8 @@ import { JsonBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
 import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
+import { RevealedText } from "@/components/ui/revealed-text";
+import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 
 /** The action page: everything a reviewer needs to decide, and the record of what happened. */
 export function ActionView({ action }: { action: ActionDetail }) {
@@ -25,9 +27,10 @@ export function ActionView({ action }: { action: ActionDetail }) {
   const summary = current.preview?.summary ?? action.tool;
   const previous = action.revisions.find((r) => r.revision === current.revision - 1) ?? null;
   const stateChangeRevision = current.diff?.fields.some((f) => f.path.startsWith("snapshot.")) ?? false;
+  const notInspectable = current.riskTags.filter((t) => t.id === NOT_INSPECTABLE_TAG);
   return (
     <>
-      <PageHeader title={summary}>
+      <PageHeader title={<RevealedText text={summary} />}>
         <div className="flex flex-wrap items-center gap-2">
           <StatusBadge status={action.status} />
           <RiskBadge level={action.riskLevel} />
@@ -65,8 +68,12 @@ export function ActionView({ action }: { action: ActionDetail }) {
 
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_23rem]">
         <div className="min-w-0 space-y-4">
-          <Section title="The agent's stated reason" id="reason">
-            {action.reason ? <p className="whitespace-pre-wrap break-words">{action.reason}</p> : <p className="text-slate-600">The agent gave no reason.</p>}
+          <Section title="The agent's stated reason" id="reason" aside={<span className="text-xs text-slate-600">the agent&apos;s words; the arguments below are what runs</span>}>
+            {action.reason ? (
+              <p className="whitespace-pre-wrap break-words [overflow-wrap:anywhere]" data-testid="agent-reason"><RevealedText text={action.reason} /></p>
+            ) : (
+              <p className="text-slate-600">The agent gave no reason.</p>
+            )}
           </Section>
 
           {action.upstream && (
@@ -89,6 +96,12 @@ export function ActionView({ action }: { action: ActionDetail }) {
             </Section>
           ) : (
             <Section title="Arguments" id="arguments" aside={<span className="text-xs text-slate-600">plain text, exactly as they will be executed</span>}>
+              {notInspectable.length > 0 && (
+                <p role="note" className="mb-2 rounded-md bg-orange-50 px-3 py-2 text-[0.85rem] text-orange-950">
+                  <span className="font-semibold">Not inspectable: </span>
+                  {notInspectable.map((t) => t.path ?? "a value").join(", ")}. The console cannot analyse {notInspectable.length === 1 ? "this value" : "these values"}; decide only if you know what {notInspectable.length === 1 ? "it is" : "they are"}. It cannot be approved in bulk.
+                </p>
+              )}
               <JsonBlock value={current.args} label="Arguments as plain text" />
             </Section>
           )}

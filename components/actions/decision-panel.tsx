@@ -6,6 +6,7 @@ import { startAuthentication } from "@simplewebauthn/browser";
 import { beginSignedApproval, decideFromConsole } from "@/app/(console)/actions/review-actions";
 import { buttonClass } from "@/components/ui/button";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
+import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
 type Message = { tone: "ok" | "error"; text: string };
 
@@ -42,9 +43,14 @@ export function DecisionPanel({
   // the form keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
   const [shownHash] = useState(payloadHash);
   const [shownRevision] = useState(revision);
+  // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
+  const framed = useFramed();
+  // When this reviewer was first shown the arguments: the decision reports the time since.
+  const [shownAt] = useState(() => performance.now());
 
   const submit = (event: React.FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    if (window.top !== window.self) return;
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
     const form = new FormData(event.currentTarget);
     const verdict = submitter?.value === "reject" ? "reject" : "approve";
@@ -59,9 +65,10 @@ export function DecisionPanel({
     startTransition(async () => {
       const actionId = String(form.get("actionId"));
       const hash = String(form.get("payloadHash"));
+      const viewedMs = Math.round(performance.now() - shownAt);
       const assertion = verdict === "approve" && signatureRequired ? await signReceipt(actionId, hash) : undefined;
       if (assertion === null) return setBusy(null);
-      const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion });
+      const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion, viewedMs });
       setBusy(null);
       if (!result.ok) {
         setMessage({ tone: "error", text: decisionErrorMessage(result.error) });
@@ -135,11 +142,12 @@ export function DecisionPanel({
       {signatureRequired && (
         <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
       )}
+      {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
       <div className="flex gap-2">
-        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null} aria-busy={busy === "approve"}>
+        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
           {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
         </button>
-        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null} aria-busy={busy === "reject"}>
+        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null || framed !== false} aria-busy={busy === "reject"}>
           {busy === "reject" ? "Rejecting…" : "Reject"}
         </button>
       </div>

@@ -1,5 +1,6 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { InlineValue } from "@/components/actions/section";
+import { RevealedText } from "@/components/ui/revealed-text";
 
 /** The tool's before/after effect as a two-column table; changed rows are marked in words. */
 export function PreviewView({ preview }: { preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null }) {
@@ -7,7 +8,7 @@ export function PreviewView({ preview }: { preview: { summary: string; before: J
   const keys = [...new Set([...Object.keys(preview.before ?? {}), ...Object.keys(preview.after ?? {})])];
   return (
     <div>
-      <p className="font-medium">{preview.summary}</p>
+      <p className="font-medium"><RevealedText text={preview.summary} /></p>
       {keys.length > 0 && (
         <table className="mt-2 w-full table-fixed border-collapse text-left">
           <caption className="sr-only">Effect before and after execution</caption>

@@ -1,3 +1,5 @@
+import { RevealedText } from "@/components/ui/revealed-text";
+
 /** One titled block of the action page. */
 export function Section({ title, id, aside, children }: { title: string; id: string; aside?: React.ReactNode; children: React.ReactNode }) {
   return (
@@ -15,8 +17,8 @@ export function Section({ title, id, aside, children }: { title: string; id: str
 export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; label?: string; sortKeys?: boolean }) {
   const shown = sortKeys ? sortedKeys(value) : value;
   return (
-    <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
-      {JSON.stringify(shown, null, 2)}
+    <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
+      <RevealedText text={JSON.stringify(shown, null, 2) ?? ""} />
     </pre>
   );
 }
@@ -25,7 +27,7 @@ export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; 
 export function InlineValue({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  return <span className="whitespace-pre-wrap break-words font-mono text-[0.8rem]">{text}</span>;
+  return <span className="whitespace-pre-wrap break-words [overflow-wrap:anywhere] font-mono text-[0.8rem]"><RevealedText text={text} /></span>;
 }
 
 /** Objects with their keys in one order, so two snapshots can be read side by side. */

@@ -12,10 +12,13 @@ import { bulkRefusal, isBulkCandidate } from "@/lib/review/bulk-eligibility";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 import type { QueueItem } from "@/lib/review/queue-item";
 import { ReviewDialog } from "@/components/queue/review-dialog";
+import { RevealedText } from "@/components/ui/revealed-text";
+import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
 const REFRESH_MS = 8000;
 
-type Dialog = { verdict: "approve" | "reject"; ids: string[] };
+/** `openedAt`: when the confirmation showed the actions (performance.now()); decisions report the time since. */
+type Dialog = { verdict: "approve" | "reject"; ids: string[]; openedAt: number };
 type Notice = { tone: "ok" | "error"; text: string; details?: string[] };
 
 const TAG_TONE: Record<string, string> = {
@@ -39,6 +42,8 @@ export function QueueList({ items }: { items: QueueItem[] }) {
   const [dialogError, setDialogError] = useState<string | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
   const [pending, startTransition] = useTransition();
+  // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
+  const framed = useFramed();
 
   // Rows that left the queue fall out of the selection and the cursor moves to a row that exists.
   const present = new Set(items.map((item) => item.id));
@@ -57,11 +62,11 @@ export function QueueList({ items }: { items: QueueItem[] }) {
     return () => clearInterval(timer);
   }, [dialog, router]);
 
-  const decidable = (item: QueueItem | null) => item !== null && item.myVote === null && item.blockedReason === null;
+  const decidable = (item: QueueItem | null) => framed === false && item !== null && item.myVote === null && item.blockedReason === null;
 
   const openDialog = (verdict: "approve" | "reject", ids: string[]) => {
     setDialogError(null);
-    setDialog({ verdict, ids });
+    setDialog({ verdict, ids, openedAt: performance.now() });
   };
 
   const move = (delta: number) => {
@@ -107,7 +112,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
             event.preventDefault();
             openDialog(event.key === "a" ? "approve" : "reject", [current.id]);
           } else if (current) {
-            setNotice({ tone: "error", text: current.blockedReason ?? "You have already voted on this revision; another reviewer must add the next vote." });
+            setNotice({ tone: "error", text: framed ? FRAMED_MESSAGE : current.blockedReason ?? "You have already voted on this revision; another reviewer must add the next vote." });
           }
           break;
         case "x":
@@ -123,8 +128,9 @@ export function QueueList({ items }: { items: QueueItem[] }) {
   });
 
   const confirm = (note: string) => {
-    if (!dialog) return;
+    if (!dialog || window.top !== window.self) return;
     const targets = items.filter((item) => dialog.ids.includes(item.id));
+    const viewedMs = Math.round(performance.now() - dialog.openedAt);
     if (dialog.verdict === "reject" && !note.trim()) {
       setDialogError("Write a reason for the rejection; it is sent back to the agent.");
       return;
@@ -132,7 +138,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
     startTransition(async () => {
       if (targets.length === 1) {
         const [item] = targets;
-        const result = await decideFromConsole({ actionId: item.id, payloadHash: item.payloadHash, verdict: dialog.verdict, note: note || undefined });
+        const result = await decideFromConsole({ actionId: item.id, payloadHash: item.payloadHash, verdict: dialog.verdict, note: note || undefined, viewedMs });
         if (!result.ok) {
           setDialogError(decisionErrorMessage(result.error));
           return;
@@ -150,6 +156,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           items: targets.map((item) => ({ actionId: item.id, payloadHash: item.payloadHash })),
           verdict: dialog.verdict,
           note: note || undefined,
+          viewedMs,
         });
         if (!result.ok) {
           setDialogError(decisionErrorMessage(result.error));
@@ -168,6 +175,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
   return (
     <div>
       <KeyboardHints bulk={anyBulk} />
+      {framed && <p role="alert" className="mb-3 rounded-md bg-red-50 px-3 py-2 text-red-800">{FRAMED_MESSAGE}</p>}
       {notice && (
         <div role="status" className={`mb-3 rounded-md px-3 py-2 ${notice.tone === "ok" ? "bg-emerald-50 text-emerald-900" : "bg-red-50 text-red-800"}`}>
           <p>{notice.text}</p>
@@ -177,10 +185,10 @@ export function QueueList({ items }: { items: QueueItem[] }) {
       {selectedItems.length > 0 && (
         <div className="mb-3 flex flex-wrap items-center gap-3 rounded-md border border-slate-200 bg-white px-3 py-2">
           <span className="font-medium">{selectedItems.length} selected</span>
-          <button type="button" className={buttonClass.approve} disabled={bulkProblem !== null || pending} onClick={() => openDialog("approve", selectedItems.map((i) => i.id))}>
+          <button type="button" className={buttonClass.approve} disabled={bulkProblem !== null || pending || framed !== false} onClick={() => openDialog("approve", selectedItems.map((i) => i.id))}>
             Approve selected
           </button>
-          <button type="button" className={buttonClass.reject} disabled={bulkProblem !== null || pending} onClick={() => openDialog("reject", selectedItems.map((i) => i.id))}>
+          <button type="button" className={buttonClass.reject} disabled={bulkProblem !== null || pending || framed !== false} onClick={() => openDialog("reject", selectedItems.map((i) => i.id))}>
             Reject selected
           </button>
           <button type="button" className={buttonClass.secondary} onClick={() => setSelected(new Set())}>Clear</button>
@@ -216,7 +224,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                   <Link href={`/actions/${item.id}`} className="font-medium text-indigo-800 hover:underline">
                     <span className="font-mono text-[0.8rem]">{item.tool}</span>
                     <span className="text-slate-400"> · </span>
-                    <span className="text-slate-900">{item.summary}</span>
+                    <span className="text-slate-900"><RevealedText text={item.summary} /></span>
                   </Link>
                   {item.revision > 1 && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">revision {item.revision}</span>}
                 </div>

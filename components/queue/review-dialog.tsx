@@ -2,6 +2,7 @@
 
 import { useId } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { RevealedText } from "@/components/ui/revealed-text";
 
 /**
  * A modal confirmation for queue decisions: names every action it applies to, takes the note
@@ -43,7 +44,7 @@ export function ReviewDialog({
       >
         <h2 id={titleId} className="text-base font-semibold">{title}</h2>
         <ul className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
-          {names.map((name, i) => <li key={i}>{name}</li>)}
+          {names.map((name, i) => <li key={i}><RevealedText text={name} /></li>)}
         </ul>
         <label htmlFor={noteId} className="mt-4 block font-medium">
           {approving ? "Note (optional)" : "Reason (required, sent back to the agent)"}

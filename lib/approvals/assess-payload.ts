@@ -21,6 +21,8 @@ export type AssessInput = {
   args: JsonObject;
   requesterRoles: string[];
   untrustedValues?: string[];
+  /** The agent's stated reason: shown to reviewers, so checked for hidden text like the arguments. */
+  reason?: string;
   policy: ActivePolicy;
   /** The revision being assessed (1 for a proposal). */
   revision: number;
@@ -79,6 +81,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
         tool: tool.name,
         toolClass: tool.classes,
         args,
+        reason: input.reason,
         context: {
           customerVerifiedDomains: policyFacts.customerVerifiedDomains,
           tenantDomains: input.tenantDomains,

@@ -45,6 +45,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
   const assessment = await assessPayload(tx, {
     tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
+    reason: action.reason,
     revision: action.currentRevision + 1,
   });
   const { decision, hash } = assessment;

@@ -26,7 +26,12 @@ export type DecideInput = {
   payloadHash: string;
   /** The reviewer's passkey assertion over the approval receipt (lib/passkeys/start-signed-approval.ts), if any. */
   assertion?: ApprovalAssertion | null;
+  /** Milliseconds the reviewer's page showed the arguments before this decision, as the client says. */
+  viewedMs?: number | null;
 };
+
+/** Longest time on screen recorded (a day); the vote clamps it further to the revision's age. */
+export const MAX_VIEWED_MS = 86_400_000;
 
 export type DecisionOutcome = {
   status: "pending" | "approved" | "rejected";
@@ -36,7 +41,7 @@ export type DecisionOutcome = {
 };
 
 /** What each refusal tells the reviewer. */
-const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { status: number; message: string }> = {
+const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash" | "min_view_time">, { status: number; message: string }> = {
   not_found: { status: 404, message: "That action was not found." },
   expired: { status: 409, message: "This action expired before it was decided." },
   not_eligible: { status: 403, message: "Your roles in this organisation do not allow you to decide this action." },
@@ -56,8 +61,20 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash">, { sta
   signature_counter: { status: 403, message: "Your passkey's signature counter did not increase, so the signature may be a copy. Approve again; if it persists, remove that passkey." },
 };
 
-function refusalError(refusal: VoteRefusal, state: { status: string; revision: number | null }): AppError {
+function refusalError(
+  refusal: VoteRefusal,
+  state: { status: string; revision: number | null; minViewSeconds?: number | null; viewedMs?: number | null },
+): AppError {
   const details = { status: state.status, revision: state.revision };
+  if (refusal === "min_view_time") {
+    const seconds = Math.floor((state.viewedMs ?? 0) / 1000);
+    return new AppError(
+      "min_view_time",
+      `This action's policy asks you to review it for at least ${state.minViewSeconds} seconds before approving; it has been on your screen for ${seconds}. Read the arguments, then approve again.`,
+      409,
+      { ...details, minViewSeconds: state.minViewSeconds ?? null, viewedSeconds: seconds },
+    );
+  }
   if (refusal === "not_pending") return new AppError("not_pending", `This action is ${state.status}; it can no longer be decided.`, 409, details);
   if (refusal === "stale_hash") {
     return new AppError("stale_hash", `The action changed since you opened it; revision ${state.revision} is current. Reload and review it.`, 409, details);
@@ -108,12 +125,13 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
       signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null),
-      // The vote statement adds the revision, the tally and the status it decides.
+      viewedMs: viewedMsOf(input.viewedMs),
+      // The vote statement adds the revision, the tally, the clamped time on screen and the status it decides.
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
         type: "decision.recorded", outcome: "ok",
         data: { payloadHash: input.payloadHash, note, ...(checked?.ok ? { signature: checked.audit } : {}) },
-      }, ["revision", "approvals", "quorum"], { columns: ["status"] }),
+      }, ["revision", "approvals", "quorum", "viewedMs"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {
       return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision } };
@@ -135,4 +153,10 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
   void requestSeal(db, input.tenantId);
   if (!result.ok) throw markAudited(result.error);
   return result.outcome;
+}
+
+/** The client's figure, made a whole number of milliseconds within 0 … a day (absent → null). */
+function viewedMsOf(ms: number | null | undefined): number | null {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return null;
+  return Math.min(MAX_VIEWED_MS, Math.max(0, Math.round(ms)));
 }

@@ -136,6 +136,7 @@ async function proposeUnder(
     args,
     requesterRoles: input.requester.type === "user" ? input.requester.roles : [],
     untrustedValues: input.untrustedValues,
+    reason: (input.reason ?? "").slice(0, 2000),
     policy,
     revision: 1,
   }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));

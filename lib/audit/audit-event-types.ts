@@ -80,6 +80,8 @@ export const AUDIT_EVENT_SCHEMAS = {
     payloadHash: hash, note: text.nullable(), revision: count, approvals: count, quorum: count,
     // Approvals signed with a passkey (absent from unsigned votes and events written before passkeys).
     signature: signedApproval.optional(),
+    /** Time the reviewer had the arguments on screen (ms, clamped), where the client sent it. */
+    viewedMs: count.nullable().optional(),
   }),
   "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text }),
   "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),

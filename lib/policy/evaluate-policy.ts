@@ -44,6 +44,8 @@ export type PolicyDecision = {
   signature?: "required";
   /** The deciding rule requires this isolation for code (absent: the console's default level). */
   sandbox?: SandboxRequirement;
+  /** The rule's minimum time on screen before an approval counts (enforced by the vote). */
+  minViewSeconds?: number;
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -199,6 +201,7 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     quorum: rule.quorum ?? policy.defaults.quorum,
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
     ...(rule.signature === "required" ? { signature: "required" as const } : {}),
+    ...(rule.minViewSeconds === undefined ? {} : { minViewSeconds: rule.minViewSeconds }),
   });
 }
 

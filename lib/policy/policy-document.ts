@@ -22,6 +22,7 @@ export type SandboxRequirement = (typeof SANDBOX_REQUIREMENTS)[number];
 export const TTL_MIN_SECONDS = 60;
 export const TTL_MAX_SECONDS = 7 * 24 * 3600;
 export const QUORUM_MAX = 10;
+export const MIN_VIEW_SECONDS_MAX = 600;
 
 const TtlSchema = z.number().int().min(TTL_MIN_SECONDS).max(TTL_MAX_SECONDS);
 const QuorumSchema = z.number().int().min(1).max(QUORUM_MAX);
@@ -46,6 +47,8 @@ export const PolicyRuleSchema = z.strictObject({
    * cannot run, the code is denied with the reason instead of running under a weaker level.
    */
   sandbox: z.enum(SANDBOX_REQUIREMENTS, { error: `must be ${SANDBOX_REQUIREMENTS.join(" or ")}` }).optional(),
+  /** Approvals of a matching action count only after the reviewer had it on screen this long (reject is never held back). */
+  minViewSeconds: z.number().int().min(1).max(MIN_VIEW_SECONDS_MAX).optional(),
   /** Shown to requesters, reviewers and the agent: why this rule exists. */
   reason: z.string().trim().min(1).max(500),
 });

@@ -92,7 +92,7 @@ export function compilePolicy(
         seen.set(rule.id, path);
       }
       if (rule.effect !== "require_approval") {
-        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature"] as const) {
+        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds"] as const) {
           if (rule[field] !== undefined) {
             errors.push({
               path: `${path}.${field}`,

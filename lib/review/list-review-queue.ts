@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { RISK_RANK, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
+import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -87,6 +88,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       requesterLabel: row.requesterLabel,
       task: row.task,
       stepKey: row.stepKey,
+      notInspectable: tags.some((t) => t.id === NOT_INSPECTABLE_TAG),
       expiresAt: row.expiresAt?.toISOString() ?? null,
       revision: row.currentRevision,
       payloadHash: row.payloadHash,

@@ -13,6 +13,8 @@ export type QueueItem = {
   requesterLabel: string;
   task: { id: string; instruction: string } | null;
   stepKey: string | null;
+  /** A value the console cannot analyse (risk tag text.not-inspectable): never decided in bulk. */
+  notInspectable: boolean;
   expiresAt: string | null;
   revision: number;
   /** The hash this reviewer is shown; a decision sends it back and the server compares. */

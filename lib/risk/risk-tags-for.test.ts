@@ -255,13 +255,15 @@ describe("injected instructions", () => {
 // Each must finish well inside the test timeout with the right tags.
 describe("riskTagsFor on 100,000 adversarial characters", () => {
   const n = 100_000;
-  const tagIds = (comment: string, untrustedValues?: string[]) => ids(tagsFor({ comment }, ["write"], { ...domains, untrustedValues })).sort();
+  // A 100,000-character value is also long and not inspectable: those tags are tested in deceptive-text.test.ts.
+  const withoutText = (tags: RiskTag[]) => tags.filter((t) => t.source !== "text");
+  const tagIds = (comment: string, untrustedValues?: string[]) => ids(withoutText(tagsFor({ comment }, ["write"], { ...domains, untrustedValues }))).sort();
 
   it("a comment sharing a long run with one untrusted value, but not copied whole", () => {
     const comment = "a".repeat(n / 2) + "b" + "a".repeat(n / 2 - 1);
     const tags = tagsFor({ comment }, ["write"], { untrustedValues: ["a".repeat(2 * n)] });
     expect(tags.find((t) => t.id === "provenance.untrusted")?.reason).toMatch(/^Argument contains a passage of untrusted tool output/);
-    expect(ids(tags).sort()).toEqual(["class.write", "encoded.hex-run", "provenance.untrusted"]);
+    expect(ids(withoutText(tags)).sort()).toEqual(["class.write", "encoded.hex-run", "provenance.untrusted"]);
   });
 
   it("a comment copied whole from a longer untrusted value", () => {

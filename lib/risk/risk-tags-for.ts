@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { childPath } from "@/lib/canonical/json-path";
+import { deceptiveTextTags, escapeNonAscii } from "./deceptive-text";
 import { detectInjection, normalizeForMatching } from "./detect-injection";
 import { quoteForReason } from "./display-text";
 import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
@@ -16,6 +17,8 @@ export type RiskInput = {
   tool: string;
   toolClass: ToolClass[];
   args: JsonObject;
+  /** The agent's stated reason, checked for hidden and deceptive text like the arguments. */
+  reason?: string;
   context: {
     customerVerifiedDomains?: string[];
     tenantDomains?: string[];
@@ -93,6 +96,7 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
   encodedRunTags(strings, add);
   bulkTags(input.args, add);
   provenanceTags(strings, ctx.untrustedValues ?? [], add);
+  hiddenTextTags(input, ownDomains, add);
 
   const isKnownDomain = (d: string) => domainIn(d, ownDomains);
   for (const { path, value } of strings) {
@@ -308,6 +312,21 @@ function provenanceTags(strings: StringLeaf[], untrusted: string[], add: Add) {
       });
     }
   }
+}
+
+// Tags name the field as the reviewer finds it: `args.to`, `args.items[2]`, or `reason`.
+function hiddenTextTags(input: RiskInput, ownDomains: string[], add: Add) {
+  const argsPath = (path: string) => escapeNonAscii(path === "" ? "args" : path.startsWith("[") ? `args${path}` : `args.${path}`);
+  walk(input.args, "", null, (path, key, v) => {
+    if (typeof v === "string") deceptiveTextTags(argsPath(path), v, ownDomains).forEach(add);
+    else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      // A key can hide text too; its tag names the key's own path.
+      for (const k of Object.keys(v)) {
+        if (/[^\x20-\x7e]/.test(k)) deceptiveTextTags(argsPath(childPath(path, k)), k, ownDomains).forEach(add);
+      }
+    }
+  });
+  if (input.reason) deceptiveTextTags("reason", input.reason, ownDomains).forEach(add);
 }
 
 function normalizeProvenance(s: string): string {

@@ -22,6 +22,8 @@ const DecideSchema = z.strictObject({
   note: z.string().max(2000).optional(),
   /** The reviewer's passkey assertion over the approval receipt, where the policy requires a signature. */
   assertion: AuthenticationResponseSchema.optional(),
+  /** Milliseconds the page showed the arguments before this decision (the vote clamps it). */
+  viewedMs: z.number().min(0).optional(),
 });
 
 export const decideFromConsole = memberAction(
@@ -34,6 +36,7 @@ export const decideFromConsole = memberAction(
       verdict: input.verdict,
       note: input.note ?? null,
       payloadHash: input.payloadHash,
+      viewedMs: input.viewedMs ?? null,
       assertion: input.assertion ? { sessionId: member.session.id, response: input.assertion, relyingParty: await consoleRelyingParty() } : null,
     }),
 );

@@ -20,6 +20,8 @@ import { AuditExportForm, AuditFilterForm, EvidencePackForm } from "@/components
 import { AuditTable } from "@/components/audit/audit-table";
 import { ChainStatus } from "@/components/audit/chain-status";
 import { EvidenceActions } from "@/components/audit/evidence-actions";
+import { ReviewerSignalsTable } from "@/components/audit/reviewer-signals";
+import { reviewerSignals, SIGNAL_WINDOW_DAYS } from "@/lib/review/reviewer-signals";
 import { checkpointNowAction, verifyEverythingAction } from "./actions";
 
 export const metadata: Metadata = { title: "Audit" };
@@ -34,6 +36,10 @@ async function ChainVerification({ tenantId }: { tenantId: string }) {
     readLatestAuditVerification(db, { tenantId, kind: "full" }),
   ]);
   return <ChainStatus result={result} lastFull={lastFull} verifierKey={auditKeys().verifierKey} now={new Date()} />;
+}
+
+async function ReviewerSignals({ tenantId }: { tenantId: string }) {
+  return <ReviewerSignalsTable signals={await reviewerSignals(getDb(), tenantId)} windowDays={SIGNAL_WINDOW_DAYS} />;
 }
 
 async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditFilters }) {
@@ -99,6 +105,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         )}
         <Suspense fallback={<Placeholder label="Drawing charts…" className="h-52" />}>
           <Charts tenantId={tenantId} filters={filters} />
+        </Suspense>
+        <Suspense fallback={<Placeholder label="Reading reviewer signals…" />}>
+          <ReviewerSignals tenantId={tenantId} />
         </Suspense>
         {page && (
           <section aria-labelledby="events-heading" className="space-y-2">

@@ -6,6 +6,8 @@ import { getDb } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import { memberAction } from "@/lib/server/boundary";
 import { BULK_MAX_ITEMS, bulkRefusal } from "@/lib/review/bulk-eligibility";
+import { sortedTags } from "@/lib/review/list-review-queue";
+import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 
 /** Ids and the hashes the reviewer was shown, one verdict and note for all: nothing else is trusted. */
 const BulkSchema = z.strictObject({
@@ -15,6 +17,8 @@ const BulkSchema = z.strictObject({
     .max(BULK_MAX_ITEMS),
   verdict: z.enum(["approve", "reject"]),
   note: z.string().max(2000).optional(),
+  /** Milliseconds the confirmation showed the batch before this decision (the vote clamps it). */
+  viewedMs: z.number().min(0).optional(),
 });
 
 export type BulkItemResult = { actionId: string; ok: true; status: string } | { actionId: string; ok: false; code: string; message: string };
@@ -32,10 +36,13 @@ export const bulkDecideFromQueue = memberAction(
     if (ids.length !== input.items.length) throw new AppError("invalid_input", "Each action may appear once.", 400);
     const actions = await db.action.findMany({
       where: { tenantId: member.tenant.id, id: { in: ids } },
-      select: { id: true, riskLevel: true, stepKey: true },
+      select: { id: true, riskLevel: true, stepKey: true, revisions: { where: { status: "current" }, select: { riskTags: true } } },
     });
     if (actions.length !== ids.length) throw new AppError("not_found", "Some of these actions were not found in this organisation.", 404);
-    const refusal = bulkRefusal(actions);
+    const refusal = bulkRefusal(actions.map((a) => ({
+      riskLevel: a.riskLevel, stepKey: a.stepKey,
+      notInspectable: a.revisions.some((r) => sortedTags(r.riskTags).some((t) => t.id === NOT_INSPECTABLE_TAG)),
+    })));
     if (refusal) throw new AppError("bulk_not_allowed", refusal, 400);
 
     const reviewer = { userId: member.user.id, label: member.user.email, roles: member.roles };
@@ -44,7 +51,7 @@ export const bulkDecideFromQueue = memberAction(
       try {
         const outcome = await decideAction(db, {
           tenantId: member.tenant.id, actionId: item.actionId, reviewer, verdict: input.verdict,
-          note: input.note ?? null, payloadHash: item.payloadHash,
+          note: input.note ?? null, payloadHash: item.payloadHash, viewedMs: input.viewedMs ?? null,
         });
         results.push({ actionId: item.actionId, ok: true, status: outcome.status });
       } catch (error) {

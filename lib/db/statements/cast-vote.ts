@@ -8,7 +8,7 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
 export type VoteRefusal =
   | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "key_creator" | "own_edit" | "stale_hash" | "reason_required"
-  | "already_voted"
+  | "already_voted" | "min_view_time"
   | SignatureRefusal;
 
 /**
@@ -48,7 +48,12 @@ export type CastVoteInput = {
   /** The payload hash the reviewer was shown. */
   payloadHash: string;
   decisionId: string;
-  /** The `decision.recorded` event, apart from what the vote decides (status, approvals). */
+  /**
+   * What the reviewer's page says they had the arguments on screen (ms), or null. Stored clamped
+   * to 0 … the current revision's age: nobody can have read a revision for longer than it existed.
+   */
+  viewedMs: number | null;
+  /** The `decision.recorded` event, apart from what the vote decides (status, approvals, viewedMs). */
   recorded: AttestedAuditBody;
   /** The passkey signature the vote carries, or null. */
   signed: SignedVote | null;
@@ -57,10 +62,13 @@ export type CastVoteInput = {
 };
 
 export type CastVoteResult =
-  | { refusal: VoteRefusal; status: string; revision: number | null; quorum: number | null }
+  | { refusal: VoteRefusal; status: string; revision: number | null; quorum: number | null; minViewSeconds?: number | null; viewedMs?: number | null }
   | { refusal: null; status: "pending" | "approved" | "rejected"; approvals: number; quorum: number; revision: number };
 
-type Row = { refusal: VoteRefusal | null; status: string; revision: number; quorum: number; newStatus: "pending" | "approved" | "rejected" | null; approvals: number | null };
+type Row = {
+  refusal: VoteRefusal | null; status: string; revision: number; quorum: number; newStatus: "pending" | "approved" | "rejected" | null; approvals: number | null;
+  minViewSeconds: number | null; viewedMs: number | null;
+};
 
 /**
  * The vote, in one statement that checks everything it rests on and says why it refused: the
@@ -99,7 +107,9 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
           AS "snapshotHash",
         ${voterRefusalSql(reviewer)} AS "voterRefusal",
         EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}) AS voted,
-        ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals
+        ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals,
+        (r."policyDecision"->>'minViewSeconds')::int AS "minViewSeconds",
+        LEAST(GREATEST(${input.viewedMs}::int, 0), floor(extract(epoch FROM now() - r."createdAt") * 1000)::int) AS "viewedMs"
       FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision" AND r.status = 'current'
       WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid
     ),
@@ -124,6 +134,8 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
           WHEN ${hasSig} AND NOT ${signed?.userVerified ?? false}::boolean THEN 'signature_unverified'
           WHEN ${hasSig} AND NOT (${signed?.counter ?? 0}::bigint > g."storedCounter" OR (${signed?.counter ?? 0}::bigint = 0 AND g."storedCounter" = 0))
             THEN 'signature_counter'
+          WHEN ${input.verdict}::text = 'approve' AND s."minViewSeconds" IS NOT NULL AND coalesce(s."viewedMs", 0) < s."minViewSeconds" * 1000
+            THEN 'min_view_time'
           WHEN s.voted THEN 'already_voted'
         END AS refusal,
         s.approvals + CASE WHEN ${input.verdict}::text = 'approve' THEN 1 ELSE 0 END AS "approvalsAfter"
@@ -135,9 +147,9 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
       FROM verdict v WHERE v.refusal IS NULL
     ),
     cast_vote AS (
-      INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash")
+      INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash", "viewedMs")
       SELECT ${input.decisionId}::uuid, ${input.tenantId}::uuid, o.id, o."revisionId", ${reviewer}, ${input.verdict}::"Verdict",
-        ${input.note}, ${input.payloadHash}
+        ${input.note}, ${input.payloadHash}, o."viewedMs"
       FROM outcome o
     ),
     signature AS (
@@ -164,15 +176,19 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM outcome WHERE "newStatus" <> 'pending'`)}),
     events AS (
       SELECT ${JSON.stringify(input.recorded)}::jsonb || jsonb_build_object('status', o."newStatus",
-        'data', ${JSON.stringify(input.recorded.data)}::jsonb || jsonb_build_object('revision', o.revision, 'approvals', o."approvalsAfter", 'quorum', o.quorum)) AS event
+        'data', ${JSON.stringify(input.recorded.data)}::jsonb || jsonb_build_object('revision', o.revision, 'approvals', o."approvalsAfter", 'quorum', o.quorum,
+          'viewedMs', o."viewedMs")) AS event
       FROM outcome o
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
-    SELECT v.refusal, v.status, v.revision, v.quorum, o."newStatus", o."approvalsAfter" AS approvals
+    SELECT v.refusal, v.status, v.revision, v.quorum, o."newStatus", o."approvalsAfter" AS approvals, v."minViewSeconds", v."viewedMs"
     FROM verdict v LEFT JOIN outcome o ON true`);
   if (!row) return { refusal: "not_found", status: "missing", revision: null, quorum: null };
   if (row.refusal || !row.newStatus || row.approvals === null) {
-    return { refusal: row.refusal ?? "not_pending", status: row.status, revision: row.revision, quorum: row.quorum };
+    return {
+      refusal: row.refusal ?? "not_pending", status: row.status, revision: row.revision, quorum: row.quorum,
+      minViewSeconds: row.minViewSeconds, viewedMs: row.viewedMs,
+    };
   }
   return { refusal: null, status: row.newStatus, approvals: row.approvals, quorum: row.quorum, revision: row.revision };
 }

@@ -15,6 +15,8 @@ export type LockedAction = {
   requesterUserId: string | null;
   requesterApiKeyId: string | null;
   requesterLabel: string;
+  /** The agent's stated reason (every revision's risk tags check it). */
+  reason: string;
   riskLevel: RiskLevel;
   currentRevision: number;
   /** The action's copy of the current revision's hash. */
@@ -42,7 +44,7 @@ export async function lockAction(tx: SqlClient, input: { tenantId: string; actio
   if (!isUuid(input.actionId)) return null;
   const [row] = await query<LockedAction>(tx, Prisma.sql`
     SELECT a.id, a."tenantId", a.kind::text AS kind, a.tool, a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
-      a."taskId", a."requesterUserId", a."requesterApiKeyId", a."requesterLabel", a."riskLevel"::text AS "riskLevel",
+      a."taskId", a."requesterUserId", a."requesterApiKeyId", a."requesterLabel", a.reason, a."riskLevel"::text AS "riskLevel",
       a."currentRevision", a."payloadHash",
       r.id AS "revisionId", r.revision, r."payloadHash" AS "revisionHash", r.args, r.code, r.language, r."sandboxSpec", r."policyVersion",
       (SELECT s.data FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1) AS "requestSnapshot"

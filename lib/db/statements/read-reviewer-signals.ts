@@ -1,0 +1,36 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type Queryable } from "@/lib/db/sql";
+
+export type ReviewerSignalRow = {
+  reviewerId: string;
+  /** Null when the reviewer is no longer a member of this tenant. */
+  email: string | null;
+  decisions: number;
+  approvals: number;
+  /** Median time from the revision's request to this reviewer's decision. */
+  medianLatencyMs: number | null;
+  /** Median time on screen before deciding, over decisions that reported it. */
+  medianViewedMs: number | null;
+  viewedDecisions: number;
+};
+
+/**
+ * Per reviewer, in one tenant, over decisions since `since`: how many, how many approvals, and the
+ * medians of request→decision latency and of time on screen — automation-bias signals (a
+ * reviewer who approves everything within seconds).
+ */
+export async function readReviewerSignals(q: Queryable, input: { tenantId: string; since: Date }): Promise<ReviewerSignalRow[]> {
+  return query<ReviewerSignalRow>(q, Prisma.sql`
+    SELECT d."reviewerId",
+      (SELECT u.email FROM "User" u JOIN "Membership" m ON m."userId" = u.id AND m."tenantId" = ${input.tenantId}::uuid WHERE u.id = d."reviewerId") AS email,
+      count(*)::int AS decisions,
+      count(*) FILTER (WHERE d.verdict = 'approve')::int AS approvals,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d."createdAt" - r."createdAt") * 1000)::float8 AS "medianLatencyMs",
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY d."viewedMs")::float8 AS "medianViewedMs",
+      count(d."viewedMs")::int AS "viewedDecisions"
+    FROM "Decision" d JOIN "ActionRevision" r ON r.id = d."revisionId" AND r."tenantId" = d."tenantId"
+    WHERE d."tenantId" = ${input.tenantId}::uuid AND d."createdAt" >= ${input.since}
+    GROUP BY d."reviewerId"
+    ORDER BY decisions DESC, d."reviewerId"
+    LIMIT 200`);
+}
