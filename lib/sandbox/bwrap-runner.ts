@@ -2,13 +2,15 @@
 // the container runner: no network, read-only /usr only, tmpfs /tmp, nobody, rlimits via prlimit,
 // whole sandbox killed at the deadline.
 import { execFile, spawn, type SpawnOptionsWithStdioTuple, type StdioPipe } from "node:child_process";
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { sandboxLimiter } from "./concurrency";
 import { leaseRunUid } from "./run-uid";
 import { OutputCollector } from "./output";
+import { ARTIFACT_MOUNT, artifactCaps, collectArtifactsFromDir, DATASET_MOUNT } from "./run-files";
 import { BWRAP_IMAGE_PREFIX, parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
-import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { SandboxUnavailableError, type CollectedArtifacts, type DatasetFile, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
 const SANDBOX_ENV: [string, string][] = [
@@ -51,8 +53,14 @@ export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): { bwrap: str
   return { bwrap, prlimit, python };
 }
 
-/** bwrap arguments: only /usr (read-only) and the merged-/usr links, nothing from /etc or /home. */
-export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
+/** Host folders of one run: its data sets (read-only inside) and its /mnt/out. */
+export type RunMounts = { data: string; out: string };
+
+/**
+ * bwrap arguments: only /usr (read-only) and the merged-/usr links, nothing from /etc or /home;
+ * with `mounts`, the run's data sets read-only at /mnt/data and its output folder at /mnt/out.
+ */
+export function bwrapArgs(spec: SandboxSpec, python: string, mounts?: RunMounts): string[] {
   const { uid, gid } = parseUser(spec.user);
   const args = [
     "--unshare-all", // user, ipc, pid, net, uts, cgroup namespaces: no network at all
@@ -86,6 +94,7 @@ export function bwrapArgs(spec: SandboxSpec, python: string): string[] {
     "--remount-ro", "/dev",
     "--size", String(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
     "--size", String(spec.tmpfsBytes), "--tmpfs", "/tmp",
+    ...(mounts ? ["--ro-bind", mounts.data, DATASET_MOUNT, "--bind", mounts.out, ARTIFACT_MOUNT] : []),
     "--remount-ro", "/",
     "--chdir", "/tmp",
   );
@@ -187,7 +196,15 @@ function runOnce(
       spawnOptions.uid = runUid.uid;
       spawnOptions.gid = gid;
     }
-    const child = spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks), tools.bwrap, ...bwrapArgs(spec, tools.python)], spawnOptions);
+    let folder: RunFolder;
+    try {
+      folder = prepareRunFolder(opts.datasets ?? [], runUid?.uid ?? null, gid);
+    } catch (err) {
+      runUid?.release();
+      reject(new SandboxUnavailableError(`could not prepare the run's /mnt/data and /mnt/out: ${(err as Error).message}`, { cause: err }));
+      return;
+    }
+    const child = spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks), tools.bwrap, ...bwrapArgs(spec, tools.python, folder)], spawnOptions);
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -222,6 +239,7 @@ function runOnce(
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup();
       runUid?.release();
+      folder.remove();
       reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
     });
 
@@ -234,9 +252,48 @@ function runOnce(
       output.end();
       const oomKilled = !timedOut && !aborted && code !== 0 && /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail);
       const killed = timedOut || aborted || signal !== null;
-      resolve(output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started }));
+      let artifacts: CollectedArtifacts;
+      try {
+        artifacts = collectArtifactsFromDir(folder.out, opts.artifactCaps ?? artifactCaps());
+      } catch (err) {
+        artifacts = { refused: `The files in ${ARTIFACT_MOUNT} could not be read (${(err as Error).message}), so none were kept.` };
+      } finally {
+        folder.remove();
+      }
+      const result = output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started });
+      resolve({ ...result, artifacts });
     });
   });
+}
+
+type RunFolder = RunMounts & { remove: () => void };
+
+/**
+ * A private host folder for one run: `data/` holds the data sets (root's, read-only, bound
+ * read-only) and `out/` is the run's /mnt/out, owned by the run's uid. Files written there are
+ * capped one by one by RLIMIT_FSIZE; the count and total are checked when collected.
+ */
+function prepareRunFolder(datasets: DatasetFile[], runUid: number | null, gid: number): RunFolder {
+  const root = mkdtempSync(path.join(os.tmpdir(), "countersign-run-"));
+  const remove = () => {
+    // data/ is read-only even for its owner; an unprivileged console must open it to delete it.
+    if (existsSync(path.join(root, "data"))) chmodSync(path.join(root, "data"), 0o755);
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    chmodSync(root, 0o711); // bwrap runs as the run's uid: it may pass through, not list
+    const data = path.join(root, "data");
+    const out = path.join(root, "out");
+    mkdirSync(data);
+    for (const file of datasets) writeFileSync(path.join(data, file.name), file.bytes, { mode: 0o444, flag: "wx" });
+    chmodSync(data, 0o555);
+    mkdirSync(out, { mode: 0o700 });
+    if (runUid !== null) chownSync(out, runUid, gid);
+    return { data, out, remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
 }
 
 function countTasksOfUid(uid: number): number {
