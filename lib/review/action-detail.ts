@@ -13,6 +13,8 @@ export type RevisionView = {
   code: string | null;
   language: string | null;
   sandboxSpec: JsonObject | null;
+  /** Code: the data sets it mounts at /mnt/data, with the SHA-256 and size the approval binds. */
+  datasets: { name: string; sha256: string; bytes: number }[];
   policyVersion: number;
   policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string };
   payloadHash: string;

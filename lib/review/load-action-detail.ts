@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { decodeStoredJson, decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
-import { toolArgsOf } from "@/lib/approvals/action-revision";
+import { datasetRefsOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
@@ -48,6 +48,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     code: r.code,
     language: r.language,
     sandboxSpec: (r.sandboxSpec as JsonObject | null) ?? null,
+    datasets: datasetRefsOf({ kind: action.kind, args: r.args as JsonObject | null }),
     policyVersion: r.policyVersion,
     policyDecision: (r.policyDecision as RevisionView["policyDecision"]) ?? {},
     payloadHash: r.payloadHash,
