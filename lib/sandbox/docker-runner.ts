@@ -120,6 +120,11 @@ export type DockerRunOptions = RunOptions & {
 
 export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerRunOptions = {}): Promise<SandboxRunResult> {
   if (spec.isolation !== "container") throw new Error(`runInDocker got a ${spec.isolation} spec`);
+  // Data sets go in through the container's API once the pool's hand-out point exists; until then
+  // code that names them is refused rather than run without its data.
+  if (opts.datasets?.length) {
+    throw new SandboxUnavailableError("the container sandbox cannot mount data sets yet; run with SANDBOX_MODE=bwrap to use /mnt/data");
+  }
   const docker = opts.docker ?? dockerClient();
   const release = await sandboxLimiter().acquire(opts.signal);
   try {
