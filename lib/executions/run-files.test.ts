@@ -9,6 +9,8 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { artifactResponse, safeDownloadName } from "@/lib/executions/artifact-response";
+import { findArtifact } from "@/lib/executions/find-artifact";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -71,6 +73,7 @@ describe.each(MODES)("files in and out (SANDBOX_MODE=%s)", (mode) => {
     // The reviewer saw which data set, its size and hash, before approving.
     const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
     expect(detail?.current.preview?.summary).toContain(`buckets-a (${ROWS_BYTES.length} bytes, sha256 ${ROWS_SHA.slice(0, 12)}`);
+    expect(detail?.current.datasets).toEqual([{ name: "buckets-a", sha256: ROWS_SHA, bytes: ROWS_BYTES.length }]);
 
     const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
     expect(done.result.stderr).toBe("");
@@ -125,6 +128,30 @@ describe.each(MODES)("files in and out (SANDBOX_MODE=%s)", (mode) => {
     expect(Buffer.from(stored[0].data).toString("hex")).toBe(PNG_HEX);
     expect(stored[0].sha256).toBe(createHash("sha256").update(Buffer.from(PNG_HEX, "hex")).digest("hex"));
     expect(stored.every((s) => s.tenantId === a.id)).toBe(true);
+
+    // The action page lists them (the image inline), served by the console's artifact route.
+    const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
+    expect(detail?.executions[0].artifacts.map((x) => [x.name, x.inline, x.sizeBytes])).toEqual([
+      ["chart.png", true, PNG_HEX.length / 2],
+      ["tables/stale.csv", false, "bucket,days\nlogs-2019,900\n".length],
+    ]);
+    const [png, csv] = stored;
+    const image = artifactResponse(await findArtifact(t.db, { tenantId: a.id, actionId: p.actionId, artifactId: png.id }));
+    expect(Buffer.from(await image.arrayBuffer()).toString("hex")).toBe(PNG_HEX);
+    expect(Object.fromEntries(image.headers)).toMatchObject({
+      "content-type": "image/png", "content-disposition": 'inline; filename="chart.png"', "x-content-type-options": "nosniff", "cache-control": "private, no-store",
+    });
+    const table = artifactResponse(await findArtifact(t.db, { tenantId: a.id, actionId: p.actionId, artifactId: csv.id }));
+    expect(table.headers.get("content-disposition")).toBe('attachment; filename="stale.csv"');
+    // Another tenant, another action, or an unknown id: the same not found.
+    for (const scope of [
+      { tenantId: b.id, actionId: p.actionId, artifactId: png.id },
+      { tenantId: a.id, actionId: crypto.randomUUID(), artifactId: png.id },
+      { tenantId: a.id, actionId: p.actionId, artifactId: crypto.randomUUID() },
+      { tenantId: a.id, actionId: p.actionId, artifactId: "not-a-uuid" },
+    ]) {
+      expect((await refusal(findArtifact(t.db, scope))).code).toBe("not_found");
+    }
   }, 60_000);
 
   it("more files than the cap: the run fails with a clear message and no artifact is kept", async () => {
@@ -150,4 +177,14 @@ describe.each(MODES)("files in and out (SANDBOX_MODE=%s)", (mode) => {
     expect(done.result.artifacts_refused).toContain("/mnt/out/secret is not a plain file");
     expect(await t.db.executionArtifact.count({ where: { executionId: done.executionId } })).toBe(0);
   }, 60_000);
+});
+
+describe("safeDownloadName", () => {
+  it("keeps the last path segment in letters, digits, dot, dash and underscore; never empty or hidden", () => {
+    expect(safeDownloadName("tables/stale.csv")).toBe("stale.csv");
+    expect(safeDownloadName('a"b\r\nSet-Cookie: x.txt')).toBe("a_b__Set-Cookie__x.txt");
+    expect(safeDownloadName("../..")).toBe("artifact");
+    expect(safeDownloadName(".bashrc")).toBe("bashrc");
+    expect(safeDownloadName("résumé.pdf")).toBe("r_sum_.pdf");
+  });
 });

@@ -1,3 +1,4 @@
+import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
@@ -62,6 +63,8 @@ export type ExecutionView = {
   error: string | null;
   result: JsonValue | null;
   startedAt: string;
+  /** Files the run left in /mnt/out. */
+  artifacts: ArtifactView[];
 };
 
 /** What this viewer may do here, and if not, why (in words). The server re-checks everything. */

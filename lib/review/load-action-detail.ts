@@ -8,6 +8,7 @@ import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
+import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
@@ -28,7 +29,11 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       revisions: { where: { tenantId: viewer.tenantId }, orderBy: { revision: "desc" } },
       decisions: { where: { tenantId: viewer.tenantId }, orderBy: { createdAt: "asc" } },
       snapshots: { where: { tenantId: viewer.tenantId }, orderBy: { takenAt: "desc" } },
-      executions: { where: { tenantId: viewer.tenantId }, orderBy: { startedAt: "desc" } },
+      executions: {
+        where: { tenantId: viewer.tenantId },
+        orderBy: { startedAt: "desc" },
+        include: { artifacts: { where: { tenantId: viewer.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING } },
+      },
     },
   });
   if (!action) return null;
@@ -105,6 +110,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
       stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
       truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: decodeStoredJson(e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
+      artifacts: e.artifacts.map((a) => artifactViewOf(action.id, a)),
     })),
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,
