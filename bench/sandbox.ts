@@ -1,8 +1,12 @@
 // Sandbox latency: time to first output byte and to completion for a trivial snippet, per
-// runner, next to `python3 -c` on the host measured in the same run.
+// runner, next to `python3 -c` on the host measured in the same run. "pooled" Docker takes a
+// container from a warm pool that is full before each run (the steady state of an approval
+// console, where runs are seconds apart); "cold" creates and starts one per run.
 //   npx tsx bench/sandbox.ts [runs=20]
 import { spawn } from "node:child_process";
 import { bwrapImage, probeBwrap, runInBwrap } from "../lib/sandbox/bwrap-runner";
+import { ContainerPool } from "../lib/sandbox/container-pool";
+import { settleSandboxRemovals } from "../lib/sandbox/docker-container";
 import { dockerClient, resolveSandboxImageId, runInDocker } from "../lib/sandbox/docker-runner";
 import { buildSpec, defaultLimits, type SandboxSpec } from "../lib/sandbox/spec";
 import type { SandboxRunResult } from "../lib/sandbox/types";
@@ -41,10 +45,15 @@ async function sandboxed(run: () => Promise<SandboxRunResult>): Promise<Sample> 
   return { firstMs: result.firstOutputMs ?? -1, totalMs };
 }
 
-async function measure(name: string, once: () => Promise<Sample>): Promise<{ name: string; samples: Sample[] }> {
+/** `before` runs ahead of each sample, untimed (e.g. waiting for the pool to be full again). */
+async function measure(name: string, once: () => Promise<Sample>, before: () => Promise<void> = async () => {}): Promise<{ name: string; samples: Sample[] }> {
+  await before();
   await once(); // warm-up (parser/image caches, first connection)
   const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await once());
+  for (let i = 0; i < RUNS; i++) {
+    await before();
+    samples.push(await once());
+  }
   return { name, samples };
 }
 
@@ -64,7 +73,16 @@ async function main(): Promise<void> {
   }
   if (dockerSpec) {
     const spec = dockerSpec;
-    rows.push(await measure("docker runner", () => sandboxed(() => runInDocker(spec, SNIPPET))));
+    const pool = new ContainerPool({ size: 2 });
+    // Before each pooled sample: the pool is full and the last run's container is removed, so
+    // neither the refill nor the removal runs during the measurement.
+    const settled = async () => {
+      await pool.whenFull(spec);
+      await settleSandboxRemovals();
+    };
+    rows.push(await measure("docker, pooled", () => sandboxed(() => runInDocker(spec, SNIPPET, { pool })), settled));
+    await pool.drain();
+    rows.push(await measure("docker, cold", () => sandboxed(() => runInDocker(spec, SNIPPET, { pool: null })), settleSandboxRemovals));
   }
 
   const bwrapSpec = buildSpec("namespace", bwrapImage(), limits);

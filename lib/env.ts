@@ -144,6 +144,7 @@ export const ENVIRONMENT = {
   SANDBOX_ARTIFACT_MAX_COUNT: declare("Sandbox", opt(int(1, 256)), "Most files a run may leave in /mnt/out to come back as artifacts; more and none are kept.", { shownDefault: "16" }),
   SANDBOX_ARTIFACT_MAX_MB: declare("Sandbox", opt(int(1, 1024)), "Largest total size of a run's artifacts (/mnt/out); more and none are kept.", { shownDefault: "8" }),
   SANDBOX_CONCURRENCY: declare("Sandbox", opt(int(1, 64)), "Runs at once per process; more wait their turn.", { shownDefault: "2" }),
+  SANDBOX_POOL_SIZE: declare("Sandbox", opt(int(0, 32)), "Docker containers kept created and started ahead of need (each serves one run, then is destroyed; idle ones are removed after 5 minutes); 0 turns the warm pool off.", { shownDefault: "2" }),
   SANDBOX_BWRAP_PYTHON: declare("Sandbox", opt(z.string().startsWith("/", "an absolute path")), "The python3 bubblewrap runs.", { shownDefault: "`/usr/bin/python3`" }),
   TREE_SITTER_WASM_DIR: declare("Sandbox", opt(z.string().min(1)), "Where the pre-scan's tree-sitter WebAssembly files are.", { shownDefault: "the `@vscode/tree-sitter-wasm` package" }),
 

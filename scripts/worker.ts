@@ -7,6 +7,7 @@ import { createDb } from "@/lib/db/client";
 import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
 import { auditKeyProblem } from "@/lib/audit/audit-keys";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
+import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
@@ -31,6 +32,7 @@ if (keyProblem) {
 }
 // Sandbox containers whose supervising process is gone (a crash mid-run) are removed at start-up.
 void sweepSandboxContainers().catch(() => 0);
+startSandboxPool(); // when SANDBOX_POOL_SIZE > 0: Docker runs take a warm container
 const model = configuredModel();
 const workerId = newWorkerId();
 const controller = new AbortController();
@@ -38,4 +40,5 @@ process.on("SIGINT", () => controller.abort());
 process.on("SIGTERM", () => controller.abort());
 console.log(`${workerId} running with the ${model.id === "offline" ? "offline planner" : `providers ${model.id}`}`);
 await runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) });
+await stopSandboxPool().catch(() => {});
 await db.$disconnect();

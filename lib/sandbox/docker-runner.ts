@@ -1,9 +1,10 @@
 // Runs Python in a throw-away Docker container (SPEC "Sandbox"). dockerode honours DOCKER_HOST, so
-// the daemon may be remote. Every container is used once and force-removed in a `finally`.
+// the daemon may be remote. Every container serves one run and is force-removed after it; with a
+// warm pool (container-pool.ts) it was created and started ahead of need.
 import Docker from "dockerode";
-import { PassThrough } from "node:stream";
 import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
+import { delay, POOLED_WRAPPER, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
 import { OutputCollector } from "./output";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
@@ -112,9 +113,43 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
   };
 }
 
+/**
+ * The create options of a pooled container: the cold run's options exactly, except that the main
+ * process first waits on stdin for a go line (POOLED_WRAPPER) and then execs the cold command, so
+ * the container can be created and started long before its run and the time limit still starts
+ * with the code.
+ */
+export function pooledContainerOptions(spec: SandboxSpec, runUid: number): Docker.ContainerCreateOptions {
+  const options = containerOptions(spec, runUid);
+  return { ...options, Cmd: ["/bin/sh", "-c", POOLED_WRAPPER, "sh", ...(options.Cmd as string[])] };
+}
+
+/** What runInDocker needs from a warm pool (container-pool.ts implements it). */
+export type WarmContainerSource = {
+  readonly docker: Docker;
+  /** A started container for exactly this spec, never used before, or null (then the run goes cold). */
+  take(spec: SandboxSpec): ReadyContainer | null;
+  /** A container it handed out was dead before its code started; the run went cold. */
+  reportStale(ready: ReadyContainer): void;
+};
+
+let warmPool: WarmContainerSource | null = null;
+
+/** The pool runs take containers from (worker start-up sets it when SANDBOX_POOL_SIZE > 0). */
+export function setWarmPool(pool: WarmContainerSource | null): void {
+  warmPool = pool;
+}
+
 export type DockerRunOptions = RunOptions & {
   docker?: Docker;
-  /** Called once the container runs (tests inspect its applied configuration here). */
+  /** Where to take a warm container from; default the one set by setWarmPool, null for none. */
+  pool?: WarmContainerSource | null;
+  /**
+   * Called with the started container before its program is written (the code has not started;
+   * its time limit has not begun): the place to hand the container anything it needs first.
+   */
+  beforeCode?: (ready: ReadyContainer) => void | Promise<void>;
+  /** Called once the code runs (tests inspect the container's applied configuration here). */
   onContainer?: (container: Docker.Container) => void | Promise<void>;
 };
 
@@ -136,89 +171,97 @@ export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerR
 
 async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: DockerRunOptions): Promise<SandboxRunResult> {
   const started = performance.now();
-  const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
-  let container: Docker.Container | null = null;
-  let timedOut = false;
-  let aborted = false;
-  let timer: NodeJS.Timeout | null = null;
-  let onAbort: (() => void) | null = null;
+  const pool = opts.pool === undefined ? warmPool : opts.pool;
+  const warm = pool && pool.docker === docker ? pool.take(spec) : null;
+  if (pool && warm) {
+    const result = await runIn(warm, spec, code, opts, started);
+    if (result !== STALE) return result;
+    // Its code never started (the container or its daemon was gone): a fresh container runs it.
+    pool.reportStale(warm);
+  }
+  if (opts.signal?.aborted) return abortedResult(started);
+  const result = await runIn(await startCold(docker, spec), spec, code, opts, started);
+  if (result === STALE) throw new Error("a cold container cannot be stale");
+  return result;
+}
+
+async function startCold(docker: Docker, spec: SandboxSpec): Promise<ReadyContainer> {
   const runUid = leaseRunUid();
-
   try {
-    try {
-      container = await docker.createContainer(containerOptions(spec, runUid.uid));
-    } catch (err) {
-      throw new SandboxUnavailableError(`could not create sandbox container: ${errorMessage(err)}`, { cause: err });
-    }
-    const running = container;
-
-    // Attach before start so no early output is lost and stdin is connected when python reads it.
-    const stream = (await running.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
-    stderr.on("data", (chunk: Buffer) => output.push("stderr", chunk));
-    docker.modem.demuxStream(stream, stdout, stderr);
-    const streamClosed = new Promise<void>((resolve) => {
-      stream.once("end", resolve);
-      stream.once("close", resolve);
-      stream.once("error", () => resolve());
-    });
-
-    const kill = (reason: "timeout" | "abort") => {
-      if (reason === "timeout") timedOut = true;
-      else aborted = true;
-      running.kill({ signal: "SIGKILL" }).catch(() => {
-        // Already gone; the finally block removes it either way.
-      });
-    };
-    timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
-    if (opts.signal) {
-      onAbort = () => kill("abort");
-      if (opts.signal.aborted) aborted = true;
-      else opts.signal.addEventListener("abort", onAbort, { once: true });
-    }
-    if (aborted) throw new AbortedBeforeStart();
-
-    const exited = running.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
-    await running.start();
-    stream.end(code); // code on stdin, then EOF; it is never written to the image or a mount
-    if (opts.onContainer) await opts.onContainer(running);
-
-    const { StatusCode } = await exited;
-    if (timer) clearTimeout(timer);
-    // The exit may be reported before the last bytes arrive through the attach stream.
-    await Promise.race([streamClosed, delay(2000)]);
-    output.end();
-
-    const oomKilled = await wasOomKilled(running, StatusCode === 137 && !timedOut && !aborted);
-    const killed = timedOut || aborted || oomKilled;
-    return output.result({ isolation: "container", exitCode: killed ? null : StatusCode, timedOut, oomKilled, aborted, startedAt: started });
+    return await startContainer(docker, containerOptions(spec, runUid.uid), { uid: runUid.uid, releaseUid: runUid.release, pooled: false });
   } catch (err) {
-    if (err instanceof AbortedBeforeStart) {
-      return {
-        isolation: "container",
-        exitCode: null,
-        timedOut: false,
-        oomKilled: false,
-        aborted: true,
-        truncated: false,
-        stdout: "",
-        stderr: "",
-        durationMs: Math.round(performance.now() - started),
-        firstOutputMs: null,
-      };
-    }
-    throw err;
-  } finally {
-    if (timer) clearTimeout(timer);
-    if (onAbort) opts.signal?.removeEventListener("abort", onAbort);
-    if (container) await removeContainer(container);
-    runUid.release(); // its processes went with the container
+    // Say which it is when the daemon is gone or the approved image is missing.
+    await assertDockerReady(spec.image, docker);
+    throw new SandboxUnavailableError(`could not start a sandbox container: ${errorMessage(err)}`, { cause: err });
   }
 }
 
-class AbortedBeforeStart extends Error {}
+const STALE = Symbol("stale");
+
+/** Runs the code in a started container; STALE when a pooled container turns out dead before its code started. */
+async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opts: DockerRunOptions, started: number): Promise<SandboxRunResult | typeof STALE> {
+  const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
+  ready.setSink((stream, chunk) => output.push(stream, chunk));
+  let timedOut = false;
+  let aborted = false;
+  const kill = (reason: "timeout" | "abort") => {
+    if (reason === "timeout") timedOut = true;
+    else aborted = true;
+    ready.container.kill({ signal: "SIGKILL" }).catch(() => {
+      // Already gone; it is removed below either way.
+    });
+  };
+  let timer: NodeJS.Timeout | null = null;
+  const onAbort = () => kill("abort");
+  try {
+    if (opts.signal?.aborted) return abortedResult(started);
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.beforeCode) await opts.beforeCode(ready);
+    if (aborted) return abortedResult(started);
+    timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
+    ready.sendCode(code);
+    if (opts.onContainer) await opts.onContainer(ready.container);
+
+    let status: number;
+    try {
+      status = (await ready.exited).StatusCode;
+    } catch (err) {
+      if (!ready.codeStarted()) return STALE;
+      throw new SandboxUnavailableError(`lost the Docker daemon during the run: ${errorMessage(err)}`, { cause: err });
+    }
+    clearTimeout(timer);
+    // The exit may be reported before the last bytes arrive through the attach stream.
+    await Promise.race([ready.streamClosed, delay(2000)]);
+    if (!ready.codeStarted()) return STALE;
+    output.end();
+
+    // A clean exit needs no inspect; anything else may be the OOM killer's doing.
+    const oomKilled = status !== 0 && (await wasOomKilled(ready.container, status === 137 && !timedOut && !aborted));
+    const killed = timedOut || aborted || oomKilled;
+    return output.result({ isolation: "container", exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
+  } finally {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    // Removed after the result is reported, not before: its processes went with its main process
+    // (PID namespace); settleSandboxRemovals waits for the removal.
+    void ready.dispose();
+  }
+}
+
+function abortedResult(started: number): SandboxRunResult {
+  return {
+    isolation: "container",
+    exitCode: null,
+    timedOut: false,
+    oomKilled: false,
+    aborted: true,
+    truncated: false,
+    stdout: "",
+    stderr: "",
+    durationMs: Math.round(performance.now() - started),
+    firstOutputMs: null,
+  };
+}
 
 /**
  * Docker's OOMKilled flag. The OOM killer hits the code under `timeout`, not the container's first
@@ -227,28 +270,13 @@ class AbortedBeforeStart extends Error {}
  */
 async function wasOomKilled(container: Docker.Container, unexplainedKill: boolean): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
-    if ((await container.inspect()).State.OOMKilled === true) return true;
+    try {
+      if ((await container.inspect()).State.OOMKilled === true) return true;
+    } catch {
+      return false; // gone already: nothing says it was the OOM killer
+    }
     if (!unexplainedKill || attempt === 10) return false;
     await delay(100);
-  }
-}
-
-async function removeContainer(container: Docker.Container): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await container.remove({ force: true, v: true });
-      return;
-    } catch (err) {
-      const status = (err as { statusCode?: number }).statusCode;
-      if (status === 404) return; // already gone
-      if (status === 409) {
-        // "removal already in progress"
-        await delay(100);
-        continue;
-      }
-      if (attempt === 2) console.error(`sandbox: could not remove container ${container.id}:`, err);
-      await delay(200);
-    }
   }
 }
 
@@ -268,10 +296,6 @@ export async function sweepSandboxContainers(olderThanMs = 15 * 60_000, docker: 
     removed++;
   }
   return removed;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function errorMessage(err: unknown): string {

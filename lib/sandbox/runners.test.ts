@@ -7,10 +7,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
 import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SANDBOX_LABEL, sandboxImageTag, sweepSandboxContainers } from "./docker-runner";
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
+import { ContainerPool } from "./container-pool";
+import { settleSandboxRemovals } from "./docker-container";
 import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
@@ -32,7 +34,7 @@ type Runner = {
   available: boolean;
   reason: string;
   spec: SandboxSpec | null;
-  run: (spec: SandboxSpec, code: string, opts?: RunOptions & { onContainer?: (c: Docker.Container) => void | Promise<void> }) => Promise<SandboxRunResult>;
+  run: (spec: SandboxSpec, code: string, opts?: RunOptions & { onContainer?: (c: Docker.Container) => void | Promise<void>; pool?: ContainerPool }) => Promise<SandboxRunResult>;
 };
 
 // Other test files run sandboxes at the same time (vitest runs files in parallel), so the
@@ -75,7 +77,27 @@ async function bwrapRunner(): Promise<Runner> {
   }
 }
 
-const runners = [await dockerRunner(), await bwrapRunner()];
+// The same probes through the warm pool: every run gets a container created ahead of need for its
+// exact spec (the pool is full before each run), so the pooled path is held to the same bar.
+const warmPool = new ContainerPool({ size: 1 });
+
+async function pooledDockerRunner(): Promise<Runner> {
+  const docker = await dockerRunner();
+  return {
+    ...docker,
+    name: "docker (warm pool)",
+    run: async (spec, code, opts = {}) => {
+      // Not while a caller's abort timer runs (the wait would count against it): that run may go cold.
+      if (!opts.signal) await warmPool.whenFull(spec);
+      const handedOut = warmPool.stats().handedOut;
+      const result = await docker.run(spec, code, { ...opts, pool: warmPool });
+      if (!opts.signal) expect(warmPool.stats().handedOut).toBeGreaterThan(handedOut); // it ran in a pooled container
+      return result;
+    },
+  };
+}
+
+const runners = [await dockerRunner(), await pooledDockerRunner(), await bwrapRunner()];
 
 const HOST_SECRET = `ct-secret-${Math.random().toString(36).slice(2)}`;
 process.env.SECRET_TOKEN = HOST_SECRET;
@@ -138,9 +160,16 @@ describe.each(runners)("$name sandbox", (runner) => {
       writeFileSync(plantedFile, plantedSecret, { mode: 0o644 });
     });
 
+    // Timed tests measure from the call: the pool is full for the file's spec before each test.
+    beforeEach(async () => {
+      if (runner.name === "docker (warm pool)") await warmPool.whenFull(spec);
+    });
+
     afterAll(async () => {
       rmSync(plantedDir, { recursive: true, force: true });
-      if (runner.name === "docker") {
+      if (runner.name.startsWith("docker")) {
+        if (runner.name === "docker (warm pool)") await warmPool.drain();
+        await settleSandboxRemovals(); // runs report before their container is removed
         const left = await dockerClient().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
         expect(ourContainers.size).toBeGreaterThan(0);
         expect(left.filter((c) => ourContainers.has(c.Id))).toEqual([]);

@@ -1,7 +1,7 @@
 // Chooses the sandbox and dispatches runs. Invariant 7: code never runs outside a sandbox — when
 // none is available, runs are refused with a reason; there is no host fallback.
 import { assertBwrapReady, bwrapImage, probeBwrap, runInBwrap } from "./bwrap-runner";
-import { assertDockerReady, dockerClient, resolveSandboxImageId, runInDocker, sandboxImageTag, type DockerRunOptions } from "./docker-runner";
+import { dockerClient, resolveSandboxImageId, runInDocker, sandboxImageTag, type DockerRunOptions } from "./docker-runner";
 import { buildSpec, defaultLimits, parseSandboxSpec, type SandboxIsolation, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
 import { EnvError, processEnv, readEnv } from "@/lib/env";
@@ -129,7 +129,7 @@ export async function runInSandbox(spec: SandboxSpec, code: string, opts: Sandbo
   if (mode === "none") throw new SandboxUnavailableError("sandbox disabled by SANDBOX_MODE=none");
   if (checked.isolation === "container") {
     if (mode === "bwrap") throw new SandboxUnavailableError("container sandbox disabled by SANDBOX_MODE=bwrap");
-    await assertDockerReady(checked.image);
+    // No ping/inspect first: a pooled container needs none, and a cold start that fails says why.
     return runInDocker(checked, code, opts);
   }
   if (mode === "docker") throw new SandboxUnavailableError("namespace sandbox disabled by SANDBOX_MODE=docker");

@@ -1,6 +1,7 @@
 import { configuredModel } from "@/lib/agent/providers";
 import { getDb } from "@/lib/db/client";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
+import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 
 const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
@@ -12,6 +13,10 @@ export function startInProcessWorker(): void {
   globalForWorker.countersignWorker = controller;
   const model = configuredModel();
   void sweepSandboxContainers().catch(() => 0);
+  startSandboxPool(); // when SANDBOX_POOL_SIZE > 0: Docker runs take a warm container
   void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
-  process.once("SIGTERM", () => controller.abort());
+  process.once("SIGTERM", () => {
+    controller.abort();
+    void stopSandboxPool().catch(() => {}); // what a hard exit leaves, the next start-up sweep removes
+  });
 }
