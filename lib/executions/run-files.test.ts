@@ -11,6 +11,9 @@ import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { artifactResponse, safeDownloadName } from "@/lib/executions/artifact-response";
 import { findArtifact } from "@/lib/executions/find-artifact";
+import { ContainerPool } from "@/lib/sandbox/container-pool";
+import { setWarmPool } from "@/lib/sandbox/docker-runner";
+import { parseSandboxSpec } from "@/lib/sandbox/spec";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -37,20 +40,35 @@ async function approvedRun(tenant: TestTenant, code: string, datasets?: string[]
   });
   if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}: ${"reason" in p ? p.reason : ""}`);
   await decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: tenant.users.reviewer.member });
+  if (pool) {
+    // The run takes a container the pool made ahead of need for exactly this spec.
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId, status: "current" } });
+    await pool.whenFull(parseSandboxSpec(revision.sandboxSpec));
+  }
   return p;
 }
 
-// The container runner's /mnt/data and /mnt/out land with the warm pool's hand-out point (h-pool);
-// add "docker" here then.
-const MODES = (process.env.SANDBOX_FILES_TEST_MODES ?? "bwrap").split(",");
+// Every OS sandbox: bubblewrap (host folders) and Docker, cold and from the warm pool (tmpfs
+// mounts filled and read by execs).
+const MODES = (process.env.SANDBOX_FILES_TEST_MODES ?? "bwrap,docker,docker-pooled").split(",");
+let pool: ContainerPool | null = null;
 
-describe.each(MODES)("files in and out (SANDBOX_MODE=%s)", (mode) => {
+describe.each(MODES)("files in and out (%s)", (mode) => {
   let previousMode: string | undefined;
   beforeAll(() => {
     previousMode = process.env.SANDBOX_MODE;
-    process.env.SANDBOX_MODE = mode;
+    process.env.SANDBOX_MODE = mode === "docker-pooled" ? "docker" : mode;
+    if (mode === "docker-pooled") {
+      pool = new ContainerPool({ size: 1 });
+      setWarmPool(pool);
+    }
   });
-  afterAll(() => {
+  afterAll(async () => {
+    if (pool) {
+      setWarmPool(null);
+      await pool.drain();
+      pool = null;
+    }
     if (previousMode === undefined) delete process.env.SANDBOX_MODE;
     else process.env.SANDBOX_MODE = previousMode;
     delete process.env.SANDBOX_ARTIFACT_MAX_COUNT;
@@ -119,8 +137,10 @@ describe.each(MODES)("files in and out (SANDBOX_MODE=%s)", (mode) => {
       "open('/mnt/out/tables/stale.csv', 'w').write('bucket,days\\nlogs-2019,900\\n')",
     ].join("\n");
     const p = await approvedRun(a, code);
+    const handedOut = pool?.stats().handedOut ?? 0;
     const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
     expect(done.state).toBe("succeeded");
+    if (pool) expect(pool.stats().handedOut).toBe(handedOut + 1);
     const listed = done.result.artifacts as { name: string; content_type: string; size_bytes: number; sha256: string }[];
     expect(listed.map((x) => [x.name, x.content_type])).toEqual([["chart.png", "image/png"], ["tables/stale.csv", "text/csv"]]);
     const stored = await t.db.executionArtifact.findMany({ where: { executionId: done.executionId }, orderBy: { name: "asc" } });

@@ -129,7 +129,8 @@ export function parseArtifactsTar(archive: Buffer, caps: ArtifactCaps): Collecte
     if (files.length > caps.maxCount) return { refused: tooManyFiles(caps) };
     if (total > caps.maxTotalBytes) return { refused: tooManyBytes(caps) };
   }
-  return { files };
+  // In name order, as collectArtifactsFromDir gives them (tar follows the directory's order).
+  return { files: files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0)) };
 }
 
 /** A ustar archive of the data sets for `tar -x` in the container: root-owned, read-only files. */

@@ -13,6 +13,8 @@ import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SAN
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { ContainerPool } from "./container-pool";
 import { settleSandboxRemovals } from "./docker-container";
+import { filesTmpfs } from "./docker-files";
+import { artifactCaps } from "./run-files";
 import { RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
 import type { RunOptions, SandboxRunResult } from "./types";
@@ -255,7 +257,7 @@ describe.each(runners)("$name sandbox", (runner) => {
         const h = i.HostConfig;
         expect(h.NetworkMode).toBe("none");
         expect(h.ReadonlyRootfs).toBe(true);
-        expect(h.Tmpfs).toEqual({ "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` });
+        expect(h.Tmpfs).toEqual({ "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}`, ...filesTmpfs(artifactCaps()) });
         expect(h.CapDrop).toEqual(["ALL"]);
         expect(h.CapAdd ?? null).toBeNull();
         expect(h.Privileged).toBe(false);
