@@ -227,7 +227,8 @@ describe.each(runners)("$name sandbox", (runner) => {
           stream.on("data", () => {});
           const exited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
           await container.start();
-          stream.end("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
+          // The first line is the run's marker (docker-files.ts), the rest the code.
+          stream.end("marker\nimport signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
           const { StatusCode } = await exited;
           expect(StatusCode).toBe(137); // SIGKILL at the limit (plus grace), from inside the container
         } finally {
