@@ -5,7 +5,9 @@ import { isolationLabel } from "@/lib/sandbox/isolation-label";
 import { PageHeader } from "@/components/shell/page-header";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { TimeLeft } from "@/components/ui/time";
+import { ArtifactList } from "@/components/actions/artifact-list";
 import { CodeView, LineDiff } from "@/components/actions/code-view";
+import { DatasetList } from "@/components/actions/dataset-list";
 import { DecisionPanel } from "@/components/actions/decision-panel";
 import { EditArgs } from "@/components/actions/edit-args";
 import { FieldDiff } from "@/components/actions/field-diff";
@@ -106,6 +108,12 @@ export function ActionView({ action }: { action: ActionDetail }) {
             </Section>
           )}
 
+          {current.datasets.length > 0 && (
+            <Section title={`Data sets it reads (${current.datasets.length})`} id="datasets" aside={<span className="text-xs text-slate-600">read-only at /mnt/data · their hashes are part of the payload hash</span>}>
+              <DatasetList datasets={current.datasets} />
+            </Section>
+          )}
+
           {previous && current.diff && (
             <Section title={stateChangeRevision ? `Why revision ${current.revision} exists: the state changed` : `Changes from revision ${previous.revision}`} id="diff" aside={<span className="text-xs text-slate-600">{current.origin}</span>}>
               <FieldDiff changes={current.diff.fields} caption={`Changes from revision ${previous.revision} to ${current.revision}`} />
@@ -140,6 +148,7 @@ export function ActionView({ action }: { action: ActionDetail }) {
                     {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{visibleText(e.stdout)}</pre>}
                     {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{visibleText(e.stderr)}</pre>}
                     {!e.stdout && !e.stderr && e.result !== null && <JsonBlock value={e.result} label="Result" />}
+                    <ArtifactList artifacts={e.artifacts} />
                   </li>
                 ))}
               </ul>

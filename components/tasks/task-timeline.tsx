@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { ArtifactList } from "@/components/actions/artifact-list";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { formatUtc } from "@/components/ui/format";
 import type { GateOutcome } from "@/lib/agent/gate-outcome";
@@ -80,6 +81,7 @@ function ExecutionView({ execution, kind }: { execution: TimelineExecution; kind
         </>
       )}
       {execution.error && <PlainText className="text-sm text-red-800" text={`Error: ${execution.error}`} />}
+      <ArtifactList artifacts={execution.artifacts} />
     </div>
   );
 }

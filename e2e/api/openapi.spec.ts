@@ -6,6 +6,7 @@ const EXPECTED = [
   "GET /api/v1/actions/{id}/decision",
   "POST /api/v1/actions/{id}/execute",
   "POST /api/v1/actions/{id}/cancel",
+  "GET /api/v1/actions/{id}/artifacts/{artifactId}",
   "GET /api/v1/openapi.json",
   "GET /api/v1/audit/checkpoint",
   "GET /api/v1/audit/proofs/inclusion",

@@ -158,6 +158,27 @@ export const API_ROUTES = {
       423: { description: `${AGENTS_PAUSED_423} The approval stays unused.` },
     },
   }),
+  getArtifact: defineRoute({
+    operationId: "getArtifact",
+    method: "GET",
+    path: "/api/v1/actions/{id}/artifacts/{artifactId}",
+    summary: "Download a file a code run left in /mnt/out",
+    description:
+      "The execution's `result.artifacts` lists them (`id`, `name`, `content_type`, `size_bytes`, `sha256`). The bytes come as stored, with that Content-Type: PNG, JPEG, GIF and WebP images `inline`, everything else as an `attachment`; never cached (`Cache-Control: private, no-store`, `X-Content-Type-Options: nosniff`).",
+    responses: {
+      200: {
+        description: "The file's bytes.",
+        contentType: "application/octet-stream",
+        headers: {
+          "Content-Disposition": { description: "`inline` for raster images, otherwise `attachment`, with a safe file name.", type: "string" },
+          ETag: { description: "The file's SHA-256 (as in result.artifacts), quoted.", type: "string" },
+        },
+      },
+      401: ERR[401],
+      404: { description: "No such artifact of an action of this key (unknown ids, another action's and other tenants' artifacts look the same)." },
+      429: ERR[429],
+    },
+  }),
   cancelAction: defineRoute({
     operationId: "cancelAction",
     method: "POST",

@@ -23,6 +23,9 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
   if (route.path.includes("{id}")) {
     parameters.push({ name: "id", in: "path", required: true, description: "The action id.", schema: { type: "string", format: "uuid" } });
   }
+  if (route.path.includes("{artifactId}")) {
+    parameters.push({ name: "artifactId", in: "path", required: true, description: "The artifact id (from the execution's result.artifacts).", schema: { type: "string", format: "uuid" } });
+  }
   if (route.query) {
     const query = toSchema(route.query, "input", components) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, schema] of Object.entries(query.properties ?? {})) {
@@ -37,6 +40,7 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
     const code = Number(status);
     const content: JsonSchema = {};
     if (spec.schema) content["application/json"] = { schema: toSchema(spec.schema, "output", components) };
+    else if (spec.contentType) content[spec.contentType] = { schema: { type: "string", contentMediaType: spec.contentType } };
     else if (code >= 400) content["application/json"] = { schema: ERROR_REF };
     if (route.operationId === "executeAction" && code === 200) {
       // A stream of events, one JSON object per line: OpenAPI 3.2's `itemSchema` says what each

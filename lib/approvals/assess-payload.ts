@@ -6,12 +6,14 @@ import type { Policy } from "@/lib/policy/policy-document";
 import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
 import type { ToolDefinition, ToolPreview } from "@/lib/tools/tool";
 import type { ActivePolicy } from "@/lib/approvals/active-policy";
-import { payloadColumns } from "@/lib/approvals/action-revision";
+import { parseDatasetRefs, payloadColumns, type DatasetRef } from "@/lib/approvals/action-revision";
 
 /** What the pooled judgement found (risk, verdict, hash), with what was read for it. */
 export type Assessment = Judgement & {
   snapshot: JsonObject | null;
   preview: ToolPreview;
+  /** Code: the data sets it mounts, with the hashes of their bytes as read now (hashed with the payload). */
+  datasets: DatasetRef[];
 };
 
 export type AssessInput = {
@@ -71,6 +73,8 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
 
   const snapshot = await tool.snapshot({ q, tenantId: input.tenantId }, args);
   const preview = tool.preview(args, snapshot);
+  // A code tool's snapshot lists the data sets it mounts, as read now.
+  const datasets = tool.kind === "code" ? parseDatasetRefs(snapshot?.datasets) : [];
   const { amountThresholdMinor: _threshold, ...policyFacts } = tool.policyContext?.(args, snapshot) ?? {};
   const judged = await runCompute(
     "judgePayload",
@@ -102,12 +106,12 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
       },
       refusal,
       payload: {
-        tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args),
+        tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args, datasets),
         sandboxSpec, revision: input.revision, policyVersion: policy.version,
       },
       gvisor,
     },
     { what: tool.kind === "code" ? "code" : "payload" },
   );
-  return { snapshot, preview, ...judged };
+  return { snapshot, preview, datasets, ...judged };
 }

@@ -30,6 +30,10 @@ export type NextRevisionInput = {
 
 export type NextRevision = { revision: number; payloadHash: string; status: "pending" | "denied" | "approved"; expiresAt: Date | null };
 
+function namesOf(datasets: unknown): string {
+  return Array.isArray(datasets) ? datasets.join(", ") : "";
+}
+
 /** How long an action the policy allows outright may wait to be executed. */
 export const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
 
@@ -51,12 +55,15 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   const { decision, hash } = assessment;
   const revision = action.currentRevision + 1;
   const isCode = tool.kind === "code";
-  const columns = payloadColumns(tool.kind, input.args);
+  const columns = payloadColumns(tool.kind, input.args, assessment.datasets);
   const previousArgs = toolArgsOf(action);
   const diff: PayloadDiff = {
     fields: input.snapshotChange
       ? diffFields(input.snapshotChange.before, input.snapshotChange.after).map((c) => ({ ...c, path: `snapshot.${c.path}` }))
-      : diffFields(isCode ? { language: previousArgs.language } : previousArgs, isCode ? { language: input.args.language ?? "python" } : input.args),
+      : diffFields(
+          isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
+          isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
+        ),
     ...(isCode ? { code: diffCode(String(previousArgs.code ?? ""), String(input.args.code ?? "")) } : {}),
   };
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";

@@ -16,7 +16,8 @@ import { renewExecutionLease } from "@/lib/db/statements/renew-execution-lease";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
-import { revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { datasetRefsOf, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { insertExecutionArtifact } from "@/lib/db/statements/insert-execution-artifact";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
@@ -300,6 +301,7 @@ async function deliver(db: Db, claimed: Claimed, applied: JsonObject, input: Exe
     outcome = await tool.deliver(
       {
         q: db, tenantId: action.tenantId, idempotencyKey: claimed.idempotencyKey, sandboxSpec: action.sandboxSpec, applied,
+        approvedDatasets: datasetRefsOf(action),
         onOutput: (stream, text) => {
           live.push(stream, text);
           input.onOutput?.(stream, text);
@@ -316,9 +318,42 @@ async function deliver(db: Db, claimed: Claimed, applied: JsonObject, input: Exe
     input.signal?.removeEventListener("abort", onCallerGone);
     await live.stop();
   }
-  const recorded = await record(db, claimed, outcome, Math.round(performance.now() - started), input.actor);
+  const durationMs = Math.round(performance.now() - started);
+  const recorded = outcome.artifacts?.length
+    ? await recordWithArtifacts(db, claimed, outcome, durationMs, input.actor)
+    : await record(db, claimed, outcome, durationMs, input.actor);
   void requestSeal(db, action.tenantId);
   return recorded;
+}
+
+/**
+ * The record and the files the run left, in one transaction: all of them with the record, or —
+ * when this delivery lost its lease and recovery recorded the execution first — none.
+ */
+async function recordWithArtifacts(
+  db: Db,
+  claimed: Claimed,
+  outcome: ToolOutcome & { state?: ExecutionState },
+  durationMs: number,
+  actor: AuditActor,
+): Promise<ExecutionOutcome> {
+  const lost = new Error("lease lost before the artifacts were stored");
+  try {
+    return await sqlTransaction(db, async (tx) => {
+      for (const artifact of outcome.artifacts ?? []) {
+        const stored = await insertExecutionArtifact(tx, {
+          id: artifact.id, tenantId: claimed.action.tenantId, executionId: claimed.executionId, name: artifact.name,
+          contentType: artifact.contentType, sha256: artifact.sha256, data: artifact.bytes, claimedBy: PROCESS_ID,
+        });
+        if (!stored) throw lost;
+      }
+      return record(tx, claimed, outcome, durationMs, actor);
+    });
+  } catch (error) {
+    if (error !== lost) throw error;
+    // Recovery holds the record: report what it says, without the files.
+    return record(db, claimed, outcome, durationMs, actor);
+  }
 }
 
 /** Records how an execution ended, and reports the state the record holds. */

@@ -142,7 +142,7 @@ async function proposeUnder(
   }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));
   const { decision, hash } = assessment;
   const revision = 1;
-  const columns = payloadColumns(tool.kind, args);
+  const columns = payloadColumns(tool.kind, args, assessment.datasets);
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
 
   const actionId = randomUUID();

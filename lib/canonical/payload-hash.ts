@@ -17,13 +17,18 @@ export type PayloadFields = {
   code?: string;
   language?: string;
   sandbox?: JsonObject | null;
+  /**
+   * Code only: the data sets mounted at /mnt/data, each `{name, sha256, bytes}` — so an approval
+   * binds the exact bytes the code reads. Absent when none are named (older hashes unchanged).
+   */
+  datasets?: JsonObject[];
   revision: number;
   policyVersion: number;
 };
 
 export type PayloadHash = { hash: string; algorithm: "sha256-jcs"; version: 1 };
 
-const ALLOWED_FIELDS = new Set(["v", "tenant", "tool", "args", "code", "language", "sandbox", "revision", "policyVersion"]);
+const ALLOWED_FIELDS = new Set(["v", "tenant", "tool", "args", "code", "language", "sandbox", "datasets", "revision", "policyVersion"]);
 
 /**
  * The canonical (RFC 8785) JSON that payloadHash hashes. Fields that do not apply
@@ -65,6 +70,7 @@ function payloadDocument(p: PayloadFields): JsonObject {
   if (hasArgs) {
     if (p.language !== undefined) fail("language applies only to code actions.", "language");
     if (p.sandbox !== undefined && p.sandbox !== null) fail("sandbox applies only to code actions.", "sandbox");
+    if (p.datasets !== undefined) fail("datasets apply only to code actions.", "datasets");
     assertPlainObject(p.args, "args");
     return { ...head, args: p.args as JsonObject, ...tail };
   }
@@ -75,11 +81,16 @@ function payloadDocument(p: PayloadFields): JsonObject {
   assertPlainObject(p.sandbox, "sandbox");
   assertCanonicalizable(p.code, { path: "code" });
   assertCanonicalizable(p.language, { path: "language" });
+  if (p.datasets !== undefined) {
+    if (!Array.isArray(p.datasets) || p.datasets.length === 0) fail("datasets must be a non-empty array when present.", "datasets");
+    p.datasets.forEach((d, i) => assertPlainObject(d, `datasets[${i}]`));
+  }
   return {
     ...head,
     code: p.code as string,
     language: p.language as string,
     sandbox: p.sandbox as JsonObject,
+    ...(p.datasets !== undefined ? { datasets: p.datasets } : {}),
     ...tail,
   };
 }

@@ -1,3 +1,4 @@
+import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
@@ -13,6 +14,8 @@ export type RevisionView = {
   code: string | null;
   language: string | null;
   sandboxSpec: JsonObject | null;
+  /** Code: the data sets it mounts at /mnt/data, with the SHA-256 and size the approval binds. */
+  datasets: { name: string; sha256: string; bytes: number }[];
   policyVersion: number;
   policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string };
   payloadHash: string;
@@ -62,6 +65,8 @@ export type ExecutionView = {
   error: string | null;
   result: JsonValue | null;
   startedAt: string;
+  /** Files the run left in /mnt/out. */
+  artifacts: ArtifactView[];
 };
 
 /** What this viewer may do here, and if not, why (in words). The server re-checks everything. */

@@ -2,12 +2,13 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { decodeStoredJson, decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
-import { toolArgsOf } from "@/lib/approvals/action-revision";
+import { datasetRefsOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
+import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
@@ -31,7 +32,11 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
         include: { signature: { select: { passkeyName: true, receiptHash: true, userVerified: true, backupState: true } } },
       },
       snapshots: { where: { tenantId: viewer.tenantId }, orderBy: { takenAt: "desc" } },
-      executions: { where: { tenantId: viewer.tenantId }, orderBy: { startedAt: "desc" } },
+      executions: {
+        where: { tenantId: viewer.tenantId },
+        orderBy: { startedAt: "desc" },
+        include: { artifacts: { where: { tenantId: viewer.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING } },
+      },
     },
   });
   if (!action) return null;
@@ -51,6 +56,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     code: r.code,
     language: r.language,
     sandboxSpec: (r.sandboxSpec as JsonObject | null) ?? null,
+    datasets: datasetRefsOf({ kind: action.kind, args: r.args as JsonObject | null }),
     policyVersion: r.policyVersion,
     policyDecision: (r.policyDecision as RevisionView["policyDecision"]) ?? {},
     payloadHash: r.payloadHash,
@@ -108,6 +114,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
       stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
       truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: decodeStoredJson(e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
+      artifacts: e.artifacts.map((a) => artifactViewOf(action.id, a)),
     })),
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,

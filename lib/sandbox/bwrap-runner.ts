@@ -5,7 +5,8 @@
 // other limits via prlimit, whole sandbox killed at the deadline.
 import { execFile, spawn, type SpawnOptionsWithStdioTuple, type StdioPipe } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { sandboxLimiter } from "./concurrency";
 import { createRunCgroup, memoryEnforcement, type RunCgroup } from "./memory-cgroup";
@@ -14,7 +15,8 @@ import { OutputCollector } from "./output";
 import { dockerClient, sandboxImageTag } from "./docker-runner";
 import { ensureBwrapRootfs, rootfsDirOf } from "./rootfs";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
-import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { ARTIFACT_MOUNT, artifactCaps, collectArtifactsFromDir, DATASET_MOUNT } from "./run-files";
+import { SandboxUnavailableError, type CollectedArtifacts, type DatasetFile, type RunOptions, type SandboxRunResult } from "./types";
 
 const SANDBOX_ENV: [string, string][] = [
   ["PATH", "/usr/local/bin:/usr/bin:/bin"],
@@ -52,8 +54,15 @@ export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): { bwrap: str
   return { bwrap, prlimit, rootfs: rootfsDirOf(spec.image) };
 }
 
-/** bwrap arguments: the sandbox image's rootfs read-only as /, nothing of the host's files. */
-export function bwrapArgs(spec: SandboxSpec, rootfs: string): string[] {
+/** Host folders of one run: its data sets (read-only inside) and its /mnt/out. */
+export type RunMounts = { data: string; out: string };
+
+/**
+ * bwrap arguments: the sandbox image's rootfs read-only as /, nothing of the host's files; with
+ * `mounts`, the run's data sets read-only at /mnt/data and its output folder at /mnt/out (on a
+ * tiny read-only tmpfs over the image's /mnt, which holds the two mount points).
+ */
+export function bwrapArgs(spec: SandboxSpec, rootfs: string, mounts?: RunMounts): string[] {
   const { uid, gid } = parseUser(spec.user);
   const args = [
     "--unshare-all", // user, ipc, pid, net, uts, cgroup namespaces: no network at all
@@ -72,6 +81,9 @@ export function bwrapArgs(spec: SandboxSpec, rootfs: string): string[] {
     "--remount-ro", "/dev",
     "--size", String(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
     "--size", String(spec.tmpfsBytes), "--tmpfs", "/tmp",
+    ...(mounts
+      ? ["--size", "65536", "--tmpfs", "/mnt", "--ro-bind", mounts.data, DATASET_MOUNT, "--bind", mounts.out, ARTIFACT_MOUNT, "--remount-ro", "/mnt"]
+      : []),
     "--remount-ro", "/",
     "--chdir", "/tmp",
   ];
@@ -152,6 +164,14 @@ function runOnce(
       spawnOptions.uid = runUid.uid;
       spawnOptions.gid = gid;
     }
+    let folder: RunFolder;
+    try {
+      folder = prepareRunFolder(opts.datasets ?? [], runUid?.uid ?? null, gid);
+    } catch (err) {
+      runUid?.release();
+      reject(new SandboxUnavailableError(`could not prepare the run's /mnt/data and /mnt/out: ${(err as Error).message}`, { cause: err }));
+      return;
+    }
     const enforcement = memoryEnforcement();
     let cgroup: RunCgroup | null = null;
     if (enforcement.kind === "cgroup") {
@@ -159,11 +179,12 @@ function runOnce(
         cgroup = createRunCgroup(enforcement, `countersign-run-${randomUUID()}`, spec.memoryBytes, runUid?.uid ?? null);
       } catch (err) {
         runUid?.release();
+        folder.remove();
         reject(new SandboxUnavailableError(`could not create the run's memory cgroup: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
         return;
       }
     }
-    const sandboxed = [tools.prlimit, ...prlimitArgs(spec, existingTasks, cgroup ? "cgroup" : "rlimit-as"), tools.bwrap, ...bwrapArgs(spec, tools.rootfs)];
+    const sandboxed = [tools.prlimit, ...prlimitArgs(spec, existingTasks, cgroup ? "cgroup" : "rlimit-as"), tools.bwrap, ...bwrapArgs(spec, tools.rootfs, folder)];
     // The first process joins the run's cgroup itself, before anything of the code exists.
     const child = cgroup
       ? spawn("/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...sandboxed], spawnOptions)
@@ -203,6 +224,7 @@ function runOnce(
       killGroup();
       runUid?.release();
       cgroup?.remove();
+      folder.remove();
       reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
     });
 
@@ -216,9 +238,48 @@ function runOnce(
       const oomKilled = !timedOut && !aborted && code !== 0 && (cgroup?.oomKilled() === true || /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail));
       cgroup?.remove();
       const killed = timedOut || aborted || signal !== null;
-      resolve(output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started }));
+      let artifacts: CollectedArtifacts;
+      try {
+        artifacts = collectArtifactsFromDir(folder.out, opts.artifactCaps ?? artifactCaps());
+      } catch (err) {
+        artifacts = { refused: `The files in ${ARTIFACT_MOUNT} could not be read (${(err as Error).message}), so none were kept.` };
+      } finally {
+        folder.remove();
+      }
+      const result = output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started });
+      resolve({ ...result, artifacts });
     });
   });
+}
+
+type RunFolder = RunMounts & { remove: () => void };
+
+/**
+ * A private host folder for one run: `data/` holds the data sets (root's, read-only, bound
+ * read-only) and `out/` is the run's /mnt/out, owned by the run's uid. Files written there are
+ * capped one by one by RLIMIT_FSIZE; the count and total are checked when collected.
+ */
+function prepareRunFolder(datasets: DatasetFile[], runUid: number | null, gid: number): RunFolder {
+  const root = mkdtempSync(path.join(os.tmpdir(), "countersign-run-"));
+  const remove = () => {
+    // data/ is read-only even for its owner; an unprivileged console must open it to delete it.
+    if (existsSync(path.join(root, "data"))) chmodSync(path.join(root, "data"), 0o755);
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    chmodSync(root, 0o711); // bwrap runs as the run's uid: it may pass through, not list
+    const data = path.join(root, "data");
+    const out = path.join(root, "out");
+    mkdirSync(data);
+    for (const file of datasets) writeFileSync(path.join(data, file.name), file.bytes, { mode: 0o444, flag: "wx" });
+    chmodSync(data, 0o555);
+    mkdirSync(out, { mode: 0o700 });
+    if (runUid !== null) chownSync(out, runUid, gid);
+    return { data, out, remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
 }
 
 function countTasksOfUid(uid: number): number {

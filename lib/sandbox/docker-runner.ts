@@ -5,11 +5,13 @@ import Docker from "dockerode";
 import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { delay, POOLED_WRAPPER, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
+import { collectArtifactsFromContainer, COLLECT_WAIT_SECONDS, EndMarkerScanner, FILES_RUN_SCRIPT, filesTmpfs, newRunMarker, putDatasets } from "./docker-files";
+import { artifactCaps } from "./run-files";
 import { OutputCollector } from "./output";
 import { dockerRuntime, hostPidsLimit } from "./gvisor";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
-import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
+import { SandboxUnavailableError, type CollectedArtifacts, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
 export const SANDBOX_LABEL = "countersign.sandbox";
@@ -76,7 +78,9 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
     // ends: coreutils `timeout` SIGKILLs the code's process group a grace period after the limit
     // (the runner's own timer kills it at the limit). -I: isolated mode (no PYTHON* variables, no
     // user site); -u: unbuffered, so output streams to the reviewer as it is printed; -: code from stdin.
-    Cmd: ["timeout", "-s", "KILL", `${(spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000}s`, "python3", "-I", "-u", "-"],
+    // FILES_RUN_SCRIPT (docker-files.ts) runs `timeout … python3 -I -u -` and, when the code left
+    // files in /mnt/out, keeps the container up (at most COLLECT_WAIT_SECONDS) until they are read.
+    Cmd: ["sh", "-c", FILES_RUN_SCRIPT, "sh", `${(spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000}s`, String(COLLECT_WAIT_SECONDS)],
     User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
@@ -92,7 +96,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
       Runtime: dockerRuntime(spec.isolation), // runsc for "gvisor" (gvisor.ts)
       NetworkMode: "none",
       ReadonlyRootfs: true,
-      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` },
+      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}`, ...filesTmpfs(artifactCaps()) },
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],
       Privileged: false,
@@ -171,13 +175,13 @@ async function runOnce(docker: Docker, spec: SandboxSpec, code: string, opts: Do
   const pool = opts.pool === undefined ? warmPool : opts.pool;
   const warm = pool && pool.docker === docker ? pool.take(spec) : null;
   if (pool && warm) {
-    const result = await runIn(warm, spec, code, opts, started);
+    const result = await runIn(docker, warm, spec, code, opts, started);
     if (result !== STALE) return result;
     // Its code never started (the container or its daemon was gone): a fresh container runs it.
     pool.reportStale(warm);
   }
   if (opts.signal?.aborted) return abortedResult(spec, started);
-  const result = await runIn(await startCold(docker, spec), spec, code, opts, started);
+  const result = await runIn(docker, await startCold(docker, spec), spec, code, opts, started);
   if (result === STALE) throw new Error("a cold container cannot be stale");
   return result;
 }
@@ -196,9 +200,11 @@ async function startCold(docker: Docker, spec: SandboxSpec): Promise<ReadyContai
 const STALE = Symbol("stale");
 
 /** Runs the code in a started container; STALE when a pooled container turns out dead before its code started. */
-async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opts: DockerRunOptions, started: number): Promise<SandboxRunResult | typeof STALE> {
+async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, code: string, opts: DockerRunOptions, started: number): Promise<SandboxRunResult | typeof STALE> {
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
-  ready.setSink((stream, chunk) => output.push(stream, chunk));
+  const marker = newRunMarker();
+  const scanner = new EndMarkerScanner(marker);
+  ready.setSink((stream, chunk) => output.push(stream, stream === "stdout" ? scanner.push(chunk) : chunk));
   let timedOut = false;
   let aborted = false;
   const kill = (reason: "timeout" | "abort") => {
@@ -214,13 +220,29 @@ async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opt
     if (opts.signal?.aborted) return abortedResult(spec, started);
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.beforeCode) await opts.beforeCode(ready);
+    if (opts.datasets?.length) {
+      try {
+        await putDatasets(docker, ready.container, opts.datasets);
+      } catch (err) {
+        if (ready.pooled) return STALE; // a dead pooled container: the run goes cold
+        throw new SandboxUnavailableError(`could not hand the data sets to the sandbox: ${errorMessage(err)}`, { cause: err });
+      }
+    }
     if (aborted) return abortedResult(spec, started);
     timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
-    ready.sendCode(code);
+    ready.sendCode(`${marker}\n${code}`);
     if (opts.onContainer) await opts.onContainer(ready.container);
 
     let status: number;
+    let artifacts: CollectedArtifacts = { files: [] };
     try {
+      // The code ended with files left in /mnt/out: read them while the container waits, then let it end.
+      const ended = await Promise.race([ready.exited.then(() => null), scanner.ended]);
+      if (ended !== null && !timedOut && !aborted) {
+        artifacts = await collectArtifactsFromContainer(docker, ready.container, `${ready.uid}:${parseUser(spec.user).gid}`, opts.artifactCaps ?? artifactCaps())
+          .catch((err: unknown) => ({ refused: `The files in /mnt/out could not be read (${errorMessage(err)}), so none were kept.` }));
+        await ready.container.kill({ signal: "SIGTERM" }).catch(() => {});
+      }
       status = (await ready.exited).StatusCode;
     } catch (err) {
       if (!ready.codeStarted()) return STALE;
@@ -230,12 +252,15 @@ async function runIn(ready: ReadyContainer, spec: SandboxSpec, code: string, opt
     // The exit may be reported before the last bytes arrive through the attach stream.
     await Promise.race([ready.streamClosed, delay(2000)]);
     if (!ready.codeStarted()) return STALE;
+    const heldBack = scanner.flush();
+    if (heldBack.length) output.push("stdout", heldBack);
     output.end();
 
     // A clean exit needs no inspect; anything else may be the OOM killer's doing.
     const oomKilled = status !== 0 && (await wasOomKilled(ready.container, status === 137 && !timedOut && !aborted));
     const killed = timedOut || aborted || oomKilled;
-    return output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
+    const result = output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
+    return { ...result, artifacts: killed ? { files: [] } : artifacts };
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);

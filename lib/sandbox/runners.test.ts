@@ -13,6 +13,8 @@ import { containerOptions, dockerClient, resolveSandboxImageId, runInDocker, SAN
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { ContainerPool } from "./container-pool";
 import { settleSandboxRemovals } from "./docker-container";
+import { filesTmpfs } from "./docker-files";
+import { artifactCaps } from "./run-files";
 import { RUN_UID_BASE } from "./run-uid";
 import { dockerHasGvisor, dockerRuntime, GVISOR_KERNEL_RELEASE, hostPidsLimit } from "./gvisor";
 import { buildSpec, defaultLimits, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
@@ -234,7 +236,8 @@ describe.each(runners)("$name sandbox", (runner) => {
           stream.on("data", () => {});
           const exited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
           await container.start();
-          stream.end("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
+          // The first line is the run's marker (docker-files.ts), the rest the code.
+          stream.end("marker\nimport signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n");
           const { StatusCode } = await exited;
           expect(StatusCode).toBe(137); // SIGKILL at the limit (plus grace), from inside the container
         } finally {
@@ -264,7 +267,7 @@ describe.each(runners)("$name sandbox", (runner) => {
         const h = i.HostConfig;
         expect(h.NetworkMode).toBe("none");
         expect(h.ReadonlyRootfs).toBe(true);
-        expect(h.Tmpfs).toEqual({ "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}` });
+        expect(h.Tmpfs).toEqual({ "/tmp": `rw,noexec,nosuid,nodev,size=${spec.tmpfsBytes}`, ...filesTmpfs(artifactCaps()) });
         expect(h.CapDrop).toEqual(["ALL"]);
         expect(h.CapAdd ?? null).toBeNull();
         expect(h.Privileged).toBe(false);

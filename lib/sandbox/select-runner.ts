@@ -224,7 +224,7 @@ export async function runInSandbox(spec: SandboxSpec, code: string, opts: Sandbo
   }
   if (mode === "docker") throw new SandboxUnavailableError("namespace sandbox disabled by SANDBOX_MODE=docker");
   assertBwrapReady(checked);
-  return runInBwrap(checked, code, { onOutput: opts.onOutput, signal: opts.signal });
+  return runInBwrap(checked, code, { onOutput: opts.onOutput, signal: opts.signal, datasets: opts.datasets, artifactCaps: opts.artifactCaps });
 }
 
 function unavailable(reason: string): SandboxDetection {

@@ -5,6 +5,7 @@ import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outc
 import { messageText } from "@/lib/agent/read-conversation";
 import { unwrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 import { parseRunState } from "@/lib/tasks/run-state";
+import { ARTIFACT_LISTING, artifactViewOf, type ArtifactView } from "@/lib/executions/artifact-view";
 
 /** Longest text shown for one model message or tool output (the rest is marked as cut). */
 const MAX_TEXT = 8_000;
@@ -22,6 +23,8 @@ export type TimelineExecution = {
   durationMs: number | null;
   startedAt: Date;
   finishedAt: Date | null;
+  /** Files the run left in /mnt/out. */
+  artifacts: ArtifactView[];
 };
 
 export type TimelineAction = {
@@ -108,7 +111,10 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       decisions: { orderBy: { createdAt: "asc" }, select: { reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
       executions: {
         orderBy: { startedAt: "asc" },
-        select: { status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true },
+        select: {
+          status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true,
+          artifacts: { where: { tenantId: input.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING },
+        },
       },
     },
   });
@@ -129,6 +135,7 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       })),
       executions: a.executions.map((e) => ({
         ...e, stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
+        artifacts: e.artifacts.map((artifact) => artifactViewOf(a.id, artifact)),
       })),
     };
     views.set(a.id, view);

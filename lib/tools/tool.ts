@@ -45,6 +45,8 @@ export type DeliverContext = {
   sandboxSpec: JsonObject | null;
   /** What `apply` returned. */
   applied: JsonObject;
+  /** Code tools: the data sets as approved (name, SHA-256, size); the run verifies the bytes against them. */
+  approvedDatasets: { name: string; sha256: string; bytes: number }[];
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   signal?: AbortSignal;
 };
@@ -55,7 +57,11 @@ export type ToolOutcome = {
   result: JsonObject;
   /** For code: the sandbox isolation level used. */
   isolation?: string;
+  /** For code: the files the run left in /mnt/out, stored with the execution (their ids are in `result`). */
+  artifacts?: StoredArtifact[];
 };
+
+export type StoredArtifact = { id: string; name: string; contentType: string; sha256: string; bytes: Buffer };
 
 /**
  * The contract every tool implements; adding a tool is one file plus a line in the registry.
