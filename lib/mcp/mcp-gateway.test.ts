@@ -95,7 +95,7 @@ describe("tools/list", () => {
     expect(refund.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tools.find((tool) => tool.name === "get_invoice")!.annotations).toMatchObject({ readOnlyHint: true });
     const code = tools.find((tool) => tool.name === "run_python")!;
-    expect(Object.keys(code.inputSchema.properties ?? {}).sort()).toEqual(["code", "language"]);
+    expect(Object.keys(code.inputSchema.properties ?? {}).sort()).toEqual(["code", "datasets", "language"]);
     expect(code.inputSchema.required).toEqual(["code"]);
     await client.close();
   });
