@@ -132,7 +132,7 @@ test.describe("the OpenAI Agents SDK example against the real @openai/agents and
       await e2eDb().action.update({ where: { id: action.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
       const { code, stderr } = await example.exit();
       expect(code, stderr).toBe(0);
-      expect(theCall(model).output).toBe("Not run: the approval expired before a reviewer decided. The approval window closed.");
+      expect(theCall(model).output).toBe("Not run: the approval expired before a reviewer decided. The approval window closed before a decision.");
       expect((await invoiceEffects(agent.tenant.id, "INV-1046")).status).toBe("open");
     } finally {
       example.kill();

@@ -44,7 +44,7 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
   return {
     id: action.id,
     state: own.state,
-    statusReason: own.expired ? "The approval window closed." : action.statusReason,
+    statusReason: own.expired ? "The approval window closed before a decision." : action.statusReason,
     kind: action.kind,
     tool: action.tool,
     args: action.kind === "tool" ? ((revision?.args as Record<string, unknown> | null) ?? null) : null,

@@ -47,7 +47,7 @@ export async function waitForDecision(
     decided: action.state !== "pending",
     revision: detail.currentRevision,
     payloadHash: detail.payloadHash,
-    reason: action.expired ? "The approval window closed." : detail.statusReason,
+    reason: action.expired ? "The approval window closed before a decision." : detail.statusReason,
     expiresAt: detail.expiresAt?.toISOString() ?? null,
   };
 }

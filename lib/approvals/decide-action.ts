@@ -139,7 +139,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     const error = refusalError(vote.refusal, vote);
     if (vote.refusal === "expired") {
       await settleAction(tx, {
-        tenantId: input.tenantId, actionId: action.id, from: ["pending"], to: "expired", reason: "The approval window closed.",
+        tenantId: input.tenantId, actionId: action.id, from: ["pending"], to: "expired", reason: "The approval window closed before a decision.",
         event: auditBodyOf({
           tenantId: input.tenantId, actor, type: "action.expired", outcome: "ok", subject: { type: "action", id: action.id },
           actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "expired",
