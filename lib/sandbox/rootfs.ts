@@ -15,11 +15,28 @@ import { SandboxUnavailableError } from "./types";
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
+/** Where root (scripts/ensure-system.sh, a console started as root) extracts the rootfs. */
+const SYSTEM_ROOTFS_BASE = "/var/lib/countersign/sandbox-rootfs";
+
 /** Where extracted rootfs directories live: system-wide as root, else the user's cache. */
 export function rootfsBaseDir(): string {
-  if (process.getuid?.() === 0) return "/var/lib/countersign/sandbox-rootfs";
+  if (process.getuid?.() === 0) return SYSTEM_ROOTFS_BASE;
   const cache = process.env.XDG_CACHE_HOME?.startsWith("/") ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
   return path.join(cache, "countersign", "sandbox-rootfs");
+}
+
+/**
+ * The system-wide base, for a user who cannot extract the rootfs (no Docker access, no cached
+ * tarball) but whose machine's root already did: trusted only while root owns it and nobody else
+ * can write to it.
+ */
+function systemBase(): string | null {
+  try {
+    const stat = statSync(SYSTEM_ROOTFS_BASE);
+    return stat.isDirectory() && stat.uid === 0 && (stat.mode & 0o022) === 0 ? SYSTEM_ROOTFS_BASE : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The spec image of the namespace sandbox for a rootfs digest ("sha256:…" or bare hex). */
@@ -32,16 +49,17 @@ export function bwrapImageForDigest(digest: string, base: string = rootfsBaseDir
  * rootfs base qualifies, so a stored spec can never bind another host directory as the sandbox's /.
  * A spec from before the shared rootfs (it named the host's python3) is refused with what to do.
  */
-export function rootfsDirOf(image: string, base: string = rootfsBaseDir()): string {
+export function rootfsDirOf(image: string, base?: string): string {
   if (!image.startsWith(BWRAP_IMAGE_PREFIX)) throw new SandboxUnavailableError(`not a bwrap image: ${image}`);
   const dir = image.slice(BWRAP_IMAGE_PREFIX.length);
-  if (path.dirname(dir) !== base || !DIGEST.test(path.basename(dir))) {
+  const bases = base !== undefined ? [base] : [rootfsBaseDir(), ...[systemBase()].filter((b): b is string => b !== null)];
+  if (!bases.includes(path.dirname(dir)) || !DIGEST.test(path.basename(dir))) {
     if (/\/python3(?:\.\d+)?$/.test(dir)) {
       throw new SandboxUnavailableError(
         `this code was approved to run under the host's ${dir}, which bubblewrap no longer offers (it runs the sandbox image's rootfs); propose it again`,
       );
     }
-    throw new SandboxUnavailableError(`bwrap image ${dir} is not a sandbox rootfs under ${base}`);
+    throw new SandboxUnavailableError(`bwrap image ${dir} is not a sandbox rootfs under ${bases.join(" or ")}`);
   }
   if (!existsSync(path.join(dir, "usr/bin/python3"))) {
     throw new SandboxUnavailableError(`the sandbox rootfs ${dir} is missing (run scripts/build-sandbox-image.sh, or start the console once with Docker to extract it)`);
@@ -74,6 +92,10 @@ async function locateOrExtract(opts: { docker?: Docker | null; image?: string; c
     const current = currentDigest(base);
     if (current && existsSync(path.join(base, current, "usr/bin/python3"))) return found(base, current);
     const tarball = newestTarball(cacheDirs);
+    // Nothing of this user's to extract from: the rootfs root extracted for the whole machine.
+    const system = tarball ? null : systemBase();
+    const systemCurrent = system && system !== base ? currentDigest(system) : null;
+    if (system && systemCurrent && existsSync(path.join(system, systemCurrent, "usr/bin/python3"))) return found(system, systemCurrent);
     if (!tarball) throw new SandboxUnavailableError("no sandbox rootfs: Docker is unavailable and no rootfs tarball is cached (run scripts/build-sandbox-image.sh)");
     digest = await sha256File(tarball);
     await extract(base, digest, { tarball });
