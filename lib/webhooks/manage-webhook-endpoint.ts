@@ -4,6 +4,8 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { deleteWebhookEndpoint } from "@/lib/db/statements/delete-webhook-endpoint";
 import { redeliverWebhook } from "@/lib/db/statements/redeliver-webhook";
 import { rotateWebhookSecret } from "@/lib/db/statements/rotate-webhook-secret";
+import { lockWebhookEndpoint } from "@/lib/db/statements/lock-webhook-endpoint";
+import { sqlTransaction } from "@/lib/db/sql";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
 import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";
@@ -23,28 +25,34 @@ async function endpointOf(db: Db, input: Target) {
 
 /**
  * A new signing secret, returned once. The old one keeps signing beside it for a day, so
- * receivers can switch without missing a delivery (each carries both signatures meanwhile).
+ * receivers can switch without missing a delivery (each carries both signatures meanwhile). The
+ * endpoint's row is locked from the read of its current secret to the write, so of two rotations
+ * at once the second keeps the first's new secret as its previous one.
  */
 export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date }> {
-  const endpoint = await endpointOf(db, input);
-  let previous: string | undefined;
-  try {
-    previous = openWebhookSecrets(endpoint.secrets, input.tenantId, input.id).current;
-  } catch {
-    previous = undefined; // unreadable (the console's key changed): the new secret alone signs
-  }
+  if (!isUuid(input.id)) throw notFound();
   const secret = newWebhookSecret();
   const { rotationOverlapSeconds } = webhookSettings();
   const previousValidUntil = new Date(Date.now() + rotationOverlapSeconds * 1000);
-  const rotated = await rotateWebhookSecret(db, {
-    tenantId: input.tenantId, endpointId: input.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
-    secrets: sealWebhookSecrets({ current: secret, ...(previous ? { previous } : {}) }, input.tenantId, input.id),
-    event: auditBodyOf({
-      tenantId: input.tenantId, actor: input.actor, type: "webhook.secret_rotated", outcome: "ok", subject: { type: "webhook", id: input.id },
-      data: { url: endpoint.url, previousValidUntil: previous ? previousValidUntil.toISOString() : "" },
-    }),
+  await sqlTransaction(db, async (tx) => {
+    const endpoint = await lockWebhookEndpoint(tx, { tenantId: input.tenantId, endpointId: input.id });
+    if (!endpoint) throw notFound();
+    let previous: string | undefined;
+    try {
+      previous = openWebhookSecrets(endpoint.secrets, input.tenantId, input.id).current;
+    } catch {
+      previous = undefined; // unreadable (the console's key changed): the new secret alone signs
+    }
+    const rotated = await rotateWebhookSecret(tx, {
+      tenantId: input.tenantId, endpointId: input.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
+      secrets: sealWebhookSecrets({ current: secret, ...(previous ? { previous } : {}) }, input.tenantId, input.id),
+      event: auditBodyOf({
+        tenantId: input.tenantId, actor: input.actor, type: "webhook.secret_rotated", outcome: "ok", subject: { type: "webhook", id: input.id },
+        data: { url: endpoint.url, previousValidUntil: previous ? previousValidUntil.toISOString() : "" },
+      }),
+    });
+    if (!rotated) throw notFound();
   });
-  if (!rotated) throw notFound();
   void requestSeal(db, input.tenantId);
   return { secret, previousValidUntil };
 }

@@ -207,6 +207,26 @@ describe("signed webhooks", () => {
     }
   });
 
+  it("of two rotations at once, the second keeps the first's new secret as its previous one: both secrets handed out sign", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant);
+    const rotate = () => rotateWebhookEndpointSecret(t.db, { tenantId: tenant.id, id: hook.id, actor: adminOf(tenant) });
+    const [first, second] = await Promise.all([rotate(), rotate()]);
+    await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const [{ body, headers }] = hook.received;
+    const valid = [first.secret, second.secret].filter((secret) => {
+      try {
+        new Webhook(secret).verify(body, headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(valid).toHaveLength(2);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.secret_rotated" } })).toBe(2);
+  });
+
   it("signs with the old and the new secret during a rotation, so receivers verify with either", async () => {
     const tenant = await createTestTenant(t.db);
     const hook = await receiverFor(tenant);
