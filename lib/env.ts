@@ -24,7 +24,7 @@ export class EnvError extends Error {
 }
 
 export type EnvSection =
-  | "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Upstream MCP servers" | "Webhooks" | "Audit evidence" | "Tests";
+  | "Database" | "Console" | "Single sign-on" | "Models" | "Sandbox" | "Email" | "Agents and workers" | "Upstream MCP servers" | "Webhooks" | "Slack" | "Audit evidence" | "Tests";
 
 type Declaration<S extends z.ZodType = z.ZodType> = {
   schema: S;
@@ -179,6 +179,10 @@ export const ENVIRONMENT = {
   WEBHOOK_RETRY_BASE_MS: declare("Webhooks", opt(int(10, 3_600_000)),
     "The first retry's delay; each later one doubles (up to an hour), with ±50 % jitter.", { shownDefault: "5000" }),
   WEBHOOK_RETRY_WINDOW_MINUTES: declare("Webhooks", opt(int(1, 10_080)), "How long a delivery is retried before it is marked failed.", { shownDefault: "1440" }),
+
+  // Slack
+  SLACK_API_URL: declare("Slack", opt(url),
+    "The Slack Web API base URL messages are posted and updated through (tests point it at a local fake). Slack messages are retried with the webhook settings above.", { shownDefault: "`https://slack.com/api/`" }),
 
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),

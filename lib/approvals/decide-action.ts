@@ -28,6 +28,8 @@ export type DecideInput = {
   assertion?: ApprovalAssertion | null;
   /** Milliseconds the reviewer's page showed the arguments before this decision, as the client says. */
   viewedMs?: number | null;
+  /** Where the vote was cast when not the console (a Slack message's button), for the audit record. */
+  channel?: "slack";
 };
 
 /** Longest time on screen recorded (a day); the vote clamps it further to the revision's age. */
@@ -104,7 +106,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       // The note is left out: a refusal is recorded even when the note itself is what was refused.
       await insertAuditEvent(tx, auditBodyOf({
         ...base, ...extra, type: "decision.refused", outcome: "refused", status: code,
-        data: { code, message: error.message, payloadHash: input.payloadHash, actionId: input.actionId },
+        data: { code, message: error.message, payloadHash: input.payloadHash, actionId: input.actionId, ...(input.channel ? { channel: input.channel } : {}) },
       }));
       return { ok: false as const, error };
     };
@@ -130,7 +132,9 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       recorded: auditTemplateOf({
         ...base, actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
         type: "decision.recorded", outcome: "ok",
-        data: { payloadHash: input.payloadHash, note, ...(checked?.ok ? { signature: checked.audit } : {}) },
+        data: {
+          payloadHash: input.payloadHash, note, ...(checked?.ok ? { signature: checked.audit } : {}), ...(input.channel ? { channel: input.channel } : {}),
+        },
       }, ["revision", "approvals", "quorum", "viewedMs"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {

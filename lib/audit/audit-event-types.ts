@@ -82,8 +82,10 @@ export const AUDIT_EVENT_SCHEMAS = {
     signature: signedApproval.optional(),
     /** Time the reviewer had the arguments on screen (ms, clamped), where the client sent it. */
     viewedMs: count.nullable().optional(),
+    // A vote cast from a Slack message's button (lib/slack/); absent from console votes.
+    channel: z.literal("slack").optional(),
   }),
-  "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text }),
+  "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text, channel: z.literal("slack").optional() }),
   "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),
   "execution.succeeded": executionEnded,
   "execution.failed": executionEnded,
@@ -109,6 +111,14 @@ export const AUDIT_EVENT_SCHEMAS = {
   "webhook.endpoint_removed": z.strictObject({ url: text }),
   "webhook.redelivered": z.strictObject({ deliveryId: id, eventType: text, messageId: text }),
   "webhook.refused": z.strictObject({ url: text, reason: text }),
+  // The Slack app (lib/slack/): configured by an admin, a member's Slack user linked, and every
+  // callback refused before it reached a decision (a refused vote is decision.refused). Never a secret.
+  "slack.configured": z.strictObject({ channel: text, openOnlyFrom: text, secretsChanged: z.boolean() }),
+  "slack.user_linked": z.strictObject({ slackTeamId: text, slackUserId: text }),
+  "slack.callback_refused": z.strictObject({
+    reason: z.enum(["bad_signature", "old_timestamp", "not_configured", "malformed", "unlinked_user", "bad_link_code", "open_only", "not_found"]),
+    message: text, slackTeamId: text.nullable(), slackUserId: text.nullable(), actionId: text.nullable(),
+  }),
   "api_key.paused": z.strictObject({ name: text, prefix: text }),
   "api_key.resumed": z.strictObject({ name: text, prefix: text }),
   // sessionsEnded: the member's sessions a lost role ended (absent from events written before sessions ended).

@@ -1,0 +1,36 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { RiskLevel } from "@/lib/generated/prisma/enums";
+import { query, type Queryable } from "@/lib/db/sql";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
+
+/**
+ * Saves a tenant's Slack app with its `slack.configured` event in one statement. With `secrets`,
+ * it creates the integration or replaces them (a new one starts at the tenant's current tree
+ * size: it posts what happens from now on); without, it only changes the channel and threshold
+ * of an existing one. False: there was none to change.
+ */
+export async function upsertSlackIntegration(
+  q: Queryable,
+  input: { tenantId: string; channel: string; openOnlyFrom: RiskLevel; secrets: string | null; updatedById: string; event: AttestedAuditBody },
+): Promise<boolean> {
+  const saved = input.secrets === null
+    ? Prisma.sql`
+      UPDATE "SlackIntegration" SET channel = ${input.channel}, "openOnlyFrom" = ${input.openOnlyFrom}::"RiskLevel",
+        "updatedById" = ${input.updatedById}::uuid, "updatedAt" = now()
+      WHERE "tenantId" = ${input.tenantId}::uuid
+      RETURNING "tenantId"`
+    : Prisma.sql`
+      INSERT INTO "SlackIntegration" ("tenantId", secrets, channel, "openOnlyFrom", "cursorSeq", "updatedById")
+      SELECT ${input.tenantId}::uuid, ${input.secrets}, ${input.channel}, ${input.openOnlyFrom}::"RiskLevel",
+        COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0), ${input.updatedById}::uuid
+      ON CONFLICT ("tenantId") DO UPDATE SET secrets = EXCLUDED.secrets, channel = EXCLUDED.channel, "openOnlyFrom" = EXCLUDED."openOnlyFrom",
+        "updatedById" = EXCLUDED."updatedById", "updatedAt" = now()
+      RETURNING "tenantId"`;
+  const rows = await query<{ tenantId: string }>(q, Prisma.sql`
+    WITH saved AS (${saved}),
+    events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM saved),
+    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
+    SELECT "tenantId" FROM saved`);
+  return rows.length > 0;
+}

@@ -1,0 +1,26 @@
+import { LogLevel, WebClient } from "@slack/web-api";
+import { readEnv } from "@/lib/env";
+import { webhookSettings } from "@/lib/webhooks/webhook-settings";
+
+/** The Slack Web API base URL (SLACK_API_URL; tests point it at a local fake), with a trailing slash. */
+export function slackApiUrl(): string {
+  const configured = readEnv("SLACK_API_URL") ?? "https://slack.com/api/";
+  return configured.endsWith("/") ? configured : `${configured}/`;
+}
+
+/**
+ * Slack's own client for one tenant's bot token. It does not retry by itself: the outbox
+ * (run-slack-worker.ts) retries with backoff and survives restarts; each call is bounded by the
+ * webhook timeout.
+ */
+export function slackClient(botToken: string): WebClient {
+  return new WebClient(botToken, {
+    slackApiUrl: slackApiUrl(),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: webhookSettings().timeoutMs,
+    // Only method names relative to the configured base URL, and only errors in the log.
+    allowAbsoluteUrls: false,
+    logLevel: LogLevel.ERROR,
+  });
+}

@@ -1,0 +1,114 @@
+import type { KnownBlock } from "@slack/web-api";
+import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
+
+/** What a Slack message about an action is rendered from: the action's state when it is sent. */
+export type SlackActionState = {
+  actionId: string;
+  tool: string;
+  status: string;
+  revision: number;
+  payloadHash: string;
+  summary: string;
+  args: unknown;
+  riskLevel: RiskLevel;
+  riskTags: Array<{ id: string; severity: RiskLevel; reason: string }>;
+  expiresAt: Date | null;
+  requesterLabel: string;
+  /** The revision's policy requires a passkey-signed approval. */
+  signatureRequired: boolean;
+  /** The revision's policy asks for a minimum time on screen, which Slack cannot show. */
+  minViewTime: boolean;
+  /** The last vote's verdict and who cast it, for a decided action. */
+  decidedBy: string | null;
+};
+
+/** What a button carries back to the console: which revision, and the payload hash the message showed. */
+export type SlackButtonValue = { actionId: string; revision: number; payloadHash: string };
+
+export const SLACK_ACTION_IDS = { approve: "countersign_approve", reject: "countersign_reject", open: "countersign_open" } as const;
+
+/** Why a pending action is offered with "Open" only, or null when Slack may approve and reject it. */
+export function openOnlyReason(state: Pick<SlackActionState, "signatureRequired" | "minViewTime" | "riskLevel">, openOnlyFrom: RiskLevel): string | null {
+  if (state.signatureRequired) return "Its policy requires approving with a passkey: open it in Countersign.";
+  if (state.minViewTime) return "Its policy asks reviewers to read it for a minimum time: open it in Countersign.";
+  if (RISK_RANK[state.riskLevel] >= RISK_RANK[openOnlyFrom]) return `Its risk is ${state.riskLevel}: decide it in Countersign.`;
+  return null;
+}
+
+/** Slack mrkdwn with the three characters Slack asks to escape escaped, so no text becomes a mention or link. */
+function esc(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Up to six top-level arguments, each value clipped: enough to recognise the call, never the whole payload. */
+export function argumentsSummary(args: unknown): string {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return "";
+  const entries = Object.entries(args as Record<string, unknown>);
+  const lines = entries.slice(0, 6).map(([key, value]) => {
+    const shown = typeof value === "string" ? value : JSON.stringify(value) ?? "null";
+    return `• ${esc(clip(key, 40))}: \`${esc(clip(shown, 80)).replace(/`/g, "ˋ")}\``;
+  });
+  if (entries.length > 6) lines.push(`• …and ${entries.length - 6} more`);
+  return lines.join("\n");
+}
+
+const OUTCOME: Record<string, string> = {
+  approved: "Approved", rejected: "Rejected", expired: "Expired undecided", cancelled: "Cancelled by the requester",
+  invalidated: "Invalidated: what it would act on changed", denied: "Denied by policy", executing: "Approved, executing",
+  succeeded: "Approved and executed", failed: "Approved; execution failed", unknown: "Approved; execution outcome unknown",
+};
+
+/**
+ * The Block Kit message for an action: tool, arguments summary, risk tags, expiry, and — while it
+ * is pending — Approve / Reject / Open buttons (or Open only, see `openOnlyReason`). Each button's
+ * value names the action, revision and payload hash shown, so a vote binds to exactly what the
+ * reviewer saw. Once the action is no longer pending, the outcome replaces the buttons.
+ */
+export function renderSlackMessage(state: SlackActionState, options: { consoleUrl: string; openOnlyFrom: RiskLevel }): { text: string; blocks: KnownBlock[] } {
+  const url = `${options.consoleUrl}/actions/${state.actionId}`;
+  const pending = state.status === "pending";
+  const headline = pending
+    ? `Waiting for review: ${state.tool} (risk ${state.riskLevel})`
+    : `${OUTCOME[state.status] ?? state.status}: ${state.tool}`;
+  const tags = state.riskTags.slice(0, 5).map((tag) => `• *${tag.severity}* ${esc(clip(tag.reason, 150))}`);
+  const fields = [
+    `*Tool*\n\`${esc(state.tool)}\``,
+    `*Risk*\n${state.riskLevel}`,
+    `*Requested by*\n${esc(clip(state.requesterLabel, 80))}`,
+    `*Revision*\n${state.revision} · \`${state.payloadHash.slice(0, 12)}\``,
+  ];
+  if (state.expiresAt) fields.push(`*Expires*\n<!date^${Math.floor(state.expiresAt.getTime() / 1000)}^{date_short_pretty} {time}|${state.expiresAt.toISOString()}>`);
+  const blocks: KnownBlock[] = [
+    { type: "section", text: { type: "mrkdwn", text: `*${esc(headline)}*\n${esc(clip(state.summary, 300))}` } },
+    { type: "section", fields: fields.map((text) => ({ type: "mrkdwn" as const, text })) },
+  ];
+  const summary = argumentsSummary(state.args);
+  if (summary) blocks.push({ type: "section", text: { type: "mrkdwn", text: `*Arguments*\n${summary}` } });
+  if (tags.length > 0) blocks.push({ type: "section", text: { type: "mrkdwn", text: `*Risk tags*\n${tags.join("\n")}` } });
+  const value = JSON.stringify({ actionId: state.actionId, revision: state.revision, payloadHash: state.payloadHash } satisfies SlackButtonValue);
+  const open = { type: "button" as const, action_id: SLACK_ACTION_IDS.open, text: { type: "plain_text" as const, text: "Open" }, url, value };
+  if (pending) {
+    const reason = openOnlyReason(state, options.openOnlyFrom);
+    blocks.push({
+      type: "actions",
+      block_id: `countersign_${state.actionId}_r${state.revision}`,
+      elements: reason
+        ? [open]
+        : [
+          { type: "button", action_id: SLACK_ACTION_IDS.approve, style: "primary", text: { type: "plain_text", text: "Approve" }, value },
+          { type: "button", action_id: SLACK_ACTION_IDS.reject, style: "danger", text: { type: "plain_text", text: "Reject" }, value },
+          open,
+        ],
+    });
+    if (reason) blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: esc(reason) }] });
+  } else {
+    const by = state.decidedBy ? ` (last vote by ${esc(state.decidedBy)})` : "";
+    blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `*${esc(OUTCOME[state.status] ?? state.status)}*${by} · <${url}|Open in Countersign>` }] });
+  }
+  return { text: headline, blocks };
+}

@@ -1,0 +1,33 @@
+import { getDb } from "@/lib/db/client";
+import type { SlackAnswer } from "@/lib/slack/handle-slack-interaction";
+import type { SlackRequest } from "@/lib/slack/authenticate-slack-request";
+import type { Db } from "@/lib/db/client";
+
+/** Largest body Slack's endpoints read (Slack's own payloads are far smaller). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * A route handler for one of a tenant's Slack endpoints: reads the raw body (the signature covers
+ * its exact bytes), hands it with the signature headers to `handle`, and answers as Slack
+ * expects. An unexpected error is logged without the body and answered with a generic message.
+ */
+export function slackRoute(handle: (db: Db, request: SlackRequest) => Promise<SlackAnswer>) {
+  return async function POST(request: Request, context: { params: Promise<{ tenant: string }> }): Promise<Response> {
+    const { tenant } = await context.params;
+    const length = Number(request.headers.get("content-length") ?? "0");
+    if (length > MAX_BODY_BYTES) return Response.json({ error: "The request is too large." }, { status: 413 });
+    const rawBody = await request.text();
+    if (Buffer.byteLength(rawBody) > MAX_BODY_BYTES) return Response.json({ error: "The request is too large." }, { status: 413 });
+    try {
+      const answer = await handle(getDb(), {
+        tenantSlug: tenant.slice(0, 100), rawBody,
+        timestamp: request.headers.get("x-slack-request-timestamp"), signature: request.headers.get("x-slack-signature"),
+        nowSeconds: Math.floor(Date.now() / 1000),
+      });
+      return answer.body === null ? new Response(null, { status: answer.status }) : Response.json(answer.body, { status: answer.status });
+    } catch (error) {
+      console.error("[countersign] slack endpoint error:", error instanceof Error ? error.message : "unknown error");
+      return Response.json({ error: "Countersign could not handle this request; try again or open the action in Countersign." }, { status: 500 });
+    }
+  };
+}

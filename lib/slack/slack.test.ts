@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
+import { startFakeSlack, type SlackCall } from "@/tests/fake-slack";
+import { POST as interactionsRoute } from "@/app/api/integrations/slack/[tenant]/interactions/route";
+import { POST as commandsRoute } from "@/app/api/integrations/slack/[tenant]/commands/route";
+import { getDb } from "@/lib/db/client";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { editAction } from "@/lib/approvals/edit-action";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { sealAllPending } from "@/lib/audit/seal-audit-chain";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { configureSlack } from "@/lib/slack/configure-slack";
+import { pumpSlack } from "@/lib/slack/run-slack-worker";
+import { SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
+import { startSlackLink } from "@/lib/slack/start-slack-link";
+import { slackSignature } from "@/lib/slack/verify-slack-signature";
+
+const TOKEN = "xoxb-1111-2222-countersigntest";
+const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5".replace(/[^0-9a-f]/g, "0");
+const TEAM = "T0TESTTEAM";
+const CHANNEL = "C0APPROVALS";
+
+let t: TestDatabase;
+let slack: Awaited<ReturnType<typeof startFakeSlack>>;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  slack = await startFakeSlack({ token: TOKEN });
+  vi.stubEnv("DATABASE_URL", t.url);
+  vi.stubEnv("SLACK_API_URL", slack.url);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
+  vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
+});
+afterAll(async () => {
+  // The route handlers use the app's client (pointed at this database above).
+  await getDb().$disconnect();
+  vi.unstubAllEnvs();
+  await slack?.close();
+  await t?.drop();
+});
+
+const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
+
+async function slackTenant(options: { signatureAtRisk?: "low"; openOnlyFrom?: "high" | "critical" } = {}) {
+  const policy = options.signatureAtRisk ? { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: options.signatureAtRisk } } : undefined;
+  const tenant = await createTestTenant(t.db, policy ? { policy } : {});
+  await configureSlack(t.db, {
+    tenantId: tenant.id, actor: adminOf(tenant),
+    fields: { channel: CHANNEL, openOnlyFrom: options.openOnlyFrom ?? "critical", botToken: TOKEN, signingSecret: SIGNING_SECRET },
+  });
+  return tenant;
+}
+
+async function pendingRefund(tenant: TestTenant, amount = 5_000, requester: TestTenant["requester"] = tenant.requester) {
+  const proposed = await proposeAction(t.db, {
+    tenantId: tenant.id, requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: amount, reason: "Duplicate charge" }, reason: "Customer asked",
+  });
+  if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+  return proposed;
+}
+
+/** Pumps the Slack outbox as a worker would until nothing is due, waiting out retry delays. */
+async function pumpUntilQuiet(rounds = 40) {
+  for (let i = 0; i < rounds; i++) {
+    await sealAllPending(t.db);
+    await pumpSlack(t.db, { workerId: "slack-test" });
+    const due = await t.db.slackMessage.count({ where: { status: "pending" } });
+    if (due === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  throw new Error("the Slack outbox did not settle");
+}
+
+type Signed = { secret?: string; timestamp?: number };
+
+/** A request as Slack sends it: form-encoded, signed with v0 over the raw body. */
+function slackRequest(path: string, body: string, signed: Signed = {}): Request {
+  const timestamp = String(signed.timestamp ?? Math.floor(Date.now() / 1000));
+  return new Request(`https://console.example.test${path}`, {
+    method: "POST", body,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": timestamp,
+      "x-slack-signature": slackSignature(signed.secret ?? SIGNING_SECRET, timestamp, body),
+    },
+  });
+}
+
+async function interaction(tenant: TestTenant, payload: Record<string, unknown>, signed: Signed = {}) {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  return interactionsRoute(slackRequest(`/api/integrations/slack/${tenant.slug}/interactions`, body, signed), { params: Promise.resolve({ tenant: tenant.slug }) });
+}
+
+async function command(tenant: TestTenant, slackUserId: string, text: string, signed: Signed = {}) {
+  const body = new URLSearchParams({ command: "/countersign", text, user_id: slackUserId, team_id: TEAM, channel_id: CHANNEL }).toString();
+  return commandsRoute(slackRequest(`/api/integrations/slack/${tenant.slug}/commands`, body, signed), { params: Promise.resolve({ tenant: tenant.slug }) });
+}
+
+/** Links the member's Slack user the verified way: a code from their account page, sent from Slack. */
+async function link(tenant: TestTenant, user: TestUser, slackUserId: string) {
+  const { code } = await startSlackLink(t.db, { tenantId: tenant.id, userId: user.id });
+  const response = await command(tenant, slackUserId, `link ${code}`);
+  expect(response.status).toBe(200);
+  expect(((await response.json()) as { text: string }).text).toMatch(/^Linked/);
+}
+
+type Button = { action_id: string; value?: string; url?: string };
+
+/** The buttons of the message Slack holds for an action (from its last chat.postMessage/update). */
+function buttonsOf(actionId: string): { message: { channel: string; ts: string; text: string; blocks: unknown }; buttons: Button[] } {
+  const message = [...slack.messages.values()].find((m) => JSON.stringify(m.blocks).includes(actionId));
+  if (!message) throw new Error(`no Slack message for ${actionId}`);
+  const blocks = message.blocks as Array<{ type: string; elements?: Button[] }>;
+  return { message, buttons: blocks.filter((b) => b.type === "actions").flatMap((b) => b.elements ?? []) };
+}
+
+function press(buttons: Button[], actionId: string, slackUserId: string, message: { channel: string; ts: string }) {
+  const button = buttons.find((b) => b.action_id === actionId);
+  if (!button) throw new Error(`no ${actionId} button`);
+  return {
+    type: "block_actions", user: { id: slackUserId, team_id: TEAM }, team: { id: TEAM }, trigger_id: "13345224609.738474920.8088930838d88f008e0",
+    channel: { id: message.channel }, container: { type: "message", message_ts: message.ts, channel_id: message.channel },
+    actions: [{ action_id: button.action_id, block_id: "b", value: button.value, type: "button", action_ts: "1" }],
+  };
+}
+
+const callsSince = (start: number, method: string): SlackCall[] => slack.calls.slice(start).filter((c) => c.method === method);
+
+async function refusalsOf(tenant: TestTenant) {
+  return t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: { in: ["slack.callback_refused", "decision.refused"] } }, orderBy: { id: "asc" } });
+}
+
+describe("Slack: pending actions are posted and kept up to date", () => {
+  it("posts a pending action as Block Kit (tool, arguments, risk, expiry; Approve / Reject / Open bound to the revision and hash), retrying a failed post", async () => {
+    const tenant = await slackTenant();
+    const proposed = await pendingRefund(tenant);
+    slack.failNext({ http: 500 }, { error: "internal_error" });
+    const start = slack.calls.length;
+    await pumpUntilQuiet();
+
+    const posts = callsSince(start, "chat.postMessage");
+    expect(posts).toHaveLength(3); // two failures, then one accepted post
+    expect(posts.every((c) => c.token === TOKEN && c.args.channel === CHANNEL)).toBe(true);
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    const text = JSON.stringify(message.blocks);
+    expect(text).toContain("refund_invoice");
+    expect(text).toContain("INV-1044");
+    expect(text).toContain("*Expires*");
+    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.approve, SLACK_ACTION_IDS.reject, SLACK_ACTION_IDS.open]);
+    for (const button of buttons) {
+      expect(JSON.parse(button.value ?? "")).toEqual({ actionId: proposed.actionId, revision: 1, payloadHash: proposed.payloadHash });
+    }
+    expect(buttons[2].url).toBe(`https://console.example.test/actions/${proposed.actionId}`);
+    const row = await t.db.slackMessage.findUniqueOrThrow({ where: { actionId: proposed.actionId } });
+    expect(row).toMatchObject({ status: "done", ts: message.ts, channel: CHANNEL, shownRevision: 1, shownStatus: "pending" });
+    // Nothing secret is in what was posted.
+    expect(JSON.stringify(slack.calls)).not.toContain(SIGNING_SECRET);
+  });
+
+  it("an action decided in the console gets its message updated to the outcome, without buttons", async () => {
+    const tenant = await slackTenant();
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const start = slack.calls.length;
+    await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "approve", note: null, reviewer: tenant.users.reviewer.member });
+    await pumpUntilQuiet();
+    expect(callsSince(start, "chat.postMessage")).toHaveLength(0);
+    expect(callsSince(start, "chat.update")).toHaveLength(1);
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    expect(buttons).toEqual([]);
+    expect(message.text).toMatch(/^Approved: refund_invoice/);
+    expect(JSON.stringify(message.blocks)).toContain(tenant.users.reviewer.email);
+  });
+
+  it("an action whose policy requires a passkey-signed approval gets Open only, and a forged Approve for it is refused", async () => {
+    const tenant = await slackTenant({ signatureAtRisk: "low" });
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
+    expect(JSON.stringify(message.blocks)).toContain("passkey");
+
+    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+    const forged = { ...buttons[0], action_id: SLACK_ACTION_IDS.approve };
+    const response = await interaction(tenant, press([forged], SLACK_ACTION_IDS.approve, "U0REVIEWER", message));
+    expect(response.status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+  });
+
+  it("an action at or above the configured risk gets Open only", async () => {
+    const tenant = await slackTenant();
+    const proposed = await pendingRefund(tenant, 500_000);
+    const { riskLevel } = await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId }, select: { riskLevel: true } });
+    // The threshold is read when the message is rendered: an admin lowers it to this action's level.
+    await configureSlack(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields: { channel: CHANNEL, openOnlyFrom: riskLevel } });
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
+    expect(JSON.stringify(message.blocks)).toContain(`Its risk is ${riskLevel}`);
+  });
+});
+
+describe("Slack: signed callbacks decide through the console's decision function", () => {
+  it("a valid Approve from a linked reviewer records a decision by that member, and the message then shows the outcome", async () => {
+    const tenant = await slackTenant();
+    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    const start = slack.calls.length;
+    const response = await interaction(tenant, press(buttons, SLACK_ACTION_IDS.approve, "U0REVIEWER", message));
+    expect(response.status).toBe(200);
+
+    const decision = await t.db.decision.findFirstOrThrow({ where: { actionId: proposed.actionId } });
+    expect(decision).toMatchObject({ reviewerId: tenant.users.reviewer.id, verdict: "approve", payloadHash: proposed.payloadHash });
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).toMatchObject({ status: "approved" });
+    const recorded = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, type: "decision.recorded" } });
+    expect(recorded).toMatchObject({ actorId: tenant.users.reviewer.id, data: expect.objectContaining({ channel: "slack" }) });
+    const told = callsSince(start, "chat.postEphemeral");
+    expect(told).toHaveLength(1);
+    expect(told[0].args).toMatchObject({ user: "U0REVIEWER", channel: CHANNEL });
+    expect(String(told[0].args.text)).toMatch(/^Recorded: you approved revision 1/);
+
+    await pumpUntilQuiet();
+    expect(buttonsOf(proposed.actionId).buttons).toEqual([]);
+    expect(buttonsOf(proposed.actionId).message.text).toMatch(/^Approved/);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("Reject asks for a reason in a dialog; its submission rejects with that reason", async () => {
+    const tenant = await slackTenant();
+    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    const start = slack.calls.length;
+    expect((await interaction(tenant, press(buttons, SLACK_ACTION_IDS.reject, "U0REVIEWER", message))).status).toBe(200);
+    const [opened] = callsSince(start, "views.open");
+    const view = opened.args.view as { private_metadata: string; callback_id: string };
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+
+    const submit = (reason: string) => interaction(tenant, {
+      type: "view_submission", user: { id: "U0REVIEWER", team_id: TEAM }, team: { id: TEAM },
+      view: { id: "V1", callback_id: view.callback_id, private_metadata: view.private_metadata, state: { values: { countersign_reason: { reason: { type: "plain_text_input", value: reason } } } } },
+    });
+    const response = await submit("Not a duplicate: the second charge is a different order");
+    expect(response.status).toBe(200);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).toMatchObject({ status: "rejected" });
+    expect(await t.db.decision.findFirstOrThrow({ where: { actionId: proposed.actionId } })).toMatchObject({
+      reviewerId: tenant.users.reviewer.id, verdict: "reject", note: "Not a duplicate: the second charge is a different order",
+    });
+  });
+
+  it("refuses and audits a bad signature, an old timestamp, an unlinked user, the requester's own user, a wrong role and a stale hash — recording no vote", async () => {
+    const tenant = await slackTenant();
+    // A reviewer who asked for the action themselves (through an agent task) may not decide it.
+    const self = tenant.users.reviewer3;
+    await link(tenant, self, "U0REQUESTER");
+    await link(tenant, tenant.users.auditor, "U0AUDITOR");
+    await link(tenant, tenant.users.reviewer2, "U0REVIEWER2");
+    const proposed = await pendingRefund(tenant, 5_000, { type: "user", userId: self.id, label: self.email, roles: self.roles });
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    const approve = (user: string) => press(buttons, SLACK_ACTION_IDS.approve, user, message);
+
+    const badSignature = await interaction(tenant, approve("U0REVIEWER2"), { secret: "0".repeat(32) });
+    expect(badSignature.status).toBe(401);
+    const oldTimestamp = await interaction(tenant, approve("U0REVIEWER2"), { timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expect(oldTimestamp.status).toBe(401);
+    expect((await interaction(tenant, approve("U0STRANGER"))).status).toBe(200);
+    expect((await interaction(tenant, approve("U0REQUESTER"))).status).toBe(200);
+    expect((await interaction(tenant, approve("U0AUDITOR"))).status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+
+    // A reviewer edits the action: the message's hash is now stale.
+    await editAction(t.db, {
+      tenantId: tenant.id, actionId: proposed.actionId, editor: tenant.users.reviewer.member, payloadHash: proposed.payloadHash,
+      args: { invoice_number: "INV-1044", amount_minor: 4_000, reason: "Duplicate charge" },
+    });
+    const start = slack.calls.length;
+    expect((await interaction(tenant, approve("U0REVIEWER2"))).status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).toMatchObject({ status: "pending", currentRevision: 2 });
+
+    const refusals = (await refusalsOf(tenant)).map((e) => ({
+      type: e.type, actorId: e.actorId, reason: (e.data as { reason?: string; code?: string }).reason ?? (e.data as { code?: string }).code,
+      channel: (e.data as { channel?: string }).channel,
+    }));
+    expect(refusals).toEqual([
+      { type: "slack.callback_refused", actorId: null, reason: "bad_signature", channel: undefined },
+      { type: "slack.callback_refused", actorId: null, reason: "old_timestamp", channel: undefined },
+      { type: "slack.callback_refused", actorId: null, reason: "unlinked_user", channel: undefined },
+      { type: "decision.refused", actorId: self.id, reason: "self_approval", channel: "slack" },
+      { type: "decision.refused", actorId: tenant.users.auditor.id, reason: "not_eligible", channel: "slack" },
+      { type: "decision.refused", actorId: tenant.users.reviewer2.id, reason: "stale_hash", channel: "slack" },
+    ]);
+    expect(String(callsSince(start, "chat.postEphemeral")[0]?.args.text)).toMatch(/^Not recorded: The action changed/);
+
+    // The stale message is updated to the current revision, whose buttons carry its hash.
+    await pumpUntilQuiet();
+    const current = await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId }, select: { payloadHash: true } });
+    const updated = buttonsOf(proposed.actionId);
+    expect(updated.message.ts).toBe(message.ts);
+    expect(JSON.parse(updated.buttons[0].value ?? "")).toEqual({ actionId: proposed.actionId, revision: 2, payloadHash: current.payloadHash });
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("a member is linked only by a code from their account page sent from Slack; a wrong code, or a signature from another tenant's app, links nothing", async () => {
+    const tenant = await slackTenant();
+    const wrong = await command(tenant, "U0GUESSER", "link AAAA-BBBB");
+    expect(((await wrong.json()) as { text: string }).text).toMatch(/unknown, used or expired/);
+    const { code } = await startSlackLink(t.db, { tenantId: tenant.id, userId: tenant.users.reviewer.id });
+    const forged = await command(tenant, "U0GUESSER", `link ${code}`, { secret: "1".repeat(32) });
+    expect(forged.status).toBe(401);
+    expect(await t.db.slackUserLink.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ slackUserId: null, linkedAt: null });
+
+    const linked = await command(tenant, "U0REVIEWER", `link ${code}`);
+    expect(((await linked.json()) as { text: string }).text).toMatch(/^Linked/);
+    expect(await t.db.slackUserLink.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ slackUserId: "U0REVIEWER", slackTeamId: TEAM, codeHash: null });
+    // The code is used up.
+    const again = await command(tenant, "U0OTHER", `link ${code}`);
+    expect(((await again.json()) as { text: string }).text).toMatch(/unknown, used or expired/);
+    const events = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: { startsWith: "slack." } }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.type, (e.data as { reason?: string }).reason ?? null])).toEqual([
+      ["slack.configured", null], ["slack.callback_refused", "bad_link_code"], ["slack.callback_refused", "bad_signature"],
+      ["slack.user_linked", null], ["slack.callback_refused", "bad_link_code"],
+    ]);
+    expect(events[3].actorId).toBe(tenant.users.reviewer.id);
+  });
+});
