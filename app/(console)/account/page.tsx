@@ -10,6 +10,8 @@ import { PasskeyList } from "@/components/account/passkey-list";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
 import { changePasswordAction } from "./actions";
 import { beginPasskeyRegistration, completePasskeyRegistration, removePasskeyAction } from "./passkey-actions";
+import { SlackLink } from "@/components/account/slack-link";
+import { startSlackLinkAction } from "./slack-actions";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -17,6 +19,7 @@ export default async function AccountPage() {
   const member = await requirePageMember(undefined, "/account");
   const sessions = await listSessions(getDb(), member.user.id, member.session.id);
   const passkeys = await listPasskeys(getDb(), member.user.id);
+  const slackLink = await getDb().slackUserLink.findFirst({ where: { tenantId: member.tenant.id, userId: member.user.id, linkedAt: { not: null } }, select: { slackUserId: true } });
   return (
     <>
       <PageHeader title="Account" description={`${member.user.name} · ${member.user.email}`} />
@@ -38,6 +41,13 @@ export default async function AccountPage() {
           <div className="p-4">
             <PasskeyList passkeys={passkeys} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
           </div>
+        </section>
+        <section aria-labelledby="slack-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="slack-heading" className="font-semibold">Slack</h2>
+            <p className="text-sm text-slate-600">Link your Slack user so the Approve and Reject buttons on Countersign&apos;s Slack messages count as your decisions. Linking is audited.</p>
+          </div>
+          <div className="p-4"><SlackLink linkedAs={slackLink?.slackUserId ?? null} start={startSlackLinkAction} /></div>
         </section>
         <section aria-labelledby="sessions-heading" className="rounded-lg border border-slate-200 bg-white">
           <div className="border-b border-slate-200 px-4 py-2">

@@ -52,6 +52,7 @@ export default async function AdminPage() {
       <PageHeader title="Admin" description={`Members, roles, tool policies and API keys of ${member.tenant.name}. Every change is audited.`}>
         <span className="flex gap-4">
           <Link href="/admin/webhooks" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Webhooks</Link>
+          <Link href="/admin/slack" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Slack</Link>
           <Link href="/admin/mcp" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Upstream MCP servers</Link>
         </span>
       </PageHeader>

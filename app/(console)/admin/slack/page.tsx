@@ -1,0 +1,65 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { getDb } from "@/lib/db/client";
+import { readEnv } from "@/lib/env";
+import { requirePageMember } from "@/lib/server/acting-member";
+import { RISK_LEVELS } from "@/lib/risk/risk-tag";
+import { PageHeader } from "@/components/shell/page-header";
+import { SlackSettingsForm } from "@/components/admin/slack-settings";
+import { configureSlackAction } from "./actions";
+
+export const metadata: Metadata = { title: "Slack" };
+
+export default async function SlackPage() {
+  const member = await requirePageMember("admin:manage", "/admin/slack");
+  const db = getDb();
+  // Never the sealed secrets: only whether they are set.
+  const integration = await db.slackIntegration.findUnique({
+    where: { tenantId: member.tenant.id }, select: { channel: true, openOnlyFrom: true, updatedAt: true },
+  });
+  const [linked, failing] = await Promise.all([
+    db.slackUserLink.count({ where: { tenantId: member.tenant.id, linkedAt: { not: null } } }),
+    db.slackMessage.findMany({ where: { tenantId: member.tenant.id, status: "failed" }, orderBy: { updatedAt: "desc" }, take: 5, select: { actionId: true, lastError: true } }),
+  ]);
+  const base = `${(readEnv("NEXTAUTH_URL") ?? "http://localhost:3000").replace(/\/$/, "")}/api/integrations/slack/${member.tenant.slug}`;
+  return (
+    <>
+      <PageHeader
+        title="Slack"
+        description={`Post actions waiting for review in ${member.tenant.name} to a Slack channel, with Approve / Reject buttons that count as the linked member's vote.`}
+      >
+        <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
+      </PageHeader>
+      <div className="space-y-5">
+        <section aria-labelledby="slack-app-heading" className="rounded-lg border border-slate-200 bg-white">
+          <div className="border-b border-slate-200 px-4 py-2">
+            <h2 id="slack-app-heading" className="font-semibold">Slack app</h2>
+            <p className="text-sm text-slate-600">
+              In your Slack app: give the bot <code>chat:write</code> and <code>commands</code>, invite it to the channel, set Interactivity&apos;s Request URL to{" "}
+              <code className="break-all">{base}/interactions</code> and add the slash command <code>/countersign</code> with Request URL{" "}
+              <code className="break-all">{base}/commands</code>.
+            </p>
+          </div>
+          <div className="p-4">
+            <SlackSettingsForm
+              configured={integration !== null}
+              channel={integration?.channel ?? ""}
+              openOnlyFrom={integration?.openOnlyFrom ?? "high"}
+              levels={[...RISK_LEVELS]}
+              save={configureSlackAction}
+            />
+            <p className="mt-3 text-sm text-slate-600">{linked} member{linked === 1 ? "" : "s"} linked their Slack user (on their account page).</p>
+            {failing.length > 0 ? (
+              <div role="status" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+                <p className="font-medium">Messages Slack did not accept (retries ended):</p>
+                <ul className="mt-1 list-disc pl-5">
+                  {failing.map((f) => <li key={f.actionId}><Link className="underline" href={`/actions/${f.actionId}`}>{f.actionId.slice(0, 8)}</Link>: {f.lastError ?? "unknown error"}</li>)}
+                </ul>
+              </div>
+            ) : null}
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}

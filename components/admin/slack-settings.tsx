@@ -1,0 +1,63 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { buttonClass } from "@/components/ui/button";
+import type { ActionResult } from "@/lib/server/boundary";
+
+type Save = (raw: unknown) => Promise<ActionResult<{ saved: boolean }>>;
+
+const input = "mt-0.5 block w-72 rounded border border-slate-300 px-2 py-1 text-sm";
+
+/** The tenant's Slack app settings. The token and secret are write-only: never shown, blank keeps them. */
+export function SlackSettingsForm(props: { configured: boolean; channel: string; openOnlyFrom: string; levels: string[]; save: Save }) {
+  const router = useRouter();
+  const [channel, setChannel] = useState(props.channel);
+  const [openOnlyFrom, setOpenOnlyFrom] = useState(props.openOnlyFrom);
+  const [botToken, setBotToken] = useState("");
+  const [signingSecret, setSigningSecret] = useState("");
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  function submit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setMessage(null);
+    startTransition(async () => {
+      const result = await props.save({ channel, openOnlyFrom, botToken, signingSecret });
+      if (!result.ok) {
+        setMessage({ ok: false, text: result.error.message });
+        return;
+      }
+      setBotToken("");
+      setSigningSecret("");
+      setMessage({ ok: true, text: "Saved. Actions that start waiting for review from now on are posted." });
+      router.refresh();
+    });
+  }
+
+  return (
+    <form onSubmit={submit} aria-label="Slack app settings" className="space-y-3">
+      <label className="block text-xs font-medium text-slate-700">
+        Channel id
+        <input required value={channel} onChange={(e) => setChannel(e.target.value)} placeholder="C0123ABCD" className={input} />
+      </label>
+      <label className="block text-xs font-medium text-slate-700">
+        Open only (no Slack buttons) from risk
+        <select value={openOnlyFrom} onChange={(e) => setOpenOnlyFrom(e.target.value)} className={input}>
+          {props.levels.map((level) => <option key={level} value={level}>{level} and above</option>)}
+        </select>
+      </label>
+      <p className="text-xs text-slate-600">Actions whose policy requires a passkey-signed approval or a minimum reading time always get Open only.</p>
+      <label className="block text-xs font-medium text-slate-700">
+        Bot token {props.configured ? "(saved; leave blank to keep)" : ""}
+        <input type="password" autoComplete="off" value={botToken} onChange={(e) => setBotToken(e.target.value)} placeholder="xoxb-…" className={input} />
+      </label>
+      <label className="block text-xs font-medium text-slate-700">
+        Signing secret {props.configured ? "(saved; leave blank to keep)" : ""}
+        <input type="password" autoComplete="off" value={signingSecret} onChange={(e) => setSigningSecret(e.target.value)} className={input} />
+      </label>
+      <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? "Saving…" : "Save"}</button>
+      {message ? <p role={message.ok ? "status" : "alert"} className={message.ok ? "text-sm text-emerald-800" : "text-sm text-red-800"}>{message.text}</p> : null}
+    </form>
+  );
+}
