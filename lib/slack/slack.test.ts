@@ -13,6 +13,9 @@ import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { configureSlack } from "@/lib/slack/configure-slack";
 import { pumpSlack } from "@/lib/slack/run-slack-worker";
+import { leaseSlackMessages } from "@/lib/db/statements/lease-slack-messages";
+import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
+import { refusal } from "@/tests/refusal";
 import { SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
 import { startSlackLink } from "@/lib/slack/start-slack-link";
 import { slackSignature } from "@/lib/slack/verify-slack-signature";
@@ -200,6 +203,44 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     const { message, buttons } = buttonsOf(proposed.actionId);
     expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
     expect(JSON.stringify(message.blocks)).toContain(`Its risk is ${riskLevel}`);
+  });
+});
+
+describe("Slack: the outbox and its settings", () => {
+  it("loses nothing when a worker stops mid-send: another posts the message once the lease lapses, exactly once", async () => {
+    const tenant = await slackTenant();
+    const proposed = await pendingRefund(tenant);
+    await sealAllPending(t.db);
+    // A worker leases the row and dies before sending (its lease is made to lapse, as time would).
+    await pumpSlack(t.db, { workerId: "crashed", limit: 0 });
+    const [leased] = await leaseSlackMessages(t.db, { workerId: "crashed", leaseSeconds: 600, limit: 16 });
+    expect(leased?.actionId).toBe(proposed.actionId);
+    const start = slack.calls.length;
+    await pumpSlack(t.db, { workerId: "other" });
+    expect(callsSince(start, "chat.postMessage")).toHaveLength(0); // still leased
+    await t.ownerDb.slackMessage.update({ where: { id: leased.id }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+    await pumpUntilQuiet();
+    await pumpUntilQuiet();
+    expect(callsSince(start, "chat.postMessage").filter((c) => JSON.stringify(c.args.blocks).includes(proposed.actionId))).toHaveLength(1);
+    // The crashed worker's late report changes nothing: it no longer holds the lease.
+    expect(await recordSlackAttempt(t.db, {
+      id: leased.id, workerId: "crashed", wantedSeq: leased.wantedSeq, ok: false, error: "late", retryAfterSeconds: 1, channel: null, ts: null, shownRevision: null, shownStatus: null,
+    })).toBeNull();
+  });
+
+  it("keeps the bot token and signing secret sealed, refuses malformed settings, and keeps saved secrets when they are left blank", async () => {
+    const tenant = await slackTenant();
+    const row = await t.db.slackIntegration.findUniqueOrThrow({ where: { tenantId: tenant.id } });
+    expect(row.secrets).not.toContain(TOKEN);
+    expect(row.secrets).not.toContain(SIGNING_SECRET);
+    const bad = async (fields: Record<string, unknown>) => (await refusal(configureSlack(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields }))).message;
+    expect(await bad({ channel: "#approvals", openOnlyFrom: "high" })).toMatch(/channel's id/);
+    expect(await bad({ channel: CHANNEL, openOnlyFrom: "high", botToken: "not-a-token", signingSecret: SIGNING_SECRET })).toMatch(/xoxb-/);
+    expect(await bad({ channel: CHANNEL, openOnlyFrom: "high", botToken: TOKEN })).toMatch(/together/);
+    const fresh = await createTestTenant(t.db);
+    expect((await refusal(configureSlack(t.db, { tenantId: fresh.id, actor: adminOf(fresh), fields: { channel: CHANNEL, openOnlyFrom: "high" } }))).message).toMatch(/bot token and signing secret/);
+    await configureSlack(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields: { channel: "C0OTHERCHAN", openOnlyFrom: "medium" } });
+    expect(await t.db.slackIntegration.findUniqueOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ secrets: row.secrets, channel: "C0OTHERCHAN", openOnlyFrom: "medium" });
   });
 });
 
