@@ -15,8 +15,9 @@ function limitsUnder(script: string): Record<string, [string, string]> {
   const text = execFileSync(dash as string, ["-c", `${script} && exec cat /proc/self/limits`]).toString();
   const rows: Record<string, [string, string]> = {};
   for (const line of text.split("\n").slice(1)) {
-    const m = /^(.+?)\s{2,}(\S+)\s+(\S+)/.exec(line);
-    if (m) rows[m[1]] = [m[2], m[3]];
+    // Fixed columns: the name in the first 26 characters, then soft, hard, units.
+    const [soft, hard] = line.slice(26).trim().split(/\s+/);
+    if (soft && hard) rows[line.slice(0, 26).trim()] = [soft, hard];
   }
   return rows;
 }
