@@ -45,13 +45,16 @@ function which(binary: string): string | null {
   return null;
 }
 
+type BwrapTools = { bwrap: string; prlimit: string; dash: string | null; rootfs: string };
+
 /** Throws SandboxUnavailableError unless bwrap, prlimit and the spec's rootfs are usable. */
-export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): { bwrap: string; prlimit: string; rootfs: string } {
+export function assertBwrapReady(spec: Pick<SandboxSpec, "image">): BwrapTools {
   const bwrap = which("bwrap");
   if (!bwrap) throw new SandboxUnavailableError("bubblewrap (bwrap) is not installed");
   const prlimit = which("prlimit");
   if (!prlimit) throw new SandboxUnavailableError("prlimit (util-linux) is not installed");
-  return { bwrap, prlimit, rootfs: rootfsDirOf(spec.image) };
+  // dash by name (not /bin/sh, which may be bash: its ulimit takes other units and letters).
+  return { bwrap, prlimit, dash: which("dash"), rootfs: rootfsDirOf(spec.image) };
 }
 
 /** Host folders of one run: its data sets (read-only inside) and its /mnt/out. */
@@ -119,7 +122,33 @@ export function prlimitArgs(spec: SandboxSpec, existingTasks = 0, memory: "cgrou
   ];
 }
 
-export async function runInBwrap(spec: SandboxSpec, code: string, opts: RunOptions = {}): Promise<SandboxRunResult> {
+/**
+ * The same limits as prlimitArgs, as dash's `ulimit` builtins in the shell that starts bwrap (the
+ * shell that joins the run's cgroup, or one in prlimit's place): one exec fewer per run. Dash sets
+ * soft and hard limits alike and counts file size in 512-byte blocks and address space in KiB;
+ * null when a limit is not a whole number of its unit (then prlimit sets it exactly).
+ */
+export function dashUlimits(spec: SandboxSpec, existingTasks = 0, memory: "cgroup" | "rlimit-as" = "rlimit-as"): string | null {
+  if (spec.fileSizeBytes % 512 !== 0 || (memory === "rlimit-as" && spec.memoryBytes % 1024 !== 0)) return null;
+  return [
+    ...(memory === "rlimit-as" ? [`ulimit -v ${spec.memoryBytes / 1024}`] : []),
+    `ulimit -p ${spec.pidsLimit + existingTasks}`,
+    `ulimit -f ${spec.fileSizeBytes / 512}`,
+    `ulimit -n ${spec.openFiles}`,
+    "ulimit -c 0",
+    `ulimit -t ${Math.ceil(spec.timeoutMs / 1000) + 1}`,
+  ].join(" && ");
+}
+
+export type BwrapRunOptions = RunOptions & {
+  /**
+   * How the rlimits are set: "shell" (default where dash is installed and the limits fit its
+   * units) or "prlimit" (an exec of prlimit, as before; for the benchmark's side-by-side comparison).
+   */
+  limitsVia?: "shell" | "prlimit";
+};
+
+export async function runInBwrap(spec: SandboxSpec, code: string, opts: BwrapRunOptions = {}): Promise<SandboxRunResult> {
   if (spec.isolation !== "namespace") throw new Error(`runInBwrap got a ${spec.isolation} spec`);
   const tools = assertBwrapReady(spec);
   const release = await sandboxLimiter().acquire(opts.signal);
@@ -130,12 +159,7 @@ export async function runInBwrap(spec: SandboxSpec, code: string, opts: RunOptio
   }
 }
 
-function runOnce(
-  spec: SandboxSpec,
-  code: string,
-  opts: RunOptions,
-  tools: { bwrap: string; prlimit: string; rootfs: string },
-): Promise<SandboxRunResult> {
+function runOnce(spec: SandboxSpec, code: string, opts: BwrapRunOptions, tools: BwrapTools): Promise<SandboxRunResult> {
   const started = performance.now();
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
   // The end of stderr, kept apart from the capped copy, to recognise a MemoryError.
@@ -184,11 +208,18 @@ function runOnce(
         return;
       }
     }
-    const sandboxed = [tools.prlimit, ...prlimitArgs(spec, existingTasks, cgroup ? "cgroup" : "rlimit-as"), tools.bwrap, ...bwrapArgs(spec, tools.rootfs, folder)];
-    // The first process joins the run's cgroup itself, before anything of the code exists.
-    const child = cgroup
-      ? spawn("/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...sandboxed], spawnOptions)
-      : spawn(sandboxed[0], sandboxed.slice(1), spawnOptions);
+    const memory = cgroup ? "cgroup" : "rlimit-as";
+    const bwrap = [tools.bwrap, ...bwrapArgs(spec, tools.rootfs, folder)];
+    const ulimits = tools.dash && opts.limitsVia !== "prlimit" ? dashUlimits(spec, existingTasks, memory) : null;
+    // The first process joins the run's cgroup itself, before anything of the code exists, and
+    // sets the rlimits bwrap and the code inherit (dash's ulimit, else prlimit).
+    const join = cgroup ? 'echo $$ > "$0" && ' : "";
+    const child =
+      ulimits !== null && tools.dash
+        ? spawn(tools.dash, ["-c", `${join}${ulimits} && exec "$@"`, cgroup?.procsFile ?? "sh", ...bwrap], spawnOptions)
+        : cgroup
+          ? spawn("/bin/sh", ["-c", `${join}exec "$@"`, cgroup.procsFile, tools.prlimit, ...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions)
+          : spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions);
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -236,18 +267,18 @@ function runOnce(
       runUid?.release(); // the pid namespace ended with bwrap (--die-with-parent)
       output.end();
       const oomKilled = !timedOut && !aborted && code !== 0 && (cgroup?.oomKilled() === true || /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail));
-      cgroup?.remove();
       const killed = timedOut || aborted || signal !== null;
       let artifacts: CollectedArtifacts;
       try {
         artifacts = collectArtifactsFromDir(folder.out, opts.artifactCaps ?? artifactCaps());
       } catch (err) {
         artifacts = { refused: `The files in ${ARTIFACT_MOUNT} could not be read (${(err as Error).message}), so none were kept.` };
-      } finally {
-        folder.remove();
       }
       const result = output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started });
       resolve({ ...result, artifacts });
+      // After the result: nothing of the run is left to read or to limit.
+      cgroup?.remove();
+      folder.remove();
     });
   });
 }

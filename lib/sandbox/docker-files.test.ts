@@ -4,9 +4,9 @@ import { EndMarkerScanner } from "./docker-files";
 describe("EndMarkerScanner", () => {
   it("passes the code's output through and ends at the marker, even split across chunks", async () => {
     const scanner = new EndMarkerScanner("abc123");
-    const out = [scanner.push(Buffer.from("line 1\nline 2")), scanner.push(Buffer.from("\n\x1eab")), scanner.push(Buffer.from("c123 0")), scanner.push(Buffer.from("\nlate output"))];
+    const out = [scanner.push(Buffer.from("line 1\nline 2")), scanner.push(Buffer.from("\n\x1eab")), scanner.push(Buffer.from("c123 0 1")), scanner.push(Buffer.from("\nlate output"))];
     expect(Buffer.concat(out).toString()).toBe("line 1\nline 2\n");
-    expect(await scanner.ended).toBe(0);
+    expect(await scanner.ended).toEqual({ status: 0, files: true });
     expect(scanner.flush().length).toBe(0);
   });
 
@@ -17,9 +17,9 @@ describe("EndMarkerScanner", () => {
     expect(scanner.flush().toString()).toBe("\x1eabc");
   });
 
-  it("reports the code's exit status", async () => {
+  it("reports the code's exit status and whether files wait", async () => {
     const scanner = new EndMarkerScanner("n");
-    scanner.push(Buffer.from("\x1en 3\n"));
-    expect(await scanner.ended).toBe(3);
+    scanner.push(Buffer.from("\x1en 3 0\n"));
+    expect(await scanner.ended).toEqual({ status: 3, files: false });
   });
 });

@@ -22,19 +22,26 @@ export function filesTmpfs(caps: ArtifactCaps, datasetBytes: number = datasetMax
 
 /**
  * The container's command: read the run's marker from the first line of stdin (the rest is the
- * code, read by python), run the code under its in-container time limit ($1), and then — only when
- * it left files in /mnt/out — say so on stdout with the marker and its exit status and wait up to
- * $2 seconds to be collected; SIGTERM then ends it with the code's status (the container's exit
- * status is the code's either way). The marker is random per run and never reaches the code, so
- * output the code prints cannot pass for it.
+ * code, read by python), run the code under its in-container time limit ($1), then write the end
+ * line — the marker, the code's exit status and whether it left files in /mnt/out — to stdout and
+ * to stderr. The runner ends the run on the two end lines (each stream is ordered, so every byte
+ * the code wrote to either is in by then) instead of waiting for the daemon to report the
+ * container's exit. Without files the script then exits with the code's status; with files it waits
+ * up to $2 seconds to be collected, and SIGTERM ends it with the code's status. The marker is random
+ * per run and never reaches the code, so output the code prints cannot pass for it; a process the
+ * code left behind that found it could only end its own run early, with a status of its choosing.
+ * The files check is a glob in the shell (no fork): any entry, dot files included.
  */
 export const FILES_RUN_SCRIPT = [
   "read -r marker",
   'timeout -s KILL "$1" python3 -I -u -',
   "s=$?",
-  `[ -z "$(ls -A ${ARTIFACT_MOUNT} 2>/dev/null)" ] && exit $s`,
+  "f=0",
+  `for p in ${ARTIFACT_MOUNT}/* ${ARTIFACT_MOUNT}/.[!.]* ${ARTIFACT_MOUNT}/..?*; do { [ -e "$p" ] || [ -L "$p" ]; } && f=1; done`,
+  "printf '\\036%s %s %s\\n' \"$marker\" \"$s\" \"$f\"",
+  "printf '\\036%s %s %s\\n' \"$marker\" \"$s\" \"$f\" >&2",
+  '[ "$f" = 0 ] && exit $s',
   "trap 'exit $s' TERM",
-  "printf '\\036%s %s\\n' \"$marker\" \"$s\"",
   'sleep "$2" & wait',
   "exit $s",
 ].join("\n");
@@ -46,17 +53,20 @@ export function newRunMarker(): string {
   return randomBytes(12).toString("hex");
 }
 
+/** The wrapper's end line: the code's exit status and whether it left files in /mnt/out. */
+export type RunEnd = { status: number; files: boolean };
+
 /**
- * Takes the wrapper's "code ended, files waiting" line out of stdout: everything before it is the
- * code's output; once seen, `ended` resolves with the code's exit status and later bytes (from
+ * Takes the wrapper's end line out of one output stream (stdout or stderr): everything before it is
+ * the code's output; once seen, `ended` resolves with what the line says and later bytes (from
  * processes the code left behind) are dropped.
  */
 export class EndMarkerScanner {
   private readonly marker: Buffer;
-  private pending = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
   private done = false;
-  readonly ended: Promise<number>;
-  private resolve!: (status: number) => void;
+  readonly ended: Promise<RunEnd>;
+  private resolve!: (end: RunEnd) => void;
 
   constructor(marker: string) {
     this.marker = Buffer.from(`\x1e${marker} `, "utf8");
@@ -66,7 +76,7 @@ export class EndMarkerScanner {
   /** The bytes of `chunk` that are the code's output (some may be held back until the next chunk). */
   push(chunk: Buffer): Buffer {
     if (this.done) return Buffer.alloc(0);
-    const data = Buffer.concat([this.pending, chunk]);
+    const data = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     const at = data.indexOf(this.marker);
     if (at >= 0) {
       const rest = data.subarray(at + this.marker.length);
@@ -77,7 +87,8 @@ export class EndMarkerScanner {
       }
       this.done = true;
       this.pending = Buffer.alloc(0);
-      this.resolve(Number.parseInt(rest.subarray(0, newline).toString("ascii"), 10));
+      const [status, files] = rest.subarray(0, newline).toString("ascii").split(" ");
+      this.resolve({ status: Number.parseInt(status, 10), files: files === "1" });
       return data.subarray(0, at);
     }
     // Hold back a tail that could be the start of the marker.

@@ -157,6 +157,12 @@ export type DockerRunOptions = RunOptions & {
   beforeCode?: (ready: ReadyContainer) => void | Promise<void>;
   /** Called once the code runs (tests inspect the container's applied configuration here). */
   onContainer?: (container: Docker.Container) => void | Promise<void>;
+  /**
+   * When the run is over: "end-marker" (default) on the wrapper's end line on stdout and stderr;
+   * "container-exit" on the daemon reporting the container's exit, as before the end line was
+   * used, for the benchmark's side-by-side comparison only (files left in /mnt/out are refused).
+   */
+  completion?: "end-marker" | "container-exit";
 };
 
 export async function runInDocker(spec: SandboxSpec, code: string, opts: DockerRunOptions = {}): Promise<SandboxRunResult> {
@@ -203,8 +209,11 @@ const STALE = Symbol("stale");
 async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, code: string, opts: DockerRunOptions, started: number): Promise<SandboxRunResult | typeof STALE> {
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
   const marker = newRunMarker();
-  const scanner = new EndMarkerScanner(marker);
-  ready.setSink((stream, chunk) => output.push(stream, stream === "stdout" ? scanner.push(chunk) : chunk));
+  const outEnd = new EndMarkerScanner(marker);
+  const errEnd = new EndMarkerScanner(marker);
+  ready.setSink((stream, chunk) => output.push(stream, (stream === "stdout" ? outEnd : errEnd).push(chunk)));
+  // The wrapper's end line on both streams: the code has exited and all it wrote is in.
+  const codeEnded = Promise.all([outEnd.ended, errEnd.ended]).then(([end]) => end);
   let timedOut = false;
   let aborted = false;
   const kill = (reason: "timeout" | "abort") => {
@@ -236,24 +245,38 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
     let status: number;
     let artifacts: CollectedArtifacts = { files: [] };
     try {
-      // The code ended with files left in /mnt/out: read them while the container waits, then let it end.
-      const ended = await Promise.race([ready.exited.then(() => null), scanner.ended]);
-      if (ended !== null && !timedOut && !aborted) {
-        artifacts = await collectArtifactsFromContainer(docker, ready.container, `${ready.uid}:${parseUser(spec.user).gid}`, opts.artifactCaps ?? artifactCaps())
-          .catch((err: unknown) => ({ refused: `The files in /mnt/out could not be read (${errorMessage(err)}), so none were kept.` }));
-        await ready.container.kill({ signal: "SIGTERM" }).catch(() => {});
+      const ended = await Promise.race([ready.exited.then(() => null), codeEnded]);
+      if (ended !== null) {
+        if (ended.files && !timedOut && !aborted) {
+          // Files left in /mnt/out: read them while the container waits for it.
+          artifacts = await collectArtifactsFromContainer(docker, ready.container, `${ready.uid}:${parseUser(spec.user).gid}`, opts.artifactCaps ?? artifactCaps())
+            .catch((err: unknown) => ({ refused: `The files in /mnt/out could not be read (${errorMessage(err)}), so none were kept.` }));
+        }
+        if (opts.completion === "container-exit") {
+          if (ended.files) await ready.container.kill({ signal: "SIGTERM" }).catch(() => {});
+          status = (await ready.exited).StatusCode;
+          await Promise.race([ready.streamClosed, delay(2000)]);
+        } else {
+          // Done without waiting for the daemon to notice the container's exit (tens to hundreds of
+          // ms later): the container is removed below, after the result is reported.
+          status = ended.status;
+        }
+      } else {
+        // Killed (time limit, abort, OOM) or the daemon lost: the exit status is the daemon's.
+        status = (await ready.exited).StatusCode;
+        // The exit may be reported before the last bytes arrive through the attach stream.
+        await Promise.race([ready.streamClosed, delay(2000)]);
       }
-      status = (await ready.exited).StatusCode;
     } catch (err) {
       if (!ready.codeStarted()) return STALE;
       throw new SandboxUnavailableError(`lost the Docker daemon during the run: ${errorMessage(err)}`, { cause: err });
     }
     clearTimeout(timer);
-    // The exit may be reported before the last bytes arrive through the attach stream.
-    await Promise.race([ready.streamClosed, delay(2000)]);
     if (!ready.codeStarted()) return STALE;
-    const heldBack = scanner.flush();
-    if (heldBack.length) output.push("stdout", heldBack);
+    for (const [stream, scanner] of [["stdout", outEnd], ["stderr", errEnd]] as const) {
+      const heldBack = scanner.flush();
+      if (heldBack.length) output.push(stream, heldBack);
+    }
     output.end();
 
     // A clean exit needs no inspect; anything else may be the OOM killer's doing.
@@ -264,8 +287,9 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
-    // Removed after the result is reported, not before: its processes went with its main process
-    // (PID namespace); settleSandboxRemovals waits for the removal.
+    // Removed (force: killed first) after the result is reported, not before: its main process
+    // exits right after the end line unless files wait, and every process of the container goes with
+    // it (PID namespace); it is never handed out again. settleSandboxRemovals waits for the removal.
     void ready.dispose();
   }
 }

@@ -19,7 +19,9 @@ export function startSandboxPool(): ContainerPool | null {
   setWarmPool(pool);
   void detectSandbox()
     .then((detection) => {
-      if (detection.spec?.isolation === "container") pool.warm(detection.spec);
+      // The detected spec (Docker, or gVisor under SANDBOX_RUNTIME=runsc). A gVisor slot for code a
+      // policy sends to gVisor fills on its first such run and stays warm until idle.
+      if (detection.spec) pool.warm(detection.spec);
     })
     .catch(() => {
       // No sandbox detected yet: the pool fills on the first run instead.

@@ -39,6 +39,8 @@ type Runner = {
   available: boolean;
   reason: string;
   spec: SandboxSpec | null;
+  /** The warm pool every run of this runner takes its container from. */
+  pool?: ContainerPool;
   run: (spec: SandboxSpec, code: string, opts?: RunOptions & { onContainer?: (c: Docker.Container) => void | Promise<void>; pool?: ContainerPool }) => Promise<SandboxRunResult>;
 };
 
@@ -88,27 +90,34 @@ async function bwrapRunner(): Promise<Runner> {
   }
 }
 
-// The same probes through the warm pool: every run gets a container created ahead of need for its
-// exact spec (the pool is full before each run), so the pooled path is held to the same bar.
-const warmPool = new ContainerPool({ size: 1 });
-
-async function pooledDockerRunner(): Promise<Runner> {
-  const docker = await dockerRunner("container");
+// The same probes through the warm pool, for Docker and for gVisor: every run gets a container
+// created (and, for gVisor, booted under runsc) ahead of need for its exact spec (the pool is full
+// before each run), so the pooled path is held to the same bar.
+async function pooledDockerRunner(isolation: "container" | "gvisor"): Promise<Runner> {
+  const docker = await dockerRunner(isolation);
+  const pool = new ContainerPool({ size: 1 });
   return {
     ...docker,
-    name: "docker (warm pool)",
+    name: `${docker.name} (warm pool)`,
+    pool,
     run: async (spec, code, opts = {}) => {
       // Not while a caller's abort timer runs (the wait would count against it): that run may go cold.
-      if (!opts.signal) await warmPool.whenFull(spec);
-      const handedOut = warmPool.stats().handedOut;
-      const result = await docker.run(spec, code, { ...opts, pool: warmPool });
-      if (!opts.signal) expect(warmPool.stats().handedOut).toBeGreaterThan(handedOut); // it ran in a pooled container
+      if (!opts.signal) await pool.whenFull(spec);
+      const handedOut = pool.stats().handedOut;
+      const result = await docker.run(spec, code, { ...opts, pool });
+      if (!opts.signal) expect(pool.stats().handedOut).toBeGreaterThan(handedOut); // it ran in a pooled container
       return result;
     },
   };
 }
 
-const runners = [await dockerRunner("container"), await pooledDockerRunner(), await dockerRunner("gvisor"), await bwrapRunner()];
+const runners = [
+  await dockerRunner("container"),
+  await pooledDockerRunner("container"),
+  await dockerRunner("gvisor"),
+  await pooledDockerRunner("gvisor"),
+  await bwrapRunner(),
+];
 
 const HOST_SECRET = `ct-secret-${Math.random().toString(36).slice(2)}`;
 process.env.SECRET_TOKEN = HOST_SECRET;
@@ -173,13 +182,13 @@ describe.each(runners)("$name sandbox", (runner) => {
 
     // Timed tests measure from the call: the pool is full for the file's spec before each test.
     beforeEach(async () => {
-      if (runner.name === "docker (warm pool)") await warmPool.whenFull(spec);
+      if (runner.pool) await runner.pool.whenFull(spec);
     });
 
     afterAll(async () => {
       rmSync(plantedDir, { recursive: true, force: true });
       if (runner.docker) {
-        if (runner.name === "docker (warm pool)") await warmPool.drain();
+        await runner.pool?.drain();
         await settleSandboxRemovals(); // runs report before their container is removed
         const left = await dockerClient().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
         expect(ourContainers.size).toBeGreaterThan(0);
@@ -205,6 +214,16 @@ describe.each(runners)("$name sandbox", (runner) => {
       });
       expect(r.stdout).toBe("first\nsecond\n");
       expect(seen[0]).toBeLessThan(r.durationMs - 700);
+    });
+
+    it("reports every byte the code wrote to stdout and to stderr, up to the last, when it ends", async () => {
+      // Docker runs end on the wrapper's end line, written to each stream after the code exited.
+      const code = ["import sys", "for i in range(300):", "    sys.stdout.write(f'o{i}\\n')", "    sys.stderr.write(f'e{i}\\n')", "sys.stderr.write('last-err\\n')", "print('last-out')"].join("\n");
+      const r = await runner.run(spec, code);
+      const lines = (prefix: string) => Array.from({ length: 300 }, (_, i) => `${prefix}${i}\n`).join("");
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe(`${lines("o")}last-out\n`);
+      expect(r.stderr).toBe(`${lines("e")}last-err\n`);
     });
 
     if (runner.docker) {
@@ -452,7 +471,7 @@ describe.each(runners)("$name sandbox", (runner) => {
       );
       // Under gVisor the interpreters the bomb starts are charged to the sandbox's own memory, and
       // the spec's 128 MB can run out before the deadline: stopped by a limit either way.
-      if (runner.name === "gvisor") expect(r.timedOut || r.oomKilled, JSON.stringify(r)).toBe(true);
+      if (isolation === "gvisor") expect(r.timedOut || r.oomKilled, JSON.stringify(r)).toBe(true);
       else expect(r.timedOut).toBe(true);
       expect(r.exitCode).toBeNull();
       expect(performance.now() - started).toBeLessThan(3000 + 5000);
@@ -583,8 +602,8 @@ describe.each(runners)("$name sandbox", (runner) => {
 });
 
 describe("one interpreter for every runner", () => {
-  // The warm pool's runner is the Docker runner's image again (and its pool is drained by now).
-  const available = runners.filter((r) => r.available && r.name !== "docker (warm pool)");
+  // The warm pools' runners are the Docker and gVisor runners' images again (their pools are drained by now).
+  const available = runners.filter((r) => r.available && !r.pool);
   const bwrap = runners.find((r) => r.name === "bwrap");
   const docker = runners.find((r) => r.name === "docker");
 
