@@ -10,6 +10,7 @@ import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
+import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
 const problems = environmentProblems();
@@ -43,6 +44,7 @@ console.log(`${workerId} running with the ${model.id === "offline" ? "offline pl
 await Promise.all([
   runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) }),
   runWebhookWorker({ db, signal: controller.signal }),
+  runReviewerEmailWorker({ db, signal: controller.signal }),
 ]);
 await stopSandboxPool().catch(() => {});
 await db.$disconnect();

@@ -4,6 +4,7 @@ import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
+import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
 
 const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
 
@@ -17,6 +18,7 @@ export function startInProcessWorker(): void {
   startSandboxPool(); // when SANDBOX_POOL_SIZE > 0: Docker runs take a warm container
   void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
   void runWebhookWorker({ db: getDb(), signal: controller.signal });
+  void runReviewerEmailWorker({ db: getDb(), signal: controller.signal });
   process.once("SIGTERM", () => {
     controller.abort();
     void stopSandboxPool().catch(() => {}); // what a hard exit leaves, the next start-up sweep removes
