@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPROVER_ROLES } from "./role";
+import { APPROVER_ROLES, ROLES } from "./role";
 import { DURATION_HINT, parsePolicyDuration } from "./policy-duration";
 
 export const EFFECTS = ["allow", "require_approval", "deny"] as const;
@@ -41,11 +41,12 @@ const DurationSchema = z
 
 /**
  * Who is told when a pending action has waited `after`: every member with `role` (by email), and
- * the named `channel` where one is connected (e.g. Slack). Once per pending revision.
+ * the named `channel` where one is connected (e.g. Slack). Once per pending revision. Any role may
+ * be told (an admin chasing reviewers, say); who may decide stays the rule's eligible roles.
  */
 export const EscalationSchema = z.strictObject({
   after: DurationSchema,
-  role: z.enum(APPROVER_ROLES, { error: `must be one of ${APPROVER_ROLES.join(", ")} (auditors are read-only)` }),
+  role: z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }),
   channel: z.string().regex(/^#?[a-z0-9][a-z0-9._-]{0,79}$/, "use a channel name like #approvals (a-z 0-9 . _ -)").optional(),
 });
 

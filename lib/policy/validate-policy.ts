@@ -41,7 +41,6 @@ function approverErrors(policy: Policy): PolicyValidationError[] {
   check("defaults.eligibleRoles", "Defaults", policy.defaults.eligibleRoles);
   for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
     toolPolicy.rules.forEach((rule, i) => check(`tools.${tool}.rules.${i}.eligibleRoles`, `Rule "${rule.id}"`, rule.eligibleRoles));
-    toolPolicy.rules.forEach((rule, i) => check(`tools.${tool}.rules.${i}.escalate.role`, `Rule "${rule.id}" escalates to`, rule.escalate ? [rule.escalate.role] : []));
   }
   return errors;
 }
