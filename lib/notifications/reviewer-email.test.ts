@@ -314,7 +314,7 @@ describe("escalation and expiry warnings", () => {
 
   it("warns the reviewers once before expiry, and the action still expires as expired", async () => {
     const server = await smtpServer();
-    const { tenant, proposed, at } = await reminding();
+    const { tenant, proposed } = await reminding();
     // The first refund is decided at once, so only the second is left to warn about.
     await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "reject", note: "Not this one", reviewer: tenant.users.reviewer2.member });
     const pending = await proposeAction(t.db, {
