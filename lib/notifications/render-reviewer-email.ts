@@ -21,8 +21,18 @@ export type ActionFacts = {
 export type RenderedEmail = { subject: string; text: string };
 
 const when = (date: Date | null) => (date ? `${date.toISOString().slice(0, 16).replace("T", " ")} UTC` : "no expiry");
+/**
+ * Text an agent chose (the summary is built from its arguments) on one line, without invisible or
+ * control characters, and with any web address defanged (`https[:]//…`): the email's only link
+ * is the console's own, so a payload cannot plant one that looks like a way to approve.
+ */
 const oneLine = (text: string, max = 160) => {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .replace(/\b([a-z][a-z0-9+.-]*):\/\//gi, "$1[:]//")
+    .replace(/\bwww\./gi, "www[.]")
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 };
 
@@ -60,7 +70,7 @@ export function renderImmediateEmail(facts: ActionFacts, consoleUrl: string): Re
   const prefix = facts.reason === "escalated" ? "Escalated" : facts.reason === "expiry_warning" ? "Expires soon" : "Review";
   return {
     subject: oneLine(`[Countersign] ${prefix}: ${facts.tool} - ${facts.summary} - ${facts.riskLevel} risk`, 200),
-    text: [`${facts.tenantName}: ${lead(facts)}`, "", ...details(facts, consoleUrl), ...FOOTER].join("\n"),
+    text: [`${oneLine(facts.tenantName, 80)}: ${lead(facts)}`, "", ...details(facts, consoleUrl), ...FOOTER].join("\n"),
   };
 }
 
@@ -71,7 +81,7 @@ export function renderDigestEmail(items: ActionFacts[], consoleUrl: string): Ren
   return {
     subject: `[Countersign] ${n} action${n === 1 ? "" : "s"} waiting for your review in ${oneLine(tenantName, 80)}`,
     text: [
-      `${tenantName}: ${n === 1 ? "this action is" : `these ${n} actions are`} waiting for your review.`,
+      `${oneLine(tenantName, 80)}: ${n === 1 ? "this action is" : `these ${n} actions are`} waiting for your review.`,
       ...items.flatMap((facts, i) => ["", `${i + 1}. ${lead(facts)}`, ...details(facts, consoleUrl).map((line) => `   ${line}`)]),
       ...FOOTER,
     ].join("\n"),

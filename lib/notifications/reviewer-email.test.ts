@@ -16,6 +16,9 @@ import { pumpReviewerEmails } from "@/lib/notifications/run-reviewer-email-worke
 import { redactSmtpSecrets } from "@/lib/notifications/send-smtp";
 import { setEmailMode } from "@/lib/notifications/set-email-mode";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
+import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
+import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
+import { createServer } from "node:http";
 
 type Mail = { to: string[]; subject: string; text: string; messageId: string };
 
@@ -350,5 +353,33 @@ describe("escalation and expiry warnings", () => {
     await expireDueActions(t.db);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: pending.actionId } })).status).toBe("expired");
     await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("announces the escalation to a webhook subscribed to action.escalated", async () => {
+    const { tenant, proposed, at } = await reminding();
+    const bodies: string[] = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      request.on("end", () => {
+        bodies.push(body);
+        response.statusCode = 204;
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const admin = { type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email };
+      await registerWebhookEndpoint(t.db, { tenantId: tenant.id, actor: admin, fields: { url, events: ["action.escalated"], allowPrivate: true } });
+      await sweepActionReminders(t.db, { now: at(30 * 60) });
+      await sealAllPending(t.db);
+      await pumpWebhooks(t.db, { workerId: "hooks" });
+      expect(bodies.map((body) => JSON.parse(body) as { type: string; data: { actionId: string } })).toEqual([
+        expect.objectContaining({ type: "action.escalated", data: expect.objectContaining({ actionId: proposed.actionId }) }),
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 });

@@ -75,7 +75,7 @@ export async function pumpReviewerEmails(
   const smtpUrl = settings.smtpUrl;
   if (!smtpUrl) return { reminders, added, attempted: 0 };
   const leased = await leaseReviewerEmails(db, {
-    workerId: options.workerId, leaseSeconds: Math.ceil((settings.timeoutMs * 3) / 1000) + 30, limit: options.limit ?? 50, now: options.now ?? null,
+    workerId: options.workerId, leaseSeconds: Math.ceil((settings.timeoutMs * 3) / 1000) + 30, limit: options.limit ?? 16, now: options.now ?? null,
   });
   const emails = groupIntoEmails(leased);
   await Promise.all(emails.map((rows) => attempt(db, options.workerId, rows, smtpUrl)));
