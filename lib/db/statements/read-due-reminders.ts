@@ -28,6 +28,7 @@ export async function readDueReminders(q: Queryable, input: { now: Date | null; 
       a."expiresAt"
     FROM clock, "Action" a
     JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
+      AND (r."policyDecision" ? 'escalate' OR r."policyDecision" ? 'warnBeforeExpirySeconds')
     CROSS JOIN LATERAL (VALUES
       ('escalated', r."createdAt" + make_interval(secs => (r."policyDecision"->'escalate'->>'afterSeconds')::int)),
       ('expiry_warned', a."expiresAt" - make_interval(secs => (r."policyDecision"->>'warnBeforeExpirySeconds')::int))
