@@ -152,7 +152,13 @@ export const ENVIRONMENT = {
   // Email
   SMTP_URL: declare("Email", opt(z.string().regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")),
     "Deliver `send_email` through SMTP (otherwise the outbox table is the effect), e.g. `smtp://user:pass@mail.example:587`.", { secret: true }),
-  SMTP_FROM: declare("Email", opt(z.string().min(3)), "The sender of those emails.", { shownDefault: "`countersign@localhost`" }),
+  SMTP_FROM: declare("Email", opt(z.string().min(3)), "The sender of those emails, and of reviewer emails.", { shownDefault: "`countersign@localhost`" }),
+  REVIEWER_EMAIL_DIGEST_MINUTES: declare("Email", opt(int(1, 10_080)),
+    "Reviewer emails: the period of a digest (members who chose digest on /account get one email per period listing the actions still waiting for them). Periods are aligned to the clock, e.g. on the hour.", { shownDefault: "60" }),
+  REVIEWER_EMAIL_RETRY_BASE_MS: declare("Email", opt(int(10, 3_600_000)),
+    "Reviewer emails: the first retry's delay after the SMTP server refused or could not be reached; each later one doubles (up to an hour), with ±50 % jitter.", { shownDefault: "5000" }),
+  REVIEWER_EMAIL_RETRY_WINDOW_MINUTES: declare("Email", opt(int(1, 10_080)), "Reviewer emails: how long one is retried before it is marked failed.", { shownDefault: "1440" }),
+  REVIEWER_EMAIL_TIMEOUT_MS: declare("Email", opt(int(100, 120_000)), "Reviewer emails: how long connecting to and talking with the SMTP server may take per attempt.", { shownDefault: "15000" }),
 
   // Agents and workers
   COUNTERSIGN_API_RATE_LIMIT: declare("Agents and workers", opt(int(1, 1_000_000)), "Agent-API requests per key per window.", { shownDefault: "120" }),

@@ -11,6 +11,7 @@ import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle"
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
 import { runSlackWorker } from "@/lib/slack/run-slack-worker";
+import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
 import { environmentProblems, readEnv } from "@/lib/env";
 
 const problems = environmentProblems();
@@ -45,6 +46,7 @@ await Promise.all([
   runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) }),
   runWebhookWorker({ db, signal: controller.signal }),
   runSlackWorker({ db, signal: controller.signal }),
+  runReviewerEmailWorker({ db, signal: controller.signal }),
 ]);
 await stopSandboxPool().catch(() => {});
 await db.$disconnect();

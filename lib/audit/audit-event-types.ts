@@ -70,6 +70,10 @@ export const AUDIT_EVENT_SCHEMAS = {
   "action.expired": z.strictObject({
     revision: count, detectedBy: z.enum(["decision", "execution", "sweeper"]), previousStatus: z.enum(["pending", "approved"]).optional(),
   }),
+  // Reminders (lib/notifications): fired once per pending revision by the sweeper's statement.
+  // role: who was notified; channel: where else to post it (e.g. a Slack channel), when the rule names one.
+  "action.escalated": z.strictObject({ revision: count, role: text, channel: text.optional(), afterSeconds: count }),
+  "action.expiry_warned": z.strictObject({ revision: count, roles: z.array(text), warnBeforeSeconds: count, expiresAt: text }),
   "action.invalidated": z.strictObject({
     reason: z.enum(["hash_mismatch", "state_changed"]), revision: count, expected: hash.optional(), before: hash.optional(), after: hash.optional(),
   }),
@@ -123,6 +127,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   "api_key.resumed": z.strictObject({ name: text, prefix: text }),
   // sessionsEnded: the member's sessions a lost role ended (absent from events written before sessions ended).
   "member.roles_changed": z.strictObject({ member: text, before: z.array(text), after: z.array(text), sessionsEnded: count.optional() }),
+  // A member's reviewer-email preference in this tenant (lib/notifications).
+  "member.email_mode_changed": z.strictObject({ before: z.enum(["immediate", "digest"]), after: z.enum(["immediate", "digest"]) }),
   "member.roles_refused": z.strictObject({ member: text, before: z.array(text), requested: z.array(text), reason: z.literal("last_admin") }),
   "policy.saved": z.strictObject({ version: count, baseVersion: count, comment: text.nullable(), tools: z.array(text) }),
   "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "stale_base_version"]), errors: z.array(text).optional() }),

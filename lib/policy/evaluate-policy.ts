@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { RISK_LEVELS, type Effect, type Policy, type PolicyRule, type SandboxRequirement, type Tier } from "./policy-document";
 import { toCelValue } from "./policy-cel";
+import { parsePolicyDuration } from "./policy-duration";
 import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import type { Role } from "./role";
 import { compilePolicy, type CompiledPolicy } from "./validate-policy";
@@ -46,6 +47,10 @@ export type PolicyDecision = {
   sandbox?: SandboxRequirement;
   /** The rule's minimum time on screen before an approval counts (enforced by the vote). */
   minViewSeconds?: number;
+  /** Once the revision has waited `afterSeconds`, notify `role` (and `channel`); lib/notifications sweeps it. */
+  escalate?: { afterSeconds: number; role: Role; channel?: string };
+  /** Warn the eligible reviewers this long before the revision expires. */
+  warnBeforeExpirySeconds?: number;
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -202,7 +207,20 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
     ...(rule.signature === "required" ? { signature: "required" as const } : {}),
     ...(rule.minViewSeconds === undefined ? {} : { minViewSeconds: rule.minViewSeconds }),
+    ...reminders(rule),
   });
+}
+
+/** The rule's escalation and expiry warning in seconds (the document was validated, so they parse). */
+function reminders(rule: PolicyRule): Pick<PolicyDecision, "escalate" | "warnBeforeExpirySeconds"> {
+  const out: Pick<PolicyDecision, "escalate" | "warnBeforeExpirySeconds"> = {};
+  const after = rule.escalate ? parsePolicyDuration(rule.escalate.after) : null;
+  if (rule.escalate && after !== null) {
+    out.escalate = { afterSeconds: after, role: rule.escalate.role, ...(rule.escalate.channel ? { channel: rule.escalate.channel } : {}) };
+  }
+  const warn = rule.warnBeforeExpiry === undefined ? null : parsePolicyDuration(rule.warnBeforeExpiry);
+  if (warn !== null) out.warnBeforeExpirySeconds = warn;
+  return out;
 }
 
 function failClosed(ruleId: string | null, reason: string, tier: Tier = "critical"): PolicyDecision {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { APPROVER_ROLES } from "./role";
+import { APPROVER_ROLES, ROLES } from "./role";
+import { DURATION_HINT, parsePolicyDuration } from "./policy-duration";
 
 export const EFFECTS = ["allow", "require_approval", "deny"] as const;
 export type Effect = (typeof EFFECTS)[number];
@@ -31,6 +32,24 @@ const EligibleRolesSchema = z
   .min(1)
   .refine((roles) => new Set(roles).size === roles.length, "lists a role twice");
 
+/** Reminders never fire sooner than a minute in, so a reviewer can act before anyone is chased. */
+export const REMINDER_MIN_SECONDS = 60;
+const DurationSchema = z
+  .string({ error: `must be ${DURATION_HINT}` })
+  .refine((text) => parsePolicyDuration(text) !== null, { error: (issue) => `"${String(issue.input)}" is not ${DURATION_HINT}` })
+  .refine((text) => (parsePolicyDuration(text) ?? 0) >= REMINDER_MIN_SECONDS, "must be at least 1m");
+
+/**
+ * Who is told when a pending action has waited `after`: every member with `role` (by email), and
+ * the named `channel` where one is connected (e.g. Slack). Once per pending revision. Any role may
+ * be told (an admin chasing reviewers, say); who may decide stays the rule's eligible roles.
+ */
+export const EscalationSchema = z.strictObject({
+  after: DurationSchema,
+  role: z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }),
+  channel: z.string().regex(/^#?[a-z0-9][a-z0-9._-]{0,79}$/, "use a channel name like #approvals (a-z 0-9 . _ -)").optional(),
+});
+
 export const PolicyRuleSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, "use 1–64 of a-z 0-9 _ . - (starting with a letter or digit)"),
   /** CEL over `args`, `ctx`, `tool`; absent means the rule always matches. */
@@ -49,6 +68,10 @@ export const PolicyRuleSchema = z.strictObject({
   sandbox: z.enum(SANDBOX_REQUIREMENTS, { error: `must be ${SANDBOX_REQUIREMENTS.join(" or ")}` }).optional(),
   /** Approvals of a matching action count only after the reviewer had it on screen this long (reject is never held back). */
   minViewSeconds: z.number().int().min(1).max(MIN_VIEW_SECONDS_MAX).optional(),
+  /** Chase a pending action that has waited this long (require_approval rules only). */
+  escalate: EscalationSchema.optional(),
+  /** Email the eligible reviewers this long before a pending action expires (it still expires). */
+  warnBeforeExpiry: DurationSchema.optional(),
   /** Shown to requesters, reviewers and the agent: why this rule exists. */
   reason: z.string().trim().min(1).max(500),
 });
@@ -77,6 +100,7 @@ export const PolicyDocumentSchema = z.strictObject({
     .optional(),
 });
 
+export type Escalation = z.infer<typeof EscalationSchema>;
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 export type PolicyDefaults = z.infer<typeof PolicyDefaultsSchema>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "./default-policy";
+import { evaluatePolicy } from "./evaluate-policy";
 import { validatePolicy } from "./validate-policy";
 
 const base = { defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] } };
@@ -104,5 +105,54 @@ describe("signed approvals in the policy", () => {
     });
     expect(errorsOf(withRules([{ id: "a", effect: "require_approval", signature: "yes", reason: "r" }]))[0]?.path).toBe("tools.pay.rules.0.signature");
     expect(errorsOf({ ...base, defaults: { ...base.defaults, signatureAtRisk: "severe" }, tools: {} })[0]?.path).toBe("defaults.signatureAtRisk");
+  });
+});
+
+describe("escalation and expiry warnings in the policy", () => {
+  const reminding = (extra: Record<string, unknown>, rule: Record<string, unknown> = {}) =>
+    withRules([{ id: "pay-review", effect: "require_approval", ttlSeconds: 7200, reason: "r", ...rule, ...extra }]);
+
+  it("accepts escalate (after, role, optional channel) and warnBeforeExpiry on a require_approval rule, and evaluates them to seconds", () => {
+    const doc = reminding({ escalate: { after: "1h30m", role: "admin", channel: "#approvals" }, warnBeforeExpiry: "10m" });
+    const r = validatePolicy(doc);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const decision = evaluatePolicy(r.policy, { tool: "pay", args: {}, context: { requesterRoles: ["requester"] } });
+    expect(decision).toMatchObject({ effect: "require_approval", escalate: { afterSeconds: 5400, role: "admin", channel: "#approvals" }, warnBeforeExpirySeconds: 600 });
+    // A rule without them adds nothing to the decision.
+    const plain = validatePolicy(reminding({}));
+    if (!plain.ok) throw new Error("expected ok");
+    const none = evaluatePolicy(plain.policy, { tool: "pay", args: {}, context: { requesterRoles: ["requester"] } });
+    expect(none).not.toHaveProperty("escalate");
+    expect(none).not.toHaveProperty("warnBeforeExpirySeconds");
+  });
+
+  it("refuses bad durations with a message that shows the accepted form", () => {
+    for (const after of ["30", "thirty minutes", "1.5h", "-5m", "0m", "", "30m ago", "1m1h"]) {
+      const [error] = errorsOf(reminding({ escalate: { after, role: "admin" } }));
+      expect(error, after).toMatchObject({ path: "tools.pay.rules.0.escalate.after" });
+      expect(error?.message, after).toMatch(/a duration like 90s, 30m, 2h, 1d or 1h30m/);
+    }
+    expect(errorsOf(reminding({ warnBeforeExpiry: 600 }))[0]).toMatchObject({
+      path: "tools.pay.rules.0.warnBeforeExpiry", message: expect.stringMatching(/a duration like 90s, 30m/),
+    });
+    expect(errorsOf(reminding({ warnBeforeExpiry: "30s" }))[0]).toMatchObject({ path: "tools.pay.rules.0.warnBeforeExpiry", message: "must be at least 1m" });
+  });
+
+  it("refuses reminders that could never fire (not shorter than the approval window), on other effects, and unknown roles or keys", () => {
+    expect(errorsOf(reminding({ escalate: { after: "2h", role: "admin" } }))).toEqual([{
+      path: "tools.pay.rules.0.escalate.after",
+      message: 'Rule "pay-review": escalate.after (2h) is not shorter than the approval window (2h), so it would never fire; shorten it or lengthen ttlSeconds.',
+    }]);
+    // The defaults' window applies when the rule has none.
+    expect(errorsOf(withRules([{ id: "d", effect: "require_approval", warnBeforeExpiry: "1h", reason: "r" }]))[0]).toMatchObject({
+      path: "tools.pay.rules.0.warnBeforeExpiry", message: expect.stringMatching(/not shorter than the approval window \(1h\)/),
+    });
+    expect(errorsOf(withRules([{ id: "a", effect: "allow", escalate: { after: "5m", role: "admin" }, reason: "r" }]))[0]).toMatchObject({
+      path: "tools.pay.rules.0.escalate", message: 'Rule "a": escalate only applies to require_approval rules.',
+    });
+    expect(errorsOf(reminding({ escalate: { after: "5m", role: "manager" } }))[0]?.path).toBe("tools.pay.rules.0.escalate.role");
+    expect(errorsOf(reminding({ escalate: { after: "5m", role: "admin", channel: "Bad Channel!" } }))[0]?.path).toBe("tools.pay.rules.0.escalate.channel");
+    expect(errorsOf(reminding({ escalate: { after: "5m", role: "admin", to: "x" } }))[0]?.path).toBe("tools.pay.rules.0.escalate");
   });
 });

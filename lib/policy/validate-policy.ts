@@ -1,6 +1,7 @@
 import type { ParseResult } from "@marcbachmann/cel-js";
 import { DECIDING_ROLES } from "@/lib/auth/permissions";
-import { PolicyDocumentSchema, type Policy } from "./policy-document";
+import { PolicyDocumentSchema, type Policy, type PolicyRule } from "./policy-document";
+import { formatPolicyDuration, parsePolicyDuration } from "./policy-duration";
 import { policyCelEnvironment } from "./policy-cel";
 
 export type PolicyValidationError = { path: string; message: string };
@@ -92,7 +93,7 @@ export function compilePolicy(
         seen.set(rule.id, path);
       }
       if (rule.effect !== "require_approval") {
-        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds"] as const) {
+        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry"] as const) {
           if (rule[field] !== undefined) {
             errors.push({
               path: `${path}.${field}`,
@@ -101,6 +102,7 @@ export function compilePolicy(
           }
         }
       }
+      errors.push(...reminderErrors(rule, path, rule.ttlSeconds ?? policy.defaults.ttlSeconds));
       if (rule.effect === "deny" && rule.sandbox !== undefined) {
         errors.push({ path: `${path}.sandbox`, message: `Rule "${rule.id}": sandbox has no effect on a deny rule (denied code never runs).` });
       }
@@ -110,6 +112,28 @@ export function compilePolicy(
     });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: { policy, conditions } };
+}
+
+/** A reminder must fall inside the approval window, or it could never fire. */
+function reminderErrors(rule: PolicyRule, path: string, ttlSeconds: number): PolicyValidationError[] {
+  if (rule.effect !== "require_approval") return [];
+  const errors: PolicyValidationError[] = [];
+  const window = formatPolicyDuration(ttlSeconds);
+  const after = rule.escalate ? parsePolicyDuration(rule.escalate.after) : null;
+  if (after !== null && after >= ttlSeconds) {
+    errors.push({
+      path: `${path}.escalate.after`,
+      message: `Rule "${rule.id}": escalate.after (${rule.escalate?.after}) is not shorter than the approval window (${window}), so it would never fire; shorten it or lengthen ttlSeconds.`,
+    });
+  }
+  const warn = rule.warnBeforeExpiry === undefined ? null : parsePolicyDuration(rule.warnBeforeExpiry);
+  if (warn !== null && warn >= ttlSeconds) {
+    errors.push({
+      path: `${path}.warnBeforeExpiry`,
+      message: `Rule "${rule.id}": warnBeforeExpiry (${rule.warnBeforeExpiry}) is not shorter than the approval window (${window}); shorten it or lengthen ttlSeconds.`,
+    });
+  }
+  return errors;
 }
 
 function compileError(expression: string, onCompiled: (p: ParseResult) => void): string | null {

@@ -5,6 +5,7 @@ import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle"
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
 import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
 import { runSlackWorker } from "@/lib/slack/run-slack-worker";
+import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
 
 const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
 
@@ -19,6 +20,7 @@ export function startInProcessWorker(): void {
   void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
   void runWebhookWorker({ db: getDb(), signal: controller.signal });
   void runSlackWorker({ db: getDb(), signal: controller.signal });
+  void runReviewerEmailWorker({ db: getDb(), signal: controller.signal });
   process.once("SIGTERM", () => {
     controller.abort();
     void stopSandboxPool().catch(() => {}); // what a hard exit leaves, the next start-up sweep removes

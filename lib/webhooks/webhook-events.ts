@@ -7,6 +7,7 @@
 export const WEBHOOK_EVENT_TYPES = [
   "action.pending",
   "action.decided",
+  "action.escalated",
   "action.expired",
   "action.executed",
   "action.failed",
@@ -19,6 +20,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   "action.pending": "waits for review",
   "action.decided": "approved or rejected",
+  "action.escalated": "escalated after waiting (policy escalate)",
   "action.expired": "expired undecided or unexecuted",
   "action.executed": "executed",
   "action.failed": "execution failed or ended unknown",
@@ -33,6 +35,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
 export const WEBHOOK_EVENT_SOURCES: Record<WebhookEventType, string> = {
   "action.pending": `(e.type = 'action.proposed' AND e.status = 'pending') OR (e.type = 'action.revised')`,
   "action.decided": `e.type = 'decision.recorded' AND e.status IN ('approved', 'rejected')`,
+  "action.escalated": `e.type = 'action.escalated'`,
   "action.expired": `e.type = 'action.expired'`,
   "action.executed": `e.type = 'execution.succeeded'`,
   "action.failed": `e.type IN ('execution.failed', 'execution.unknown')`,
