@@ -86,7 +86,7 @@ export const ENVIRONMENT = {
   // Console
   PORT: declare("Console", opt(int(1, 65_535)), "Where the console listens.", { shownDefault: "first free port from 3000" }),
   NEXTAUTH_URL: declare("Console", opt(url),
-    "The console's public URL: sign-in redirects go there, and state-changing requests must come from its origin.", { shownDefault: "`http://localhost:PORT`" }),
+    "The console's public URL: sign-in redirects go there, and state-changing requests must come from its origin (at localhost, 127.0.0.1 or [::1], from any of the three at the same port).", { shownDefault: "`http://localhost:PORT`" }),
   COUNTERSIGN_PUBLIC_ORIGINS: declare("Console", opt(origins),
     "More origins the console answers on (comma-separated URLs), e.g. a second host name. A forwarded host header never counts as one."),
   NEXTAUTH_SECRET: declare("Console", opt(z.string().min(32, "at least 32 characters")),

@@ -19,12 +19,13 @@ import { RunInSandbox } from "@/components/actions/run-in-sandbox";
 import { JsonBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
+import { ActionShortcuts } from "@/components/actions/action-shortcuts";
 import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 import { RevealedText } from "@/components/ui/revealed-text";
 import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 
 /** The action page: everything a reviewer needs to decide, and the record of what happened. */
-export function ActionView({ action }: { action: ActionDetail }) {
+export function ActionView({ action, canReview = false }: { action: ActionDetail; /** The viewer reviews (j/k walk their queue). */ canReview?: boolean }) {
   const { current, viewer } = action;
   const summary = current.preview?.summary ?? action.tool;
   const previous = action.revisions.find((r) => r.revision === current.revision - 1) ?? null;
@@ -39,6 +40,7 @@ export function ActionView({ action }: { action: ActionDetail }) {
           <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">revision {action.currentRevision}</span>
         </div>
       </PageHeader>
+      <ActionShortcuts actionId={action.id} canReview={canReview} canDecide={action.status === "pending" && viewer.canDecide} canEdit={viewer.canEdit} />
 
       <dl className="mb-4 grid grid-cols-2 gap-x-6 gap-y-2 rounded-lg border border-slate-200 bg-white px-4 py-3 text-[0.85rem] sm:grid-cols-3 lg:grid-cols-6">
         <Fact label="Tool"><span className="font-mono">{action.tool}</span></Fact>
@@ -164,6 +166,7 @@ export function ActionView({ action }: { action: ActionDetail }) {
               revision={action.currentRevision}
               canDecide={action.status === "pending" && viewer.canDecide}
               signatureRequired={current.policyDecision.signature === "required"}
+              staysWhenApproved={action.kind === "code"}
               blockedText={
                 viewer.decideBlockedReason ??
                 (action.status === "pending" ? "Waiting for reviewers." : `No decision is open: this action is ${action.status.replaceAll("_", " ")}.`)

@@ -1,5 +1,6 @@
 import type { LineChange } from "@/lib/approvals/payload-diff";
 import type { ScanFindingView } from "@/lib/review/action-detail";
+import { Collapsible } from "@/components/ui/collapsible";
 
 const FINDING = {
   low: "bg-emerald-50 text-emerald-900 border-emerald-400",
@@ -14,6 +15,7 @@ export function CodeView({ code, findings, language }: { code: string; findings:
   const width = String(lines.length).length;
   const flagged = new Set(findings.map((f) => f.line));
   return (
+    <Collapsible text={code} what="code">
     <div role="region" aria-label={`${language ?? "code"} code with scan findings`} className="overflow-x-auto rounded-md bg-slate-950 py-2 font-mono text-[0.8rem] leading-relaxed text-slate-100">
       <ol className="min-w-fit">
         {lines.map((text, i) => {
@@ -35,6 +37,7 @@ export function CodeView({ code, findings, language }: { code: string; findings:
         })}
       </ol>
     </div>
+    </Collapsible>
   );
 }
 

@@ -1,12 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useId, useRef, useState, useTransition } from "react";
+import { useEffect, useId, useRef, useState, useTransition } from "react";
 import { startAuthentication } from "@simplewebauthn/browser";
 import { beginSignedApproval, decideFromConsole } from "@/app/(console)/actions/review-actions";
 import { buttonClass } from "@/components/ui/button";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
+import { carryDecisionOutcome, isTyping, nextUndecided } from "@/components/actions/decide-and-advance";
 
 type Message = { tone: "ok" | "error"; text: string };
 
@@ -22,6 +23,7 @@ export function DecisionPanel({
   canDecide,
   blockedText,
   signatureRequired = false,
+  staysWhenApproved = false,
 }: {
   actionId: string;
   payloadHash: string;
@@ -31,6 +33,8 @@ export function DecisionPanel({
   blockedText: string;
   /** The revision's policy requires approving with a passkey (the reviewer's authenticator signs the receipt). */
   signatureRequired?: boolean;
+  /** Approving leaves work on this page (code to run in the sandbox): no advancing to the next action then. */
+  staysWhenApproved?: boolean;
 }) {
   const router = useRouter();
   const noteId = useId();
@@ -38,6 +42,9 @@ export function DecisionPanel({
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const [message, setMessage] = useState<Message | null>(null);
   const [busy, setBusy] = useState<"approve" | "reject" | null>(null);
+  // The verdict chosen with a or r, confirmed with Cmd/Ctrl+Enter in the note.
+  const [armed, setArmed] = useState<"approve" | "reject" | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const [, startTransition] = useTransition();
   // The hash of what this reviewer has been reading. A live refresh may bring a newer revision;
   // the form keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
@@ -75,17 +82,50 @@ export function DecisionPanel({
         return;
       }
       const { status, approvals, quorum } = result.data;
-      setMessage({
-        tone: "ok",
-        text:
-          status === "pending"
-            ? `Your approval is recorded: ${approvals} of ${quorum} approvals. Another reviewer must approve before it can run.`
-            : status === "approved"
-              ? `Approved (${approvals} of ${quorum}).`
-              : "Rejected. The reason goes back to the agent.",
-      });
+      const text =
+        status === "pending"
+          ? `Your approval is recorded: ${approvals} of ${quorum} approvals. Another reviewer must approve before it can run.`
+          : status === "approved"
+            ? `Approved (${approvals} of ${quorum}).`
+            : "Rejected. The reason goes back to the agent.";
+      // Decide and advance: on to the next action waiting for this reviewer, the outcome shown there.
+      const next = staysWhenApproved && status === "approved" ? null : await nextUndecided(actionId);
+      if (next) {
+        carryDecisionOutcome(`${text} This is the next action waiting for you.`);
+        router.push(`/actions/${next}`);
+        return;
+      }
+      setArmed(null);
+      setMessage({ tone: "ok", text });
       router.refresh();
     });
+  };
+
+  // a and r choose the verdict and put the cursor in the note; Cmd/Ctrl+Enter there confirms.
+  useEffect(() => {
+    if (!canDecide) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target) || document.querySelector("dialog[open]")) return;
+      if (event.key !== "a" && event.key !== "r") return;
+      event.preventDefault();
+      setArmed(event.key === "a" ? "approve" : "reject");
+      noteRef.current?.scrollIntoView({ block: "nearest" });
+      noteRef.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [canDecide]);
+
+  const confirmArmed = (event: React.KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Escape" && armed) {
+      setArmed(null);
+      return;
+    }
+    if (event.key !== "Enter" || !(event.metaKey || event.ctrlKey)) return;
+    event.preventDefault();
+    const button = formRef.current?.querySelector<HTMLButtonElement>(`button[value="${armed}"]`);
+    if (armed && button) formRef.current?.requestSubmit(button);
+    else setMessage({ tone: "error", text: "Press a (approve) or r (reject) first, or use the buttons." });
   };
 
   /** Asks the reviewer's authenticator to sign the server's receipt of this approval; null when it did not. */
@@ -119,7 +159,11 @@ export function DecisionPanel({
     );
   }
   return (
-    <form onSubmit={submit} aria-label="Decision" className="space-y-2">
+    <>
+    {/* On a small screen the form is a bar fixed to the bottom, so the decision is always in view; the spacer keeps the page's end readable above it. */}
+    <div aria-hidden="true" className="h-64 lg:hidden" />
+    <form ref={formRef} onSubmit={submit} aria-label="Decision" data-testid="decision-form"
+      className="space-y-2 max-lg:fixed max-lg:inset-x-0 max-lg:bottom-0 max-lg:z-30 max-lg:max-h-[60vh] max-lg:overflow-y-auto max-lg:border-t max-lg:border-slate-300 max-lg:bg-white max-lg:px-4 max-lg:py-3 max-lg:shadow-[0_-4px_16px_rgba(15,23,42,0.12)]">
       <input type="hidden" name="actionId" value={actionId} />
       <input type="hidden" name="payloadHash" value={shownHash} />
       {shownHash !== payloadHash && (
@@ -137,21 +181,26 @@ export function DecisionPanel({
         aria-describedby={hintId}
         className="w-full rounded-md border border-slate-300 px-2 py-1.5 focus:border-indigo-600"
         placeholder="Optional for an approval; required for a rejection."
+        onKeyDown={confirmArmed}
       />
-      <p id={hintId} className="text-xs text-slate-600">You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.</p>
+      <p id={hintId} className="text-xs text-slate-600" aria-live="polite">
+        You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.
+        {armed && <> <span className="font-semibold text-slate-900">Ctrl/⌘+Enter {armed === "approve" ? "approves" : "rejects"}</span>; Esc cancels.</>}
+      </p>
       {signatureRequired && (
         <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
       )}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
       <div className="flex gap-2">
-        <button type="submit" name="verdict" value="approve" className={buttonClass.approve} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
+        <button type="submit" name="verdict" value="approve" className={`${buttonClass.approve} ${armed === "approve" ? "ring-2 ring-emerald-900 ring-offset-2" : ""}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
           {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
         </button>
-        <button type="submit" name="verdict" value="reject" className={buttonClass.reject} disabled={busy !== null || framed !== false} aria-busy={busy === "reject"}>
+        <button type="submit" name="verdict" value="reject" className={`${buttonClass.reject} ${armed === "reject" ? "ring-2 ring-red-900 ring-offset-2" : ""}`} disabled={busy !== null || framed !== false} aria-busy={busy === "reject"}>
           {busy === "reject" ? "Rejecting…" : "Reject"}
         </button>
       </div>
       {outcome}
     </form>
+    </>
   );
 }

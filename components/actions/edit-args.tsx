@@ -21,7 +21,7 @@ export function EditArgs({ actionId, payloadHash, args, isCode }: { actionId: st
   if (!open) {
     return (
       <div className="space-y-2">
-        <button type="button" className={buttonClass.secondary} onClick={() => { setOpen(true); setDone(null); }}>Edit</button>
+        <button type="button" data-shortcut="edit" className={buttonClass.secondary} onClick={() => { setOpen(true); setDone(null); }}>Edit</button>
         {done && <p role="status" className="rounded-md bg-emerald-50 px-3 py-2 text-[0.85rem] text-emerald-900">{done}</p>}
       </div>
     );

@@ -1,4 +1,5 @@
 import { RevealedText } from "@/components/ui/revealed-text";
+import { Collapsible } from "@/components/ui/collapsible";
 
 /** One titled block of the action page. */
 export function Section({ title, id, aside, children }: { title: string; id: string; aside?: React.ReactNode; children: React.ReactNode }) {
@@ -16,10 +17,13 @@ export function Section({ title, id, aside, children }: { title: string; id: str
 /** Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. */
 export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; label?: string; sortKeys?: boolean }) {
   const shown = sortKeys ? sortedKeys(value) : value;
+  const text = JSON.stringify(shown, null, 2) ?? "";
   return (
-    <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
-      <RevealedText text={JSON.stringify(shown, null, 2) ?? ""} />
-    </pre>
+    <Collapsible text={text} what={label ? label.toLowerCase() : "value"}>
+      <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
+        <RevealedText text={text} />
+      </pre>
+    </Collapsible>
   );
 }
 

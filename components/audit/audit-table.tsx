@@ -47,9 +47,9 @@ export function AuditTable({ events, reviewerEmail }: { events: AuditEventRow[];
               <td className="px-2 py-1.5">{e.status ? <StatusBadge status={e.status} className="whitespace-nowrap" /> : ""}</td>
               <td className="max-w-36 truncate px-2 py-1.5" title={e.requester ?? ""}>{e.requester ?? ""}</td>
               <td className="whitespace-nowrap px-2 py-1.5">
-                {e.actionId && <Link className="mr-2 text-indigo-700 hover:underline" href={`/actions/${e.actionId}`}>action</Link>}
+                {e.actionId && <Link className="mr-2 inline-flex min-h-6 min-w-6 items-center text-indigo-700 hover:underline" href={`/actions/${e.actionId}`}>action</Link>}
                 <details className="inline">
-                  <summary className="cursor-pointer text-xs text-slate-600">data</summary>
+                  <summary className="inline-flex min-h-6 min-w-6 cursor-pointer items-center text-xs text-slate-600">data</summary>
                   <pre className="mt-1 max-w-md overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-xs ring-1 ring-slate-200">{JSON.stringify(e.data, null, 2)}</pre>
                   <p className="font-mono text-[11px] text-slate-500">{e.leafHash ? `leaf ${e.leafHash.slice(0, 20)}…` : "sealing into the tree…"}</p>
                 </details>

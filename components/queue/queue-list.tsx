@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, useTransition } from "react";
 import { bulkDecideFromQueue, type BulkItemResult } from "@/app/(console)/queue/bulk-actions";
 import { decideFromConsole } from "@/app/(console)/actions/review-actions";
 import { RiskBadge } from "@/components/ui/badges";
@@ -16,6 +16,9 @@ import { RevealedText } from "@/components/ui/revealed-text";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
 const REFRESH_MS = 8000;
+/** Where the cursor was, so returning to the queue (from an action page, or after a reload) keeps it. */
+const CURSOR_KEY = "countersign:queue-cursor";
+const noSubscription = () => () => {};
 
 /** `openedAt`: when the confirmation showed the actions (performance.now()); decisions report the time since. */
 type Dialog = { verdict: "approve" | "reject"; ids: string[]; openedAt: number };
@@ -36,7 +39,14 @@ function isTyping(target: EventTarget | null): boolean {
 /** The reviewer's queue: live, keyboard-driven, with bulk decisions only where they are safe. */
 export function QueueList({ items }: { items: QueueItem[] }) {
   const router = useRouter();
-  const [cursorId, setCursorId] = useState<string | null>(items[0]?.id ?? null);
+  // The cursor: the row's id and its place. When the row leaves the list (decided, expired), the
+  // row that takes its place gets the cursor, not row 1. Until it moves, it is where it was when
+  // this tab last showed the queue.
+  const [cursor, setCursor] = useState<{ id: string; index: number } | null>(null);
+  const savedCursorId = useSyncExternalStore(noSubscription, () => sessionStorage.getItem(CURSOR_KEY), () => null);
+  const setCursorId = (id: string) => setCursor({ id, index: Math.max(0, items.findIndex((item) => item.id === id)) });
+  // After a decision from the dialog, focus goes to the row the cursor moved to once the list refreshed.
+  const focusCursorRow = useRef(false);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [dialogError, setDialogError] = useState<string | null>(null);
@@ -47,11 +57,21 @@ export function QueueList({ items }: { items: QueueItem[] }) {
 
   // Rows that left the queue fall out of the selection and the cursor moves to a row that exists.
   const present = new Set(items.map((item) => item.id));
-  const cursorIndex = Math.max(0, items.findIndex((item) => item.id === cursorId));
+  const found = items.findIndex((item) => item.id === (cursor?.id ?? savedCursorId));
+  const cursorIndex = found >= 0 ? found : Math.min(cursor?.index ?? 0, Math.max(0, items.length - 1));
   const current = items[cursorIndex] ?? null;
   const selectedItems = items.filter((item) => selected.has(item.id));
   const bulkProblem = selectedItems.length > 0 ? bulkRefusal(selectedItems) : null;
   const anyBulk = items.some(isBulkCandidate);
+
+  useEffect(() => {
+    // Only once it moved here: before that, the saved place is not known yet while hydrating.
+    if (cursor && current) sessionStorage.setItem(CURSOR_KEY, current.id);
+    if (focusCursorRow.current && current) {
+      focusCursorRow.current = false;
+      document.querySelector<HTMLElement>(`#queue-row-${CSS.escape(current.id)} a`)?.focus();
+    }
+  });
 
   // Live updates: re-render the server list while the tab is visible and no decision is open.
   useEffect(() => {
@@ -89,6 +109,9 @@ export function QueueList({ items }: { items: QueueItem[] }) {
     const onKey = (event: KeyboardEvent) => {
       if (dialog || event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
       const onControl = event.target instanceof HTMLElement && ["A", "BUTTON"].includes(event.target.tagName);
+      // A key pressed while focus is in a row acts on that row, whatever the cursor says.
+      const focusedRow = event.target instanceof HTMLElement ? event.target.closest<HTMLElement>("[data-action-id]") : null;
+      const current = items.find((item) => item.id === focusedRow?.dataset.actionId) ?? items[cursorIndex] ?? null;
       switch (event.key) {
         case "j":
           event.preventDefault();
@@ -144,6 +167,13 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           return;
         }
         const { status, approvals, quorum } = result.data;
+        // Decide and advance: the cursor goes to the next row still waiting for this reviewer.
+        const at = items.findIndex((other) => other.id === item.id);
+        const next = [...items.slice(at + 1), ...items.slice(0, at)].find((other) => decidable(other));
+        if (next) {
+          setCursorId(next.id);
+          focusCursorRow.current = true;
+        }
         setNotice({
           tone: "ok",
           text:
@@ -205,6 +235,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
               aria-current={active ? "true" : undefined}
               data-action-id={item.id}
               onClick={() => setCursorId(item.id)}
+              onFocus={() => setCursorId(item.id)}
               className={`grid grid-cols-[1.5rem_minmax(0,1fr)_auto] gap-x-3 px-3 py-2.5 ${active ? "bg-indigo-50/70 shadow-[inset_3px_0_0_0_var(--color-indigo-600)]" : "hover:bg-slate-50"}`}
             >
               <div className="pt-0.5">

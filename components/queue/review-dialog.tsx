@@ -1,13 +1,15 @@
 "use client";
 
-import { useId } from "react";
+import { useEffect, useId, useRef } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 /**
  * A modal confirmation for queue decisions: names every action it applies to, takes the note
  * (required for a rejection — it goes back to the agent), and confirms with a button named after
- * the verdict. Escape or "Cancel" closes it without deciding anything.
+ * the verdict or Cmd/Ctrl+Enter. A native <dialog> opened with showModal: the rest of the page is
+ * inert while it is open (focus stays inside), Escape or "Cancel" closes it without deciding
+ * anything, and focus goes back to what opened it.
  */
 export function ReviewDialog({
   verdict,
@@ -26,17 +28,36 @@ export function ReviewDialog({
 }) {
   const titleId = useId();
   const noteId = useId();
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const noteRef = useRef<HTMLTextAreaElement>(null);
   const approving = verdict === "approve";
   const title = approving
     ? names.length > 1 ? `Approve these ${names.length} actions?` : "Approve this action?"
     : names.length > 1 ? `Reject these ${names.length} actions?` : "Reject this action?";
+
+  useEffect(() => {
+    const dialog = dialogRef.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (dialog && !dialog.open) dialog.showModal();
+    noteRef.current?.focus();
+    return () => {
+      dialog?.close();
+      // Back to what opened it, if it is still there (a decided row leaves the list; the list then focuses the next row).
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+
   return (
-    <div className="fixed inset-0 z-40 flex items-start justify-center bg-slate-900/40 px-4 pt-24" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+    <dialog
+      ref={dialogRef}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      className="mx-auto mt-24 w-[calc(100%-2rem)] max-w-lg rounded-lg bg-white p-5 text-slate-900 shadow-xl ring-1 ring-slate-900/10 backdrop:bg-slate-900/40"
+    >
       <form
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        className="w-full max-w-lg rounded-lg bg-white p-5 shadow-xl ring-1 ring-slate-900/10"
         onSubmit={(event) => {
           event.preventDefault();
           onConfirm(String(new FormData(event.currentTarget).get("note") ?? ""));
@@ -50,14 +71,23 @@ export function ReviewDialog({
           {approving ? "Note (optional)" : "Reason (required, sent back to the agent)"}
         </label>
         <textarea
+          ref={noteRef}
           id={noteId}
           name="note"
           rows={3}
           required={!approving}
           maxLength={2000}
-          autoFocus
+          onKeyDown={(event) => {
+            if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) {
+              event.preventDefault();
+              event.currentTarget.form?.requestSubmit();
+            }
+          }}
           className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1.5 focus:border-indigo-600"
         />
+        <p className="mt-1 text-xs text-slate-600">
+          <kbd className="font-mono">Ctrl</kbd>/<kbd className="font-mono">⌘</kbd>+<kbd className="font-mono">Enter</kbd> {approving ? "approves" : "rejects"} · <kbd className="font-mono">Esc</kbd> cancels
+        </p>
         {error && <p role="alert" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-red-800">{error}</p>}
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" className={buttonClass.secondary} onClick={onClose}>Cancel</button>
@@ -66,6 +96,6 @@ export function ReviewDialog({
           </button>
         </div>
       </form>
-    </div>
+    </dialog>
   );
 }

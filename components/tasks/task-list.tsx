@@ -1,10 +1,10 @@
 import Link from "next/link";
-import { StatusBadge } from "@/components/ui/badges";
+import { TaskStatusBadge } from "@/components/tasks/task-status-badge";
 import { formatUtc } from "@/components/ui/format";
 import { PlannerLabel } from "@/components/tasks/planner-label";
 import type { MyTask } from "@/lib/tasks/list-my-tasks";
 
-export function TaskList({ tasks }: { tasks: MyTask[] }) {
+export function TaskList({ tasks, executed = new Map() }: { tasks: MyTask[]; /** Actions that reached execution, by task id. */ executed?: ReadonlyMap<string, number> }) {
   return (
     <table className="w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm">
       <caption className="sr-only">My tasks, newest first</caption>
@@ -23,7 +23,7 @@ export function TaskList({ tasks }: { tasks: MyTask[] }) {
             <td className="max-w-md px-3 py-2">
               <Link href={`/tasks/${t.id}`} className="font-medium text-indigo-700 hover:underline">{t.instruction}</Link>
             </td>
-            <td className="px-3 py-2"><StatusBadge status={t.status} /></td>
+            <td className="px-3 py-2"><TaskStatusBadge status={t.status} executedActions={executed.get(t.id) ?? 0} /></td>
             <td className="px-3 py-2 text-slate-700">{t.pendingActions > 0 ? `${t.pendingActions} action${t.pendingActions === 1 ? "" : "s"}` : "—"}</td>
             <td className="px-3 py-2"><PlannerLabel planner={t.planner} /></td>
             <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-600">{formatUtc(t.createdAt, false)}</td>

@@ -1,21 +1,37 @@
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
 
+/** The names of this machine's loopback interface: a console configured at one is reached at all of them. */
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
 /**
- * The origins this console answers on: NEXTAUTH_URL's (the start command always sets it) and any
- * listed in COUNTERSIGN_PUBLIC_ORIGINS (comma-separated, e.g. a second host name). A forwarded
- * host header is never one of them: behind a proxy, set NEXTAUTH_URL to the public URL. Only when
- * nothing is configured (a bare `next dev`) is the Host the browser connected to used.
+ * The origins a console configured with `publicUrl` (NEXTAUTH_URL) and `extra` origins
+ * (COUNTERSIGN_PUBLIC_ORIGINS) answers on, the configured public URL first. A configured origin on
+ * the loopback interface (the bundled set-up's `http://localhost:3000`) also counts under the other
+ * loopback names at the same scheme and port (`http://127.0.0.1:3000`, `http://[::1]:3000`): only
+ * this machine can reach them, and it is the same listener. Another port or any other host is
+ * still foreign. `host` (the Host header) counts only when nothing is configured (a bare `next dev`).
+ */
+export function consoleOrigins(config: { publicUrl?: string; extra?: readonly string[]; host?: string | null }): string[] {
+  const configured = [...(config.publicUrl ? [new URL(config.publicUrl).origin] : []), ...(config.extra ?? []).map((origin) => new URL(origin).origin)];
+  if (configured.length === 0 && config.host) configured.push(`http://${config.host}`, `https://${config.host}`);
+  const origins = new Set<string>(configured);
+  for (const origin of configured) {
+    const url = new URL(origin);
+    if (!LOOPBACK_HOSTS.includes(url.hostname)) continue;
+    for (const alias of LOOPBACK_HOSTS) origins.add(`${url.protocol}//${alias}${url.port ? `:${url.port}` : ""}`);
+  }
+  return [...origins];
+}
+
+/**
+ * The origins this console answers on: NEXTAUTH_URL's (the start command always sets it), any
+ * listed in COUNTERSIGN_PUBLIC_ORIGINS (comma-separated, e.g. a second host name), and their
+ * loopback aliases (see consoleOrigins). A forwarded host header is never one of them: behind a
+ * proxy, set NEXTAUTH_URL to the public URL.
  */
 export function publicOrigins(headers: Headers): Set<string> {
-  const own = readEnv("NEXTAUTH_URL");
-  const origins = new Set<string>([...(own ? [new URL(own).origin] : []), ...(readEnv("COUNTERSIGN_PUBLIC_ORIGINS") ?? [])]);
-  const host = headers.get("host");
-  if (origins.size === 0 && host) {
-    origins.add(`http://${host}`);
-    origins.add(`https://${host}`);
-  }
-  return origins;
+  return new Set(consoleOrigins({ publicUrl: readEnv("NEXTAUTH_URL"), extra: readEnv("COUNTERSIGN_PUBLIC_ORIGINS"), host: headers.get("host") }));
 }
 
 /**
@@ -23,7 +39,8 @@ export function publicOrigins(headers: Headers): Set<string> {
  * `same-site`, or an `Origin` that is not one of ours. A request authenticated by a cookie (an
  * ambient credential the browser attaches by itself) must also say where it comes from: a
  * state-changing one without an Origin is refused. Agents authenticate with a bearer key the
- * browser never attaches, so they may send neither header.
+ * browser never attaches, so they may send neither header. Every console action, console route
+ * and agent route checks here (lib/server/boundary.ts, lib/api/agent-request.ts).
  */
 export function assertSameOrigin(headers: Headers, options: { cookieAuthenticated: boolean; stateChanging: boolean }): void {
   const site = headers.get("sec-fetch-site");
@@ -32,8 +49,10 @@ export function assertSameOrigin(headers: Headers, options: { cookieAuthenticate
   }
   const origin = headers.get("origin");
   if (origin) {
-    if (!publicOrigins(headers).has(origin)) {
-      throw new AppError("cross_site_request", "Requests from another origin are refused; open the console at its own address.", 403);
+    const ours = publicOrigins(headers);
+    if (!ours.has(origin)) {
+      const [home] = ours;
+      throw new AppError("cross_site_request", `Requests from another origin are refused; open the console at its own address${home ? ` (${home})` : ""}.`, 403);
     }
     return;
   }

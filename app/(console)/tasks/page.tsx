@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { getDb } from "@/lib/db/client";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { ACTIVE_TASK_STATUSES, listMyTasks } from "@/lib/tasks/list-my-tasks";
+import { executedActionCounts } from "@/lib/tasks/executed-action-counts";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
 import { AutoRefresh } from "@/components/ui/auto-refresh";
 import { StartTaskForm } from "@/components/tasks/start-task-form";
@@ -13,6 +14,7 @@ export const metadata: Metadata = { title: "Tasks" };
 export default async function TasksPage() {
   const member = await requirePageMember("tasks:use", "/tasks");
   const tasks = await listMyTasks(getDb(), { tenantId: member.tenant.id, requesterUserId: member.user.id });
+  const executed = await executedActionCounts(getDb(), { tenantId: member.tenant.id, taskIds: tasks.map((t) => t.id) });
   const anyActive = tasks.some((t) => ACTIVE_TASK_STATUSES.includes(t.status));
   return (
     <>
@@ -24,7 +26,7 @@ export default async function TasksPage() {
           {tasks.length === 0 ? (
             <EmptyState title="No tasks yet">Type an instruction above and press “Start task”, for example “Send a payment reminder for INV-1042”.</EmptyState>
           ) : (
-            <TaskList tasks={tasks} />
+            <TaskList tasks={tasks} executed={executed} />
           )}
         </section>
       </div>

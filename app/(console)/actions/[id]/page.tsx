@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { requirePageMember } from "@/lib/server/acting-member";
+import { hasPermission } from "@/lib/auth/permissions";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionView } from "@/components/actions/action-view";
 
@@ -15,5 +16,5 @@ export default async function ActionPage({ params }: { params: Promise<{ id: str
   if (!z.uuid().safeParse(id).success) notFound();
   const action = await loadActionDetail(getDb(), { tenantId: member.tenant.id, userId: member.user.id, roles: member.roles }, id);
   if (!action) notFound();
-  return <ActionView action={action} />;
+  return <ActionView action={action} canReview={hasPermission(member.roles, "queue:review")} />;
 }
