@@ -18,7 +18,7 @@ type RoleName = "admin" | "reviewer" | "requester" | "auditor";
 function pagesFor(role: RoleName, ids: { action: string; task: string }): string[] {
   const common = [`/actions/${ids.action}`, "/account", "/actions/00000000-0000-4000-8000-000000000000"];
   const byRole: Record<RoleName, string[]> = {
-    admin: ["/admin", "/admin/mcp", "/admin/webhooks", "/audit", "/queue"],
+    admin: ["/admin", "/admin/mcp", "/admin/webhooks", "/admin/slack", "/audit", "/queue"],
     reviewer: ["/queue", "/admin"],
     requester: ["/tasks", `/tasks/${ids.task}`, "/queue"],
     auditor: ["/audit", "/queue"],
@@ -52,6 +52,8 @@ test.describe("accessibility (axe, WCAG 2.2 AA)", () => {
           await page.goto(path);
           await expect(page.locator("h1").first()).toBeVisible();
           expect(await violations(page)).toEqual([]);
+          // One main landmark: the in-console 403 and 404 pages render inside the console's own.
+          await expect(page.locator("main")).toHaveCount(1);
         });
       }
     });
