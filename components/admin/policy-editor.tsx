@@ -6,7 +6,7 @@ import { buttonClass } from "@/components/ui/button";
 import type { PolicyValidationError } from "@/lib/policy/validate-policy";
 import type { ActionResult } from "@/lib/server/boundary";
 
-type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[] }>>;
+type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[]; notes?: PolicyValidationError[] }>>;
 type Save = (raw: unknown) => Promise<ActionResult<{ version: number }>>;
 
 function errorsOf(details: unknown): PolicyValidationError[] {
@@ -19,22 +19,33 @@ export function PolicyEditor({ baseVersion, initialText, validate, save }: { bas
   const [text, setText] = useState(initialText);
   const [comment, setComment] = useState("");
   const [errors, setErrors] = useState<PolicyValidationError[]>([]);
+  const [notes, setNotes] = useState<PolicyValidationError[]>([]);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
 
   function run(kind: "validate" | "save") {
     setMessage(null);
     setErrors([]);
+    setNotes([]);
     startTransition(async () => {
       if (kind === "validate") {
         const result = await validate({ text });
+        if (result.ok) setNotes(result.data.notes ?? []);
         if (!result.ok) {
           setErrors(errorsOf(result.error.details));
           setMessage({ ok: false, text: result.error.message });
         } else if (!result.data.ok) {
           setErrors(result.data.errors);
           setMessage({ ok: false, text: `${result.data.errors.length} problem${result.data.errors.length === 1 ? "" : "s"} to fix before saving.` });
-        } else setMessage({ ok: true, text: "The policy is valid: every condition compiles and type-checks." });
+        } else {
+          const unchecked = result.data.notes?.length ?? 0;
+          setMessage({
+            ok: true,
+            text: unchecked === 0
+              ? "The policy is valid: every tool exists and every condition type-checks against its tool's arguments."
+              : `The policy is valid, but ${unchecked} part${unchecked === 1 ? " was" : "s were"} not fully checked (see below).`,
+          });
+        }
         return;
       }
       const result = await save({ text, baseVersion, comment: comment || undefined });
@@ -83,6 +94,13 @@ export function PolicyEditor({ baseVersion, initialText, validate, save }: { bas
             <ul className="mt-1 space-y-0.5" aria-label="Policy problems">
               {errors.map((e, i) => (
                 <li key={i}><code className="rounded bg-white/70 px-1 font-mono text-xs">{e.path}</code> {e.message}</li>
+              ))}
+            </ul>
+          )}
+          {notes.length > 0 && (
+            <ul className="mt-1 space-y-0.5 text-amber-950" aria-label="Not checked">
+              {notes.map((n, i) => (
+                <li key={i}><code className="rounded bg-white/70 px-1 font-mono text-xs">{n.path}</code> {n.message}</li>
               ))}
             </ul>
           )}
