@@ -5,8 +5,10 @@ import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { PolicyValidationError } from "@/lib/policy/validate-policy";
 import type { ActionResult } from "@/lib/server/boundary";
+import { PolicyRulesEditor } from "@/components/admin/policy-rules-editor";
+import { PolicyTryOut } from "@/components/admin/policy-try-out";
 
-type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[] }>>;
+type Validate = (raw: unknown) => Promise<ActionResult<{ ok: boolean; errors: PolicyValidationError[]; notes?: PolicyValidationError[] }>>;
 type Save = (raw: unknown) => Promise<ActionResult<{ version: number }>>;
 
 function errorsOf(details: unknown): PolicyValidationError[] {
@@ -14,27 +16,48 @@ function errorsOf(details: unknown): PolicyValidationError[] {
   return Array.isArray(errors) ? (errors as PolicyValidationError[]) : [];
 }
 
-export function PolicyEditor({ baseVersion, initialText, validate, save }: { baseVersion: number; initialText: string; validate: Validate; save: Save }) {
+export function PolicyEditor({ baseVersion, initialText, validate, save, tools, dryRun, test }: {
+  baseVersion: number;
+  initialText: string;
+  validate: Validate;
+  save: Save;
+  /** The tenant's tool names, for the rules editor and the sample test. */
+  tools: string[];
+  dryRun: React.ComponentProps<typeof PolicyTryOut>["dryRun"];
+  test: React.ComponentProps<typeof PolicyTryOut>["test"];
+}) {
   const router = useRouter();
   const [text, setText] = useState(initialText);
   const [comment, setComment] = useState("");
   const [errors, setErrors] = useState<PolicyValidationError[]>([]);
+  const [notes, setNotes] = useState<PolicyValidationError[]>([]);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
+  const [focus, setFocus] = useState<{ tool: string; ruleId: string; nonce: number } | null>(null);
 
   function run(kind: "validate" | "save") {
     setMessage(null);
     setErrors([]);
+    setNotes([]);
     startTransition(async () => {
       if (kind === "validate") {
         const result = await validate({ text });
+        if (result.ok) setNotes(result.data.notes ?? []);
         if (!result.ok) {
           setErrors(errorsOf(result.error.details));
           setMessage({ ok: false, text: result.error.message });
         } else if (!result.data.ok) {
           setErrors(result.data.errors);
           setMessage({ ok: false, text: `${result.data.errors.length} problem${result.data.errors.length === 1 ? "" : "s"} to fix before saving.` });
-        } else setMessage({ ok: true, text: "The policy is valid: every condition compiles and type-checks." });
+        } else {
+          const unchecked = result.data.notes?.length ?? 0;
+          setMessage({
+            ok: true,
+            text: unchecked === 0
+              ? "The policy is valid: every tool exists and every condition type-checks against its tool's arguments."
+              : `The policy is valid, but ${unchecked} part${unchecked === 1 ? " was" : "s were"} not fully checked (see below).`,
+          });
+        }
         return;
       }
       const result = await save({ text, baseVersion, comment: comment || undefined });
@@ -51,6 +74,8 @@ export function PolicyEditor({ baseVersion, initialText, validate, save }: { bas
 
   return (
     <div className="space-y-2">
+      <div className="grid gap-4 2xl:grid-cols-2">
+      <div className="space-y-2">
       <label htmlFor="policy-json" className="block text-sm font-medium">
         Policy document (JSON) — editing version {baseVersion === 0 ? "0 (built-in default)" : baseVersion}
       </label>
@@ -68,6 +93,9 @@ export function PolicyEditor({ baseVersion, initialText, validate, save }: { bas
         Each tool has rules tried in order; the first whose CEL condition <code>when</code> matches decides: <code>allow</code>, <code>require_approval</code> or <code>deny</code>.
         Conditions see <code>args</code>, <code>tool</code> and <code>ctx</code>. Saving creates a new version; old versions are kept.
       </p>
+      </div>
+      <PolicyRulesEditor text={text} onChange={setText} tools={tools} onTestRule={(tool, ruleId) => setFocus({ tool, ruleId, nonce: Date.now() })} />
+      </div>
       <div className="flex flex-wrap items-end gap-2">
         <label className="block min-w-72 flex-1 text-xs font-medium text-slate-700">
           Comment for the history (optional)
@@ -86,8 +114,16 @@ export function PolicyEditor({ baseVersion, initialText, validate, save }: { bas
               ))}
             </ul>
           )}
+          {notes.length > 0 && (
+            <ul className="mt-1 space-y-0.5 text-amber-950" aria-label="Not checked">
+              {notes.map((n, i) => (
+                <li key={i}><code className="rounded bg-white/70 px-1 font-mono text-xs">{n.path}</code> {n.message}</li>
+              ))}
+            </ul>
+          )}
         </div>
       )}
+      <PolicyTryOut text={text} tools={tools} focus={focus} dryRun={dryRun} test={test} />
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import Form from "next/form";
 import Link from "next/link";
 import { buttonClass } from "@/components/ui/button";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
@@ -24,11 +25,15 @@ function Select({ name, label, value, options }: { name: string; label: string; 
   );
 }
 
-/** A plain GET form: filters live in the URL, so a filtered view can be bookmarked and shared. */
+/**
+ * A GET form whose filters live in the URL, so a filtered view can be bookmarked and shared;
+ * next/form applies them by client-side navigation (no full-page reload: the page keeps its
+ * state and only the server-rendered parts are refetched), and still works without JavaScript.
+ */
 export function AuditFilterForm({ filters, options }: { filters: AuditFilters; options: FilterOptions }) {
   const plain = (values: string[]) => values.map((v) => ({ value: v, label: v.replaceAll("_", " ") }));
   return (
-    <form method="get" action="/audit" aria-label="Audit filters" className="rounded-lg border border-slate-200 bg-white p-3">
+    <Form action="/audit" aria-label="Audit filters" className="rounded-lg border border-slate-200 bg-white p-3">
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-8">
         <label className="block text-xs font-medium text-slate-700">From<input type="date" name="from" defaultValue={filters.from} className={`${field} mt-0.5`} /></label>
         <label className="block text-xs font-medium text-slate-700">To<input type="date" name="to" defaultValue={filters.to} className={`${field} mt-0.5`} /></label>
@@ -43,12 +48,12 @@ export function AuditFilterForm({ filters, options }: { filters: AuditFilters; o
         <div className="w-44"><Select name="type" label="Event type" value={filters.type} options={options.types.map((t) => ({ value: t, label: t }))} /></div>
         <label className="block min-w-60 flex-1 text-xs font-medium text-slate-700">
           Search text
-          <input type="search" name="q" defaultValue={filters.q} placeholder="type, actor, requester or tool contains…" className={`${field} mt-0.5`} />
+          <input type="search" name="q" defaultValue={filters.q} placeholder="type, actor, tool, arguments, notes or reasons contain…" className={`${field} mt-0.5`} />
         </label>
         <button type="submit" className={buttonClass.primary}>Apply filters</button>
         <Link href="/audit" className={buttonClass.secondary}>Clear</Link>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -58,7 +63,8 @@ export function AuditExportForm({ filters }: { filters: AuditFilters }) {
     <form method="get" action="/api/audit/export" className="flex items-center gap-2" aria-label="Export the filtered events">
       {Object.entries(filters).map(([key, value]) => (value === undefined ? null : <input key={key} type="hidden" name={key} value={String(value)} />))}
       <button type="submit" name="format" value="csv" className={buttonClass.secondary}>Export CSV</button>
-      <button type="submit" name="format" value="jsonl" className={buttonClass.secondary}>Export JSONL</button>
+      <button type="submit" name="format" value="json" className={buttonClass.secondary} title="One JSON object per line, with the action summary, arguments, reviewer email, note and reason">Export JSON</button>
+      <button type="submit" name="format" value="jsonl" className={buttonClass.secondary} title="The verifiable export: leaves, signed checkpoints and proofs for npm run verify">Export JSONL (verifiable)</button>
     </form>
   );
 }

@@ -6,6 +6,7 @@ import { signIn } from "@/e2e/support/auth";
 import { seedTenant, TEST_PASSWORD, type TestTenant } from "@/e2e/support/factories";
 import { e2eDb, e2eOwnerDb } from "@/e2e/support/runtime";
 import { AUDIT_EXPORT_COLUMNS } from "@/lib/audit/audit-export-format";
+import { AUDIT_CONTEXT_COLUMNS } from "@/lib/audit/audit-export-context";
 import { decide, expectNoSeriousA11yViolations, pendingAction, startTaskInDb, taskStatus } from "@/e2e/tasks/task-helpers";
 
 /** A tenant with a decided email (approved) and a decided cancellation (rejected). */
@@ -54,8 +55,11 @@ test.describe("audit explorer", () => {
     const filters = page.getByRole("form", { name: "Audit filters" });
     await filters.getByLabel("Tool").selectOption("send_email");
     await filters.getByLabel("Risk").selectOption(emailRisk);
+    // Filters apply without a full-page reload: a value set on this window survives them.
+    await page.evaluate(() => Object.assign(window, { auditPageMarker: "kept" }));
     await filters.getByRole("button", { name: "Apply filters" }).click();
     await expect(page).toHaveURL(new RegExp(`tool=send_email.*risk=${emailRisk}|risk=${emailRisk}.*tool=send_email`));
+    expect(await page.evaluate(() => (window as unknown as { auditPageMarker?: string }).auditPageMarker)).toBe("kept");
     const rows = page.getByTestId("audit-row");
     await expect(rows.first()).toBeVisible();
     const count = await rows.count();
@@ -67,7 +71,7 @@ test.describe("audit explorer", () => {
 
     const [csvDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
     const csv = parseCsv(readFileSync(await csvDownload.path(), "utf8"));
-    expect(csv[0]).toEqual([...AUDIT_EXPORT_COLUMNS]);
+    expect(csv[0]).toEqual([...AUDIT_EXPORT_COLUMNS, ...AUDIT_CONTEXT_COLUMNS]);
     const body = csv.slice(1);
     expect(body).toHaveLength(expected);
     const col = (name: string) => AUDIT_EXPORT_COLUMNS.indexOf(name as (typeof AUDIT_EXPORT_COLUMNS)[number]);
@@ -75,6 +79,12 @@ test.describe("audit explorer", () => {
       expect(row[col("tool")]).toBe("send_email");
       expect(row[col("riskLevel")]).toBe(emailRisk);
     }
+    // What was approved, by whom, readable: the summary, the canonical arguments, the reviewer's email.
+    const read = (row: string[], name: (typeof AUDIT_CONTEXT_COLUMNS)[number]) => row[AUDIT_EXPORT_COLUMNS.length + AUDIT_CONTEXT_COLUMNS.indexOf(name)];
+    const approval = body.find((row) => row[col("type")] === "decision.recorded");
+    expect(approval && read(approval, "reviewerEmail")).toBe(tenant.users.reviewer.email);
+    expect(approval && JSON.parse(read(approval, "arguments"))).toMatchObject({ to: expect.any(String), subject: expect.any(String) });
+    expect(approval && read(approval, "summary")).toMatch(/\S/);
 
     const [jsonlDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL" }).click()]);
     const jsonl = readFileSync(await jsonlDownload.path(), "utf8");

@@ -3,6 +3,7 @@ import { countActionsByRiskAndStatus } from "@/lib/db/statements/count-actions-b
 import { countDecisionsPerDay } from "@/lib/db/statements/count-decisions-per-day";
 import { countExpiriesPerDay } from "@/lib/db/statements/count-expiries-per-day";
 import { readTimesToDecision } from "@/lib/db/statements/read-times-to-decision";
+import type { ChartFilter } from "@/lib/db/statements/chart-action-filter";
 
 export type DecisionsPerDay = { day: string; approve: number; reject: number; expired: number };
 export type TimeToDecisionBucket = { label: string; count: number };
@@ -34,12 +35,16 @@ const OUTCOME_OF: Record<string, OutcomeName> = {
   denied: "denied", pending: "pending", failed: "other", invalidated: "other", cancelled: "other", unknown: "other",
 };
 
-/** Charts over a bounded window (the filter's dates, else the last 30 days): decisions, time to decision, outcomes by risk. */
-export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?: string; to?: string }): Promise<AuditCharts> {
+/**
+ * Charts over a bounded window (the filter's dates, else the last 30 days): decisions, time to
+ * decision, outcomes by risk — of the actions matching `filter` (tool, risk, requester, status, a
+ * reviewer's or a verdict's votes), as the events list below them is filtered.
+ */
+export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?: string; to?: string; filter?: ChartFilter }): Promise<AuditCharts> {
   const to = input.to ? new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000) : new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000);
   const from = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * 86_400_000);
 
-  const range = { tenantId: input.tenantId, from, to };
+  const range = { tenantId: input.tenantId, from, to, filter: input.filter };
   const [decisions, expiries, durations, outcomes] = await Promise.all([
     countDecisionsPerDay(db, range),
     countExpiriesPerDay(db, range),

@@ -132,7 +132,7 @@ export const AUDIT_EVENT_SCHEMAS = {
   "member.roles_refused": z.strictObject({ member: text, before: z.array(text), requested: z.array(text), reason: z.literal("last_admin") }),
   "policy.saved": z.strictObject({ version: count, baseVersion: count, comment: text.nullable(), tools: z.array(text) }),
   "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "stale_base_version"]), errors: z.array(text).optional() }),
-  "audit.exported": z.strictObject({ format: z.enum(["csv", "jsonl"]), filters: text }),
+  "audit.exported": z.strictObject({ format: z.enum(["csv", "json", "jsonl"]), filters: text }),
   "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
   "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
   "passkey.registered": z.strictObject({ ...passkeyEvent, deviceType: z.enum(["singleDevice", "multiDevice"]), backedUp: z.boolean() }),

@@ -1,4 +1,5 @@
 import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+import { AUDIT_CONTEXT_COLUMNS, type AuditExportContext } from "@/lib/audit/audit-export-context";
 
 export const AUDIT_EXPORT_COLUMNS = [
   "id", "seq", "at", "actorType", "actorId", "actorLabel", "type", "outcome", "subjectType", "subjectId", "actionId",
@@ -25,13 +26,22 @@ export function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** The event's own columns, then what an auditor reads beside it (audit-export-context.ts). */
 export function csvHeader(): string {
-  return `${AUDIT_EXPORT_COLUMNS.join(",")}\r\n`;
+  return `${[...AUDIT_EXPORT_COLUMNS, ...AUDIT_CONTEXT_COLUMNS].join(",")}\r\n`;
 }
 
-export function csvLine(row: AuditEventRow): string {
+export function csvLine(row: AuditEventRow, context?: AuditExportContext): string {
   const json = auditEventJson(row);
-  return `${AUDIT_EXPORT_COLUMNS.map((key) => csvCell(json[key])).join(",")}\r\n`;
+  const own = AUDIT_EXPORT_COLUMNS.map((key) => csvCell(json[key]));
+  const read = AUDIT_CONTEXT_COLUMNS.map((key) => csvCell(context?.[key] ?? null));
+  return `${[...own, ...read].join(",")}\r\n`;
+}
+
+/** One event of the readable JSON export: its own columns and its context, one JSON value per line. */
+export function readableJsonLine(row: AuditEventRow, context?: AuditExportContext): string {
+  const read = Object.fromEntries(AUDIT_CONTEXT_COLUMNS.map((key) => [key, context?.[key] ?? null]));
+  return `${JSON.stringify({ ...auditEventJson(row), ...read })}\n`;
 }
 
 export function jsonLine(row: AuditEventRow): string {

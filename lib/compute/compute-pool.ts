@@ -9,7 +9,8 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import type { DryRunInput, JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
@@ -17,6 +18,7 @@ import { readEnv } from "@/lib/env";
 type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
   hashRevision: { input: RevisionPayload; output: PayloadHash };
+  dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

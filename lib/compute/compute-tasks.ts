@@ -5,6 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
+import { tracePolicy, type PolicyTrace } from "@/lib/policy/trace-policy";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
@@ -120,4 +121,13 @@ function applySandboxRequirement(
 /** SPEC invariant 2's hash of a stored or new revision. */
 export function hashRevision(payload: RevisionPayload): PayloadHash {
   return revisionHash(payload);
+}
+
+/** A draft policy over many recorded inputs (the policy editor's dry run and rule test). */
+export type DryRunInput = { policyJson: string; inputs: PolicyInput[] };
+
+/** What the draft would decide for each input, with each rule's outcome. */
+export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
+  const policy = JSON.parse(input.policyJson) as Policy;
+  return input.inputs.map((one) => tracePolicy(policy, one));
 }

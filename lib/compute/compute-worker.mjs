@@ -20,3 +20,8 @@ export async function hashRevision({ started, input }) {
   markStarted(started);
   return tasks.hashRevision(input);
 }
+
+export async function dryRunPolicy({ started, input }) {
+  markStarted(started);
+  return tasks.dryRunPolicy(input);
+}

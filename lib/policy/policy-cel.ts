@@ -26,20 +26,44 @@ export const POLICY_CEL_FUNCTIONS = {
   "isIpLiteral(string): bool": "True when a host or mail domain is an IP address in any spelling (dotted, decimal, hex, IPv6, [..]).",
 } as const;
 
-// Building an Environment is the expensive part of cel-js, so there is one, frozen by clone().
-const baseEnvironment = new Environment({
+// Building an Environment is the expensive part of cel-js: the part every condition shares is
+// built once, and each use clones it (clone() freezes the parent, so nothing leaks between them).
+const commonEnvironment = new Environment({
   limits: { maxAstNodes: 500, maxDepth: 32, maxListElements: 200, maxMapEntries: 100, maxCallArguments: 8 },
 })
-  .registerVariable("args", "map")
   .registerVariable("tool", "string")
   .registerVariable({ name: "ctx", schema: { ...POLICY_CONTEXT_FIELDS } })
-  .registerFunction("emailDomains(map): list<string>", (args: unknown) => {
-    const domains = emailRecipientsIn(fromCelValue(args), { commsKeys: true }).map((r) => r.domain);
-    return [...new Set(domains)];
-  })
   .registerFunction("isIpLiteral(string): bool", (host: unknown) => typeof host === "string" && isIpLiteral(host));
 
-export const policyCelEnvironment = baseEnvironment.clone();
+const emailDomains = (args: unknown) => {
+  const domains = emailRecipientsIn(fromCelValue(args), { commsKeys: true }).map((r) => r.domain);
+  return [...new Set(domains)];
+};
+
+/** The environment conditions are compiled and evaluated in: `args` is an untyped map. */
+export const policyCelEnvironment = commonEnvironment
+  .clone()
+  .registerVariable("args", "map")
+  .registerFunction("emailDomains(map): list<string>", emailDomains);
+
+/**
+ * A CEL field schema (cel-js `schema`): field name → CEL type, or a nested schema for an object
+ * whose fields are known.
+ */
+export type CelSchema = { [field: string]: string | CelSchema };
+
+/**
+ * An environment for type-checking (not evaluating) a tool's conditions, with `args` typed by
+ * the tool's argument schema: reading a field the tool does not have, or comparing one with a
+ * value of another type, fails the check.
+ */
+export function typedArgsCelEnvironment(args: CelSchema) {
+  return commonEnvironment
+    .clone()
+    .registerType({ name: "ToolArgs", schema: args })
+    .registerVariable("args", "ToolArgs")
+    .registerFunction("emailDomains(ToolArgs): list<string>", emailDomains);
+}
 
 /**
  * JSON → CEL: integers become `int` (BigInt) so `args.amount_minor > 100000` is an

@@ -47,3 +47,21 @@ describe("savePolicy", () => {
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "policy.saved" } })).toBe(2);
   });
 });
+
+describe("savePolicy against the tenant's tools", () => {
+  it("refuses (audited) a rule for a misspelt tool and a condition reading an argument the tool does not have", async () => {
+    const before = await t.db.toolPolicy.count({ where: { tenantId: a.id } });
+    const document = {
+      ...DEFAULT_POLICY,
+      tools: { ...DEFAULT_POLICY.tools, run_pyhton: { rules: [{ id: "py", effect: "deny", reason: "r" }] }, refund_invoice: { rules: [{ id: "big", when: "args.amount > 1", effect: "deny", reason: "r" }] } },
+    };
+    const e = await refusal(savePolicy(t.db, { tenantId: a.id, baseVersion: 3, document, actor: actor() }));
+    expect(e).toMatchObject({ code: "invalid_policy", status: 400 });
+    expect(await t.db.toolPolicy.count({ where: { tenantId: a.id } })).toBe(before);
+    const refused = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "policy.save_refused", data: { path: ["reason"], equals: "invalid" } } });
+    expect((refused.data as { errors: string[] }).errors).toEqual([
+      expect.stringMatching(/^tools\.refund_invoice\.rules\.0\.when: Rule "big": args\.amount is not an argument/),
+      expect.stringMatching(/^tools\.run_pyhton: There is no tool named run_pyhton/),
+    ]);
+  });
+});

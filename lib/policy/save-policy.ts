@@ -7,7 +7,7 @@ import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/appe
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
 import { validatePolicy } from "@/lib/policy/validate-policy";
-import { TOOLS } from "@/lib/tools/registry";
+import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 
 export type SavePolicyInput = {
   tenantId: string;
@@ -27,14 +27,17 @@ async function auditRefusal(db: Db, input: SavePolicyInput, data: Omit<AuditEven
 
 /**
  * Saves an edited policy as version n+1. The document is validated first (shape, unique rule
- * ids, every CEL condition compiled and type-checked); then one conditional INSERT writes n+1 only
+ * ids, tool names that name the tenant's tools, every CEL condition compiled and type-checked
+ * against its tool's arguments); then one conditional INSERT writes n+1 only
  * if n is still the newest version, so an admin who edited a stale version is refused rather than
  * silently overwriting a colleague's save. Policy rows are never updated. Audited, refusals too.
  */
 export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
   const comment = input.comment?.trim().slice(0, 500) || null;
-  const result = validatePolicy(input.document, { forSave: true, codeTools: TOOLS.filter((t) => t.kind === "code").map((t) => t.name) });
+  const tools = await policyToolCatalogue(db, input.tenantId);
+  const codeTools = tools.tools.filter((t) => t.kind === "code").map((t) => t.name);
+  const result = validatePolicy(input.document, { forSave: true, codeTools, tools });
   if (!result.ok) {
     await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
     throw markAudited(new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors }));

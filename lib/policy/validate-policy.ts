@@ -3,9 +3,14 @@ import { DECIDING_ROLES } from "@/lib/auth/permissions";
 import { PolicyDocumentSchema, type Policy, type PolicyRule } from "./policy-document";
 import { formatPolicyDuration, parsePolicyDuration } from "./policy-duration";
 import { policyCelEnvironment } from "./policy-cel";
+import { checkRulesAgainstTools } from "./check-rules-against-tools";
+import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
 
 export type PolicyValidationError = { path: string; message: string };
-export type PolicyValidationResult = { ok: true; policy: Policy } | { ok: false; errors: PolicyValidationError[] };
+/** `notes`: what could not be checked (an MCP tool without a known schema), said rather than passed as valid. */
+export type PolicyValidationResult =
+  | { ok: true; policy: Policy; notes: PolicyValidationError[] }
+  | { ok: false; errors: PolicyValidationError[]; notes: PolicyValidationError[] };
 
 /** A validated policy with each rule's `when` compiled, keyed by rule id. */
 export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, ParseResult> };
@@ -16,14 +21,21 @@ export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, P
  * type-checked against `args` (map), `tool` (string) and `ctx` (the fields in
  * POLICY_CONTEXT_FIELDS) — so a misspelt variable or ctx field, a type mismatch or
  * a non-boolean condition is reported with its rule id before it can misfire —
- * and, for a save, every approver role one that may decide actions.
+ * and, for a save, every approver role one that may decide actions. Given the tenant's `tools`,
+ * tool names must name tools and each condition type-checks against its tool's argument schema
+ * (check-rules-against-tools.ts); a stored version is read as it was saved.
  */
-export function validatePolicy(doc: unknown, options: { forSave?: boolean; codeTools?: readonly string[] } = {}): PolicyValidationResult {
+export function validatePolicy(
+  doc: unknown,
+  options: { forSave?: boolean; codeTools?: readonly string[]; tools?: PolicyToolCatalogue } = {},
+): PolicyValidationResult {
   const r = compilePolicy(doc);
-  if (!r.ok) return r;
+  if (!r.ok) return { ...r, notes: [] };
   // Saving holds approvers to the one role model; a stored version is read as it was saved.
   const errors = options.forSave === false ? [] : [...approverErrors(r.compiled.policy), ...sandboxErrors(r.compiled.policy, options.codeTools)];
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, policy: r.compiled.policy };
+  const against = options.tools && options.forSave !== false ? checkRulesAgainstTools(r.compiled.policy, options.tools) : { errors: [], notes: [] };
+  errors.push(...against.errors);
+  return errors.length > 0 ? { ok: false, errors, notes: against.notes } : { ok: true, policy: r.compiled.policy, notes: against.notes };
 }
 
 /** Approver roles that cannot decide: a rule naming only them would create actions nobody may approve. */

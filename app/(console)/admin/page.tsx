@@ -19,6 +19,7 @@ import { readAgentsPause } from "@/lib/agents-pause/read-agents-pause";
 import {
   createApiKeyAction, revokeApiKeyAction, savePolicyAction, setAgentsPausedAction, setApiKeyPausedAction, setMemberRolesAction, validatePolicyAction,
 } from "./actions";
+import { dryRunPolicyAction, testPolicyAction } from "./policy-actions";
 
 export const metadata: Metadata = { title: "Admin" };
 
@@ -73,6 +74,9 @@ export default async function AdminPage() {
               initialText={JSON.stringify(currentDocument, null, 2)}
               validate={validatePolicyAction}
               save={savePolicyAction}
+              tools={tools.map((tool) => tool.name)}
+              dryRun={dryRunPolicyAction}
+              test={testPolicyAction}
             />
             <div className="space-y-4">
               <ToolCatalog

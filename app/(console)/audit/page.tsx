@@ -43,7 +43,8 @@ async function ReviewerSignals({ tenantId }: { tenantId: string }) {
 }
 
 async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditFilters }) {
-  return <AuditChartsView charts={await getAuditCharts(getDb(), { tenantId, from: filters.from, to: filters.to })} />;
+  const filter = { tool: filters.tool, risk: filters.risk, requester: filters.requester, status: filters.status, reviewerId: filters.reviewer, verdict: filters.verdict };
+  return <AuditChartsView charts={await getAuditCharts(getDb(), { tenantId, from: filters.from, to: filters.to, filter })} />;
 }
 
 /** The evidence pack's default range: the last 30 days, today included (UTC). */

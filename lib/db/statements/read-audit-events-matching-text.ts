@@ -10,7 +10,8 @@ function substringPattern(text: string): string {
 
 /**
  * Up to `limit` events, newest first with their seals, among the newest `scanLimit` events
- * matching `filter`, whose type, actor, requester or tool contains `text` (case-insensitive).
+ * matching `filter`, whose type, actor, requester, tool or data (notes, reasons, messages)
+ * contains `text` (case-insensitive), or whose action's arguments or code (any revision) do.
  * One pass over the filter's index in id order, bounded by `scanLimit`; the substring test runs
  * on those rows only, and the seals are joined to the page only. Planned for each call's values.
  */
@@ -23,6 +24,10 @@ export async function readAuditEventsMatchingText(
     SELECT ${auditEventColumns} FROM (
       SELECT * FROM (SELECT * FROM "AuditEvent" e WHERE ${auditEventConditions(input.filter)} ORDER BY e.id DESC LIMIT ${input.scanLimit}) e
       WHERE e.type ILIKE ${pattern} OR e."actorLabel" ILIKE ${pattern} OR e.requester ILIKE ${pattern} OR e.tool ILIKE ${pattern}
+        OR e.data::text ILIKE ${pattern}
+        OR (e."actionId" IS NOT NULL AND EXISTS (
+          SELECT 1 FROM "ActionRevision" r
+          WHERE r."tenantId" = e."tenantId" AND r."actionId" = e."actionId" AND (r.args::text ILIKE ${pattern} OR r.code ILIKE ${pattern})))
       ORDER BY e.id DESC LIMIT ${input.limit}
     ) e ${auditEventSeals}
     ORDER BY e.id DESC`, { prepare: false });

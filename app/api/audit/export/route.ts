@@ -2,7 +2,8 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { auditFiltersQuery, parseAuditFilters } from "@/lib/audit/audit-filters";
-import { csvHeader, csvLine } from "@/lib/audit/audit-export-format";
+import { csvHeader, csvLine, readableJsonLine } from "@/lib/audit/audit-export-format";
+import { auditExportContext } from "@/lib/audit/audit-export-context";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -16,12 +17,15 @@ const BATCH = 1_000;
  * GET /api/audit/export?format=csv|jsonl&<filters>: the tenant's events matching the filters,
  * streamed in batches so memory stays flat on millions of rows. JSONL is the verifiable format
  * (lib/audit/verifiable-export.ts: leaves, signed checkpoints, proofs; check it with
- * `npm run verify`); CSV is for spreadsheets, newest first, with each event's MAC and leaf hash.
+ * `npm run verify`); CSV (spreadsheets) and JSON (one object per line) are for reading, newest
+ * first, with each event's MAC and leaf hash and, beside them, the action's summary and canonical
+ * arguments, the reviewer's email, the note and the reason (computed from joins; the sealed events
+ * are unchanged).
  */
 export const GET = memberRoute({ name: "audit.export", permission: "audit:export" }, async (request, member) => {
   const url = new URL(request.url);
   const format = url.searchParams.get("format") ?? "csv";
-  if (format !== "csv" && format !== "jsonl") throw new AppError("invalid_format", "Choose format=csv or format=jsonl.", 400);
+  if (format !== "csv" && format !== "jsonl" && format !== "json") throw new AppError("invalid_format", "Choose format=csv, format=json or format=jsonl.", 400);
   const parsed = parseAuditFilters(url.searchParams);
   if (!parsed.ok) throw new AppError("invalid_filters", `Check the filters: ${parsed.errors.join("; ")}`, 400, { errors: parsed.errors });
   const filters = parsed.filters;
@@ -38,7 +42,7 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
   const encoder = new TextEncoder();
   const headers = {
     "Content-Type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
-    "Content-Disposition": `attachment; filename="audit-${member.tenant.slug}-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.${format}"`,
+    "Content-Disposition": `attachment; filename="audit-${member.tenant.slug}-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}${format === "json" ? ".readable.jsonl" : `.${format}`}"`,
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
   };
@@ -65,14 +69,16 @@ export const GET = memberRoute({ name: "audit.export", permission: "audit:export
       try {
         if (!started) {
           started = true;
-          controller.enqueue(encoder.encode(csvHeader()));
+          if (format === "csv") controller.enqueue(encoder.encode(csvHeader()));
         }
         if (done) {
           controller.close();
           return;
         }
         const page = await searchAuditEvents(db, { tenantId, filters, cursor, limit: BATCH });
-        const text = page.events.map(csvLine).join("");
+        const context = await auditExportContext(db, tenantId, page.events);
+        const line = format === "csv" ? csvLine : readableJsonLine;
+        const text = page.events.map((event) => line(event, context.get(String(event.id)))).join("");
         if (text) controller.enqueue(encoder.encode(text));
         if (page.nextCursor === null) done = true;
         else cursor = BigInt(page.nextCursor);

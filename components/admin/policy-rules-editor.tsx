@@ -1,0 +1,124 @@
+"use client";
+
+import { useState } from "react";
+import { buttonClass } from "@/components/ui/button";
+
+const EFFECTS = ["allow", "require_approval", "deny"] as const;
+/** Fields that only a require_approval rule may carry (the validator refuses them elsewhere). */
+const APPROVAL_ONLY = ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds"];
+
+type Rule = Record<string, unknown> & { id?: unknown; when?: unknown; effect?: unknown; reason?: unknown };
+type Doc = { tools?: Record<string, { rules?: Rule[] }> } & Record<string, unknown>;
+
+function parse(text: string): Doc | null {
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
+    const tools = (doc as Doc).tools;
+    if (tools !== undefined && (typeof tools !== "object" || tools === null || Array.isArray(tools))) return null;
+    return doc as Doc;
+  } catch {
+    return null;
+  }
+}
+
+const fieldClass = "mt-0.5 w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
+
+/**
+ * The policy's rules as a form beside the JSON: per tool, each rule's id, condition, outcome and
+ * reason. The JSON text stays the one source: every edit here rewrites it, and every edit there
+ * re-renders this, so the two never disagree. Fields this form does not show (quorum, tier, …)
+ * are kept as they are in the JSON.
+ */
+export function PolicyRulesEditor({ text, onChange, tools, onTestRule }: {
+  text: string;
+  onChange: (text: string) => void;
+  tools: string[];
+  onTestRule: (tool: string, ruleId: string) => void;
+}) {
+  const doc = parse(text);
+  const listed = Object.keys(doc?.tools ?? {});
+  const [chosen, setChosen] = useState<string>(listed[0] ?? tools[0] ?? "");
+  if (!doc) {
+    return <p role="status" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950">The JSON does not parse, so the rules cannot be shown here: fix it in the JSON view.</p>;
+  }
+  const tool = chosen;
+  const rules: Rule[] = doc.tools?.[tool]?.rules ?? [];
+
+  function write(next: Rule[]) {
+    const copy = structuredClone(doc) as Doc;
+    copy.tools = { ...(copy.tools ?? {}), [tool]: { ...(copy.tools?.[tool] ?? {}), rules: next } };
+    onChange(JSON.stringify(copy, null, 2));
+  }
+  function setField(i: number, field: "id" | "when" | "effect" | "reason", value: string) {
+    const next = rules.map((r) => ({ ...r }));
+    const rule = next[i];
+    if (field === "when" && value.trim() === "") delete rule.when;
+    else rule[field] = value;
+    if (field === "effect" && value !== "require_approval") for (const f of APPROVAL_ONLY) delete rule[f];
+    write(next);
+  }
+  function move(i: number, by: -1 | 1) {
+    const next = [...rules];
+    const [rule] = next.splice(i, 1);
+    next.splice(i + by, 0, rule);
+    write(next);
+  }
+  const options = [...new Set([...listed, ...tools])];
+
+  return (
+    <div className="space-y-2" aria-label="Rules editor" role="group">
+      <label className="block text-sm font-medium">
+        Tool
+        <select value={tool} onChange={(e) => setChosen(e.target.value)} className={fieldClass}>
+          {options.map((name) => (
+            <option key={name} value={name}>{name}{listed.includes(name) ? "" : " (not in the policy: denied)"}</option>
+          ))}
+        </select>
+      </label>
+      <p className="text-xs text-slate-600">Rules are tried in order; the first whose condition holds decides. A rule with no condition always holds.</p>
+      <ol className="space-y-2" aria-label={`Rules of ${tool}`}>
+        {rules.map((rule, i) => {
+          const id = typeof rule.id === "string" ? rule.id : "";
+          return (
+            <li key={i} className="rounded-md border border-slate-200 p-2" aria-label={`Rule ${i + 1}${id ? `: ${id}` : ""}`}>
+              <div className="grid gap-2 sm:grid-cols-[minmax(0,1fr)_12rem]">
+                <label className="block text-xs font-medium text-slate-700">
+                  Rule id
+                  <input value={id} onChange={(e) => setField(i, "id", e.target.value)} className={fieldClass} />
+                </label>
+                <label className="block text-xs font-medium text-slate-700">
+                  Outcome
+                  <select value={String(rule.effect ?? "")} onChange={(e) => setField(i, "effect", e.target.value)} className={fieldClass}>
+                    {EFFECTS.map((effect) => <option key={effect} value={effect}>{effect}</option>)}
+                  </select>
+                </label>
+              </div>
+              <label className="mt-1 block text-xs font-medium text-slate-700">
+                Condition (CEL; empty: always)
+                <input value={typeof rule.when === "string" ? rule.when : ""} onChange={(e) => setField(i, "when", e.target.value)} spellCheck={false} className={`${fieldClass} font-mono`} />
+              </label>
+              <label className="mt-1 block text-xs font-medium text-slate-700">
+                Reason (shown to requesters and reviewers)
+                <input value={typeof rule.reason === "string" ? rule.reason : ""} onChange={(e) => setField(i, "reason", e.target.value)} className={fieldClass} />
+              </label>
+              <div className="mt-2 flex flex-wrap gap-2 text-sm">
+                <button type="button" className={buttonClass.secondary} onClick={() => onTestRule(tool, id)}>Test this rule</button>
+                <button type="button" className={buttonClass.secondary} disabled={i === 0} onClick={() => move(i, -1)}>Move up</button>
+                <button type="button" className={buttonClass.secondary} disabled={i === rules.length - 1} onClick={() => move(i, 1)}>Move down</button>
+                <button type="button" className={buttonClass.secondary} onClick={() => write(rules.filter((_, j) => j !== i))}>Remove</button>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      <button
+        type="button"
+        className={buttonClass.secondary}
+        onClick={() => write([...rules, { id: `${tool.replace(/[^a-z0-9_.-]/g, "-")}-rule-${rules.length + 1}`.slice(0, 64), effect: "require_approval", reason: "Describe why this rule exists." }])}
+      >
+        Add a rule to {tool}
+      </button>
+    </div>
+  );
+}

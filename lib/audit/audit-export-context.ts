@@ -1,0 +1,64 @@
+import type { DbTx } from "@/lib/db/client";
+import { toolArgsOf } from "@/lib/approvals/action-revision";
+import { canonicalJson } from "@/lib/canonical/canonical-json";
+import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
+import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+
+/**
+ * What an auditor reads beside an event, computed at export time from joins and from the event's
+ * own data (the sealed event is not changed): the action's summary and canonical arguments (of
+ * the revision the event names, else the action's latest), the reviewer's and actor's emails,
+ * the reviewer's note and the reason the event records (policy, cancellation, refusal), and the
+ * agent's stated reason for the action.
+ */
+export type AuditExportContext = {
+  summary: string | null;
+  arguments: string | null;
+  reviewerEmail: string | null;
+  note: string | null;
+  reason: string | null;
+  agentReason: string | null;
+};
+
+export const AUDIT_CONTEXT_COLUMNS = ["summary", "arguments", "reviewerEmail", "note", "reason", "agentReason"] as const satisfies ReadonlyArray<keyof AuditExportContext>;
+
+const asObject = (v: unknown): JsonObject | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonObject) : null);
+const textOf = (v: JsonValue | undefined): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+
+/** The context of each event of a page, by event id (as a string). Three reads per page, whatever its size. */
+export async function auditExportContext(db: DbTx, tenantId: string, rows: readonly AuditEventRow[]): Promise<Map<string, AuditExportContext>> {
+  const actionIds = [...new Set(rows.map((r) => r.actionId).filter((id): id is string => id !== null))];
+  const userIds = [...new Set(rows.flatMap((r) => [r.reviewerId, r.actorType === "user" ? r.actorId : null]).filter((id): id is string => id !== null && /^[0-9a-f-]{36}$/i.test(id)))];
+  const [actions, users] = await Promise.all([
+    actionIds.length
+      ? db.action.findMany({
+          where: { tenantId, id: { in: actionIds } },
+          select: {
+            id: true, kind: true, reason: true, currentRevision: true,
+            revisions: { select: { revision: true, args: true, code: true, language: true, preview: true } },
+          },
+        })
+      : [],
+    userIds.length ? db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } }) : [],
+  ]);
+  const actionOf = new Map(actions.map((a) => [a.id, a]));
+  const emailOf = new Map(users.map((u) => [u.id, u.email]));
+
+  const out = new Map<string, AuditExportContext>();
+  for (const row of rows) {
+    const data = asObject(row.data) ?? {};
+    const action = row.actionId ? actionOf.get(row.actionId) : undefined;
+    const named = typeof data.revision === "number" ? data.revision : action?.currentRevision;
+    const revision = action?.revisions.find((r) => r.revision === named) ?? action?.revisions.find((r) => r.revision === action.currentRevision);
+    const args = revision && action ? toolArgsOf({ kind: action.kind, args: asObject(revision.args), code: revision.code, language: revision.language }) : null;
+    out.set(String(row.id), {
+      summary: textOf(asObject(revision?.preview ?? null)?.summary),
+      arguments: args ? canonicalJson(args) : null,
+      reviewerEmail: row.reviewerId ? (emailOf.get(row.reviewerId) ?? null) : null,
+      note: textOf(data.note),
+      reason: textOf(data.policyReason) ?? textOf(data.reason) ?? textOf(data.message) ?? textOf(data.error) ?? null,
+      agentReason: action ? textOf(action.reason) : null,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { auditExportContext } from "@/lib/audit/audit-export-context";
+import { csvHeader, csvLine, readableJsonLine } from "@/lib/audit/audit-export-format";
+import { getAuditCharts } from "@/lib/audit/audit-charts";
+import { searchAuditEvents } from "@/lib/audit/search-audit-events";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
+
+let t: TestDatabase;
+let a: TestTenant;
+let b: TestTenant;
+let refundId: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  [a, b] = [await createTestTenant(t.db), await createTestTenant(t.db)];
+  const refund = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "parcel lost in transit" }, reason: "Customer asked twice" });
+  if (refund.state !== "pending") throw new Error("expected a pending refund");
+  refundId = refund.actionId;
+  await decideAction(t.db, { tenantId: a.id, actionId: refund.actionId, reviewer: a.users.reviewer.member, verdict: "reject", payloadHash: refund.payloadHash, note: "needs a photo of the damage" });
+  await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "get_invoice", args: { invoice_number: "INV-1044" } });
+  await proposeAction(t.db, { tenantId: b.id, requester: b.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "parcel lost in transit" } });
+});
+afterAll(async () => t?.drop());
+
+describe("audit that reads", () => {
+  it("exports carry the action summary, canonical arguments, reviewer email, note and reasons as columns; the sealed events are unchanged", async () => {
+    const { events } = await searchAuditEvents(t.db, { tenantId: a.id, filters: { tool: "refund_invoice" } });
+    const context = await auditExportContext(t.db, a.id, events);
+    const proposed = events.find((e) => e.type === "action.proposed");
+    const decided = events.find((e) => e.type === "decision.recorded");
+    if (!proposed || !decided) throw new Error("events missing");
+    expect(context.get(String(proposed.id))).toEqual({
+      summary: "Refund 450.00 USD on INV-1044",
+      arguments: '{"amount_minor":45000,"invoice_number":"INV-1044","reason":"parcel lost in transit"}',
+      reviewerEmail: null, note: null, reason: expect.stringContaining("refund-small"), agentReason: "Customer asked twice",
+    });
+    expect(context.get(String(decided.id))).toMatchObject({ reviewerEmail: a.users.reviewer.email, note: "needs a photo of the damage", summary: "Refund 450.00 USD on INV-1044" });
+
+    expect(csvHeader().trim().split(",").slice(-6)).toEqual(["summary", "arguments", "reviewerEmail", "note", "reason", "agentReason"]);
+    const line = csvLine(decided, context.get(String(decided.id)));
+    expect(line).toContain(a.users.reviewer.email);
+    expect(line).toContain('"{""amount_minor"":45000,""invoice_number"":""INV-1044"",""reason"":""parcel lost in transit""}"');
+    expect(JSON.parse(readableJsonLine(decided, context.get(String(decided.id))))).toMatchObject({ type: "decision.recorded", reviewerEmail: a.users.reviewer.email, note: "needs a photo of the damage", reviewerId: a.users.reviewer.id });
+
+    await sealAuditChain(t.db, a.id);
+    expect((await verifyAuditChain(t.db, a.id, { kind: "full" })).ok).toBe(true);
+  });
+
+  it("text search looks inside arguments and notes, within the tenant", async () => {
+    const byArgs = await searchAuditEvents(t.db, { tenantId: a.id, filters: { q: "parcel lost" } });
+    expect(byArgs.events.length).toBeGreaterThan(0);
+    expect(new Set(byArgs.events.map((e) => e.actionId))).toEqual(new Set([refundId]));
+    const byNote = await searchAuditEvents(t.db, { tenantId: a.id, filters: { q: "photo of the damage" } });
+    expect(byNote.events.map((e) => e.type)).toEqual(["decision.recorded"]);
+    expect((await searchAuditEvents(t.db, { tenantId: a.id, filters: { q: "no such words anywhere" } })).events).toEqual([]);
+  });
+
+  it("charts follow the filters: tool, risk, reviewer and decision", async () => {
+    const total = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.outcomesByRisk.reduce((n, r) => n + Object.values(r.outcomes).reduce((x, y) => x + y, 0), 0);
+    const rejects = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.decisionsPerDay.reduce((n, d) => n + d.reject, 0);
+    const all = await getAuditCharts(t.db, { tenantId: a.id });
+    expect(total(all)).toBe(2);
+    expect(rejects(all)).toBe(1);
+    const refunds = await getAuditCharts(t.db, { tenantId: a.id, filter: { tool: "refund_invoice" } });
+    expect(total(refunds)).toBe(1);
+    const reads = await getAuditCharts(t.db, { tenantId: a.id, filter: { tool: "get_invoice" } });
+    expect([total(reads), rejects(reads), reads.timeToDecision.decided]).toEqual([1, 0, 0]);
+    expect(total(await getAuditCharts(t.db, { tenantId: a.id, filter: { reviewerId: a.users.reviewer.id, verdict: "reject" } }))).toBe(1);
+    expect(rejects(await getAuditCharts(t.db, { tenantId: a.id, filter: { reviewerId: a.users.reviewer2.id } }))).toBe(0);
+  });
+});

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { refusal } from "@/tests/refusal";
+import { DEFAULT_POLICY } from "./default-policy";
+import { dryRunPolicy } from "./dry-run-policy";
+import type { Policy } from "./policy-document";
+import { testPolicySample } from "./test-policy-sample";
+
+let t: TestDatabase;
+let a: TestTenant;
+let other: TestTenant;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  [a, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
+  const propose = (args: Record<string, unknown>, tool = "refund_invoice") => proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool, args });
+  const small = await propose({ invoice_number: "INV-1044", amount_minor: 50_000, reason: "late delivery" });
+  const large = await propose({ invoice_number: "INV-1044", amount_minor: 200_000, reason: "damaged goods" });
+  const read = await propose({ invoice_number: "INV-1044" }, "get_invoice");
+  for (const [k, p] of Object.entries({ small, large, read })) ids[k] = p.actionId;
+  await proposeAction(t.db, { tenantId: other.id, requester: other.requester, tool: "get_invoice", args: { invoice_number: "INV-1044" } });
+});
+afterAll(async () => t?.drop());
+
+/** The default policy with refunds above 1,000.00 denied outright instead of needing two reviewers. */
+function stricterRefunds(): Policy {
+  const draft = structuredClone(DEFAULT_POLICY);
+  const large = draft.tools.refund_invoice.rules.find((r) => r.id === "refund-large");
+  if (!large) throw new Error("default policy changed");
+  Object.assign(large, { effect: "deny", quorum: undefined, eligibleRoles: undefined });
+  return JSON.parse(JSON.stringify(draft)) as Policy;
+}
+
+describe("dry run of a draft policy over recent actions", () => {
+  it("shows, newest first, how each recent action would be decided under the draft beside what was decided, and writes nothing", async () => {
+    const before = { actions: await t.db.action.count(), events: await t.db.auditEvent.count() };
+    const result = await dryRunPolicy(t.db, { tenantId: a.id, document: stricterRefunds(), limit: 10 });
+    expect(result.rows.map((r) => r.actionId)).toEqual([ids.read, ids.large, ids.small]);
+    const byId = new Map(result.rows.map((r) => [r.actionId, r]));
+    expect(byId.get(ids.large)).toMatchObject({
+      tool: "refund_invoice", summary: expect.stringContaining("INV-1044"), changed: true,
+      recorded: { effect: "require_approval", ruleId: "refund-large", policyVersion: 1 },
+      draft: { effect: "deny", ruleId: "refund-large" },
+      rules: [
+        { ruleId: "refund-over-limit", outcome: "not_matched", decides: false },
+        { ruleId: "refund-large", outcome: "matched", decides: true },
+        { ruleId: "refund-small", outcome: "matched", decides: false },
+      ],
+    });
+    expect(byId.get(ids.small)).toMatchObject({ changed: false, recorded: { effect: "require_approval", ruleId: "refund-small" }, draft: { effect: "require_approval", ruleId: "refund-small", quorum: 1 } });
+    expect(byId.get(ids.read)).toMatchObject({ changed: false, draft: { effect: "allow" } });
+    expect(result.changed).toBe(1);
+    expect({ actions: await t.db.action.count(), events: await t.db.auditEvent.count() }).toEqual(before);
+  });
+
+  it("takes the last N only, one action by id, never another tenant's, and refuses an invalid draft", async () => {
+    expect((await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 2 })).rows.map((r) => r.actionId)).toEqual([ids.read, ids.large]);
+    const one = await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 1, actionId: ids.small });
+    expect(one.rows.map((r) => r.actionId)).toEqual([ids.small]);
+    expect(await refusal(dryRunPolicy(t.db, { tenantId: other.id, document: DEFAULT_POLICY, limit: 1, actionId: ids.small }))).toMatchObject({ code: "not_found", status: 404 });
+    const broken = { ...DEFAULT_POLICY, tools: { ...DEFAULT_POLICY.tools, refund_invoice: { rules: [{ id: "x", when: "args.amount > 1", effect: "deny", reason: "r" }] } } };
+    const e = await refusal(dryRunPolicy(t.db, { tenantId: a.id, document: broken, limit: 5 }));
+    expect(e).toMatchObject({ code: "invalid_policy", status: 400 });
+    expect(JSON.stringify(e.details)).toContain("args.amount is not an argument of refund_invoice");
+  });
+});
+
+describe("test a draft on a sample payload", () => {
+  const sample = { tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 6_000_000, reason: "whole order" }, requesterRoles: ["requester"], riskLevel: "high" as const, riskTags: [] };
+
+  it("decides the sample under the draft and shows which rule decided and how each fared", async () => {
+    const trace = await testPolicySample(t.db, { tenantId: a.id, document: DEFAULT_POLICY, sample });
+    expect(trace.decision).toMatchObject({ effect: "deny", ruleId: "refund-over-limit" });
+    expect(trace.rules.map((r) => [r.ruleId, r.outcome, r.decides])).toEqual([
+      ["refund-over-limit", "matched", true], ["refund-large", "matched", false], ["refund-small", "matched", false],
+    ]);
+    const ctxRule = structuredClone(DEFAULT_POLICY);
+    ctxRule.tools.refund_invoice.rules.unshift({ id: "high-risk", when: "ctx.riskLevel == 'high' && 'requester' in ctx.requesterRoles", effect: "require_approval", quorum: 3, reason: "r" });
+    expect((await testPolicySample(t.db, { tenantId: a.id, document: ctxRule, sample })).decision).toMatchObject({ ruleId: "high-risk", quorum: 3 });
+  });
+
+  it("refuses arguments the tool would refuse and state that does not exist, with what to fix", async () => {
+    const badArgs = await refusal(testPolicySample(t.db, { tenantId: a.id, document: DEFAULT_POLICY, sample: { ...sample, args: { invoice_number: "INV-1044", amount: 5 } } }));
+    expect(badArgs).toMatchObject({ code: "invalid_args", message: expect.stringMatching(/not valid for refund_invoice/) });
+    const missing = await refusal(testPolicySample(t.db, { tenantId: a.id, document: DEFAULT_POLICY, sample: { ...sample, args: { ...sample.args, invoice_number: "INV-9999" } } }));
+    expect(missing).toMatchObject({ code: "not_found", message: expect.stringMatching(/cannot be read/) });
+    expect(await refusal(testPolicySample(t.db, { tenantId: a.id, document: DEFAULT_POLICY, sample: { ...sample, tool: "run_pyhton" } }))).toMatchObject({ code: "unknown_tool" });
+  });
+});

@@ -1,0 +1,51 @@
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { runCompute } from "@/lib/compute/compute-pool";
+import type { DbTx } from "@/lib/db/client";
+import { AppError, describeInvalid, isAppError } from "@/lib/errors";
+import { RISK_LEVELS } from "./policy-document";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
+import { parseToolArgs } from "@/lib/tools/parse-tool-args";
+import type { PolicyTrace } from "./trace-policy";
+import { validDraftPolicy } from "./valid-draft-policy";
+
+export type PolicySample = { tool: string; args: unknown; requesterRoles: string[]; riskLevel: (typeof RISK_LEVELS)[number]; riskTags: string[] };
+
+/**
+ * "Test this policy" on a payload an admin writes: the arguments are parsed as a proposal's are,
+ * the tool's state is read as a proposal reads it (so a refund's invoice or an email's customer
+ * must exist), and the draft decides, with each rule's outcome. Risk is what the admin says it is
+ * (no scan runs); nothing is written.
+ */
+export async function testPolicySample(db: DbTx, input: { tenantId: string; document: unknown; sample: PolicySample }): Promise<PolicyTrace> {
+  const policy = await validDraftPolicy(db, input.tenantId, input.document);
+  const tool = await findTenantTool(db, input.tenantId, input.sample.tool);
+  if (!tool) throw new AppError("unknown_tool", `There is no tool named ${input.sample.tool.slice(0, 64)} here; pick one from the list.`, 400);
+  const parsed = parseToolArgs(tool, input.sample.args);
+  if (!parsed.success) throw new AppError("invalid_args", `The sample's arguments are not valid for ${tool.name}: ${describeInvalid(parsed.error)}`, 400);
+  const args: JsonObject = parsed.data;
+  let snapshot: JsonObject | null = null;
+  try {
+    snapshot = await tool.snapshot({ q: db, tenantId: input.tenantId }, args);
+  } catch (error) {
+    if (isAppError(error)) throw new AppError(error.code, `The sample names state that cannot be read: ${error.message}`, error.status);
+    throw error;
+  }
+  const tenant = await db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { domains: true } });
+  const { amountThresholdMinor: _threshold, ...facts } = tool.policyContext?.(args, snapshot) ?? {};
+  const [trace] = await runCompute(
+    "dryRunPolicy",
+    {
+      policyJson: JSON.stringify(policy),
+      inputs: [{
+        tool: tool.name, args, unlisted: tool.unlistedEffect,
+        context: {
+          ...facts, requesterRoles: input.sample.requesterRoles, tenantDomains: tenant.domains,
+          customerVerifiedDomains: facts.customerVerifiedDomains ?? [], riskLevel: input.sample.riskLevel, riskTags: input.sample.riskTags,
+        },
+      }],
+    },
+    { what: "policy test" },
+  );
+  if (!trace) throw new Error("the policy test returned nothing");
+  return trace;
+}
