@@ -5,7 +5,7 @@ import { buttonClass } from "@/components/ui/button";
 
 const EFFECTS = ["allow", "require_approval", "deny"] as const;
 /** Fields that only a require_approval rule may carry (the validator refuses them elsewhere). */
-const APPROVAL_ONLY = ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds"];
+const APPROVAL_ONLY = ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry"];
 
 type Rule = Record<string, unknown> & { id?: unknown; when?: unknown; effect?: unknown; reason?: unknown };
 type Doc = { tools?: Record<string, { rules?: Rule[] }> } & Record<string, unknown>;
