@@ -106,7 +106,7 @@ const REMINDING: Policy = {
         { id: "refund-over-limit", when: "args.amount_minor > 5000000", effect: "deny", reason: "Too large to refund here." },
         {
           id: "refund-reminding", effect: "require_approval", quorum: 1, eligibleRoles: ["reviewer"], ttlSeconds: 7200,
-          escalate: { after: "30m", role: "admin", channel: "#approvals" }, warnBeforeExpiry: "15m",
+          escalate: { after: "30m", role: "admin", channel: "C0APPROVALS" }, warnBeforeExpiry: "15m",
           reason: "Refunds move money.",
         },
       ],
@@ -301,7 +301,7 @@ describe("escalation and expiry warnings", () => {
     }
     const events = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: "action.escalated" } });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ actionId: proposed.actionId, actorType: "system", data: { revision: 1, role: "admin", channel: "#approvals", afterSeconds: 1800 } });
+    expect(events[0]).toMatchObject({ actionId: proposed.actionId, actorType: "system", data: { revision: 1, role: "admin", channel: "C0APPROVALS", afterSeconds: 1800 } });
 
     await pumpUntilQuiet(tenant, { now: at(31 * 60) });
     const escalated = mailsTo(server.mails, tenant.users.admin.email);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { APPROVER_ROLES, ROLES } from "./role";
 import { DURATION_HINT, parsePolicyDuration } from "./policy-duration";
+import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 
 export const EFFECTS = ["allow", "require_approval", "deny"] as const;
 export type Effect = (typeof EFFECTS)[number];
@@ -41,13 +42,13 @@ const DurationSchema = z
 
 /**
  * Who is told when a pending action has waited `after`: every member with `role` (by email), and
- * the named `channel` where one is connected (e.g. Slack). Once per pending revision. Any role may
- * be told (an admin chasing reviewers, say); who may decide stays the rule's eligible roles.
+ * the Slack `channel` (its id) when the tenant has connected Slack. Once per pending revision. Any
+ * role may be told (an admin chasing reviewers, say); who may decide stays the rule's eligible roles.
  */
 export const EscalationSchema = z.strictObject({
   after: DurationSchema,
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }),
-  channel: z.string().regex(/^#?[a-z0-9][a-z0-9._-]{0,79}$/, "use a channel name like #approvals (a-z 0-9 . _ -)").optional(),
+  channel: z.string().regex(SLACK_CHANNEL_ID, "use the Slack channel's id (like C0123ABCD, from the channel's details), not its name").optional(),
 });
 
 export const PolicyRuleSchema = z.strictObject({

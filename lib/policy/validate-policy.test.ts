@@ -113,12 +113,12 @@ describe("escalation and expiry warnings in the policy", () => {
     withRules([{ id: "pay-review", effect: "require_approval", ttlSeconds: 7200, reason: "r", ...rule, ...extra }]);
 
   it("accepts escalate (after, role, optional channel) and warnBeforeExpiry on a require_approval rule, and evaluates them to seconds", () => {
-    const doc = reminding({ escalate: { after: "1h30m", role: "admin", channel: "#approvals" }, warnBeforeExpiry: "10m" });
+    const doc = reminding({ escalate: { after: "1h30m", role: "admin", channel: "C0APPROVALS" }, warnBeforeExpiry: "10m" });
     const r = validatePolicy(doc);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const decision = evaluatePolicy(r.policy, { tool: "pay", args: {}, context: { requesterRoles: ["requester"] } });
-    expect(decision).toMatchObject({ effect: "require_approval", escalate: { afterSeconds: 5400, role: "admin", channel: "#approvals" }, warnBeforeExpirySeconds: 600 });
+    expect(decision).toMatchObject({ effect: "require_approval", escalate: { afterSeconds: 5400, role: "admin", channel: "C0APPROVALS" }, warnBeforeExpirySeconds: 600 });
     // A rule without them adds nothing to the decision.
     const plain = validatePolicy(reminding({}));
     if (!plain.ok) throw new Error("expected ok");
@@ -153,6 +153,10 @@ describe("escalation and expiry warnings in the policy", () => {
     });
     expect(errorsOf(reminding({ escalate: { after: "5m", role: "manager" } }))[0]?.path).toBe("tools.pay.rules.0.escalate.role");
     expect(errorsOf(reminding({ escalate: { after: "5m", role: "admin", channel: "Bad Channel!" } }))[0]?.path).toBe("tools.pay.rules.0.escalate.channel");
+    // A channel's name is refused: Slack posts to its id, which survives a rename.
+    expect(errorsOf(reminding({ escalate: { after: "5m", role: "admin", channel: "#approvals" } }))[0]).toMatchObject({
+      path: "tools.pay.rules.0.escalate.channel", message: expect.stringMatching(/Slack channel's id \(like C0123ABCD/),
+    });
     expect(errorsOf(reminding({ escalate: { after: "5m", role: "admin", to: "x" } }))[0]?.path).toBe("tools.pay.rules.0.escalate");
   });
 });

@@ -5,10 +5,11 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { upsertSlackIntegration } from "@/lib/db/statements/upsert-slack-integration";
 import { AppError, describeInvalid } from "@/lib/errors";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
+import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 import { sealSlackSecrets } from "@/lib/slack/slack-secrets";
 
 export const ConfigureSlackSchema = z.strictObject({
-  channel: z.string().trim().regex(/^[CGD][A-Z0-9]{6,20}$/, "Enter the channel's id (like C0123ABCD): in Slack, open the channel's details and copy it from the bottom."),
+  channel: z.string().trim().regex(SLACK_CHANNEL_ID, "Enter the channel's id (like C0123ABCD): in Slack, open the channel's details and copy it from the bottom."),
   openOnlyFrom: z.enum(RISK_LEVELS),
   /** Blank keeps the saved token and secret. */
   botToken: z.string().trim().max(300).refine((v) => v === "" || /^xoxb-[A-Za-z0-9-]+$/.test(v), "The bot token starts with xoxb- (OAuth & Permissions in the Slack app's settings).").default(""),

@@ -3,11 +3,13 @@ import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import { enqueueSlackMessages } from "@/lib/db/statements/enqueue-slack-messages";
 import { leaseSlackMessages, type LeasedSlackMessage } from "@/lib/db/statements/lease-slack-messages";
+import { leaseSlackNotices, type LeasedSlackNotice } from "@/lib/db/statements/lease-slack-notices";
 import { loadSlackActionState, type SlackActionRow } from "@/lib/db/statements/load-slack-action-state";
 import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
+import { recordSlackNoticeAttempt } from "@/lib/db/statements/record-slack-notice-attempt";
 import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
 import { slackClient } from "@/lib/slack/slack-client";
-import { renderSlackMessage, type SlackActionState } from "@/lib/slack/slack-message";
+import { renderSlackEscalation, renderSlackMessage, type SlackActionState } from "@/lib/slack/slack-message";
 import { openSlackSecrets } from "@/lib/slack/slack-secrets";
 import { retryDelayMs, webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { summaryOf } from "@/lib/review/list-review-queue";
@@ -60,23 +62,53 @@ async function send(db: Db, message: LeasedSlackMessage): Promise<Sent> {
 }
 
 /**
- * One pass of the Slack outbox: turn newly sealed audit events into due messages, then post or
- * update what is due (up to `limit`, concurrently). Returns how many rows were made due and attempted.
+ * Posts one escalation notice to the rule's channel, if the action still waits at the escalated
+ * revision (otherwise there is nothing left to chase, and the notice is done unsent). Never
+ * throws; never logs a secret.
+ */
+async function sendNotice(db: Db, notice: LeasedSlackNotice): Promise<{ ok: boolean; error: string | null; ts: string | null }> {
+  try {
+    const integration = await db.slackIntegration.findUnique({ where: { tenantId: notice.tenantId } });
+    if (!integration) return { ok: true, error: "Slack is no longer configured for this tenant.", ts: null };
+    const row = await loadSlackActionState(db, { tenantId: notice.tenantId, actionId: notice.actionId });
+    if (!row || row.status !== "pending" || row.revision !== notice.revision) return { ok: true, error: "The action no longer waits at the escalated revision.", ts: null };
+    const { botToken } = openSlackSecrets(integration.secrets, notice.tenantId);
+    const rendered = renderSlackEscalation(slackActionStateOf(row), { role: notice.role, afterSeconds: notice.afterSeconds, consoleUrl: consoleUrl() });
+    const posted = await slackClient(botToken).chat.postMessage({ channel: notice.channel, text: rendered.text, blocks: rendered.blocks, unfurl_links: false });
+    return { ok: true, error: null, ts: posted.ts ?? null };
+  } catch (error) {
+    const text = error instanceof Error ? error.message : "The notice could not be sent.";
+    return { ok: false, error: text.slice(0, 500), ts: null };
+  }
+}
+
+/**
+ * One pass of the Slack outbox: turn newly sealed audit events into due messages and escalation
+ * notices, then post or update what is due (up to `limit` of each, concurrently). Returns how many
+ * rows were made due and attempted.
  */
 export async function pumpSlack(db: Db, options: { workerId: string; limit?: number }): Promise<{ added: number; attempted: number }> {
   const settings = webhookSettings();
   const added = await enqueueSlackMessages(db, { retryWindowSeconds: settings.retryWindowSeconds, batch: 1000 });
-  const leased = await leaseSlackMessages(db, {
-    workerId: options.workerId, leaseSeconds: Math.ceil(settings.timeoutMs / 1000) + 30, limit: options.limit ?? 16,
-  });
-  await Promise.all(leased.map(async (message) => {
-    const sent = await send(db, message);
-    await recordSlackAttempt(db, {
-      id: message.id, workerId: options.workerId, wantedSeq: message.wantedSeq, retryAfterSeconds: retryDelayMs(message.attempts, settings.retryBaseMs) / 1000,
-      ...sent,
-    });
-  }));
-  return { added, attempted: leased.length };
+  const lease = { workerId: options.workerId, leaseSeconds: Math.ceil(settings.timeoutMs / 1000) + 30, limit: options.limit ?? 16 };
+  const leased = await leaseSlackMessages(db, lease);
+  const notices = await leaseSlackNotices(db, lease);
+  await Promise.all([
+    ...leased.map(async (message) => {
+      const sent = await send(db, message);
+      await recordSlackAttempt(db, {
+        id: message.id, workerId: options.workerId, wantedSeq: message.wantedSeq, retryAfterSeconds: retryDelayMs(message.attempts, settings.retryBaseMs) / 1000,
+        ...sent,
+      });
+    }),
+    ...notices.map(async (notice) => {
+      const sent = await sendNotice(db, notice);
+      await recordSlackNoticeAttempt(db, {
+        id: notice.id, workerId: options.workerId, retryAfterSeconds: retryDelayMs(notice.attempts, settings.retryBaseMs) / 1000, ...sent,
+      });
+    }),
+  ]);
+  return { added, attempted: leased.length + notices.length };
 }
 
 /** The Slack worker: pumps the outbox every `pollMs` until the signal aborts (beside the webhook worker). */

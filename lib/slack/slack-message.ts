@@ -57,6 +57,11 @@ export function argumentsSummary(args: unknown): string {
   return lines.join("\n");
 }
 
+/** The expiry as Slack shows dates: in the reader's time zone, with the ISO time as the fallback. */
+function expiresField(expiresAt: Date): string {
+  return `*Expires*\n<!date^${Math.floor(expiresAt.getTime() / 1000)}^{date_short_pretty} {time}|${expiresAt.toISOString()}>`;
+}
+
 const OUTCOME: Record<string, string> = {
   approved: "Approved", rejected: "Rejected", expired: "Expired undecided", cancelled: "Cancelled by the requester",
   invalidated: "Invalidated: what it would act on changed", denied: "Denied by policy", executing: "Approved, executing",
@@ -82,7 +87,7 @@ export function renderSlackMessage(state: SlackActionState, options: { consoleUr
     `*Requested by*\n${esc(clip(state.requesterLabel, 80))}`,
     `*Revision*\n${state.revision} · \`${state.payloadHash.slice(0, 12)}\``,
   ];
-  if (state.expiresAt) fields.push(`*Expires*\n<!date^${Math.floor(state.expiresAt.getTime() / 1000)}^{date_short_pretty} {time}|${state.expiresAt.toISOString()}>`);
+  if (state.expiresAt) fields.push(expiresField(state.expiresAt));
   const blocks: KnownBlock[] = [
     { type: "section", text: { type: "mrkdwn", text: `*${esc(headline)}*\n${esc(clip(state.summary, 300))}` } },
     { type: "section", fields: fields.map((text) => ({ type: "mrkdwn" as const, text })) },
@@ -111,4 +116,39 @@ export function renderSlackMessage(state: SlackActionState, options: { consoleUr
     blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: `*${esc(OUTCOME[state.status] ?? state.status)}*${by} · <${url}|Open in Countersign>` }] });
   }
   return { text: headline, blocks };
+}
+
+/** How long an escalated action had waited, in words: "30 minutes", "3 hours", "2 hours 15 minutes". */
+export function waitedFor(seconds: number): string {
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  if (minutes < 120) return unit(minutes, "minute");
+  const rest = minutes % 60;
+  return rest === 0 ? unit(minutes / 60, "hour") : `${unit(Math.floor(minutes / 60), "hour")} ${unit(rest, "minute")}`;
+}
+
+/**
+ * The Block Kit notice of an escalation, posted once to the rule's channel: "waiting N minutes
+ * for <role>", with the action's tool, summary, risk and expiry, and an Open link to its page.
+ * Never Approve or Reject: the channel is whoever the rule chases, not the reviewers' message.
+ */
+export function renderSlackEscalation(
+  state: Pick<SlackActionState, "actionId" | "tool" | "revision" | "summary" | "riskLevel" | "expiresAt">,
+  escalation: { role: string; afterSeconds: number; consoleUrl: string },
+): { text: string; blocks: KnownBlock[] } {
+  const headline = `Waiting ${waitedFor(escalation.afterSeconds)} for ${escalation.role}: ${state.tool} (risk ${state.riskLevel})`;
+  const fields = [`*Tool*\n\`${esc(state.tool)}\``, `*Risk*\n${state.riskLevel}`];
+  if (state.expiresAt) fields.push(expiresField(state.expiresAt));
+  return {
+    text: headline,
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: `*${esc(headline)}*\n${esc(clip(state.summary, 300))}` } },
+      { type: "section", fields: fields.map((text) => ({ type: "mrkdwn" as const, text })) },
+      {
+        type: "actions",
+        block_id: `countersign_escalation_${state.actionId}_r${state.revision}`,
+        elements: [{ type: "button", action_id: SLACK_ACTION_IDS.open, text: { type: "plain_text", text: "Open" }, url: `${escalation.consoleUrl}/actions/${state.actionId}` }],
+      },
+    ],
+  };
 }

@@ -5,12 +5,14 @@ import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { startFakeSlack, type SlackCall } from "@/tests/fake-slack";
 import { POST as interactionsRoute } from "@/app/api/integrations/slack/[tenant]/interactions/route";
 import { POST as commandsRoute } from "@/app/api/integrations/slack/[tenant]/commands/route";
-import { getDb } from "@/lib/db/client";
+import { createDb, getDb } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import type { Policy } from "@/lib/policy/policy-document";
+import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
 import { configureSlack } from "@/lib/slack/configure-slack";
 import { pumpSlack } from "@/lib/slack/run-slack-worker";
 import { leaseSlackMessages } from "@/lib/db/statements/lease-slack-messages";
@@ -46,8 +48,8 @@ afterAll(async () => {
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
 
-async function slackTenant(options: { signatureAtRisk?: "low"; openOnlyFrom?: "high" | "critical" } = {}) {
-  const policy = options.signatureAtRisk ? { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: options.signatureAtRisk } } : undefined;
+async function slackTenant(options: { signatureAtRisk?: "low"; openOnlyFrom?: "high" | "critical"; policy?: Policy } = {}) {
+  const policy = options.signatureAtRisk ? { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: options.signatureAtRisk } } : options.policy;
   const tenant = await createTestTenant(t.db, policy ? { policy } : {});
   await configureSlack(t.db, {
     tenantId: tenant.id, actor: adminOf(tenant),
@@ -69,7 +71,7 @@ async function pumpUntilQuiet(rounds = 40) {
   for (let i = 0; i < rounds; i++) {
     await sealAllPending(t.db);
     await pumpSlack(t.db, { workerId: "slack-test" });
-    const due = await t.db.slackMessage.count({ where: { status: "pending" } });
+    const due = await t.db.slackMessage.count({ where: { status: "pending" } }) + await t.db.slackNotice.count({ where: { status: "pending" } });
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
@@ -370,5 +372,119 @@ describe("Slack: signed callbacks decide through the console's decision function
       ["slack.user_linked", null], ["slack.callback_refused", "bad_link_code"],
     ]);
     expect(events[3].actorId).toBe(tenant.users.reviewer.id);
+  });
+});
+
+describe("Slack: an escalation naming a channel is posted there once", () => {
+  const ESCALATION_CHANNEL = "C0ESCALATE";
+
+  /** Refunds wait for reviewers; after 30 minutes the rule chases admins (and, when given, a channel). */
+  function escalating(channel?: string): Policy {
+    return {
+      ...DEFAULT_POLICY,
+      tools: {
+        ...DEFAULT_POLICY.tools,
+        refund_invoice: {
+          rules: [{
+            id: "refund-escalating", effect: "require_approval", quorum: 1, eligibleRoles: ["reviewer"], ttlSeconds: 7200,
+            escalate: { after: "30m", role: "admin", ...(channel ? { channel } : {}) }, reason: "Refunds move money.",
+          }],
+        },
+      },
+    };
+  }
+
+  /** A pending refund whose message is already posted, and the moment its escalation is due. */
+  async function waiting(tenant: TestTenant) {
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: proposed.actionId, revision: 1 }, select: { createdAt: true } });
+    return { proposed, due: new Date(revision.createdAt.getTime() + 30 * 60 * 1000) };
+  }
+
+  const postsTo = (start: number, channel: string) => callsSince(start, "chat.postMessage").filter((c) => c.args.channel === channel);
+  const heldIn = (channel: string) => [...slack.messages.values()].filter((m) => m.channel === channel);
+
+  it("posts one Block Kit notice to the rule's channel (waiting time, role, tool, summary, risk, expiry; Open only), even with two workers and a re-read log", async () => {
+    const tenant = await slackTenant({ policy: escalating(ESCALATION_CHANNEL) });
+    const { proposed, due } = await waiting(tenant);
+    const start = slack.calls.length;
+    expect(await sweepActionReminders(t.db, { now: due })).toBe(1);
+    await sealAllPending(t.db);
+
+    // Two workers, each with its own connection pool, pump at the same moment, twice.
+    const [a, b] = [createDb(t.url, { max: 4 }), createDb(t.url, { max: 4 })];
+    try {
+      for (let round = 0; round < 2; round++) await Promise.all([pumpSlack(a, { workerId: "slack-a" }), pumpSlack(b, { workerId: "slack-b" })]);
+    } finally {
+      await Promise.all([a.$disconnect(), b.$disconnect()]);
+    }
+    await pumpUntilQuiet();
+    // The log read again from the start queues no second notice: it is unique per escalation's leaf.
+    await t.ownerDb.slackIntegration.update({ where: { tenantId: tenant.id }, data: { cursorSeq: 0 } });
+    await pumpUntilQuiet();
+
+    const posts = postsTo(start, ESCALATION_CHANNEL);
+    expect(posts).toHaveLength(1);
+    expect(posts[0].token).toBe(TOKEN);
+    const [notice] = heldIn(ESCALATION_CHANNEL);
+    const { riskLevel, preview } = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: proposed.actionId, revision: 1 }, select: { riskLevel: true, preview: true } });
+    expect(notice.text).toBe(`Waiting 30 minutes for admin: refund_invoice (risk ${riskLevel})`);
+    const text = JSON.stringify(notice.blocks);
+    const summary = (preview as { summary: string }).summary;
+    for (const part of ["Waiting 30 minutes for admin", "refund_invoice", summary, `*Risk*\\n${riskLevel}`, "*Expires*"]) expect(text).toContain(part);
+    const blocks = notice.blocks as Array<{ type: string; elements?: Button[] }>;
+    const buttons = blocks.filter((block) => block.type === "actions").flatMap((block) => block.elements ?? []);
+    expect(buttons.map((button) => [button.action_id, button.url])).toEqual([[SLACK_ACTION_IDS.open, `https://console.example.test/actions/${proposed.actionId}`]]);
+    expect(text).not.toContain(SLACK_ACTION_IDS.approve);
+    expect(text).not.toContain(SLACK_ACTION_IDS.reject);
+    // The reviewers' message in the configured channel is still the one post, with its buttons.
+    expect(postsTo(start, CHANNEL)).toHaveLength(0);
+    expect(buttonsOf(proposed.actionId).buttons.map((button) => button.action_id)).toContain(SLACK_ACTION_IDS.approve);
+    expect(await t.db.slackNotice.findMany({ where: { tenantId: tenant.id } })).toEqual([
+      expect.objectContaining({ actionId: proposed.actionId, channel: ESCALATION_CHANNEL, role: "admin", afterSeconds: 1800, status: "done", ts: notice.ts, lastError: null }),
+    ]);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("an escalation without a channel, or in a tenant without Slack, posts and queues nothing", async () => {
+    const tenant = await slackTenant({ policy: escalating() });
+    const { due } = await waiting(tenant);
+    const unconnected = await createTestTenant(t.db, { policy: escalating(ESCALATION_CHANNEL) });
+    const other = await pendingRefund(unconnected);
+    const start = slack.calls.length;
+    expect(await sweepActionReminders(t.db, { now: due })).toBe(1);
+    const otherRevision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: other.actionId }, select: { createdAt: true } });
+    expect(await sweepActionReminders(t.db, { now: new Date(otherRevision.createdAt.getTime() + 30 * 60 * 1000) })).toBe(1);
+    await pumpUntilQuiet();
+
+    expect(await t.db.auditEvent.count({ where: { tenantId: { in: [tenant.id, unconnected.id] }, type: "action.escalated" } })).toBe(2);
+    expect(slack.calls.slice(start)).toEqual([]);
+    expect(await t.db.slackNotice.count({ where: { tenantId: { in: [tenant.id, unconnected.id] } } })).toBe(0);
+  });
+
+  it("a failing chat.postMessage is retried and the notice posted once", async () => {
+    const tenant = await slackTenant({ policy: escalating(ESCALATION_CHANNEL) });
+    const { due } = await waiting(tenant);
+    const before = heldIn(ESCALATION_CHANNEL).length;
+    await sweepActionReminders(t.db, { now: due });
+    slack.failNext({ http: 500 }, { error: "internal_error" });
+    const start = slack.calls.length;
+    await pumpUntilQuiet();
+
+    expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(3); // two failures, then one accepted post
+    expect(heldIn(ESCALATION_CHANNEL).length - before).toBe(1);
+    expect(await t.db.slackNotice.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ status: "done", attempts: 3, lastError: null });
+  });
+
+  it("an action decided before its notice is sent is not announced as waiting", async () => {
+    const tenant = await slackTenant({ policy: escalating(ESCALATION_CHANNEL) });
+    const { proposed, due } = await waiting(tenant);
+    expect(await sweepActionReminders(t.db, { now: due })).toBe(1);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "approve", note: null, reviewer: tenant.users.reviewer.member });
+    const start = slack.calls.length;
+    await pumpUntilQuiet();
+    expect(postsTo(start, ESCALATION_CHANNEL)).toEqual([]);
+    expect(await t.db.slackNotice.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ status: "done", ts: null, lastError: expect.stringMatching(/no longer waits/) });
   });
 });

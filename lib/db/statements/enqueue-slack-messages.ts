@@ -7,7 +7,9 @@ import { query, type Queryable } from "@/lib/db/sql";
  * that starts waiting for review (proposed pending, or revised) gets its message row; any later
  * event about an action with a row (a vote, expiry, invalidation, cancellation, execution) marks
  * it due again, so the worker renders the action's state at send time and updates the message.
- * The cursor moves past every leaf read; a repeated pass adds nothing. Returns the rows made due.
+ * An escalation whose rule names a channel (`action.escalated` with `data.channel`) gets a notice
+ * row, unique per sealed leaf, so it is posted once however often the log is read. The cursor
+ * moves past every leaf read; a repeated pass adds nothing. Returns the rows made due.
  */
 export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSeconds: number; batch: number }): Promise<number> {
   const [row] = await query<{ due: number }>(q, Prisma.sql`
@@ -17,7 +19,7 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
       FOR UPDATE OF i SKIP LOCKED
     ),
     leaves AS (
-      SELECT cfg."tenantId", s.seq, e."actionId",
+      SELECT cfg."tenantId", s.seq, e."actionId", e.type, e.data,
         (e.type = 'action.proposed' AND e.status = 'pending') OR e.type = 'action.revised' AS opens,
         e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled',
           'execution.succeeded', 'execution.failed', 'execution.unknown') AS touches
@@ -39,11 +41,20 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
       WHERE "SlackMessage"."tenantId" = EXCLUDED."tenantId"
       RETURNING 1
     ),
+    notices AS (
+      INSERT INTO "SlackNotice" (id, "tenantId", "actionId", "auditSeq", revision, channel, role, "afterSeconds", "giveUpAt")
+      SELECT gen_random_uuid(), l."tenantId", l."actionId", l.seq, (l.data->>'revision')::int, l.data->>'channel', l.data->>'role',
+        (l.data->>'afterSeconds')::int, now() + make_interval(secs => ${input.retryWindowSeconds})
+      FROM leaves l
+      WHERE l.type = 'action.escalated' AND l."actionId" IS NOT NULL AND l.data ? 'channel'
+      ON CONFLICT ("tenantId", "auditSeq") DO NOTHING
+      RETURNING 1
+    ),
     moved AS (
       UPDATE "SlackIntegration" i SET "cursorSeq" = m.seq
       FROM (SELECT "tenantId", max(seq) AS seq FROM leaves GROUP BY "tenantId") m
       WHERE i."tenantId" = m."tenantId"
     )
-    SELECT count(*)::int AS due FROM due`);
+    SELECT ((SELECT count(*) FROM due) + (SELECT count(*) FROM notices))::int AS due`);
   return row?.due ?? 0;
 }
