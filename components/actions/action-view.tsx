@@ -18,6 +18,7 @@ import { RiskTagList } from "@/components/actions/risk-tags";
 import { RunInSandbox } from "@/components/actions/run-in-sandbox";
 import { JsonBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
+import { StateFindings } from "@/components/actions/state-findings";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
 import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 import { RevealedText } from "@/components/ui/revealed-text";
@@ -60,6 +61,8 @@ export function ActionView({ action }: { action: ActionDetail }) {
         </Fact>
         <Fact label="Proposed">{formatUtcTime(action.createdAt)}</Fact>
       </dl>
+
+      <StateFindings tags={current.riskTags} />
 
       {action.statusReason && action.status !== "pending" && (
         <p className="mb-4 rounded-md border border-slate-200 bg-white px-4 py-2 text-[0.85rem]">

@@ -7,7 +7,7 @@ const TONE = {
   critical: "border-red-300 bg-red-50 text-red-950",
 } as const;
 
-const SOURCE = { class: "tool class", argument: "argument", provenance: "provenance", injection: "injected instruction", scan: "code scan", text: "hidden or deceptive text" } as const;
+const SOURCE = { class: "tool class", argument: "argument", provenance: "provenance", injection: "injected instruction", scan: "code scan", text: "hidden or deceptive text", state: "arguments vs state" } as const;
 
 /** Risk tags with their severity in colour AND words, and the one-line reason. */
 export function RiskTagList({ tags }: { tags: RiskTag[] }) {

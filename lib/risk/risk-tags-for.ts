@@ -30,6 +30,8 @@ export type RiskInput = {
     knownHosts?: string[];
   };
   scanFindings?: ScanFindingInput[];
+  /** Arguments that contradict the state they rest on (a tool's stateChecks): blocking, so critical. */
+  stateFindings?: { id: string; reason: string; fields: string[] }[];
 };
 
 export const DEFAULT_AMOUNT_THRESHOLD_MINOR = 100_000;
@@ -116,6 +118,10 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
       });
     }
   });
+
+  for (const f of input.stateFindings ?? []) {
+    add({ id: f.id, severity: "critical", reason: f.reason, source: "state", ...(f.fields.length ? { path: f.fields.join(", ") } : {}) });
+  }
 
   for (const f of input.scanFindings ?? []) {
     add({ id: `scan.${f.rule}`, severity: f.severity, reason: f.message, source: "scan", line: f.line });
