@@ -1,6 +1,6 @@
 "use client";
 
-import { useId } from "react";
+import { useId, type ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { RevealedText } from "@/components/ui/revealed-text";
 
@@ -16,6 +16,8 @@ export function ReviewDialog({
   error,
   onConfirm,
   onClose,
+  facts,
+  approveReplacement,
 }: {
   verdict: "approve" | "reject";
   names: string[];
@@ -23,6 +25,10 @@ export function ReviewDialog({
   error: string | null;
   onConfirm: (note: string) => void;
   onClose: () => void;
+  /** What the decision rests on (effect, top tags, state changed since request). */
+  facts?: ReactNode;
+  /** Shown instead of the Approve button when approving is not what to do now (the state changed: "Re-read state"). */
+  approveReplacement?: ReactNode;
 }) {
   const titleId = useId();
   const noteId = useId();
@@ -46,6 +52,7 @@ export function ReviewDialog({
         <ul className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedText text={name} /></li>)}
         </ul>
+        {facts}
         <label htmlFor={noteId} className="mt-4 block font-medium">
           {approving ? "Note (optional)" : "Reason (required, sent back to the agent)"}
         </label>
@@ -61,9 +68,11 @@ export function ReviewDialog({
         {error && <p role="alert" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-red-800">{error}</p>}
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" className={buttonClass.secondary} onClick={onClose}>Cancel</button>
-          <button type="submit" className={approving ? buttonClass.approve : buttonClass.reject} disabled={pending} aria-busy={pending}>
-            {pending ? (approving ? "Approving…" : "Rejecting…") : approving ? "Approve" : "Reject"}
-          </button>
+          {approving && approveReplacement ? approveReplacement : (
+            <button type="submit" className={approving ? buttonClass.approve : buttonClass.reject} disabled={pending} aria-busy={pending}>
+              {pending ? (approving ? "Approving…" : "Rejecting…") : approving ? "Approve" : "Reject"}
+            </button>
+          )}
         </div>
       </form>
     </div>

@@ -1,3 +1,4 @@
+import type { FieldChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
 
 /** One row of the review queue, as the page (and its client list) receives it. */
@@ -23,6 +24,11 @@ export type QueueItem = {
   quorum: number;
   /** This reviewer's vote on the current revision, if any. */
   myVote: "approve" | "reject" | null;
+  /**
+   * The state the revision rests on, read at listing time: what changed since request, or null when
+   * it is unchanged (or rests on nothing). A changed row offers "Re-read state", not Approve.
+   */
+  stateChanges: FieldChange[] | null;
   /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
   blockedReason: string | null;
 };
