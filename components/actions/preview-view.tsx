@@ -1,5 +1,5 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { InlineValue } from "@/components/actions/section";
+import { FieldValue } from "@/components/actions/field-value";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 /** The effect's "before" computed from the state now, or why it was not read. */
@@ -42,11 +42,11 @@ export function PreviewView({ preview, now }: { preview: { summary: string; befo
                     {changes && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
                     {moved && <span className="ml-1 inline-block rounded bg-red-100 px-1 font-sans text-[0.7rem] text-red-900">changed since request</span>}
                   </td>
-                  <td className="py-1 pr-2">{preview.before ? <InlineValue value={before} /> : <span className="text-slate-600">(new)</span>}</td>
+                  <td className="py-1 pr-2">{preview.before ? <FieldValue field={key} value={before} /> : <span className="text-slate-600">(new)</span>}</td>
                   <td className="py-1 pr-2">
-                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <InlineValue value={nowValue} /> : <span className="text-slate-600">(new)</span>}
+                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <FieldValue field={key} value={nowValue} /> : <span className="text-slate-600">(new)</span>}
                   </td>
-                  <td className="py-1"><InlineValue value={after} /></td>
+                  <td className="py-1"><FieldValue field={key} value={after} /></td>
                 </tr>
               );
             })}

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import type { FieldChange } from "@/lib/approvals/payload-diff";
 import { readStateNow } from "@/lib/review/read-state-now";
+import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -88,14 +89,14 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
     const revision = row.revisions[0];
     const mine = votes.filter((v) => v.revisionId === revision?.id);
     const myVote = mine.find((v) => v.reviewerId === reviewer.userId)?.verdict ?? null;
-    const tags = sortedTags(revision?.riskTags);
+    const tags = groupRiskTags(sortedTags(revision?.riskTags));
     return {
       id: row.id,
       tool: row.tool,
       kind: row.kind,
       summary: summaryOf(revision?.preview, row.tool),
       riskLevel: row.riskLevel,
-      riskTags: tags.slice(0, 4).map(({ id, severity, reason }) => ({ id, severity, reason })),
+      riskTags: tags.slice(0, 4).map(({ id, severity, reason, fields }) => ({ id, severity, reason, fields })),
       moreTags: Math.max(0, tags.length - 4),
       requesterLabel: row.requesterLabel,
       task: row.task,

@@ -8,8 +8,8 @@ export type QueueItem = {
   kind: "tool" | "code";
   summary: string;
   riskLevel: RiskLevel;
-  /** The highest-severity tags of the current revision (at most four). */
-  riskTags: Array<{ id: string; severity: RiskLevel; reason: string }>;
+  /** The highest-severity findings of the current revision (at most four), one per tag id with the fields it was found in. */
+  riskTags: Array<{ id: string; severity: RiskLevel; reason: string; fields: string[] }>;
   moreTags: number;
   requesterLabel: string;
   task: { id: string; instruction: string } | null;

@@ -17,6 +17,8 @@ export type RiskTag = {
   path?: string;
   /** 1-based code line, for scan findings. */
   line?: number;
+  /** The whole untrusted passage a finding is about (the reason quotes only its start); shown as a quote. */
+  quote?: string;
 };
 
 /** The highest severity among the tags; no tags → "low". */
