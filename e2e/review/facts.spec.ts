@@ -58,7 +58,7 @@ test.describe("state changed since request", () => {
     const staleRow = page.locator(`[data-action-id="${stale.id}"]`);
     const freshRow = page.locator(`[data-action-id="${fresh.id}"]`);
     await expect(staleRow.getByRole("note")).toContainText("State changed since request");
-    await expect(staleRow.getByRole("note")).toContainText("amount_refunded_minor 0 → 10000");
+    await expect(staleRow.getByRole("note")).toContainText("amount_refunded_minor 0.00 → 100.00");
     await expect(staleRow.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
     await expect(staleRow.getByRole("button", { name: /^Re-read state/ })).toBeVisible();
     await expect(freshRow.getByRole("button", { name: /^Approve/ })).toBeVisible();
@@ -94,7 +94,7 @@ test.describe("state changed since request", () => {
     const table = page.getByRole("table", { name: "Effect at request, now and after execution" });
     await expect(table.getByRole("columnheader")).toHaveText(["Field", "At request", "Now", "After"]);
     const refunded = table.getByRole("row").filter({ hasText: "amount_refunded_minor" });
-    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0", "10000", "50000"]);
+    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "500.00"]);
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
   });

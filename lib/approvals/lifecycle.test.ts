@@ -138,7 +138,7 @@ describe("proposals", () => {
     expect(refusals.map((e) => (e.data as { code: string }).code)).toEqual(["invalid_payload.nul_character", "invalid_payload.nul_character"]);
   });
 
-  it("tags the prompt-injection email high risk and routes it to the elevated rule", async () => {
+  it("tags the prompt-injection email critical and routes it to the two-reviewer critical rule", async () => {
     const outcome = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "send_email",
       args: {
@@ -150,10 +150,11 @@ describe("proposals", () => {
     });
     expect(outcome.state).toBe("pending");
     const action = await t.db.action.findUniqueOrThrow({ where: { id: outcome.actionId }, include: { revisions: true } });
-    expect(["high", "critical"]).toContain(action.riskLevel);
+    expect(action.riskLevel).toBe("critical");
     const tags = (action.revisions[0].riskTags as Array<{ id: string }>).map((tag) => tag.id);
-    expect(tags).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted"]));
-    expect(action.revisions[0].policyDecision).toMatchObject({ ruleId: "send-email-outside-domain", tier: "elevated" });
+    expect(tags).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted", "exfiltration.outside-recipient"]));
+    expect(action.revisions[0].policyDecision).toMatchObject({ ruleId: "send-email-critical-risk", tier: "critical", quorum: 2 });
+    expect(action.quorum).toBe(2);
   });
 });
 
