@@ -13,16 +13,23 @@ import { EditArgs } from "@/components/actions/edit-args";
 import { FieldDiff } from "@/components/actions/field-diff";
 import { formatUtcTime } from "@/components/actions/format";
 import { DecisionHistory, RevisionHistory } from "@/components/actions/histories";
-import { PreviewView } from "@/components/actions/preview-view";
+import { PreviewView, type EffectNow } from "@/components/actions/preview-view";
 import { RiskTagList } from "@/components/actions/risk-tags";
 import { RunInSandbox } from "@/components/actions/run-in-sandbox";
 import { JsonBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
+import { StateFindings } from "@/components/actions/state-findings";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
 import { ActionShortcuts } from "@/components/actions/action-shortcuts";
 import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 import { RevealedText } from "@/components/ui/revealed-text";
 import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
+
+function effectNowOf(state: ActionDetail["stateNow"]): EffectNow {
+  if (state.state === "changed" || state.state === "unchanged") return { read: true, before: state.effectNow };
+  if (state.state === "unreadable") return { read: false, why: "could not be read" };
+  return { read: false, why: "not read again" };
+}
 
 /** The action page: everything a reviewer needs to decide, and the record of what happened. */
 export function ActionView({ action, canReview = false }: { action: ActionDetail; /** The viewer reviews (j/k walk their queue). */ canReview?: boolean }) {
@@ -63,6 +70,8 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
         <Fact label="Proposed">{formatUtcTime(action.createdAt)}</Fact>
       </dl>
 
+      <StateFindings tags={current.riskTags} />
+
       {action.statusReason && action.status !== "pending" && (
         <p className="mb-4 rounded-md border border-slate-200 bg-white px-4 py-2 text-[0.85rem]">
           <span className="font-medium">Why it is {action.status.replaceAll("_", " ")}: </span>
@@ -91,7 +100,12 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           </Section>
 
           <Section title="State it rests on: at request and now" id="snapshot" aside={action.stateNow.state === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
-            <SnapshotCompare atRequest={action.requestSnapshot} now={action.stateNow} preExecution={action.preExecutionSnapshots} />
+            <SnapshotCompare
+              atRequest={action.requestSnapshot}
+              now={action.stateNow}
+              preExecution={action.preExecutionSnapshots}
+              reread={action.status === "pending" && viewer.canEdit ? { actionId: action.id, payloadHash: action.payloadHash, label: `${action.tool}: ${summary}` } : undefined}
+            />
           </Section>
 
           {action.kind === "code" && current.code !== null ? (
@@ -129,7 +143,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           )}
 
           <Section title="Effect: before and after" id="preview">
-            <PreviewView preview={current.preview} />
+            <PreviewView preview={current.preview} now={effectNowOf(action.stateNow)} />
           </Section>
 
           {action.executions.length > 0 && (
@@ -164,11 +178,12 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
               actionId={action.id}
               payloadHash={action.payloadHash}
               revision={action.currentRevision}
-              canDecide={action.status === "pending" && viewer.canDecide}
+              canDecide={action.status === "pending" && viewer.canDecide && action.stateNow.state !== "changed"}
               signatureRequired={current.policyDecision.signature === "required"}
               staysWhenApproved={action.kind === "code"}
               blockedText={
                 viewer.decideBlockedReason ??
+                (action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) before deciding." : null) ??
                 (action.status === "pending" ? "Waiting for reviewers." : `No decision is open: this action is ${action.status.replaceAll("_", " ")}.`)
               }
             />

@@ -1,5 +1,5 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
-import { InlineValue } from "@/components/actions/section";
+import { FieldValue } from "@/components/actions/field-value";
 
 const CHANGE = {
   added: "bg-emerald-50 text-emerald-900",
@@ -26,8 +26,8 @@ export function FieldDiff({ changes, caption }: { changes: FieldChange[]; captio
           <tr key={c.path} className="border-t border-slate-100 align-top">
             <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">{c.path}</td>
             <td className="py-1 pr-2"><span className={`rounded px-1.5 py-0.5 text-xs font-medium ${CHANGE[c.change]}`}>{c.change}</span></td>
-            <td className="py-1 pr-2 text-red-900"><InlineValue value={c.before} /></td>
-            <td className="py-1 text-emerald-900"><InlineValue value={c.after} /></td>
+            <td className="py-1 pr-2 text-red-900"><FieldValue field={c.path} value={c.before} /></td>
+            <td className="py-1 text-emerald-900"><FieldValue field={c.path} value={c.after} /></td>
           </tr>
         ))}
       </tbody>

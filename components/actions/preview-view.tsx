@@ -1,37 +1,52 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { InlineValue } from "@/components/actions/section";
+import { FieldValue } from "@/components/actions/field-value";
 import { RevealedText } from "@/components/ui/revealed-text";
 
-/** The tool's before/after effect as a two-column table; changed rows are marked in words. */
-export function PreviewView({ preview }: { preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null }) {
+/** The effect's "before" computed from the state now, or why it was not read. */
+export type EffectNow = { read: true; before: JsonObject | null } | { read: false; why: string };
+
+/**
+ * The tool's effect as a table: the fields as they were at request, as they are now (computed
+ * live from the state now), and after execution. Rows that would change, and rows whose state
+ * moved since the request, are marked in words.
+ */
+export function PreviewView({ preview, now }: { preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null; now?: EffectNow }) {
   if (!preview) return <p className="text-slate-600">This tool gives no preview.</p>;
   const keys = [...new Set([...Object.keys(preview.before ?? {}), ...Object.keys(preview.after ?? {})])];
+  const live = now ?? { read: false, why: "not read" };
   return (
     <div>
       <p className="font-medium"><RevealedText text={preview.summary} /></p>
       {keys.length > 0 && (
         <table className="mt-2 w-full table-fixed border-collapse text-left">
-          <caption className="sr-only">Effect before and after execution</caption>
+          <caption className="sr-only">Effect at request, now and after execution</caption>
           <thead className="text-xs text-slate-600">
             <tr>
-              <th scope="col" className="w-1/3 py-1 pr-2 font-medium">Field</th>
+              <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
+              <th scope="col" className="py-1 pr-2 font-medium">At request</th>
               <th scope="col" className="py-1 pr-2 font-medium">Now</th>
-              <th scope="col" className="py-1 font-medium">After execution</th>
+              <th scope="col" className="py-1 font-medium">After</th>
             </tr>
           </thead>
           <tbody>
             {keys.map((key) => {
               const before = preview.before?.[key] ?? null;
               const after = preview.after?.[key] ?? null;
-              const changed = preview.before !== null && JSON.stringify(before) !== JSON.stringify(after);
+              const changes = preview.before !== null && JSON.stringify(before) !== JSON.stringify(after);
+              const nowValue = live.read ? (live.before?.[key] ?? null) : null;
+              const moved = live.read && preview.before !== null && JSON.stringify(nowValue) !== JSON.stringify(before);
               return (
-                <tr key={key} className={`border-t border-slate-100 align-top ${changed ? "bg-amber-50/60" : ""}`}>
+                <tr key={key} className={`border-t border-slate-100 align-top ${moved ? "bg-red-50/70" : changes ? "bg-amber-50/60" : ""}`}>
                   <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">
                     {key}
-                    {changed && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
+                    {changes && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
+                    {moved && <span className="ml-1 inline-block rounded bg-red-100 px-1 font-sans text-[0.7rem] text-red-900">changed since request</span>}
                   </td>
-                  <td className="py-1 pr-2">{preview.before ? <InlineValue value={before} /> : <span className="text-slate-400">(new)</span>}</td>
-                  <td className="py-1"><InlineValue value={after} /></td>
+                  <td className="py-1 pr-2">{preview.before ? <FieldValue field={key} value={before} /> : <span className="text-slate-600">(new)</span>}</td>
+                  <td className="py-1 pr-2">
+                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <FieldValue field={key} value={nowValue} /> : <span className="text-slate-600">(new)</span>}
+                  </td>
+                  <td className="py-1"><FieldValue field={key} value={after} /></td>
                 </tr>
               );
             })}

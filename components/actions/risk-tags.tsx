@@ -1,4 +1,6 @@
 import type { RiskTag } from "@/lib/risk/risk-tag";
+import { groupRiskTags } from "@/lib/risk/group-risk-tags";
+import { RevealedText } from "@/components/ui/revealed-text";
 
 const TONE = {
   low: "border-emerald-300 bg-emerald-50 text-emerald-900",
@@ -7,14 +9,14 @@ const TONE = {
   critical: "border-red-300 bg-red-50 text-red-950",
 } as const;
 
-const SOURCE = { class: "tool class", argument: "argument", provenance: "provenance", injection: "injected instruction", scan: "code scan", text: "hidden or deceptive text" } as const;
+const SOURCE = { class: "tool class", argument: "argument", provenance: "provenance", injection: "injected instruction", scan: "code scan", text: "hidden or deceptive text", state: "arguments vs state" } as const;
 
 /** Risk tags with their severity in colour AND words, and the one-line reason. */
 export function RiskTagList({ tags }: { tags: RiskTag[] }) {
   if (tags.length === 0) return <p className="text-slate-600">No risk tags.</p>;
   return (
     <ul className="space-y-1.5">
-      {tags.map((tag, i) => (
+      {groupRiskTags(tags).map((tag, i) => (
         <li key={`${tag.id}-${tag.path ?? ""}-${tag.line ?? ""}-${i}`} className={`rounded-md border-l-4 px-3 py-1.5 ${TONE[tag.severity]}`}>
           <div className="flex flex-wrap items-baseline gap-x-2">
             <span className="text-xs font-bold uppercase tracking-wide">{tag.severity}</span>
@@ -26,6 +28,11 @@ export function RiskTagList({ tags }: { tags: RiskTag[] }) {
             </span>
           </div>
           <p className="text-[0.85rem]">{tag.reason}</p>
+          {tag.quote && (
+            <blockquote aria-label={`Untrusted passage for ${tag.id}`} className="mt-1 max-h-64 overflow-auto border-l-2 border-current/40 bg-white/60 px-2 py-1 text-[0.8rem] whitespace-pre-wrap break-words [overflow-wrap:anywhere]">
+              <RevealedText text={tag.quote} />
+            </blockquote>
+          )}
         </li>
       ))}
     </ul>

@@ -2,12 +2,24 @@ import type { SnapshotView, StateNow } from "@/lib/review/action-detail";
 import { FieldDiff } from "@/components/actions/field-diff";
 import { JsonBlock } from "@/components/actions/section";
 import { formatUtcTime } from "@/components/actions/format";
+import { RereadStateButton } from "@/components/actions/reread-state-button";
 
 /**
  * The state the decision rests on, as read at request, next to the same state read now. A change
  * means an approval would be invalidated at execution, so it is said loudly, with its diff.
  */
-export function SnapshotCompare({ atRequest, now, preExecution }: { atRequest: SnapshotView | null; now: StateNow; preExecution: SnapshotView[] }) {
+export function SnapshotCompare({
+  atRequest,
+  now,
+  preExecution,
+  reread,
+}: {
+  atRequest: SnapshotView | null;
+  now: StateNow;
+  preExecution: SnapshotView[];
+  /** For a viewer who may decide a pending action: "Re-read state" makes a revision over the state now. */
+  reread?: { actionId: string; payloadHash: string; label: string };
+}) {
   if (!atRequest) return <p className="text-slate-600">This action rests on no stored state (nothing to compare before execution).</p>;
   return (
     <div className="space-y-3">
@@ -21,6 +33,11 @@ export function SnapshotCompare({ atRequest, now, preExecution }: { atRequest: S
           <div className="mt-2 rounded bg-white/70 p-2">
             <FieldDiff changes={now.changes} caption="State changes since request" />
           </div>
+          {reread && (
+            <div className="mt-2">
+              <RereadStateButton actionId={reread.actionId} payloadHash={reread.payloadHash} label={reread.label} />
+            </div>
+          )}
         </div>
       )}
       {now.state === "unchanged" && (

@@ -12,6 +12,9 @@ import { bulkRefusal, isBulkCandidate } from "@/lib/review/bulk-eligibility";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 import type { QueueItem } from "@/lib/review/queue-item";
 import { ReviewDialog } from "@/components/queue/review-dialog";
+import { DecisionFacts } from "@/components/queue/decision-facts";
+import { StateChangedNotice } from "@/components/queue/state-changed-notice";
+import { RereadStateButton } from "@/components/actions/reread-state-button";
 import { RevealedText } from "@/components/ui/revealed-text";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
@@ -200,7 +203,9 @@ export function QueueList({ items }: { items: QueueItem[] }) {
     });
   };
 
-  const dialogNames = dialog ? items.filter((item) => dialog.ids.includes(item.id)).map((item) => `${item.tool}: ${item.summary}`) : [];
+  const dialogItems = dialog ? items.filter((item) => dialog.ids.includes(item.id)) : [];
+  const dialogNames = dialogItems.map((item) => `${item.tool}: ${item.summary}`);
+  const staleInDialog = dialogItems.filter((item) => item.stateChanges);
 
   return (
     <div>
@@ -262,11 +267,12 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                 <div className="mt-1 flex flex-wrap gap-1">
                   {item.riskTags.map((tag) => (
                     <span key={tag.id} title={tag.reason} className={`rounded px-1.5 py-0.5 text-xs ${TAG_TONE[tag.severity]}`}>
-                      {tag.id} <span className="font-normal">({tag.severity})</span>
+                      {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>} <span className="font-normal">({tag.severity})</span>
                     </span>
                   ))}
                   {item.moreTags > 0 && <span className="px-1 text-xs text-slate-500">+{item.moreTags} more</span>}
                 </div>
+                {item.stateChanges && <StateChangedNotice changes={item.stateChanges} />}
                 <p className="mt-1 text-xs text-slate-600">
                   Requested by <span className="text-slate-800">{item.requesterLabel}</span>
                   {item.task && (
@@ -288,9 +294,13 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                 {item.blockedReason && <span className="max-w-48 text-amber-900">{item.blockedReason}</span>}
                 {decidable(item) && (
                   <span className="flex gap-1">
-                    <button type="button" className={`${buttonClass.approve} px-2 py-0.5 text-xs`} onClick={() => openDialog("approve", [item.id])} aria-label={`Approve ${item.tool}: ${item.summary}`}>
-                      Approve
-                    </button>
+                    {item.stateChanges ? (
+                      <RereadStateButton actionId={item.id} payloadHash={item.payloadHash} label={`${item.tool}: ${item.summary}`} compact />
+                    ) : (
+                      <button type="button" className={`${buttonClass.approve} px-2 py-0.5 text-xs`} onClick={() => openDialog("approve", [item.id])} aria-label={`Approve ${item.tool}: ${item.summary}`}>
+                        Approve
+                      </button>
+                    )}
                     <button type="button" className={`${buttonClass.reject} px-2 py-0.5 text-xs`} onClick={() => openDialog("reject", [item.id])} aria-label={`Reject ${item.tool}: ${item.summary}`}>
                       Reject
                     </button>
@@ -309,6 +319,12 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           error={dialogError}
           onConfirm={confirm}
           onClose={() => setDialog(null)}
+          facts={<DecisionFacts items={dialogItems} />}
+          approveReplacement={staleInDialog.length === 0 ? undefined : staleInDialog.length === 1 && dialogItems.length === 1 ? (
+            <RereadStateButton actionId={staleInDialog[0].id} payloadHash={staleInDialog[0].payloadHash} label={dialogNames[0]} />
+          ) : (
+            <span className="self-center text-amber-900">The state of {staleInDialog.length} of these changed since request: re-read each first.</span>
+          )}
         />
       )}
     </div>

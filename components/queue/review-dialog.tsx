@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { RevealedText } from "@/components/ui/revealed-text";
 
@@ -18,6 +18,8 @@ export function ReviewDialog({
   error,
   onConfirm,
   onClose,
+  facts,
+  approveReplacement,
 }: {
   verdict: "approve" | "reject";
   names: string[];
@@ -25,6 +27,10 @@ export function ReviewDialog({
   error: string | null;
   onConfirm: (note: string) => void;
   onClose: () => void;
+  /** What the decision rests on (effect, top tags, state changed since request). */
+  facts?: ReactNode;
+  /** Shown instead of the Approve button when approving is not what to do now (the state changed: "Re-read state"). */
+  approveReplacement?: ReactNode;
 }) {
   const titleId = useId();
   const noteId = useId();
@@ -60,6 +66,8 @@ export function ReviewDialog({
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          // A stale action offers "Re-read state" instead of Approve: Ctrl/Cmd+Enter must not approve it either.
+          if (approving && approveReplacement) return;
           onConfirm(String(new FormData(event.currentTarget).get("note") ?? ""));
         }}
       >
@@ -67,6 +75,7 @@ export function ReviewDialog({
         <ul className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedText text={name} /></li>)}
         </ul>
+        {facts}
         <label htmlFor={noteId} className="mt-4 block font-medium">
           {approving ? "Note (optional)" : "Reason (required, sent back to the agent)"}
         </label>
@@ -91,9 +100,11 @@ export function ReviewDialog({
         {error && <p role="alert" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-red-800">{error}</p>}
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" className={buttonClass.secondary} onClick={onClose}>Cancel</button>
-          <button type="submit" className={approving ? buttonClass.approve : buttonClass.reject} disabled={pending} aria-busy={pending}>
-            {pending ? (approving ? "Approving…" : "Rejecting…") : approving ? "Approve" : "Reject"}
-          </button>
+          {approving && approveReplacement ? approveReplacement : (
+            <button type="submit" className={approving ? buttonClass.approve : buttonClass.reject} disabled={pending} aria-busy={pending}>
+              {pending ? (approving ? "Approving…" : "Rejecting…") : approving ? "Approve" : "Reject"}
+            </button>
+          )}
         </div>
       </form>
     </dialog>

@@ -6,15 +6,18 @@ const approve = (page: import("@playwright/test").Page) => page.getByRole("butto
 const system = { type: "system" as const, id: null, label: "e2e" };
 
 test.describe("what the decision rests on", () => {
-  test("a snapshot change shows the warning, and execution is refused with a fresh revision queued", async ({ page }) => {
+  test("a snapshot change after the approval shows the warning, and execution is refused with a fresh revision queued", async ({ page }) => {
     const tenant = await seedTenant();
-    const { id } = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    // 200.00 of the 450.00 paid on INV-1043: still refundable after the 50.00 refunded elsewhere below.
+    const { id } = await propose(tenant, "refund_invoice", { ...SMALL_REFUND, amount_minor: 20_000 });
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
     await expect(page.getByText("Unchanged since request")).toBeVisible();
     await expect(page.getByText("Changed since request", { exact: true })).toHaveCount(0);
+    await approve(page).click();
+    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
 
-    // Someone refunds part of the invoice elsewhere while the action waits.
+    // Someone refunds part of the invoice elsewhere while the approval waits to run.
     await e2eDb().invoice.update({
       where: { tenantId_number: { tenantId: tenant.id, number: "INV-1043" } },
       data: { amountRefundedMinor: 5_000, version: { increment: 1 } },
@@ -22,10 +25,8 @@ test.describe("what the decision rests on", () => {
     await page.reload();
     const warning = page.getByRole("alert").filter({ hasText: "Changed since request" });
     await expect(warning).toBeVisible();
-    await expect(warning.getByRole("row").filter({ hasText: "amount_refunded_minor" })).toContainText("5000");
+    await expect(warning.getByRole("row").filter({ hasText: "amount_refunded_minor" })).toContainText("50.00");
 
-    await approve(page).click();
-    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
     const approved = await actionRow(id);
     await expect(executeAction(e2eDb(), { tenantId: tenant.id, actionId: id, payloadHash: approved.payloadHash, actor: system })).rejects.toMatchObject({ code: "state_changed" });
     expect(await e2eDb().refund.count({ where: { tenantId: tenant.id } })).toBe(0);
@@ -34,7 +35,7 @@ test.describe("what the decision rests on", () => {
     await expect(page.getByText("revision 2", { exact: true })).toBeVisible();
     await expect(page.getByRole("main").getByText("pending", { exact: true }).first()).toBeVisible();
     const why = page.getByRole("region", { name: "Why revision 2 exists: the state changed" });
-    await expect(why.getByRole("row").filter({ hasText: "snapshot.amount_refunded_minor" })).toContainText("5000");
+    await expect(why.getByRole("row").filter({ hasText: "snapshot.amount_refunded_minor" })).toContainText("50.00");
     await expect(page.getByText("void — revision superseded")).toBeVisible();
     await expect(approve(page)).toBeVisible(); // the fresh revision needs its own decision
   });
@@ -60,8 +61,8 @@ test.describe("what the decision rests on", () => {
     await editor.getByRole("button", { name: "Save as new revision" }).click();
     await expect(editor.getByRole("status").filter({ hasText: "Revision 2 created" })).toBeVisible();
     const diff = editor.getByRole("region", { name: "Changes from revision 1" });
-    await expect(diff.getByRole("row").filter({ hasText: "amount_minor" })).toContainText("45000");
-    await expect(diff.getByRole("row").filter({ hasText: "amount_minor" })).toContainText("20000");
+    await expect(diff.getByRole("row").filter({ hasText: "amount_minor" })).toContainText("450.00");
+    await expect(diff.getByRole("row").filter({ hasText: "amount_minor" })).toContainText("200.00");
     await expect(diff.getByRole("row").filter({ hasText: "reason" })).toContainText("Partial return");
     // The editor may not approve their own revision.
     await expect(editor.getByText("You wrote this revision")).toBeVisible();

@@ -73,6 +73,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
 
   const snapshot = await tool.snapshot({ q, tenantId: input.tenantId }, args);
   const preview = tool.preview(args, snapshot);
+  const stateFindings = tool.stateChecks?.(args, snapshot) ?? [];
   // A code tool's snapshot lists the data sets it mounts, as read now.
   const datasets = tool.kind === "code" ? parseDatasetRefs(snapshot?.datasets) : [];
   const { amountThresholdMinor: _threshold, ...policyFacts } = tool.policyContext?.(args, snapshot) ?? {};
@@ -105,6 +106,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
         },
       },
       refusal,
+      stateFindings,
       payload: {
         tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args, datasets),
         sandboxSpec, revision: input.revision, policyVersion: policy.version,

@@ -138,7 +138,7 @@ describe("proposals", () => {
     expect(refusals.map((e) => (e.data as { code: string }).code)).toEqual(["invalid_payload.nul_character", "invalid_payload.nul_character"]);
   });
 
-  it("tags the prompt-injection email high risk and routes it to the elevated rule", async () => {
+  it("tags the prompt-injection email critical and routes it to the two-reviewer critical rule", async () => {
     const outcome = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "send_email",
       args: {
@@ -150,10 +150,11 @@ describe("proposals", () => {
     });
     expect(outcome.state).toBe("pending");
     const action = await t.db.action.findUniqueOrThrow({ where: { id: outcome.actionId }, include: { revisions: true } });
-    expect(["high", "critical"]).toContain(action.riskLevel);
+    expect(action.riskLevel).toBe("critical");
     const tags = (action.revisions[0].riskTags as Array<{ id: string }>).map((tag) => tag.id);
-    expect(tags).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted"]));
-    expect(action.revisions[0].policyDecision).toMatchObject({ ruleId: "send-email-outside-domain", tier: "elevated" });
+    expect(tags).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted", "exfiltration.outside-recipient"]));
+    expect(action.revisions[0].policyDecision).toMatchObject({ ruleId: "send-email-critical-risk", tier: "critical", quorum: 2 });
+    expect(action.quorum).toBe(2);
   });
 });
 
@@ -417,17 +418,33 @@ describe("execution", () => {
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("cancelled");
   });
 
-  it("an opted-out customer's email fails at execution and says why", async () => {
+  it("an opted-out customer's email is refused before review and says why", async () => {
     const p = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "send_email",
       args: { to: "billing@umbrella.example", subject: "Reminder", body: "Please pay INV-1047.", invoice_number: "INV-1047" },
     });
+    expect(p.state).toBe("denied");
+    if (p.state !== "denied") return;
+    expect(p.reason).toMatch(/opted out/);
+    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, toAddress: "billing@umbrella.example" } })).toBe(0);
+  });
+
+  it("a customer who opts out after the approval gets no email: the re-read state differs, the approval is invalidated", async () => {
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email",
+      args: { to: "ap@initech.example", subject: "Reminder", body: "Please pay INV-1045.", invoice_number: "INV-1045" },
+    });
     if (p.state !== "pending") throw new Error("expected pending");
     await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
-    const out = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
-    expect(out.state).toBe("failed");
-    expect(String(out.result.error)).toMatch(/opted out/);
-    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, toAddress: "billing@umbrella.example" } })).toBe(0);
+    await t.db.customer.updateMany({ where: { tenantId: a.id, externalRef: "CUST-002" }, data: { optOut: true, version: { increment: 1 } } });
+    const invalidated = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    expect(invalidated.code).toBe("state_changed");
+    expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, toAddress: "ap@initech.example" } })).toBe(0);
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
+    // The fresh revision is judged against the new state: refused with the opt-out finding.
+    expect(action.status).toBe("denied");
+    expect(action.statusReason).toMatch(/opted out/);
+    await t.db.customer.updateMany({ where: { tenantId: a.id, externalRef: "CUST-002" }, data: { optOut: false, version: { increment: 1 } } });
   });
 });
 

@@ -9,6 +9,7 @@ import { tracePolicy, type PolicyTrace } from "@/lib/policy/trace-policy";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
+import type { StateFinding } from "@/lib/tools/tool";
 
 export type JudgeInput = {
   /** Code to pre-scan (code tools), or null. */
@@ -25,6 +26,8 @@ export type JudgeInput = {
   policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags">; unlisted?: PolicyInput["unlisted"] };
   /** A reason known before the payload is read (no sandbox, a broken policy): denied with it. */
   refusal: string | null;
+  /** The tool's argument-vs-state checks that failed: each is a critical tag, and the payload is denied. */
+  stateFindings?: StateFinding[];
   /** The revision whose hash a decision will bind to. */
   payload: RevisionPayload;
   /**
@@ -75,21 +78,30 @@ export async function judgePayload(input: JudgeInput): Promise<Judgement> {
     : scan && scan.blocked.length > 0
       ? `The code was blocked before review: ${scan.blocked.map((f) => `line ${f.line}: ${f.message}`).join("; ")}`
       : null;
+  // Arguments that contradict the state they rest on are refused here, the one place a payload is
+  // judged (proposals, edits, re-reads and re-proposals after a state change all pass through).
+  const stateFindings = input.stateFindings ?? [];
+  const stateRefusal = stateFindings.length
+    ? `The arguments do not fit the state they rest on, so this was refused before review: ${stateFindings.map((f) => f.reason).join(" ")}`
+    : null;
   const refusal = [scanRefusal, input.refusal].filter((r): r is string => r !== null).join(" — ") || null;
   const scanFindings = scan ? [...scan.blocked, ...scan.findings] : [];
   const riskTags = riskTagsFor({
     ...input.risk,
     scanFindings: scanFindings.map((f) => ({ rule: f.rule, line: f.line, message: f.message, severity: f.severity })),
+    stateFindings,
   });
   const level = riskLevel(riskTags);
-  const decided = refusal
+  const byPolicy = refusal
     ? denied(refusal)
     : evaluatePolicy(policyOf(input.policy), {
         ...input.policyInput,
         context: { ...input.policyInput.context, riskLevel: level, riskTags: riskTags.map((t) => t.id) },
       });
+  // A policy that denies anyway keeps its rule and reason (the findings stay as tags).
+  const decided = stateRefusal && byPolicy.effect !== "deny" ? denied(stateRefusal) : byPolicy;
   const { decision, payload, requirementRefusal } = applySandboxRequirement(decided, input);
-  const finalRefusal = requirementRefusal ?? refusal;
+  const finalRefusal = requirementRefusal ?? refusal ?? (decided === byPolicy ? null : stateRefusal);
   return { scanFindings, riskTags, riskLevel: level, decision, refusal: finalRefusal, hash: revisionHash(payload), sandboxSpec: payload.sandboxSpec };
 }
 

@@ -22,7 +22,8 @@ let b: TestTenant;
 
 /** How long a poll for something the server does after answering may take on a loaded machine (not a speed assertion). */
 const EVENTUALLY = { timeout: 30_000 };
-const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 45_000, reason: "Customer returned the goods" };
+// Part of the 450.00 paid on INV-1043: one refund executes, and the later proposals must still fit what is refundable.
+const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 10_000, reason: "Customer returned the goods" };
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -198,7 +199,7 @@ describe("tools/call through the gate", () => {
     await decideAction(t.db, { tenantId: a.id, actionId: action.id, reviewer: a.users.reviewer.member, verdict: "approve", payloadHash: action.payloadHash });
     const result = await call.promise;
     expect(result.isError).toBe(false);
-    expect(JSON.parse(unwrapUntrustedToolOutput(textOf(result))!.content)).toMatchObject({ ok: true, result: { invoice_number: "INV-1043", amount_minor: 45_000 } });
+    expect(JSON.parse(unwrapUntrustedToolOutput(textOf(result))!.content)).toMatchObject({ ok: true, result: { invoice_number: "INV-1043", amount_minor: 10_000 } });
     expect(metaOf(result)).toMatchObject({ id: action.id, state: "succeeded" });
     expect(progress.seen.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^Approved; executing/)]));
     expect(progress.seen.map((p) => p.progress)).toEqual(progress.seen.map((_, i) => i + 1));

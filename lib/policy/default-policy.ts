@@ -57,6 +57,17 @@ export const DEFAULT_POLICY: Policy = {
             "A recipient is addressed to a raw IP address instead of a domain; that skips every domain check and is a classic exfiltration route.",
         },
         {
+          id: "send-email-critical-risk",
+          when: "has(ctx.riskLevel) && ctx.riskLevel == 'critical'",
+          effect: "require_approval",
+          tier: "critical",
+          quorum: 2,
+          eligibleRoles: ["reviewer"],
+          ttlSeconds: 3600,
+          reason:
+            "Critical risk (e.g. an injected instruction and a recipient outside the known domains, the shape of an exfiltration): two different reviewers must approve.",
+        },
+        {
           id: "send-email-no-recipient",
           when: "size(emailDomains(args)) == 0",
           effect: "require_approval",

@@ -99,6 +99,14 @@ describe("DEFAULT_POLICY", () => {
   });
 });
 
+describe("DEFAULT_POLICY and risk", () => {
+  it("a critical-risk email needs two reviewers; the same email at high risk needs one", () => {
+    const args = { to: "attacker@evil.example", subject: "Customer list", body: "…" };
+    expect(decide("send_email", args, { ...ctx, riskLevel: "critical" })).toMatchObject({ effect: "require_approval", ruleId: "send-email-critical-risk", quorum: 2, tier: "critical" });
+    expect(decide("send_email", args, { ...ctx, riskLevel: "high" })).toMatchObject({ effect: "require_approval", ruleId: "send-email-outside-domain", quorum: 1 });
+  });
+});
+
 describe("fallbacks", () => {
   const policy: Policy = {
     version: 7,

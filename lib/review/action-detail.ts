@@ -48,8 +48,9 @@ export type SnapshotView = { phase: string; revision: number; data: JsonValue; h
 
 export type StateNow =
   | { state: "none" }
-  | { state: "unchanged"; data: JsonObject | null; hash: string }
-  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[] }
+  /** `effectNow`: the effect's "before" computed from the state now (the effect table's "Now" column). */
+  | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null }
+  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null }
   | { state: "unreadable"; message: string };
 
 export type ExecutionView = {

@@ -2,7 +2,7 @@
 export const BULK_RISK_LEVEL = "low";
 export const BULK_MAX_ITEMS = 25;
 
-type BulkCandidate = { riskLevel: string; stepKey: string | null; notInspectable?: boolean };
+type BulkCandidate = { riskLevel: string; stepKey: string | null; notInspectable?: boolean; stateChanges?: readonly unknown[] | null };
 
 /** Why these actions cannot be decided together, or null when they can. */
 export function bulkRefusal(items: readonly BulkCandidate[]): string | null {
@@ -11,6 +11,7 @@ export function bulkRefusal(items: readonly BulkCandidate[]): string | null {
   if (items.some((item) => item.notInspectable)) {
     return "Some of these actions carry values the console cannot inspect; open each one and decide it on its own.";
   }
+  if (items.some((item) => item.stateChanges)) return "The state of some of these actions changed since request; re-read it on each before deciding.";
   if (items.some((item) => item.riskLevel !== BULK_RISK_LEVEL)) return "Only low-risk actions can be decided together; open the others one by one.";
   const step = items[0].stepKey;
   if (!step || items.some((item) => item.stepKey !== step)) return "Only actions from one step of one task can be decided together.";
@@ -19,5 +20,5 @@ export function bulkRefusal(items: readonly BulkCandidate[]): string | null {
 
 /** Whether one row can take part in a bulk decision at all. */
 export function isBulkCandidate(item: BulkCandidate): boolean {
-  return item.riskLevel === BULK_RISK_LEVEL && item.stepKey !== null && !item.notInspectable;
+  return item.riskLevel === BULK_RISK_LEVEL && item.stepKey !== null && !item.notInspectable && !item.stateChanges;
 }

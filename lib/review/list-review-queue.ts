@@ -3,6 +3,11 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { RISK_RANK, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
+import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
+import { toolArgsOf } from "@/lib/approvals/action-revision";
+import type { FieldChange } from "@/lib/approvals/payload-diff";
+import { readStateNow } from "@/lib/review/read-state-now";
+import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -21,7 +26,13 @@ const ROW_SELECT = {
   id: true, tool: true, kind: true, riskLevel: true, riskRank: true, requesterLabel: true, stepKey: true,
   expiresAt: true, currentRevision: true, payloadHash: true, quorum: true,
   task: { select: { id: true, instruction: true } },
-  revisions: { where: { status: "current" }, select: { id: true, preview: true, riskTags: true, createdByUserId: true } },
+  revisions: {
+    where: { status: "current" },
+    select: {
+      id: true, preview: true, riskTags: true, createdByUserId: true, args: true, code: true, language: true,
+      snapshots: { where: { phase: "request" }, select: { data: true, hash: true }, take: 1 },
+    },
+  },
 } as const satisfies Prisma.ActionSelect;
 
 /**
@@ -55,7 +66,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
   });
   const page = rows.slice(0, QUEUE_PAGE_SIZE);
   const revisionIds = page.flatMap((row) => row.revisions.map((r) => r.id));
-  const [votes, ownRequests] = await Promise.all([
+  const [votes, ownRequests, states] = await Promise.all([
     revisionIds.length
       ? db.decision.findMany({
           where: { tenantId: reviewer.tenantId, revisionId: { in: revisionIds }, void: false },
@@ -70,20 +81,22 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
           take: 20,
           select: { id: true, tool: true, riskLevel: true, expiresAt: true, revisions: { where: { status: "current" }, select: { preview: true } } },
         }),
+    // Each row's state read now (one small read per row of this page), compared with its request snapshot.
+    Promise.all(page.map((row) => stateChangesOf(db, reviewer.tenantId, row))),
   ]);
 
-  const items = page.map((row): QueueItem => {
+  const items = page.map((row, index): QueueItem => {
     const revision = row.revisions[0];
     const mine = votes.filter((v) => v.revisionId === revision?.id);
     const myVote = mine.find((v) => v.reviewerId === reviewer.userId)?.verdict ?? null;
-    const tags = sortedTags(revision?.riskTags);
+    const tags = groupRiskTags(sortedTags(revision?.riskTags));
     return {
       id: row.id,
       tool: row.tool,
       kind: row.kind,
       summary: summaryOf(revision?.preview, row.tool),
       riskLevel: row.riskLevel,
-      riskTags: tags.slice(0, 4).map(({ id, severity, reason }) => ({ id, severity, reason })),
+      riskTags: tags.slice(0, 4).map(({ id, severity, reason, fields }) => ({ id, severity, reason, fields })),
       moreTags: Math.max(0, tags.length - 4),
       requesterLabel: row.requesterLabel,
       task: row.task,
@@ -95,6 +108,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       approvals: mine.filter((v) => v.verdict === "approve").length,
       quorum: row.quorum,
       myVote,
+      stateChanges: states[index],
       blockedReason: revision?.createdByUserId === reviewer.userId ? "You wrote this revision; another reviewer decides it." : null,
     };
   });
@@ -111,6 +125,17 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       summary: summaryOf(row.revisions[0]?.preview, row.tool),
     })),
   };
+}
+
+type Row = { tool: string; kind: "tool" | "code"; revisions: Array<{ args: unknown; code: string | null; language: string | null; snapshots: Array<{ data: unknown; hash: string }> }> };
+
+async function stateChangesOf(db: Db, tenantId: string, row: Row): Promise<FieldChange[] | null> {
+  const revision = row.revisions[0];
+  const atRequest = revision?.snapshots[0];
+  if (!revision || !atRequest) return null;
+  const args = toolArgsOf({ kind: row.kind, args: revision.args as JsonObject | null, code: revision.code, language: revision.language });
+  const now = await readStateNow(db, { tenantId, tool: row.tool, args, atRequest: { data: atRequest.data as JsonValue, hash: atRequest.hash } });
+  return now.state === "changed" ? now.changes : null;
 }
 
 export function summaryOf(preview: unknown, tool: string): string {

@@ -3,15 +3,12 @@ import type { Db } from "@/lib/db/client";
 import { decodeStoredJson, decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { datasetRefsOf, toolArgsOf } from "@/lib/approvals/action-revision";
-import { diffFields } from "@/lib/approvals/payload-diff";
-import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { hasPermission } from "@/lib/auth/permissions";
-import { isAppError } from "@/lib/errors";
-import { findTenantTool } from "@/lib/tools/tenant-tools";
+import { readStateNow } from "@/lib/review/read-state-now";
 import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { sortedTags } from "@/lib/review/list-review-queue";
-import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, StateNow, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
+import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
 import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
 import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
 
@@ -108,7 +105,10 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     decisions,
     requestSnapshot,
     preExecutionSnapshots: snapshots.filter((s) => s.phase === "pre_execution"),
-    stateNow: await readStateNow(db, viewer.tenantId, action.tool, current, requestSnapshot, action.status),
+    // Only while the decision still matters is the state read again.
+    stateNow: LIVE_STATES.has(action.status)
+      ? await readStateNow(db, { tenantId: viewer.tenantId, tool: action.tool, args: current.args, atRequest: requestSnapshot })
+      : { state: "none" },
     upstream: isUpstreamToolName(action.tool) ? upstreamViewOf(requestSnapshot?.data ?? null) : null,
     executions: action.executions.map((e) => ({
       id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
@@ -141,20 +141,6 @@ function upstreamViewOf(data: JsonValue | null): UpstreamToolView | null {
 
 /** Only while the decision still matters is the state read again. */
 const LIVE_STATES = new Set(["pending", "approved"]);
-
-async function readStateNow(db: Db, tenantId: string, toolName: string, current: RevisionView, atRequest: SnapshotView | null, status: string): Promise<StateNow> {
-  const tool = await findTenantTool(db, tenantId, toolName);
-  if (!tool || !LIVE_STATES.has(status) || !atRequest) return { state: "none" };
-  try {
-    const now = await tool.snapshot({ q: db, tenantId }, current.args);
-    const hash = snapshotHash(now);
-    if (hash === atRequest.hash) return { state: "unchanged", data: now, hash };
-    const before = atRequest.data && typeof atRequest.data === "object" && !Array.isArray(atRequest.data) ? atRequest.data : null;
-    return { state: "changed", data: now, hash, changes: diffFields(before, now) };
-  } catch (error) {
-    return { state: "unreadable", message: isAppError(error) ? error.message : "The current state could not be read." };
-  }
-}
 
 /** What the page offers this viewer: the same rule the vote applies (approval-rules.ts), in words. */
 function capabilities(

@@ -1,3 +1,4 @@
+import type { FieldChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
 
 /** One row of the review queue, as the page (and its client list) receives it. */
@@ -7,8 +8,8 @@ export type QueueItem = {
   kind: "tool" | "code";
   summary: string;
   riskLevel: RiskLevel;
-  /** The highest-severity tags of the current revision (at most four). */
-  riskTags: Array<{ id: string; severity: RiskLevel; reason: string }>;
+  /** The highest-severity findings of the current revision (at most four), one per tag id with the fields it was found in. */
+  riskTags: Array<{ id: string; severity: RiskLevel; reason: string; fields: string[] }>;
   moreTags: number;
   requesterLabel: string;
   task: { id: string; instruction: string } | null;
@@ -23,6 +24,11 @@ export type QueueItem = {
   quorum: number;
   /** This reviewer's vote on the current revision, if any. */
   myVote: "approve" | "reject" | null;
+  /**
+   * The state the revision rests on, read at listing time: what changed since request, or null when
+   * it is unchanged (or rests on nothing). A changed row offers "Re-read state", not Approve.
+   */
+  stateChanges: FieldChange[] | null;
   /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
   blockedReason: string | null;
 };

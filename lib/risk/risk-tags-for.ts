@@ -30,6 +30,8 @@ export type RiskInput = {
     knownHosts?: string[];
   };
   scanFindings?: ScanFindingInput[];
+  /** Arguments that contradict the state they rest on (a tool's stateChecks): blocking, so critical. */
+  stateFindings?: { id: string; reason: string; fields: string[] }[];
 };
 
 export const DEFAULT_AMOUNT_THRESHOLD_MINOR = 100_000;
@@ -95,7 +97,7 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
   urlTags(strings, isKnownHost, add);
   encodedRunTags(strings, add);
   bulkTags(input.args, add);
-  provenanceTags(strings, ctx.untrustedValues ?? [], add);
+  provenanceTags(strings, ctx.untrustedValues ?? [], ownDomains, add);
   hiddenTextTags(input, ownDomains, add);
 
   const isKnownDomain = (d: string) => domainIn(d, ownDomains);
@@ -113,9 +115,16 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
         severity,
         reason: `Untrusted tool output the agent read ${hit.what}: ${quoteForReason(value, 50)}.`,
         source: "injection",
+        quote: value.length > MAX_QUOTE ? `${value.slice(0, MAX_QUOTE - 1)}…` : value,
       });
     }
   });
+
+  exfiltrationTags(tags, add);
+
+  for (const f of input.stateFindings ?? []) {
+    add({ id: f.id, severity: "critical", reason: f.reason, source: "state", ...(f.fields.length ? { path: f.fields.join(", ") } : {}) });
+  }
 
   for (const f of input.scanFindings ?? []) {
     add({ id: `scan.${f.rule}`, severity: f.severity, reason: f.message, source: "scan", line: f.line });
@@ -125,6 +134,29 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
 }
 
 type Add = (t: RiskTag) => void;
+
+/** Untrusted passages are quoted whole up to this length. */
+const MAX_QUOTE = 4000;
+
+/**
+ * An injected instruction (in the arguments or in what the agent read) together with a recipient
+ * outside the known domains is the shape of a prompt-injection exfiltration: critical, whatever
+ * each part is alone.
+ */
+function exfiltrationTags(tags: RiskTag[], add: Add) {
+  const outside = tags.filter((t) => t.id === "recipient.outside-domain" || t.id === "recipient.ip-literal");
+  if (outside.length === 0) return;
+  const recipientPaths = new Set(outside.map((t) => t.path));
+  const injected = tags.some((t) => t.source === "injection") || tags.some((t) => t.id === "provenance.untrusted" && recipientPaths.has(t.path));
+  if (!injected) return;
+  add({
+    id: "exfiltration.outside-recipient",
+    severity: "critical",
+    reason: "A recipient outside the known domains, in a call shaped by untrusted text (an injected instruction or a copied address): the pattern of a prompt-injection exfiltration.",
+    source: "injection",
+    path: [...recipientPaths].filter((p): p is string => p !== undefined).join(", ") || undefined,
+  });
+}
 type StringLeaf = { path: string; key: string | null; value: string };
 
 function amountTags(args: JsonObject, threshold: number, add: Add) {
@@ -281,7 +313,7 @@ function bulkTags(args: JsonObject, add: Add) {
   });
 }
 
-function provenanceTags(strings: StringLeaf[], untrusted: string[], add: Add) {
+function provenanceTags(strings: StringLeaf[], untrusted: string[], ownDomains: string[], add: Add) {
   const sources = untrusted.map((u) => normalizeProvenance(u)).filter((u) => u.length >= PROVENANCE_MIN_VALUE);
   if (sources.length === 0) return;
   const exact = new Set(sources);
@@ -303,9 +335,11 @@ function provenanceTags(strings: StringLeaf[], untrusted: string[], add: Add) {
       }
     }
     if (why !== null) {
+      // A known address (the customer's verified one, read back from a lookup) is routine; other copied text is worth a look.
+      const knownAddress = /^[^\s@]+@[^\s@]+$/.test(value.trim()) && domainIn(value.trim().split("@")[1] ?? "", ownDomains);
       add({
         id: "provenance.untrusted",
-        severity: "high",
+        severity: knownAddress ? "low" : "medium",
         reason: `Argument ${why} untrusted tool output: ${quoteForReason(value, 50)}.`,
         source: "provenance",
         path,
@@ -361,8 +395,11 @@ function normalizeHost(h: string): string {
   return h.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
 }
 
+// People read money in major units.
 function formatMinor(n: number): string {
-  return Number.isInteger(n) ? `${(n / 100).toFixed(2)} (${n} minor units)` : String(n);
+  if (!Number.isInteger(n)) return String(n);
+  const abs = Math.abs(n);
+  return `${n < 0 ? "-" : ""}${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
 }
 
 function oneLine(s: string): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { applyRefund } from "@/lib/db/statements/apply-refund";
-import { defineTool, type Applied } from "@/lib/tools/tool";
+import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
@@ -9,6 +9,22 @@ const Args = z.strictObject({
   amount_minor: z.number().int().positive().max(1_000_000_000),
   reason: z.string().trim().min(3).max(500),
 });
+
+type VerifiedInvoice = z.infer<typeof VerifiedInvoiceSchema>;
+
+/** A refund may not exceed what was paid and not yet refunded. */
+function refundFindings(args: z.infer<typeof Args>, invoice: VerifiedInvoice): StateFinding[] {
+  const refundable = invoice.amount_paid_minor - invoice.amount_refunded_minor;
+  if (args.amount_minor <= refundable) return [];
+  const money = (minor: number) => formatMinor(minor, invoice.currency);
+  return [{
+    id: "state.refund-exceeds-refundable",
+    reason:
+      `A refund of ${money(args.amount_minor)} is more than the ${money(refundable)} refundable on ${args.invoice_number} ` +
+      `(paid ${money(invoice.amount_paid_minor)}, already refunded ${money(invoice.amount_refunded_minor)}).`,
+    fields: ["amount_minor", "invoice_number"],
+  }];
+}
 
 export const refundInvoice = defineTool({
   name: "refund_invoice",
@@ -27,13 +43,12 @@ export const refundInvoice = defineTool({
       after: { status: after >= paid ? "refunded" : (snapshot?.status ?? null), amount_refunded_minor: after },
     };
   },
+  stateChecks: (args, snapshot) => refundFindings(args, VerifiedInvoiceSchema.parse(snapshot)),
   policyContext: (args) => ({ amountMinor: args.amount_minor }),
   async apply(ctx, args): Promise<Applied> {
     const invoice = VerifiedInvoiceSchema.parse(ctx.verified);
-    const refundable = invoice.amount_paid_minor - invoice.amount_refunded_minor;
-    if (args.amount_minor > refundable) {
-      return { ok: false, result: { error: `Only ${formatMinor(refundable, invoice.currency)} of ${args.invoice_number} can be refunded; nothing was refunded.` } };
-    }
+    const [finding] = refundFindings(args, invoice);
+    if (finding) return { ok: false, result: { error: `${finding.reason} Nothing was refunded.` } };
     const refund = await applyRefund(ctx.q, {
       tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, invoiceNumber: args.invoice_number,
       amountMinor: args.amount_minor, reason: args.reason,

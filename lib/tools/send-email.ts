@@ -4,7 +4,7 @@ import { notFound } from "@/lib/errors";
 import { markEmailSent } from "@/lib/db/statements/mark-email-sent";
 import { queueEmail } from "@/lib/db/statements/queue-email";
 import { readCustomer } from "@/lib/db/statements/read-customer";
-import { defineTool, type ReadContext, type Applied } from "@/lib/tools/tool";
+import { defineTool, type ReadContext, type Applied, type StateFinding } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
 import { readEnv } from "@/lib/env";
 
@@ -43,6 +43,16 @@ const VerifiedCustomerSchema = z.object({
   customer_version: z.number().int(),
 });
 
+/** A customer who opted out of email gets none (whoever the address). */
+function optOutFindings(args: Args, customer: { customer_ref: string; customer_opt_out: boolean } | null): StateFinding[] {
+  if (!customer?.customer_opt_out) return [];
+  return [{
+    id: "state.customer-opted-out",
+    reason: `Customer ${customer.customer_ref} has opted out of email, so no email about them may be sent.`,
+    fields: [args.invoice_number ? "invoice_number" : "customer_ref", "to"],
+  }];
+}
+
 export const sendEmail = defineTool({
   name: "send_email",
   kind: "tool",
@@ -66,6 +76,7 @@ export const sendEmail = defineTool({
     before: null,
     after: { to: args.to, subject: args.subject, body: args.body },
   }),
+  stateChecks: (args, snapshot) => optOutFindings(args, snapshot ? VerifiedCustomerSchema.parse(snapshot) : null),
   policyContext: (args, snapshot) => ({
     recipientDomain: args.to.split("@")[1],
     customerVerifiedDomains: (snapshot?.customer_verified_domains as string[] | undefined) ?? [],
@@ -74,9 +85,8 @@ export const sendEmail = defineTool({
     // The outbox row is the effect (unique on the key); SMTP, when configured, delivers it after
     // the claim commits. The opt-out is checked here, on the customer locked by the gate's re-read.
     const customer = ctx.verified ? VerifiedCustomerSchema.parse(ctx.verified) : null;
-    if (customer?.customer_opt_out) {
-      return { ok: false, result: { error: `Customer ${customer.customer_ref} has opted out of email; nothing was sent.` } };
-    }
+    const [finding] = optOutFindings(args, customer);
+    if (finding) return { ok: false, result: { error: `${finding.reason} Nothing was sent.` } };
     const queued = await queueEmail(ctx.q, {
       tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, to: args.to, subject: args.subject, body: args.body,
       customer: customer ? { externalRef: customer.customer_ref, version: customer.customer_version } : null,

@@ -104,6 +104,13 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   snapshot(ctx: ReadContext, args: z.infer<S>): Promise<JsonObject | null>;
   /** What the reviewer sees will change. */
   preview(args: z.infer<S>, snapshot: JsonObject | null): ToolPreview;
+  /**
+   * Checks of the arguments against the state they rest on (a refund above what is still
+   * refundable, cancelling an invoice that is not open, emailing an opted-out customer). Each
+   * finding blocks the payload where it is judged (judgePayload: denied with the finding, never
+   * shown to a reviewer as approvable); `apply` runs the same check on the verified state.
+   */
+  stateChecks?(args: z.infer<S>, snapshot: JsonObject | null): StateFinding[];
   /** Facts the policy's CEL conditions and the risk tags read (amounts, domains). */
   policyContext?(args: z.infer<S>, snapshot: JsonObject | null): Partial<PolicyContext> & { amountThresholdMinor?: number };
   /** The effect's database writes, conditioned on `ctx.verified`; reads only what it may read. */
@@ -111,6 +118,9 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   /** The effect outside the database, when `apply` asked for it. */
   deliver?(ctx: DeliverContext, args: z.infer<S>): Promise<ToolOutcome>;
 };
+
+/** An argument that does not fit the state it rests on. `fields`: the argument names involved. */
+export type StateFinding = { id: `state.${string}`; reason: string; fields: string[] };
 
 /** The before/after a reviewer sees. `before`/`after` are flat field → value maps shown as a diff. */
 export type ToolPreview = { summary: string; before: JsonObject | null; after: JsonObject | null };

@@ -1,0 +1,31 @@
+import type { FieldChange } from "@/lib/approvals/payload-diff";
+import { formatMinor } from "@/lib/tools/money";
+import { isMinorUnitsField } from "@/components/actions/field-value";
+
+function brief(path: string, value: unknown): string {
+  if (isMinorUnitsField(path) && typeof value === "number" && Number.isInteger(value)) return formatMinor(value, "").trim();
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/** "State changed since request", with what changed (field: at request → now), for a queue row or the dialog. */
+export function StateChangedNotice({ changes }: { changes: FieldChange[] }) {
+  return (
+    <div role="note" className="mt-1 rounded bg-red-50 px-2 py-1 text-xs text-red-900">
+      <span className="font-semibold">State changed since request</span>
+      {changes.length > 0 && (
+        <span>
+          {": "}
+          {changes.slice(0, 3).map((c, i) => (
+            <span key={c.path}>
+              {i > 0 && "; "}
+              <span className="font-mono">{c.path}</span> {brief(c.path, c.before)} → {brief(c.path, c.after)}
+            </span>
+          ))}
+          {changes.length > 3 && ` (+${changes.length - 3} more)`}
+        </span>
+      )}
+      <span> — an approval would be invalidated at execution: re-read the state first.</span>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+import { expect, test, type Page } from "@playwright/test";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { actionRow, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND } from "@/e2e/review/fixtures";
+
+const pendingRows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
+
+test.describe("arguments checked against the state they rest on", () => {
+  test("an over-refund is blocked with a finding before any reviewer is asked", async ({ page }) => {
+    const tenant = await seedTenant();
+    // INV-1043 was paid 450.00; the agent asks to refund 1,500.00.
+    const outcome = await proposeAction(e2eDb(), {
+      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1043", amount_minor: 150_000, reason: "Customer returned everything" },
+    });
+    expect(outcome.state).toBe("denied");
+    const fine = await propose(tenant, "refund_invoice", SMALL_REFUND);
+
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto("/queue");
+    await expect(pendingRows(page)).toHaveCount(1);
+    await expect(page.locator(`[data-action-id="${fine.id}"]`)).toBeVisible();
+    await expect(page.locator(`[data-action-id="${outcome.actionId}"]`)).toHaveCount(0);
+
+    await page.goto(`/actions/${outcome.actionId}`);
+    const blocked = page.getByRole("region", { name: "Blocked: the arguments do not fit the state they rest on" });
+    await expect(blocked).toContainText("state.refund-exceeds-refundable");
+    await expect(blocked).toContainText("A refund of 1,500.00 USD is more than the 450.00 USD refundable on INV-1043");
+    await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  });
+
+  test("a reviewer's edit that raises a refund past what was paid is blocked with the finding", async ({ page }) => {
+    const tenant = await seedTenant();
+    const { id } = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Arguments (JSON)").fill('{ "invoice_number": "INV-1043", "amount_minor": 150000, "reason": "Customer returned everything" }');
+    await page.getByRole("button", { name: "Save as new revision" }).click();
+    const blocked = page.getByRole("region", { name: "Blocked: the arguments do not fit the state they rest on" });
+    await expect(blocked).toContainText("more than the 450.00 USD refundable");
+    expect((await actionRow(id)).status).toBe("denied");
+    expect(await e2eDb().refund.count({ where: { tenantId: tenant.id } })).toBe(0);
+  });
+});
+
+test.describe("state changed since request", () => {
+  test("a stale row offers no Approve: the row and the dialog offer Re-read state, which makes a revision to decide", async ({ page }) => {
+    const tenant = await seedTenant();
+    const stale = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
+    const fresh = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    // Someone refunds 100.00 of INV-1044 elsewhere after the request.
+    await e2eDb().invoice.updateMany({
+      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
+    });
+
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto("/queue");
+    const staleRow = page.locator(`[data-action-id="${stale.id}"]`);
+    const freshRow = page.locator(`[data-action-id="${fresh.id}"]`);
+    await expect(staleRow.getByRole("note")).toContainText("State changed since request");
+    await expect(staleRow.getByRole("note")).toContainText("amount_refunded_minor 0.00 → 100.00");
+    await expect(staleRow.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
+    await expect(staleRow.getByRole("button", { name: /^Re-read state/ })).toBeVisible();
+    await expect(freshRow.getByRole("button", { name: /^Approve/ })).toBeVisible();
+    await expect(freshRow.getByRole("note")).toHaveCount(0);
+
+    // The keyboard's approve opens the dialog, which shows the facts and offers no Approve either.
+    await staleRow.click({ position: { x: 6, y: 6 } });
+    await expect(staleRow).toHaveAttribute("aria-current", "true");
+    await page.keyboard.press("a");
+    const dialog = page.getByRole("dialog");
+    await expect(dialog.getByRole("list", { name: "What you are deciding" })).toContainText("Refund 500.00 USD on INV-1044");
+    await expect(dialog.getByRole("note")).toContainText("State changed since request");
+    await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+    await dialog.getByRole("button", { name: "Re-read state" }).click();
+    await expect(dialog.getByRole("status")).toContainText("Revision 2 rests on the state now");
+    expect((await actionRow(stale.id)).currentRevision).toBe(2);
+    expect((await actionRow(stale.id)).status).toBe("pending");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+
+    await expect(staleRow).toContainText("revision 2");
+    await expect(staleRow.getByRole("note")).toHaveCount(0);
+    await expect(staleRow.getByRole("button", { name: /^Approve/ })).toBeVisible();
+  });
+
+  test("the effect table shows At request, Now (read live) and After", async ({ page }) => {
+    const tenant = await seedTenant();
+    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
+    await e2eDb().invoice.updateMany({
+      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
+    });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    const table = page.getByRole("table", { name: "Effect at request, now and after execution" });
+    await expect(table.getByRole("columnheader")).toHaveText(["Field", "At request", "Now", "After"]);
+    const refunded = table.getByRole("row").filter({ hasText: "amount_refunded_minor" });
+    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "500.00"]);
+    await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
+  });
+});
