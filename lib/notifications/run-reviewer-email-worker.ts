@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import { ensureNotificationCursors } from "@/lib/db/statements/ensure-notification-cursors";
 import { enqueueReviewerEmails } from "@/lib/db/statements/enqueue-reviewer-emails";
@@ -10,6 +10,7 @@ import { reviewerEmailSettings } from "@/lib/notifications/reviewer-email-settin
 import { sendSmtp } from "@/lib/notifications/send-smtp";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
 import { retryDelayMs } from "@/lib/webhooks/webhook-settings";
+import { runPumpLoop } from "@/lib/outbox/run-pump-loop";
 
 /** The emails a lease makes: each immediate row alone, a member's digest rows of one tenant together. */
 function groupIntoEmails(rows: LeasedReviewerEmail[]): LeasedReviewerEmail[][] {
@@ -88,25 +89,8 @@ export async function pumpReviewerEmails(
  * reminders' unique keys from firing one twice.
  */
 export async function runReviewerEmailWorker(options: { db: Db; signal?: AbortSignal; pollMs?: number; workerId?: string }): Promise<void> {
-  const workerId = options.workerId ?? `email-${randomUUID().slice(0, 8)}`;
-  const pollMs = options.pollMs ?? 2000;
-  while (!options.signal?.aborted) {
-    let busy = false;
-    try {
-      const { added, attempted } = await pumpReviewerEmails(options.db, { workerId });
-      busy = added > 0 || attempted > 0;
-    } catch (error) {
-      console.error(`[countersign] reviewer email worker ${workerId} error:`, error instanceof Error ? error.message : "unknown error");
-    }
-    if (busy) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      options.signal?.addEventListener("abort", done, { once: true });
-    });
-  }
+  await runPumpLoop({
+    name: "email", pollMs: options.pollMs ?? 2000, signal: options.signal, workerId: options.workerId,
+    pump: (workerId) => pumpReviewerEmails(options.db, { workerId }),
+  });
 }

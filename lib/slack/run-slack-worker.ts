@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import { enqueueSlackMessages } from "@/lib/db/statements/enqueue-slack-messages";
@@ -13,6 +12,7 @@ import { renderSlackEscalation, renderSlackMessage, type SlackActionState } from
 import { openSlackSecrets } from "@/lib/slack/slack-secrets";
 import { retryDelayMs, webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { summaryOf } from "@/lib/review/list-review-queue";
+import { runPumpLoop } from "@/lib/outbox/run-pump-loop";
 
 /** The console's public URL, for the messages' Open links. */
 export function consoleUrl(): string {
@@ -113,25 +113,8 @@ export async function pumpSlack(db: Db, options: { workerId: string; limit?: num
 
 /** The Slack worker: pumps the outbox every `pollMs` until the signal aborts (beside the webhook worker). */
 export async function runSlackWorker(options: { db: Db; signal?: AbortSignal; pollMs?: number; workerId?: string }): Promise<void> {
-  const workerId = options.workerId ?? `slack-${randomUUID().slice(0, 8)}`;
-  const pollMs = options.pollMs ?? 1000;
-  while (!options.signal?.aborted) {
-    let busy = false;
-    try {
-      const { added, attempted } = await pumpSlack(options.db, { workerId });
-      busy = added > 0 || attempted > 0;
-    } catch (error) {
-      console.error(`[countersign] slack worker ${workerId} error:`, error instanceof Error ? error.message : "unknown error");
-    }
-    if (busy) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      options.signal?.addEventListener("abort", done, { once: true });
-    });
-  }
+  await runPumpLoop({
+    name: "slack", pollMs: options.pollMs ?? 1000, signal: options.signal, workerId: options.workerId,
+    pump: (workerId) => pumpSlack(options.db, { workerId }),
+  });
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import { enqueueWebhookDeliveries } from "@/lib/db/statements/enqueue-webhook-deliveries";
@@ -9,6 +8,7 @@ import { sendWebhook } from "@/lib/webhooks/send-webhook";
 import { signWebhook } from "@/lib/webhooks/sign-webhook";
 import { openWebhookSecrets } from "@/lib/webhooks/webhook-secrets";
 import { retryDelayMs, webhookSettings } from "@/lib/webhooks/webhook-settings";
+import { runPumpLoop } from "@/lib/outbox/run-pump-loop";
 
 /** The console's public URL, for the links in payloads. */
 function consoleUrl(): string {
@@ -61,25 +61,8 @@ export async function pumpWebhooks(db: Db, options: { workerId: string; limit?: 
  * delivery left leased by a crashed worker is due again when its lease lapses.
  */
 export async function runWebhookWorker(options: { db: Db; signal?: AbortSignal; pollMs?: number; workerId?: string }): Promise<void> {
-  const workerId = options.workerId ?? `webhooks-${randomUUID().slice(0, 8)}`;
-  const pollMs = options.pollMs ?? 1000;
-  while (!options.signal?.aborted) {
-    let busy = false;
-    try {
-      const { added, attempted } = await pumpWebhooks(options.db, { workerId });
-      busy = added > 0 || attempted > 0;
-    } catch (error) {
-      console.error(`[countersign] webhook worker ${workerId} error:`, error);
-    }
-    if (busy) continue;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", done);
-        resolve();
-      }
-      options.signal?.addEventListener("abort", done, { once: true });
-    });
-  }
+  await runPumpLoop({
+    name: "webhooks", pollMs: options.pollMs ?? 1000, signal: options.signal, workerId: options.workerId,
+    pump: (workerId) => pumpWebhooks(options.db, { workerId }),
+  });
 }
