@@ -61,7 +61,36 @@ const MAX_CHANGED_WORDS = 200;
 /** A word diff between two versions of a text field; undefined when they differ too much (shown whole). */
 function diffText(before: string, after: string): WordChange[] | undefined {
   const parts = diffWordsWithSpace(before, after, { maxEditLength: MAX_CHANGED_WORDS, timeout: MAX_DIFF_MS });
-  return parts?.map((part) => ({ kind: part.added ? "added" : part.removed ? "removed" : "same", text: part.value }));
+  if (parts === undefined) return undefined;
+  const words: WordChange[] = parts.map((part) => ({ kind: part.added ? "added" : part.removed ? "removed" : "same", text: part.value }));
+  return joinChangedRuns(words);
+}
+
+/**
+ * Reads as phrases: the spaces between two changed words belong to the change (not "Customer"
+ * removed, " " kept, "returned" removed), and each run of changes is its removed text, then its added.
+ */
+function joinChangedRuns(words: WordChange[]): WordChange[] {
+  const out: WordChange[] = [];
+  let removed = "";
+  let added = "";
+  const flush = () => {
+    if (removed) out.push({ kind: "removed", text: removed });
+    if (added) out.push({ kind: "added", text: added });
+    removed = "";
+    added = "";
+  };
+  words.forEach((w, i) => {
+    const between = w.kind === "same" && /^\s+$/.test(w.text) && (removed || added) && i + 1 < words.length && words[i + 1].kind !== "same";
+    if (w.kind === "removed" || between) removed += w.text;
+    if (w.kind === "added" || between) added += w.text;
+    if (w.kind === "same" && !between) {
+      flush();
+      out.push(w);
+    }
+  });
+  flush();
+  return out;
 }
 
 /**

@@ -7,7 +7,7 @@ import { editAction } from "@/lib/approvals/edit-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { getTaskTimeline } from "@/lib/tasks/get-task-timeline";
-import type { PayloadDiff } from "@/lib/approvals/payload-diff";
+import { diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import type { RiskTag } from "@/lib/risk/risk-tag";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
@@ -160,5 +160,18 @@ describe("the requester's timeline shows the revision that ran", () => {
   it("another member cannot read the requester's timeline", async () => {
     const { task } = await taskWithRefund();
     expect(await getTaskTimeline(t.db, { tenantId: a.id, taskId: task.id, requesterUserId: a.users.reviewer.id })).toBeNull();
+  });
+});
+
+describe("a changed text is diffed word by word, as phrases", () => {
+  it("keeps the words both share and gives each run of changes its removed, then its added text", () => {
+    const [reason] = diffFields({ reason: "Customer returned the goods today" }, { reason: "Partial return today" }, "", { words: true });
+    expect(reason.words).toEqual([
+      { kind: "removed", text: "Customer returned the goods " },
+      { kind: "added", text: "Partial return " },
+      { kind: "same", text: "today" },
+    ]);
+    // Without `words` (the state-now comparison on page load) nothing is diffed word by word.
+    expect(diffFields({ reason: "a b" }, { reason: "a c" })[0].words).toBeUndefined();
   });
 });
