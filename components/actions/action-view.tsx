@@ -11,6 +11,7 @@ import { DatasetList } from "@/components/actions/dataset-list";
 import { DecisionPanel } from "@/components/actions/decision-panel";
 import { EditArgs } from "@/components/actions/edit-args";
 import { FieldDiff } from "@/components/actions/field-diff";
+import { RemovedTags } from "@/components/actions/removed-tags";
 import { formatUtcTime } from "@/components/actions/format";
 import { DecisionHistory, RevisionHistory } from "@/components/actions/histories";
 import { PreviewView, type EffectNow } from "@/components/actions/preview-view";
@@ -81,6 +82,19 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
 
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_23rem]">
         <div className="min-w-0 space-y-4">
+          {previous && current.diff && (
+            <Section title={stateChangeRevision ? `Why revision ${current.revision} exists: the state changed` : `Changes from revision ${previous.revision}`} id="diff" aside={<span className="text-xs text-slate-600">{current.origin}</span>}>
+              {current.diff.removedTags && <RemovedTags tags={current.diff.removedTags} fromRevision={previous.revision} />}
+              <FieldDiff changes={current.diff.fields} caption={`Changes from revision ${previous.revision} to ${current.revision}`} />
+              {current.diff.code && current.diff.code.some((l) => l.kind !== "same") && (
+                <div className="mt-3">
+                  <h3 className="mb-1 text-xs font-medium text-slate-600">Code changes</h3>
+                  <LineDiff lines={current.diff.code} />
+                </div>
+              )}
+            </Section>
+          )}
+
           <Section title="The agent's stated reason" id="reason" aside={<span className="text-xs text-slate-600">the agent&apos;s words; the arguments below are what runs</span>}>
             {action.reason ? (
               <p className="whitespace-pre-wrap break-words [overflow-wrap:anywhere]" data-testid="agent-reason"><RevealedText text={action.reason} /></p>
@@ -127,18 +141,6 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           {current.datasets.length > 0 && (
             <Section title={`Data sets it reads (${current.datasets.length})`} id="datasets" aside={<span className="text-xs text-slate-600">read-only at /mnt/data · their hashes are part of the payload hash</span>}>
               <DatasetList datasets={current.datasets} />
-            </Section>
-          )}
-
-          {previous && current.diff && (
-            <Section title={stateChangeRevision ? `Why revision ${current.revision} exists: the state changed` : `Changes from revision ${previous.revision}`} id="diff" aside={<span className="text-xs text-slate-600">{current.origin}</span>}>
-              <FieldDiff changes={current.diff.fields} caption={`Changes from revision ${previous.revision} to ${current.revision}`} />
-              {current.diff.code && current.diff.code.some((l) => l.kind !== "same") && (
-                <div className="mt-3">
-                  <h3 className="mb-1 text-xs font-medium text-slate-600">Code changes</h3>
-                  <LineDiff lines={current.diff.code} />
-                </div>
-              )}
             </Section>
           )}
 

@@ -1,5 +1,6 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
 import { FieldValue } from "@/components/actions/field-value";
+import { WordDiff } from "@/components/actions/word-diff";
 
 const CHANGE = {
   added: "bg-emerald-50 text-emerald-900",
@@ -7,7 +8,7 @@ const CHANGE = {
   changed: "bg-amber-50 text-amber-950",
 } as const;
 
-/** Field-by-field changes (before → after), each labelled in words as well as colour. */
+/** Field-by-field changes (before → after), each labelled in words as well as colour; a changed text word by word. */
 export function FieldDiff({ changes, caption }: { changes: FieldChange[]; caption: string }) {
   if (changes.length === 0) return <p className="text-slate-600">No field changed.</p>;
   return (
@@ -26,8 +27,8 @@ export function FieldDiff({ changes, caption }: { changes: FieldChange[]; captio
           <tr key={c.path} className="border-t border-slate-100 align-top">
             <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">{c.path}</td>
             <td className="py-1 pr-2"><span className={`rounded px-1.5 py-0.5 text-xs font-medium ${CHANGE[c.change]}`}>{c.change}</span></td>
-            <td className="py-1 pr-2 text-red-900"><FieldValue field={c.path} value={c.before} /></td>
-            <td className="py-1 text-emerald-900"><FieldValue field={c.path} value={c.after} /></td>
+            <td className="py-1 pr-2 text-red-900">{c.words ? <WordDiff words={c.words} side="before" /> : <FieldValue field={c.path} value={c.before} />}</td>
+            <td className="py-1 text-emerald-900">{c.words ? <WordDiff words={c.words} side="after" /> : <FieldValue field={c.path} value={c.after} />}</td>
           </tr>
         ))}
       </tbody>

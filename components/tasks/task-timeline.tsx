@@ -4,7 +4,7 @@ import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { formatUtc } from "@/components/ui/format";
 import type { GateOutcome } from "@/lib/agent/gate-outcome";
 import { visibleText } from "@/lib/review/visible-text";
-import type { TaskTimeline, TimelineAction, TimelineEntry, TimelineExecution, TimelineToolResult } from "@/lib/tasks/get-task-timeline";
+import type { TaskTimeline, TimelineAction, TimelineEntry, TimelineExecution, TimelineRevisionArgs, TimelineToolResult } from "@/lib/tasks/get-task-timeline";
 
 // Everything from the model and from tools is rendered as React text children (escaped), in <pre>
 // or whitespace-preserving blocks: never as HTML or markdown.
@@ -126,6 +126,17 @@ function ActionView({ action }: { action: TimelineAction }) {
   );
 }
 
+/** The arguments of a later revision (a reviewer's edit): what ran, or what waits to, instead of the agent's. */
+function RevisedArgs({ revised }: { revised: TimelineRevisionArgs }) {
+  const label = `${revised.ran ? "Arguments that ran" : "Arguments waiting for approval"}: revision ${revised.revision}, ${revised.origin}`;
+  return (
+    <div>
+      <p className="text-sm font-medium text-slate-800">{label}</p>
+      <pre aria-label={label} className="mt-1 max-h-64 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs whitespace-pre-wrap break-words ring-1 ring-slate-200">{revised.argsText}</pre>
+    </div>
+  );
+}
+
 function Entry({ entry }: { entry: TimelineEntry }) {
   switch (entry.kind) {
     case "instruction":
@@ -135,15 +146,19 @@ function Entry({ entry }: { entry: TimelineEntry }) {
     case "action":
       return (
         <Block label={`Proposed ${entry.action.tool}`}>
-          <div className="rounded-lg border border-slate-200 bg-white p-3"><ActionView action={entry.action} /></div>
+          <div className="space-y-2 rounded-lg border border-slate-200 bg-white p-3">
+            {entry.action.revisedArgs && <RevisedArgs revised={entry.action.revisedArgs} />}
+            <ActionView action={entry.action} />
+          </div>
         </Block>
       );
     case "call":
       return (
         <Block label={`Tool call · ${entry.tool}`}>
           <div className="space-y-2 rounded-lg border border-slate-200 bg-white p-3" data-testid="tool-call">
-            <details open={entry.action?.requiresApproval ?? false}>
-              <summary className="cursor-pointer text-sm text-slate-700">Arguments</summary>
+            {entry.action?.revisedArgs && <RevisedArgs revised={entry.action.revisedArgs} />}
+            <details open={!entry.action?.revisedArgs && (entry.action?.requiresApproval ?? false)}>
+              <summary className="cursor-pointer text-sm text-slate-700">{entry.action?.revisedArgs ? "Arguments the agent proposed (revision 1)" : "Arguments"}</summary>
               <pre className="mt-1 max-h-64 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs whitespace-pre-wrap break-words ring-1 ring-slate-200">{entry.argsText}</pre>
             </details>
             {entry.action?.reason && !entry.reasonRepeatsModelText && <PlainText className="text-sm text-slate-700" text={`Agent's reason: ${entry.action.reason}`} />}

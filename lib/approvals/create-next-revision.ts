@@ -11,7 +11,7 @@ import { writeNextRevision } from "@/lib/db/statements/write-next-revision";
 import { payloadColumns, toolArgsOf } from "@/lib/approvals/action-revision";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { assessPayload } from "@/lib/approvals/assess-payload";
-import { diffCode, diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
+import { diffCode, diffFields, removedTags, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 
 export type NextRevisionInput = {
@@ -50,6 +50,9 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   const assessment = await assessPayload(tx, {
     tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
     reason: action.reason,
+    // The untrusted text the proposal was assessed against: an edit keeps the provenance and
+    // injection tags of the fields it did not change.
+    untrustedValues: action.untrustedValues,
     revision: action.currentRevision + 1,
   });
   const { decision, hash } = assessment;
@@ -63,8 +66,11 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
       : diffFields(
           isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
           isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
+          "",
+          { words: true },
         ),
     ...(isCode ? { code: diffCode(String(previousArgs.code ?? ""), String(input.args.code ?? "")) } : {}),
+    removedTags: removedTags(action.riskTags, assessment.riskTags),
   };
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
   const revised = auditBodyOf({
@@ -74,6 +80,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     data: {
       fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
       effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
+      removedTags: (diff.removedTags ?? []).map((t) => (t.path ? `${t.id} (${t.path})` : t.id)),
     },
   });
   const written = await writeNextRevision(tx, {

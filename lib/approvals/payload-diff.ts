@@ -1,18 +1,34 @@
-import { diffLines } from "diff";
+import { diffLines, diffWordsWithSpace } from "diff";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
+import type { RiskTag } from "@/lib/risk/risk-tag";
 
-export type FieldChange = { path: string; change: "added" | "removed" | "changed"; before: JsonValue | null; after: JsonValue | null };
 export type LineChange = { kind: "added" | "removed" | "same"; text: string };
+/** A run of words of a changed text field: kept, removed or added. */
+export type WordChange = LineChange;
+export type FieldChange = {
+  path: string;
+  change: "added" | "removed" | "changed";
+  before: JsonValue | null;
+  after: JsonValue | null;
+  /** For a changed text: word by word (absent when the texts differ too much to diff). */
+  words?: WordChange[];
+};
+
+/** A risk tag the previous revision had and this one has not (what an edit took away). */
+export type RemovedTag = Pick<RiskTag, "id" | "severity" | "reason" | "path">;
 
 /** The diff a reviewer sees between two revisions (or two snapshots). */
-export type PayloadDiff = { fields: FieldChange[]; code?: LineChange[] };
+export type PayloadDiff = { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[] };
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Field-level changes between two JSON objects, with dotted paths (arrays compared whole). */
-export function diffFields(before: JsonObject | null, after: JsonObject | null, prefix = ""): FieldChange[] {
+/**
+ * Field-level changes between two JSON objects, with dotted paths (arrays compared whole); with
+ * `words`, a changed text also word by word (a revision's diff, computed once when it is written).
+ */
+export function diffFields(before: JsonObject | null, after: JsonObject | null, prefix = "", options: { words?: boolean } = {}): FieldChange[] {
   const changes: FieldChange[] = [];
   const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].sort();
   for (const key of keys) {
@@ -20,13 +36,14 @@ export function diffFields(before: JsonObject | null, after: JsonObject | null, 
     const b = before?.[key];
     const a = after?.[key];
     if (isObject(b) && isObject(a)) {
-      changes.push(...diffFields(b, a, path));
+      changes.push(...diffFields(b, a, path, options));
     } else if (b === undefined) {
       changes.push({ path, change: "added", before: null, after: a ?? null });
     } else if (a === undefined) {
       changes.push({ path, change: "removed", before: b, after: null });
     } else if (JSON.stringify(a) !== JSON.stringify(b)) {
-      changes.push({ path, change: "changed", before: b, after: a });
+      const words = options.words && typeof a === "string" && typeof b === "string" ? diffText(b, a) : undefined;
+      changes.push({ path, change: "changed", before: b, after: a, ...(words ? { words } : {}) });
     }
   }
   return changes;
@@ -37,6 +54,59 @@ export function diffFields(before: JsonObject | null, after: JsonObject | null, 
 // comes first) the reviewer sees the whole code replaced instead of a line-by-line diff.
 const MAX_CHANGED_LINES = 500;
 const MAX_DIFF_MS = 1000;
+
+// A word diff is bounded like the code diff: past this many changed words the field is shown whole.
+const MAX_CHANGED_WORDS = 200;
+
+/** A word diff between two versions of a text field; undefined when they differ too much (shown whole). */
+function diffText(before: string, after: string): WordChange[] | undefined {
+  const parts = diffWordsWithSpace(before, after, { maxEditLength: MAX_CHANGED_WORDS, timeout: MAX_DIFF_MS });
+  if (parts === undefined) return undefined;
+  const words: WordChange[] = parts.map((part) => ({ kind: part.added ? "added" : part.removed ? "removed" : "same", text: part.value }));
+  return joinChangedRuns(words);
+}
+
+/**
+ * Reads as phrases: the spaces between two changed words belong to the change (not "Customer"
+ * removed, " " kept, "returned" removed), and each run of changes is its removed text, then its added.
+ */
+function joinChangedRuns(words: WordChange[]): WordChange[] {
+  const out: WordChange[] = [];
+  let removed = "";
+  let added = "";
+  const flush = () => {
+    if (removed) out.push({ kind: "removed", text: removed });
+    if (added) out.push({ kind: "added", text: added });
+    removed = "";
+    added = "";
+  };
+  words.forEach((w, i) => {
+    const between = w.kind === "same" && /^\s+$/.test(w.text) && (removed || added) && i + 1 < words.length && words[i + 1].kind !== "same";
+    if (w.kind === "removed" || between) removed += w.text;
+    if (w.kind === "added" || between) added += w.text;
+    if (w.kind === "same" && !between) {
+      flush();
+      out.push(w);
+    }
+  });
+  flush();
+  return out;
+}
+
+/**
+ * The tags of `before` that `after` no longer has, matched by id and field, most severe first: what
+ * a reviewer's edit (or a re-read of the state) took away.
+ */
+export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[]): RemovedTag[] {
+  const key = (t: Pick<RiskTag, "id" | "path">) => `${t.id}\u0000${t.path ?? ""}`;
+  const kept = new Set(after.map(key));
+  const seen = new Set<string>();
+  return before.flatMap((t) => {
+    if (kept.has(key(t)) || seen.has(key(t))) return [];
+    seen.add(key(t));
+    return [{ id: t.id, severity: t.severity, reason: t.reason, ...(t.path === undefined ? {} : { path: t.path }) }];
+  });
+}
 
 /** A line diff between two versions of code; a wholesale replacement when they differ too much. */
 export function diffCode(before: string, after: string): LineChange[] {

@@ -63,6 +63,14 @@ export type ProposalOutcome =
   /** The key already submitted this request under this Idempotency-Key: that action, as it is now. */
   | { state: "replayed"; actionId: string; submitted: SubmittedActionRow };
 
+// PostgreSQL stores no NUL and no lone surrogate in text: tool output the agent read may hold
+// either, and is kept (and assessed) with them replaced, rather than refusing the proposal.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
+
+function storableUntrustedValues(values: string[] | undefined): string[] {
+  return (values ?? []).map((value) => value.replaceAll("\u0000", "\uFFFD").replace(LONE_SURROGATE, "\uFFFD"));
+}
+
 async function validateArgs(q: Queryable, tenantId: string, toolName: string, raw: unknown): Promise<{ tool: ToolDefinition; args: JsonObject }> {
   const tool = await resolveTool(q, tenantId, toolName);
   // What is stored and hashed is zod's output, so that is what is checked, once (checking the raw
@@ -129,13 +137,15 @@ async function proposeUnder(
   // A retry finds its action without being assessed again; the insert below is what binds the key.
   const earlier = submitKey === null ? null : await submittedUnder(db, input, tenant.id, submitKey, requestHash!);
   if (earlier) return earlier;
+  // Kept on the action as assessed: every later revision is assessed against the same sources.
+  const untrustedValues = storableUntrustedValues(input.untrustedValues);
   const assessment = await assessPayload(db, {
     tenantId: tenant.id,
     tenantDomains: tenant.domains,
     tool,
     args,
     requesterRoles: input.requester.type === "user" ? input.requester.roles : [],
-    untrustedValues: input.untrustedValues,
+    untrustedValues,
     reason: (input.reason ?? "").slice(0, 2000),
     policy,
     revision: 1,
@@ -169,7 +179,7 @@ async function proposeUnder(
     event, taskId: input.taskId ?? null, requesterUserId,
     requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
     requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
-    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, status,
+    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
     requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
     hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
     riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,

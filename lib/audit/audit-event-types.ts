@@ -66,6 +66,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   "action.refused": refusal,
   "action.revised": z.strictObject({
     fromRevision: count, revision: count, origin: text, payloadHash: hash, effect, ruleId: id.nullable(), changedFields: z.array(text),
+    // Risk tags the previous revision had and this one has not, as "id (field)".
+    removedTags: z.array(text).optional(),
   }),
   "action.expired": z.strictObject({
     revision: count, detectedBy: z.enum(["decision", "execution", "sweeper"]), previousStatus: z.enum(["pending", "approved"]).optional(),

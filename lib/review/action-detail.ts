@@ -1,6 +1,6 @@
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
-import type { FieldChange, LineChange } from "@/lib/approvals/payload-diff";
+import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
 import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
 
 export type ScanFindingView = { rule: string; line: number; column?: number; message: string; severity: RiskLevel };
@@ -25,7 +25,7 @@ export type RevisionView = {
   riskLevel: RiskLevel;
   preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null;
   scanFindings: ScanFindingView[];
-  diff: { fields: FieldChange[]; code?: LineChange[] } | null;
+  diff: { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[] } | null;
   origin: string;
   createdBy: string | null;
   createdAt: string;

@@ -5,6 +5,8 @@ import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outc
 import { messageText } from "@/lib/agent/read-conversation";
 import { unwrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 import { parseRunState } from "@/lib/tasks/run-state";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { ARTIFACT_LISTING, artifactViewOf, type ArtifactView } from "@/lib/executions/artifact-view";
 
 /** Longest text shown for one model message or tool output (the rest is marked as cut). */
@@ -27,6 +29,9 @@ export type TimelineExecution = {
   artifacts: ArtifactView[];
 };
 
+/** A later revision's arguments (a reviewer's edit, a re-read of the state): what ran, or what waits to. */
+export type TimelineRevisionArgs = { revision: number; origin: string; argsText: string; ran: boolean };
+
 export type TimelineAction = {
   id: string;
   tool: string;
@@ -42,6 +47,11 @@ export type TimelineAction = {
   createdAt: Date;
   decisions: TimelineDecision[];
   executions: TimelineExecution[];
+  /**
+   * When the revision that ran (or, before anything ran, the current one) is not the agent's
+   * revision 1: its arguments, which are what the requester must see instead of the agent's.
+   */
+  revisedArgs: TimelineRevisionArgs | null;
 };
 
 /** What the tool call gave back to the model: a result (plain text), or what the gate did. */
@@ -80,6 +90,24 @@ function toolResult(text: string): TimelineToolResult {
   return { kind: "output", text: clipped.text, truncated: clipped.truncated || (wrapped?.truncated ?? false) };
 }
 
+type RevisedRow = {
+  kind: "tool" | "code";
+  currentRevision: number;
+  revisions: { revision: number; args: unknown; code: string | null; language: string | null; origin: string }[];
+  executions: { revision: number }[];
+};
+
+/** The arguments of the revision that ran (the last execution's), or else of the current one, when that is not revision 1. */
+function revisedArgsOf(a: RevisedRow): TimelineRevisionArgs | null {
+  const ran = a.executions.at(-1)?.revision ?? null;
+  const shown = ran ?? a.currentRevision;
+  const rev = a.revisions.find((r) => r.revision === shown);
+  if (shown <= 1 || !rev) return null;
+  const args = typeof rev.args === "object" && rev.args !== null && !Array.isArray(rev.args) ? (rev.args as JsonObject) : null;
+  const text = JSON.stringify(toolArgsOf({ kind: a.kind, args, code: rev.code, language: rev.language }), null, 2);
+  return { revision: rev.revision, origin: rev.origin, argsText: clip(text).text, ran: ran !== null };
+}
+
 function prettyArgs(argumentsText: string): string {
   try {
     return JSON.stringify(JSON.parse(argumentsText), null, 2);
@@ -108,11 +136,12 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
     select: {
       id: true, tool: true, kind: true, status: true, statusReason: true, riskLevel: true, requiresApproval: true, quorum: true,
       currentRevision: true, reason: true, expiresAt: true, createdAt: true, agentCallId: true,
+      revisions: { where: { revision: { gt: 1 } }, select: { revision: true, args: true, code: true, language: true, origin: true } },
       decisions: { orderBy: { createdAt: "asc" }, select: { reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
       executions: {
         orderBy: { startedAt: "asc" },
         select: {
-          status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true,
+          revision: true, status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true,
           artifacts: { where: { tenantId: input.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING },
         },
       },
@@ -133,7 +162,8 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       decisions: a.decisions.map((d) => ({
         reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
       })),
-      executions: a.executions.map((e) => ({
+      revisedArgs: revisedArgsOf(a),
+      executions: a.executions.map(({ revision: _revision, ...e }) => ({
         ...e, stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
         artifacts: e.artifacts.map((artifact) => artifactViewOf(a.id, artifact)),
       })),

@@ -1,6 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { RiskLevel } from "@/lib/generated/prisma/enums";
+import type { RiskTag } from "@/lib/risk/risk-tag";
 import { query, type SqlClient } from "@/lib/db/sql";
 import { isUuid } from "@/lib/db/uuid";
 
@@ -17,6 +18,8 @@ export type LockedAction = {
   requesterLabel: string;
   /** The agent's stated reason (every revision's risk tags check it). */
   reason: string;
+  /** The untrusted text its proposal was assessed against (every revision's risk tags check it). */
+  untrustedValues: string[];
   riskLevel: RiskLevel;
   currentRevision: number;
   /** The action's copy of the current revision's hash. */
@@ -30,6 +33,8 @@ export type LockedAction = {
   language: string | null;
   sandboxSpec: JsonObject | null;
   policyVersion: number;
+  /** The risk tags this revision was assessed with. */
+  riskTags: RiskTag[];
   /** The state the decision rests on, as read when this revision was proposed. */
   requestSnapshot: JsonObject | null;
 };
@@ -44,9 +49,10 @@ export async function lockAction(tx: SqlClient, input: { tenantId: string; actio
   if (!isUuid(input.actionId)) return null;
   const [row] = await query<LockedAction>(tx, Prisma.sql`
     SELECT a.id, a."tenantId", a.kind::text AS kind, a.tool, a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed,
-      a."taskId", a."requesterUserId", a."requesterApiKeyId", a."requesterLabel", a.reason, a."riskLevel"::text AS "riskLevel",
+      a."taskId", a."requesterUserId", a."requesterApiKeyId", a."requesterLabel", a.reason,
+      coalesce(a."untrustedValues", ARRAY[]::text[]) AS "untrustedValues", a."riskLevel"::text AS "riskLevel",
       a."currentRevision", a."payloadHash",
-      r.id AS "revisionId", r.revision, r."payloadHash" AS "revisionHash", r.args, r.code, r.language, r."sandboxSpec", r."policyVersion",
+      r.id AS "revisionId", r.revision, r."payloadHash" AS "revisionHash", r.args, r.code, r.language, r."sandboxSpec", r."policyVersion", r."riskTags",
       (SELECT s.data FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1) AS "requestSnapshot"
     FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
     WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid

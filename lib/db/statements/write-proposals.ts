@@ -28,6 +28,8 @@ export type ProposalRow = {
   /** The Idempotency-Key an API key submitted it under, and the request it is bound to (or null). */
   submitKey: string | null;
   submitRequestHash: string | null;
+  /** The untrusted text the proposal was assessed against; every later revision is assessed against it too. */
+  untrustedValues: string[];
   status: "pending" | "approved" | "denied";
   requiresApproval: boolean;
   revision: number;
@@ -84,7 +86,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
         event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterApiKeyId" uuid, "requesterLabel" text,
         kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, "submitKey" text,
-        "submitRequestHash" text, status "ActionStatus",
+        "submitRequestHash" text, "untrustedValues" text[], status "ActionStatus",
         "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
         "riskLevel" "RiskLevel", "riskRank" int, quorum int, "eligibleRoles" "Role"[], "ttlSeconds" int, "decidedNow" boolean,
         "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
@@ -101,10 +103,10 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
     current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
-        reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", status, "requiresApproval", "currentRevision",
+        reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", "untrustedValues", status, "requiresApproval", "currentRevision",
         "payloadHash", "riskLevel", "riskRank", quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
       SELECT c."actionId", c."tenantId", c."taskId", c."requesterUserId", c."requesterApiKeyId", c."requesterLabel", c.kind,
-        c.tool, c.reason, c."stepKey", c."agentCallId", c."submitKey", c."submitRequestHash", c.status, c."requiresApproval",
+        c.tool, c.reason, c."stepKey", c."agentCallId", c."submitKey", c."submitRequestHash", c."untrustedValues", c.status, c."requiresApproval",
         c.revision, c."payloadHash", c."riskLevel", c."riskRank", c.quorum, c."eligibleRoles",
         date_trunc('milliseconds', now()) + make_interval(secs => c."ttlSeconds"),
         CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
