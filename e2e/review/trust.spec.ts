@@ -8,7 +8,9 @@ import { actionRow, addMember, e2eDb, propose, seedTenant, signInAs, SMALL_REFUN
 const CYRILLIC_A = "\u0430";
 const approve = (page: Page) => page.getByRole("button", { name: "Approve", exact: true });
 const tag = (page: Page, id: string, path: string) =>
-  page.getByRole("region", { name: /^Risk tags/ }).getByRole("listitem").filter({ hasText: id }).filter({ hasText: `· ${path}` });
+  page.getByRole("region", { name: /^Risk tags/ }).getByRole("listitem").filter({ hasText: id })
+    // One chip per finding lists its fields: "· args.body, reason".
+    .filter({ hasText: new RegExp(`· (?:[\\w.\\[\\]]+, )*${path.replace(/[.[\]]/g, "\\$&")}(?![\\w.])`) });
 
 /** The tenant's own domains include example.com, so a lookalike of it is a lookalike of a verified domain. */
 async function withExampleDomain(tenant: TestTenant) {
