@@ -72,7 +72,7 @@ export function ReviewDialog({
         }}
       >
         <h2 id={titleId} className="text-base font-semibold">{title}</h2>
-        <ul className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
+        <ul aria-label="Actions to decide" className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedText text={name} /></li>)}
         </ul>
         {facts}

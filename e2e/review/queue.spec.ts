@@ -114,7 +114,7 @@ test.describe("the review queue", () => {
     // The server does not take the browser's word for "low risk".
     await page.getByRole("button", { name: "Approve selected" }).click();
     const dialog = page.getByRole("dialog", { name: "Approve these 2 actions?" });
-    await expect(dialog.getByRole("listitem")).toHaveCount(2);
+    await expect(dialog.getByRole("list", { name: "Actions to decide" }).getByRole("listitem")).toHaveCount(2);
     await expect(dialog).toContainText("10.00");
     await expect(dialog).toContainText("20.00");
     await e2eDb().action.update({ where: { id: b.id }, data: { riskLevel: "high", riskRank: 2 } });
