@@ -9,8 +9,8 @@ const CYRILLIC_A = "\u0430";
 const approve = (page: Page) => page.getByRole("button", { name: "Approve", exact: true });
 const tag = (page: Page, id: string, path: string) =>
   page.getByRole("region", { name: /^Risk tags/ }).getByRole("listitem").filter({ hasText: id })
-    // One chip per finding lists its fields: "· args.body, reason".
-    .filter({ hasText: new RegExp(`· (?:[\\w.\\[\\]]+, )*${path.replace(/[.[\]]/g, "\\$&")}(?![\\w.])`) });
+    // One chip per finding lists its fields ("… · args.body, reason"): the path is one of them.
+    .filter({ has: page.locator("span", { hasText: new RegExp(`· (?:[\\w.\\[\\]]+, )*${path.replace(/[.[\]]/g, "\\$&")}(?:, [\\w.\\[\\]]+)*(?: · line \\d+)?$`) }) });
 
 /** The tenant's own domains include example.com, so a lookalike of it is a lookalike of a verified domain. */
 async function withExampleDomain(tenant: TestTenant) {
