@@ -145,7 +145,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           )}
 
           <Section title="Effect: before and after" id="preview">
-            <PreviewView preview={current.preview} now={effectNowOf(action.stateNow)} />
+            <PreviewView preview={current.preview} now={effectNowOf(action.stateNow)} args={action.kind === "code" ? null : current.args} />
           </Section>
 
           {action.executions.length > 0 && (

@@ -2,6 +2,26 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { FieldValue } from "@/components/actions/field-value";
 import { RevealedText } from "@/components/ui/revealed-text";
 
+/** A value this long that is also an argument is shown once, in Arguments, and referred to here. */
+const SHOWN_ONCE_FROM = 200;
+
+/** The argument a long effect value repeats word for word, if any (an email's body is its `after.body`). */
+function repeatedArgument(value: unknown, args: JsonObject | null): string | null {
+  if (typeof value !== "string" || value.length < SHOWN_ONCE_FROM || !args) return null;
+  return Object.keys(args).find((name) => args[name] === value) ?? null;
+}
+
+/** A cell's value, or a link to the argument it repeats. */
+function EffectValue({ field, value, args }: { field: string; value: unknown; args: JsonObject | null }) {
+  const argument = repeatedArgument(value, args);
+  if (argument === null) return <FieldValue field={field} value={value} />;
+  return (
+    <a href="#arguments" className="text-indigo-700 underline">
+      same as args.{argument} in Arguments ({(value as string).length.toLocaleString("en-US")} characters)
+    </a>
+  );
+}
+
 /** The effect's "before" computed from the state now, or why it was not read. */
 export type EffectNow = { read: true; before: JsonObject | null } | { read: false; why: string };
 
@@ -10,7 +30,12 @@ export type EffectNow = { read: true; before: JsonObject | null } | { read: fals
  * live from the state now), and after execution. Rows that would change, and rows whose state
  * moved since the request, are marked in words.
  */
-export function PreviewView({ preview, now }: { preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null; now?: EffectNow }) {
+export function PreviewView({ preview, now, args = null }: {
+  preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null;
+  now?: EffectNow;
+  /** The arguments shown above the table: a long value repeating one of them is not shown twice. */
+  args?: JsonObject | null;
+}) {
   if (!preview) return <p className="text-slate-600">This tool gives no preview.</p>;
   const keys = [...new Set([...Object.keys(preview.before ?? {}), ...Object.keys(preview.after ?? {})])];
   const live = now ?? { read: false, why: "not read" };
@@ -42,11 +67,11 @@ export function PreviewView({ preview, now }: { preview: { summary: string; befo
                     {changes && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
                     {moved && <span className="ml-1 inline-block rounded bg-red-100 px-1 font-sans text-[0.7rem] text-red-900">changed since request</span>}
                   </td>
-                  <td className="py-1 pr-2">{preview.before ? <FieldValue field={key} value={before} /> : <span className="text-slate-600">(new)</span>}</td>
+                  <td className="py-1 pr-2">{preview.before ? <EffectValue field={key} value={before} args={args} /> : <span className="text-slate-600">(new)</span>}</td>
                   <td className="py-1 pr-2">
-                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <FieldValue field={key} value={nowValue} /> : <span className="text-slate-600">(new)</span>}
+                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <EffectValue field={key} value={nowValue} args={args} /> : <span className="text-slate-600">(new)</span>}
                   </td>
-                  <td className="py-1"><FieldValue field={key} value={after} /></td>
+                  <td className="py-1"><EffectValue field={key} value={after} args={args} /></td>
                 </tr>
               );
             })}

@@ -67,6 +67,10 @@ test.describe("trusted rendering", () => {
     await expect(args).toContainText("HIDDEN-END");
     const overflow = await args.evaluate((el) => el.scrollWidth - el.clientWidth);
     expect(overflow).toBeLessThanOrEqual(1);
+    // Shown once: the effect table refers to the body in Arguments instead of repeating 20,000 characters.
+    const effect = page.getByRole("region", { name: "Effect: before and after" });
+    await expect(effect.getByRole("link", { name: "same as args.body in Arguments (20,000 characters)" })).toBeVisible();
+    await expect(effect).not.toContainText("HIDDEN-END");
   });
 
   test("a value the console cannot inspect is marked, has no bulk checkbox, and can still be approved on its own", async ({ page }) => {
