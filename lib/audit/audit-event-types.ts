@@ -124,6 +124,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   "slack.callback_refused": z.strictObject({
     reason: z.enum(["bad_signature", "old_timestamp", "not_configured", "malformed", "unlinked_user", "bad_link_code", "open_only", "not_found"]),
     message: text, slackTeamId: text.nullable(), slackUserId: text.nullable(), actionId: text.nullable(),
+    // Unsigned refusals (bad signature, old timestamp, not configured) are counted per minute.
+    attempts: count.optional(), coalesced: coalescedWindow.optional(),
   }),
   "api_key.paused": z.strictObject({ name: text, prefix: text }),
   "api_key.resumed": z.strictObject({ name: text, prefix: text }),

@@ -4,6 +4,7 @@ import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
 import { openSlackSecrets } from "@/lib/slack/slack-secrets";
 import { verifySlackSignature } from "@/lib/slack/verify-slack-signature";
+import { unsignedSlackCallbackAuditFor } from "@/lib/slack/audit-unsigned-slack-callback";
 
 export type SlackRefusalReason =
   | "bad_signature" | "old_timestamp" | "not_configured" | "malformed" | "unlinked_user" | "bad_link_code" | "open_only" | "not_found";
@@ -12,7 +13,10 @@ export type SlackRequest = { tenantSlug: string; rawBody: string; timestamp: str
 
 export type SlackTenant = { tenantId: string; botToken: string; channel: string; openOnlyFrom: RiskLevel };
 
-/** A callback refused before any decision: audited (never with a secret or the body), changing nothing else. */
+/**
+ * A signed callback refused before any decision: audited (never with a secret or the body),
+ * changing nothing else. Unsigned ones are counted instead (lib/slack/audit-unsigned-slack-callback.ts).
+ */
 export async function auditSlackRefusal(
   db: Db,
   input: { tenantId: string; reason: SlackRefusalReason; message: string; slackTeamId?: string | null; slackUserId?: string | null; actionId?: string | null },
@@ -30,7 +34,8 @@ export async function auditSlackRefusal(
 /**
  * The tenant a request to its Slack endpoints is for, once the request is proven to come from
  * its Slack app: v0 signature with the app's signing secret over the raw body, timestamp within
- * five minutes. A tenant without Slack, a bad signature or an old timestamp is refused and audited.
+ * five minutes. A tenant without Slack, a bad signature or an old timestamp is refused and counted
+ * in the tenant's log (one event per reason per minute, with the number of attempts).
  */
 export async function authenticateSlackRequest(
   db: Db,
@@ -41,13 +46,13 @@ export async function authenticateSlackRequest(
   const integration = tenant.slackIntegration;
   if (!integration) {
     const message = "Slack is not configured for this organisation.";
-    await auditSlackRefusal(db, { tenantId: tenant.id, reason: "not_configured", message });
+    unsignedSlackCallbackAuditFor(db).note(tenant.id, "not_configured", message);
     return { ok: false, status: 404, message };
   }
   const secrets = openSlackSecrets(integration.secrets, tenant.id);
   const checked = verifySlackSignature({ signingSecret: secrets.signingSecret, ...request });
   if (!checked.ok) {
-    await auditSlackRefusal(db, { tenantId: tenant.id, reason: checked.reason, message: checked.message });
+    unsignedSlackCallbackAuditFor(db).note(tenant.id, checked.reason, checked.message);
     return { ok: false, status: 401, message: checked.message };
   }
   return { ok: true, tenant: { tenantId: tenant.id, botToken: secrets.botToken, channel: integration.channel, openOnlyFrom: integration.openOnlyFrom } };

@@ -21,6 +21,7 @@ import { refusal } from "@/tests/refusal";
 import { SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
 import { startSlackLink } from "@/lib/slack/start-slack-link";
 import { slackSignature } from "@/lib/slack/verify-slack-signature";
+import { unsignedSlackCallbackAuditFor } from "@/lib/slack/audit-unsigned-slack-callback";
 
 const TOKEN = "xoxb-1111-2222-countersigntest";
 const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5".replace(/[^0-9a-f]/g, "0");
@@ -102,6 +103,9 @@ async function command(tenant: TestTenant, slackUserId: string, text: string, si
   const body = new URLSearchParams({ command: "/countersign", text, user_id: slackUserId, team_id: TEAM, channel_id: CHANNEL }).toString();
   return commandsRoute(slackRequest(`/api/integrations/slack/${tenant.slug}/commands`, body, signed), { params: Promise.resolve({ tenant: tenant.slug }) });
 }
+
+/** Writes the unsigned callbacks counted so far (the route handlers' client is the app's). */
+const flushUnsigned = () => unsignedSlackCallbackAuditFor(getDb()).flush();
 
 /** Links the member's Slack user the verified way: a code from their account page, sent from Slack. */
 async function link(tenant: TestTenant, user: TestUser, slackUserId: string) {
@@ -311,8 +315,10 @@ describe("Slack: signed callbacks decide through the console's decision function
 
     const badSignature = await interaction(tenant, approve("U0REVIEWER2"), { secret: "0".repeat(32) });
     expect(badSignature.status).toBe(401);
+    await flushUnsigned();
     const oldTimestamp = await interaction(tenant, approve("U0REVIEWER2"), { timestamp: Math.floor(Date.now() / 1000) - 301 });
     expect(oldTimestamp.status).toBe(401);
+    await flushUnsigned();
     expect((await interaction(tenant, approve("U0STRANGER"))).status).toBe(200);
     expect((await interaction(tenant, approve("U0REQUESTER"))).status).toBe(200);
     expect((await interaction(tenant, approve("U0AUDITOR"))).status).toBe(200);
@@ -351,6 +357,30 @@ describe("Slack: signed callbacks decide through the console's decision function
     await expectEventsToFitTheirSchemas(t.db, tenant.id);
   });
 
+  it("a flood of unsigned callbacks is counted, not logged one by one: one event per reason with the number of attempts, and no vote", async () => {
+    const tenant = await slackTenant();
+    await link(tenant, tenant.users.reviewer2, "U0REVIEWER2");
+    const proposed = await pendingRefund(tenant, 5_000);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    const approve = press(buttons, SLACK_ACTION_IDS.approve, "U0REVIEWER2", message);
+    const last = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { id: "desc" }, select: { id: true } });
+    const newEvents = () => t.db.auditEvent.findMany({ where: { tenantId: tenant.id, id: { gt: last.id } }, orderBy: { id: "asc" } });
+
+    const forged = await Promise.all(Array.from({ length: 25 }, () => interaction(tenant, approve, { secret: "2".repeat(32) })));
+    expect(forged.map((r) => r.status)).toEqual(Array(25).fill(401));
+    expect(await newEvents()).toEqual([]); // nothing written per request
+    await flushUnsigned();
+
+    const events = await newEvents();
+    expect(events.map((e) => [e.type, (e.data as { reason: string; attempts?: number }).reason, (e.data as { attempts?: number }).attempts])).toEqual([
+      ["slack.callback_refused", "bad_signature", 25],
+    ]);
+    expect(JSON.stringify(events[0].data)).not.toContain(SIGNING_SECRET);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
   it("a member is linked only by a code from their account page sent from Slack; a wrong code, or a signature from another tenant's app, links nothing", async () => {
     const tenant = await slackTenant();
     const wrong = await command(tenant, "U0GUESSER", "link AAAA-BBBB");
@@ -358,6 +388,7 @@ describe("Slack: signed callbacks decide through the console's decision function
     const { code } = await startSlackLink(t.db, { tenantId: tenant.id, userId: tenant.users.reviewer.id });
     const forged = await command(tenant, "U0GUESSER", `link ${code}`, { secret: "1".repeat(32) });
     expect(forged.status).toBe(401);
+    await flushUnsigned();
     expect(await t.db.slackUserLink.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ slackUserId: null, linkedAt: null });
 
     const linked = await command(tenant, "U0REVIEWER", `link ${code}`);
