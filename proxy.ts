@@ -1,24 +1,19 @@
 import { getToken } from "next-auth/jwt";
 import { NextResponse, type NextRequest } from "next/server";
 import { readEnv } from "@/lib/env";
-import { API_CONTENT_SECURITY_POLICY, newNonce, pageContentSecurityPolicy } from "@/lib/server/security-headers";
+import { newNonce, pageContentSecurityPolicy } from "@/lib/server/security-headers";
 
 // The console's pages that need a session; everything else is public or checks its own caller.
 const CONSOLE_PAGE = /^\/(?:(?:tasks|queue|actions|audit|admin|account)(?:\/.*)?)?$/;
 
 /**
- * Sets the Content-Security-Policy of every response (a fresh nonce for each page, which Next.js
- * puts on its scripts; see lib/server/security-headers.ts) and redirects signed-out visitors of
+ * Sets the Content-Security-Policy of every page (a fresh nonce for each, which Next.js puts on
+ * its scripts; see lib/server/security-headers.ts) and redirects signed-out visitors of
  * console pages to the sign-in page. It decides nothing else: every page, action and route
  * handler checks the member and roles from the database itself.
  */
 export async function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
-  if (pathname.startsWith("/api/")) {
-    const response = NextResponse.next();
-    response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
-    return response;
-  }
   const policy = pageContentSecurityPolicy(newNonce(), { dev: process.env.NODE_ENV === "development" } /* Next.js's build mode, not configuration */);
   if (CONSOLE_PAGE.test(pathname)) {
     const token = await getToken({ req: request, secret: readEnv("NEXTAUTH_SECRET") });
@@ -39,6 +34,7 @@ export async function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Everything but build assets (hashed files, never documents; next.config.js still gives them the static headers).
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  // Everything but build assets (hashed files, never documents) and /api, whose fixed policy
+  // next.config.js sets with the other static headers.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/).*)"],
 };

@@ -25,8 +25,6 @@ export function pageContentSecurityPolicy(nonce: string, options: { dev: boolean
   ].join("; ");
 }
 
-export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-
 /** A 128-bit random nonce, base64 (the form the CSP grammar takes). */
 export function newNonce(): string {
   return btoa(crypto.randomUUID());
