@@ -5,7 +5,7 @@
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
  * execute, and three hostile inputs. One table at the end, with the targets of issue 13 beside it.
  *
- *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]]
+ *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ import { processEnv, readEnv } from "@/lib/env";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
-const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json"];
+const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile"];
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
 const optionValue = (name: string) => {
@@ -38,8 +38,10 @@ const QUICK = option("quick") !== undefined;
 const SECONDS = Number(optionValue("duration") ?? (QUICK ? 2 : 8));
 const HOSTILE_CAP_SECONDS = Number(optionValue("hostile-cap") ?? (QUICK ? 60 : 150));
 const JSON_FILE = option("json") === undefined ? null : (optionValue("json") ?? "bench-api.json");
+/** Where the console's CPU profiles go (`node --cpu-prof`): its main thread and each worker thread, written when it stops. */
+const PROFILE_DIR = option("profile") === undefined ? null : path.resolve(optionValue("profile") ?? "bench-api-profile");
 if (unknownOption || !(SECONDS > 0) || !(HOSTILE_CAP_SECONDS >= SECONDS)) {
-  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
+  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
   process.exit(1);
 }
 
@@ -364,7 +366,8 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
 
   port = await findFreePort(3_960);
   const poolSize = readEnv("DATABASE_POOL_SIZE") ?? embeddedPoolSize();
-  server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const profileArgs = PROFILE_DIR === null ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
+  server = spawn(process.execPath, [...profileArgs, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
