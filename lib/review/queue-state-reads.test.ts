@@ -46,7 +46,7 @@ async function countStateReads<T>(work: () => Promise<T>): Promise<{ result: T; 
   const result = await work();
   const texts = spy.mock.calls.map(([config]) => (typeof config === "string" ? config : (config as { text?: string }).text ?? ""));
   spy.mockRestore();
-  return { result, stateReads: texts.filter((text) => /FROM "(Invoice|Customer|Dataset|McpTool)"/.test(text)).length };
+  return { result, stateReads: texts.filter((text) => /FROM "(?:Invoice|Customer|Dataset|McpTool)"/.test(text)).length };
 }
 
 /** What each row's state changes were when every row read its own state (the per-row way, before batching). */

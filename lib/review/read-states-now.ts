@@ -51,12 +51,18 @@ export async function readStatesNow(q: Queryable, tenantId: string, reads: State
         // The rows read above are the state: no further read.
         for (const read of group) snapshots.push(attempt(read, () => pinnedSnapshotOf(tool.name, upstream.get(tool.name))));
       } else if (tool.snapshots) {
-        const results = await tool.snapshots(ctx, group.map((r) => r.args));
-        group.forEach((read, i) => snapshots.push(results[i] instanceof Error ? { read, error: results[i] } : { read, now: results[i] }));
+        // A failed read leaves each of its rows unreadable, as a failed read of one row did.
+        const results = await tool.snapshots(ctx, group.map((r) => r.args)).catch((error: unknown) =>
+          group.map(() => (error instanceof Error ? error : new Error(String(error)))),
+        );
+        group.forEach((read, i) => {
+          const result = results[i];
+          snapshots.push(result instanceof Error ? { read, error: result } : { read, now: result });
+        });
       } else {
-        for (const read of group) {
-          snapshots.push(await tool.snapshot(ctx, read.args).then((now) => ({ read, now }), (error: unknown) => ({ read, error })));
-        }
+        snapshots.push(
+          ...(await Promise.all(group.map((read) => tool.snapshot(ctx, read.args).then((now): Snapshot => ({ read, now }), (error: unknown): Snapshot => ({ read, error }))))),
+        );
       }
     }),
   );
