@@ -85,6 +85,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           {previous && current.diff && (
             <Section title={stateChangeRevision ? `Why revision ${current.revision} exists: the state changed` : `Changes from revision ${previous.revision}`} id="diff" aside={<span className="text-xs text-slate-600">{current.origin}</span>}>
               {current.diff.removedTags && <RemovedTags tags={current.diff.removedTags} fromRevision={previous.revision} />}
+              {current.diff.unavailable && <p role="note" data-testid="diff-unavailable" className="mb-2 rounded-md bg-amber-50 px-3 py-1.5 text-amber-950">{current.diff.unavailable}</p>}
               <FieldDiff changes={current.diff.fields} caption={`Changes from revision ${previous.revision} to ${current.revision}`} />
               {current.diff.code && current.diff.code.some((l) => l.kind !== "same") && (
                 <div className="mt-3">

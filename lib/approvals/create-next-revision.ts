@@ -11,7 +11,8 @@ import { writeNextRevision } from "@/lib/db/statements/write-next-revision";
 import { payloadColumns, toolArgsOf } from "@/lib/approvals/action-revision";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { assessPayload } from "@/lib/approvals/assess-payload";
-import { diffCode, diffFields, removedTags, type PayloadDiff } from "@/lib/approvals/payload-diff";
+import { removedTags, type PayloadDiff } from "@/lib/approvals/payload-diff";
+import { computeRevisionDiff } from "@/lib/approvals/compute-revision-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 
 export type NextRevisionInput = {
@@ -61,15 +62,18 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   const columns = payloadColumns(tool.kind, input.args, assessment.datasets);
   const previousArgs = toolArgsOf(action);
   const diff: PayloadDiff = {
-    fields: input.snapshotChange
-      ? diffFields(input.snapshotChange.before, input.snapshotChange.after).map((c) => ({ ...c, path: `snapshot.${c.path}` }))
-      : diffFields(
-          isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
-          isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
-          "",
-          { words: true },
-        ),
-    ...(isCode ? { code: diffCode(String(previousArgs.code ?? ""), String(input.args.code ?? "")) } : {}),
+    // On the compute pool: its cost grows with the texts and the code.
+    ...(await computeRevisionDiff({
+      ...(input.snapshotChange
+        ? { before: input.snapshotChange.before, after: input.snapshotChange.after, prefix: "snapshot", words: false }
+        : {
+            before: isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
+            after: isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
+            prefix: "",
+            words: true,
+          }),
+      code: isCode ? { before: String(previousArgs.code ?? ""), after: String(input.args.code ?? "") } : null,
+    })),
     removedTags: removedTags(action.riskTags, assessment.riskTags),
   };
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";

@@ -17,8 +17,12 @@ export type FieldChange = {
 /** A risk tag the previous revision had and this one has not (what an edit took away). */
 export type RemovedTag = Pick<RiskTag, "id" | "severity" | "reason" | "path">;
 
-/** The diff a reviewer sees between two revisions (or two snapshots). */
-export type PayloadDiff = { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[] };
+/**
+ * The diff a reviewer sees between two revisions (or two snapshots). `unavailable`: why the diff
+ * could not be computed (too large for its time budget); the fields and code are then both
+ * versions whole, never a partial diff.
+ */
+export type PayloadDiff = { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[]; unavailable?: string };
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -111,8 +115,13 @@ export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[
 /** A line diff between two versions of code; a wholesale replacement when they differ too much. */
 export function diffCode(before: string, after: string): LineChange[] {
   const parts = diffLines(before, after, { maxEditLength: MAX_CHANGED_LINES, timeout: MAX_DIFF_MS });
-  if (parts === undefined) return [...linesOf(before, "removed"), ...linesOf(after, "added")];
+  if (parts === undefined) return codeReplacedWhole(before, after);
   return parts.flatMap((part) => linesOf(part.value, part.added ? "added" : part.removed ? "removed" : "same"));
+}
+
+/** Both versions of code whole: every line of the first removed, every line of the second added. */
+export function codeReplacedWhole(before: string, after: string): LineChange[] {
+  return [...linesOf(before, "removed"), ...linesOf(after, "added")];
 }
 
 function linesOf(text: string, kind: LineChange["kind"]): LineChange[] {

@@ -10,6 +10,7 @@ import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import type { DryRunInput, JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
@@ -19,6 +20,8 @@ type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
   hashRevision: { input: RevisionPayload; output: PayloadHash };
   dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
+  diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
+  compareStates: { input: StateCompareInput[]; output: StateComparison[] };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

@@ -5,6 +5,7 @@
 import { tsImport } from "tsx/esm/api";
 
 const tasks = await tsImport("./compute-tasks.ts", import.meta.url);
+const reviewTasks = await tsImport("./review-tasks.ts", import.meta.url);
 
 function markStarted(started) {
   Atomics.store(started, 0, 1);
@@ -24,4 +25,14 @@ export async function hashRevision({ started, input }) {
 export async function dryRunPolicy({ started, input }) {
   markStarted(started);
   return tasks.dryRunPolicy(input);
+}
+
+export async function diffRevision({ started, input }) {
+  markStarted(started);
+  return reviewTasks.diffRevision(input);
+}
+
+export async function compareStates({ started, input }) {
+  markStarted(started);
+  return reviewTasks.compareStates(input);
 }

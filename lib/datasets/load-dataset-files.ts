@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
+import type { JsonValue } from "@/lib/canonical/json-value";
 import type { Queryable } from "@/lib/db/sql";
 import { readDatasets } from "@/lib/db/statements/read-datasets";
 import { notFound } from "@/lib/errors";
@@ -22,12 +23,20 @@ export async function loadDatasetFiles(
   input: { tenantId: string; names: string[]; lock?: boolean },
 ): Promise<DatasetFileContent[]> {
   if (input.names.length === 0) return [];
-  const rows = await readDatasets(q, input);
-  const byName = new Map(rows.map((row) => [row.name, row]));
+  const byName = datasetFilesOf(await readDatasets(q, input));
   return input.names.map((name) => {
-    const row = byName.get(name);
-    if (!row) throw notFound(`Data set ${name}`);
-    const bytes = Buffer.from(canonicalJsonOfPlainJson(row.content), "utf8");
-    return { name, file: datasetFileName(name), bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+    const file = byName.get(name);
+    if (!file) throw notFound(`Data set ${name}`);
+    return file;
   });
+}
+
+/** Data set rows as the files a run reads, by name. */
+export function datasetFilesOf(rows: { name: string; content: JsonValue }[]): Map<string, DatasetFileContent> {
+  return new Map(
+    rows.map((row) => {
+      const bytes = Buffer.from(canonicalJsonOfPlainJson(row.content), "utf8");
+      return [row.name, { name: row.name, file: datasetFileName(row.name), bytes, sha256: createHash("sha256").update(bytes).digest("hex") }];
+    }),
+  );
 }

@@ -25,7 +25,8 @@ export type RevisionView = {
   riskLevel: RiskLevel;
   preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null;
   scanFindings: ScanFindingView[];
-  diff: { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[] } | null;
+  /** `unavailable`: the diff was too large to compute, and both versions are shown whole. */
+  diff: { fields: FieldChange[]; code?: LineChange[]; removedTags?: RemovedTag[]; unavailable?: string } | null;
   origin: string;
   createdBy: string | null;
   createdAt: string;

@@ -6,7 +6,7 @@ import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import type { FieldChange } from "@/lib/approvals/payload-diff";
-import { readStateNow } from "@/lib/review/read-state-now";
+import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
@@ -81,8 +81,8 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
           take: 20,
           select: { id: true, tool: true, riskLevel: true, expiresAt: true, revisions: { where: { status: "current" }, select: { preview: true } } },
         }),
-    // Each row's state read now (one small read per row of this page), compared with its request snapshot.
-    Promise.all(page.map((row) => stateChangesOf(db, reviewer.tenantId, row))),
+    // Each row's state read now, compared with its request snapshot: a few reads for the whole page.
+    stateChangesOf(db, reviewer.tenantId, page),
   ]);
 
   const items = page.map((row, index): QueueItem => {
@@ -129,13 +129,16 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
 
 type Row = { tool: string; kind: "tool" | "code"; revisions: Array<{ args: unknown; code: string | null; language: string | null; snapshots: Array<{ data: unknown; hash: string }> }> };
 
-async function stateChangesOf(db: Db, tenantId: string, row: Row): Promise<FieldChange[] | null> {
-  const revision = row.revisions[0];
-  const atRequest = revision?.snapshots[0];
-  if (!revision || !atRequest) return null;
-  const args = toolArgsOf({ kind: row.kind, args: revision.args as JsonObject | null, code: revision.code, language: revision.language });
-  const now = await readStateNow(db, { tenantId, tool: row.tool, args, atRequest: { data: atRequest.data as JsonValue, hash: atRequest.hash } });
-  return now.state === "changed" ? now.changes : null;
+async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Array<FieldChange[] | null>> {
+  const reads = rows.map((row): StateRead => {
+    const revision = row.revisions[0];
+    const atRequest = revision?.snapshots[0];
+    if (!revision || !atRequest) return { tool: row.tool, args: {}, atRequest: null };
+    const args = toolArgsOf({ kind: row.kind, args: revision.args as JsonObject | null, code: revision.code, language: revision.language });
+    return { tool: row.tool, args, atRequest: { data: atRequest.data as JsonValue, hash: atRequest.hash } };
+  });
+  const states = await readStatesNow(db, tenantId, reads);
+  return states.map((now) => (now.state === "changed" ? now.changes : null));
 }
 
 export function summaryOf(preview: unknown, tool: string): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { applyInvoiceCancellation } from "@/lib/db/statements/apply-invoice-cancellation";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -29,6 +29,7 @@ export const cancelInvoice = defineTool({
   classes: ["write", "irreversible", "financial"],
   args: Args,
   snapshot: async (ctx, args) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
+  snapshots: async (ctx, all) => (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
   preview: (args, snapshot) => ({
     summary: `Cancel ${args.invoice_number} (${formatMinor(Number(snapshot?.amount_due_minor ?? 0), String(snapshot?.currency ?? "USD"))} due)`,
     before: snapshot ? { status: snapshot.status, amount_due_minor: snapshot.amount_due_minor } : null,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
 import { readInvoice, type InvoiceRow } from "@/lib/db/statements/read-invoice";
+import { readInvoices } from "@/lib/db/statements/read-invoices";
 import type { ReadContext } from "@/lib/tools/tool";
 
 /** An invoice number as tools accept it (INV-1042). */
@@ -12,6 +13,13 @@ export async function findInvoice(ctx: ReadContext, number: string): Promise<Inv
   const invoice = await readInvoice(ctx.q, { tenantId: ctx.tenantId, number, lock: ctx.lock });
   if (!invoice) throw notFound(`Invoice ${number}`);
   return invoice;
+}
+
+/** Many invoices by number in one read: each the invoice, or the not_found `findInvoice` throws. */
+export async function findInvoices(ctx: Omit<ReadContext, "lock">, numbers: string[]): Promise<Array<InvoiceRow | Error>> {
+  const rows = await readInvoices(ctx.q, { tenantId: ctx.tenantId, numbers: [...new Set(numbers)] });
+  const byNumber = new Map(rows.map((row) => [row.number, row]));
+  return numbers.map((number) => byNumber.get(number) ?? notFound(`Invoice ${number}`));
 }
 
 /** The invoice facts a decision rests on (the TOCTOU snapshot). */

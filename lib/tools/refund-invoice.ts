@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { applyRefund } from "@/lib/db/statements/apply-refund";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -33,6 +33,7 @@ export const refundInvoice = defineTool({
   classes: ["write", "financial", "irreversible"],
   args: Args,
   snapshot: async (ctx, args) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
+  snapshots: async (ctx, all) => (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
   preview: (args, snapshot) => {
     const refunded = Number(snapshot?.amount_refunded_minor ?? 0);
     const paid = Number(snapshot?.amount_paid_minor ?? 0);

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { datasetFileName, loadDatasetFiles } from "@/lib/datasets/load-dataset-files";
-import { AppError } from "@/lib/errors";
+import { datasetFileName, datasetFilesOf, loadDatasetFiles, type DatasetFileContent } from "@/lib/datasets/load-dataset-files";
+import { readDatasets } from "@/lib/db/statements/read-datasets";
+import { AppError, notFound } from "@/lib/errors";
 import { artifactContentType } from "@/lib/executions/artifact-content-type";
 import { ARTIFACT_MOUNT, DATASET_MOUNT, datasetMaxBytes } from "@/lib/sandbox/run-files";
 import { runInSandbox } from "@/lib/sandbox/select-runner";
@@ -22,6 +23,19 @@ const Args = z.strictObject({
     .optional(),
 });
 
+/** The data sets a run reads, as the approval binds them (refused past the mount limit, unless re-read under lock). */
+function datasetsSnapshot(files: DatasetFileContent[], locked: boolean): JsonObject {
+  const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
+  if (!locked && total > datasetMaxBytes()) {
+    throw new AppError(
+      "datasets_too_large",
+      `The data sets named add up to ${total} bytes, more than a run may mount (SANDBOX_DATASET_MAX_MB = ${datasetMaxBytes() / 1024 / 1024} MB): name fewer or smaller data sets.`,
+      400,
+    );
+  }
+  return { datasets: files.map((f) => ({ name: f.name, file: `${DATASET_MOUNT}/${f.file}`, sha256: f.sha256, bytes: f.bytes.length })) };
+}
+
 export const runPython = defineTool({
   name: "run_python",
   kind: "code",
@@ -35,15 +49,22 @@ export const runPython = defineTool({
   async snapshot(ctx, args) {
     if (!args.datasets?.length) return null;
     const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock });
-    const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
-    if (!ctx.lock && total > datasetMaxBytes()) {
-      throw new AppError(
-        "datasets_too_large",
-        `The data sets named add up to ${total} bytes, more than a run may mount (SANDBOX_DATASET_MAX_MB = ${datasetMaxBytes() / 1024 / 1024} MB): name fewer or smaller data sets.`,
-        400,
-      );
-    }
-    return { datasets: files.map((f) => ({ name: f.name, file: `${DATASET_MOUNT}/${f.file}`, sha256: f.sha256, bytes: f.bytes.length })) };
+    return datasetsSnapshot(files, ctx.lock === true);
+  },
+  // One read of every data set the page's runs name.
+  async snapshots(ctx, all) {
+    const names = [...new Set(all.flatMap((a) => a.datasets ?? []))];
+    const byName = names.length ? datasetFilesOf(await readDatasets(ctx.q, { tenantId: ctx.tenantId, names })) : new Map<string, DatasetFileContent>();
+    return all.map((args) => {
+      if (!args.datasets?.length) return null;
+      const missing = args.datasets.find((name) => !byName.has(name));
+      if (missing !== undefined) return notFound(`Data set ${missing}`);
+      try {
+        return datasetsSnapshot(args.datasets.map((name) => byName.get(name)!), false);
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    });
   },
   preview: (args, snapshot) => {
     const lines = `Run ${args.code.split("\n").length} lines of Python in the sandbox`;

@@ -4,8 +4,10 @@ import { notFound } from "@/lib/errors";
 import { markEmailSent } from "@/lib/db/statements/mark-email-sent";
 import { queueEmail } from "@/lib/db/statements/queue-email";
 import { readCustomer } from "@/lib/db/statements/read-customer";
+import { readCustomers } from "@/lib/db/statements/read-customers";
+import type { JsonObject } from "@/lib/canonical/json-value";
 import { defineTool, type ReadContext, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, findInvoice } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, findInvoice, findInvoices } from "@/lib/tools/invoice-state";
 import { readEnv } from "@/lib/env";
 
 const Args = z.strictObject({
@@ -35,6 +37,33 @@ async function customerFor(ctx: ReadContext, args: Args): Promise<CustomerFacts 
   return null;
 }
 
+/** `customerFor` for many emails: the invoices and the customers they name, one read each. */
+async function customersFor(ctx: Omit<ReadContext, "lock">, all: Args[]): Promise<Array<CustomerFacts | null | Error>> {
+  const invoices = await findInvoices(ctx, all.flatMap((a) => (a.invoice_number ? [a.invoice_number] : [])));
+  const refs = all.flatMap((a) => (!a.invoice_number && a.customer_ref ? [a.customer_ref] : []));
+  const customers = new Map((await readCustomers(ctx.q, { tenantId: ctx.tenantId, externalRefs: [...new Set(refs)] })).map((c) => [c.externalRef, c]));
+  let invoice = 0;
+  return all.map((a) => {
+    if (a.invoice_number) {
+      const row = invoices[invoice++];
+      return row instanceof Error ? row : row.customer;
+    }
+    if (a.customer_ref) return customers.get(a.customer_ref) ?? notFound(`Customer ${a.customer_ref}`);
+    return null;
+  });
+}
+
+function customerSnapshot(customer: CustomerFacts | null): JsonObject | null {
+  if (!customer) return null;
+  return {
+    customer_ref: customer.externalRef,
+    customer_email: customer.email,
+    customer_verified_domains: customer.verifiedDomains,
+    customer_opt_out: customer.optOut,
+    customer_version: customer.version,
+  };
+}
+
 /** The customer facts an email's approval rests on, read back from a verified snapshot. */
 const VerifiedCustomerSchema = z.object({
   customer_ref: z.string(),
@@ -61,16 +90,9 @@ export const sendEmail = defineTool({
   classes: ["external-comms", "pii"],
   args: Args,
   async snapshot(ctx, args) {
-    const customer = await customerFor(ctx, args);
-    if (!customer) return null;
-    return {
-      customer_ref: customer.externalRef,
-      customer_email: customer.email,
-      customer_verified_domains: customer.verifiedDomains,
-      customer_opt_out: customer.optOut,
-      customer_version: customer.version,
-    };
+    return customerSnapshot(await customerFor(ctx, args));
   },
+  snapshots: async (ctx, all) => (await customersFor(ctx, all)).map((c) => (c instanceof Error ? c : customerSnapshot(c))),
   preview: (args) => ({
     summary: `Email ${args.to}: “${args.subject}”`,
     before: null,

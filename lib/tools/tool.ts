@@ -102,6 +102,12 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
    * nothing.
    */
   snapshot(ctx: ReadContext, args: z.infer<S>): Promise<JsonObject | null>;
+  /**
+   * `snapshot` for many argument sets at once in a bounded number of reads (the review queue's
+   * page): for each, in order, what `snapshot` returns or the error it throws. Never locks.
+   * Absent: `snapshot` is called once per argument set.
+   */
+  snapshots?(ctx: Omit<ReadContext, "lock">, args: z.infer<S>[]): Promise<Array<JsonObject | null | Error>>;
   /** What the reviewer sees will change. */
   preview(args: z.infer<S>, snapshot: JsonObject | null): ToolPreview;
   /**

@@ -38,6 +38,26 @@ function firstLine(text: string | null, max: number): string {
  * definition between review and execution invalidates the approval); the effect is delivered
  * upstream after the claim commits, once, and only if the server still lists the pinned definition.
  */
+/**
+ * What an upstream call's approval rests on: the definition pinned now (`now`: its row as just
+ * read, undefined when it is gone); throws not_found when it is no longer registered or usable.
+ */
+export function pinnedSnapshotOf(qualifiedName: string, now: McpToolRow | undefined): JsonObject {
+  if (!now?.approved || !now.approvedHash) throw new AppError("not_found", `The MCP tool ${qualifiedName} is no longer registered.`, 404);
+  const unavailable = unavailableReason(now);
+  if (unavailable) throw new AppError("not_found", unavailable, 409);
+  const pinned = now.approved as unknown as UpstreamDefinition;
+  return {
+    serverId: now.serverId,
+    server: now.server,
+    tool: now.name,
+    definitionHash: now.approvedHash,
+    title: pinned.title,
+    description: pinned.description,
+    annotations: (pinned.annotations ?? null) as JsonObject | null,
+  };
+}
+
 export function upstreamTool(row: McpToolRow): ToolDefinition {
   if (!row.approved || !row.approvedHash) throw new Error(`MCP tool ${row.qualifiedName} has no approved definition.`);
   const definition = row.approved as unknown as UpstreamDefinition;
@@ -66,19 +86,7 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
     upstream: { server: row.server, tool: row.name },
     async snapshot(ctx) {
       const [now] = await readMcpTools(ctx.q, { tenantId: ctx.tenantId, qualifiedName: row.qualifiedName, lock: ctx.lock });
-      if (!now?.approved || !now.approvedHash) throw new AppError("not_found", `The MCP tool ${row.qualifiedName} is no longer registered.`, 404);
-      const unavailable = unavailableReason(now);
-      if (unavailable) throw new AppError("not_found", unavailable, 409);
-      const pinned = now.approved as unknown as UpstreamDefinition;
-      return {
-        serverId: now.serverId,
-        server: now.server,
-        tool: now.name,
-        definitionHash: now.approvedHash,
-        title: pinned.title,
-        description: pinned.description,
-        annotations: (pinned.annotations ?? null) as JsonObject | null,
-      };
+      return pinnedSnapshotOf(row.qualifiedName, now);
     },
     preview: (callArgs) => ({
       summary: `Call ${definition.name} on the MCP server ${row.server}${description ? `: ${firstLine(description, 140)}` : ""}`,
