@@ -142,12 +142,23 @@ test.describe("the OpenAI Agents SDK example against the real @openai/agents and
   test("a refusal at execution reaches the model in Countersign's words, not the SDK's generic error (the invoice changed since review)", async ({ baseURL }) => {
     model = await startFakeOpenAI(callToolThenAnswer(CANCEL));
     const agent = await seedAgent(["refund_invoice", "cancel_invoice"]);
-    const example = runExample("openai-agents-needs-approval.ts", "Cancel INV-1046.", { baseURL: baseURL!, agent, model, env: { RUN_STATE_FILE: stateFile() } });
+    const file = stateFile();
+    const first = runExample("openai-agents-needs-approval.ts", "Cancel INV-1046.", { baseURL: baseURL!, agent, model, env: { RUN_STATE_FILE: file } });
+    let action;
     try {
-      const action = await proposedAction(example, agent.tenant.id);
-      // The invoice the reviewer is about to approve changes under them.
-      await e2eDb().invoice.updateMany({ where: { tenantId: agent.tenant.id, number: "INV-1046" }, data: { amountDueMinor: 1, version: { increment: 1 } } });
-      await decide(agent, action.id, action.payloadHash, "approve");
+      action = await proposedAction(first, agent.tenant.id);
+      await expect.poll(() => existsSync(file) && readFileSync(file, "utf8").includes("cancel_invoice")).toBe(true);
+    } finally {
+      first.kill();
+    }
+    await first.exit();
+    // The reviewer approves the invoice as it was requested (a vote on changed state is refused
+    // outright); it changes after the approval, before the agent's resumed run executes it.
+    await decide(agent, action.id, action.payloadHash, "approve");
+    await e2eDb().invoice.updateMany({ where: { tenantId: agent.tenant.id, number: "INV-1046" }, data: { amountDueMinor: 1, version: { increment: 1 } } });
+    const example = runExample("openai-agents-needs-approval.ts", "Cancel INV-1046.", { baseURL: baseURL!, agent, model, env: { RUN_STATE_FILE: file } });
+    try {
+      await example.printed(/Resuming the run saved in/);
       const { code, stderr } = await example.exit();
       expect(code, stderr).toBe(0);
       const output = theCall(model).output ?? "";

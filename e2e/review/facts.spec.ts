@@ -83,6 +83,23 @@ test.describe("state changed since request", () => {
     await expect(staleRow.getByRole("button", { name: /^Approve/ })).toBeVisible();
   });
 
+  test("an Approve pressed on a page opened before the state changed is refused by the server, and nothing is recorded", async ({ page }) => {
+    const tenant = await seedTenant();
+    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    await expect(page.getByText("Unchanged since request")).toBeVisible();
+    // The state changes while the page is open: the page still offers Approve, the vote refuses it.
+    await e2eDb().invoice.updateMany({
+      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
+    });
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "your approval was not recorded" })).toContainText("Re-read the state");
+    expect(await actionRow(id)).toMatchObject({ status: "pending", currentRevision: 1 });
+    expect(await e2eDb().decision.count({ where: { actionId: id } })).toBe(0);
+    expect(await e2eDb().auditEvent.count({ where: { tenantId: tenant.id, type: "decision.refused", status: "state_changed" } })).toBe(1);
+  });
+
   test("the effect table shows At request, Now (read live) and After", async ({ page }) => {
     const tenant = await seedTenant();
     const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });

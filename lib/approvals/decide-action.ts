@@ -13,6 +13,9 @@ import { lockAction } from "@/lib/db/statements/lock-action";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { readLiveState } from "@/lib/approvals/read-live-state";
+import { toolArgsOf } from "@/lib/approvals/action-revision";
+import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { checkApprovalAssertion, type ApprovalAssertion } from "@/lib/passkeys/check-approval-assertion";
 
 export type DecideInput = {
@@ -48,6 +51,10 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash" | "min_
   expired: { status: 409, message: "This action expired before it was decided." },
   not_eligible: { status: 403, message: "Your roles in this organisation do not allow you to decide this action." },
   self_approval: { status: 403, message: "You requested this action, so you cannot decide it." },
+  state_changed: {
+    status: 409,
+    message: "The state this action rests on changed since it was requested, so it cannot be approved: re-read the state and decide the new revision (or reject this one).",
+  },
   key_creator: { status: 403, message: "You created the API key that requested this action, so you cannot decide it." },
   own_edit: { status: 403, message: "You wrote this revision, so another reviewer must decide it." },
   reason_required: { status: 400, message: "A rejection needs a reason; it is sent back to the agent." },
@@ -88,7 +95,8 @@ function refusalError(
 }
 
 /**
- * One reviewer's vote on the current revision. In one transaction holding the action's lock, the
+ * One reviewer's vote on the current revision. In one transaction holding the action's lock (and,
+ * for an approval, the rows of the state it rests on, re-read now), the
  * vote statement (cast-vote.ts) checks everything it rests on and either records the vote — and,
  * with a quorum of valid approvals or a rejection, decides the action — or says why not. Every
  * refusal is audited in the same transaction; an expired action is marked expired there.
@@ -123,10 +131,17 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       const details = { status: action.status, revision: action.currentRevision };
       return refused(new AppError("signature_invalid", checked.message, 403, details), { actionId: action.id, tool: action.tool });
     }
+    // An approval rests on the state the request snapshot recorded: read it again now, its rows
+    // locked until this vote commits, and let the vote statement compare (a rejection needs no read).
+    let live: string | null = null;
+    if (input.verdict === "approve" && action.status === "pending") {
+      const tool = await findTenantTool(tx, input.tenantId, action.tool);
+      live = snapshotHash(await readLiveState(tx, { tenantId: input.tenantId, tool, args: toolArgsOf(action) }));
+    }
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
-      signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null),
+      signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null), liveSnapshotHash: live,
       viewedMs: viewedMsOf(input.viewedMs),
       // The vote statement adds the revision, the tally, the clamped time on screen and the status it decides.
       recorded: auditTemplateOf({

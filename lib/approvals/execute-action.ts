@@ -21,6 +21,7 @@ import { insertExecutionArtifact } from "@/lib/db/statements/insert-execution-ar
 import { runCompute } from "@/lib/compute/compute-pool";
 import { createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { readLiveState } from "@/lib/approvals/read-live-state";
 import { liveExecutionOutput } from "@/lib/approvals/live-output";
 import { readEnv } from "@/lib/env";
 
@@ -149,15 +150,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload", urgent: true })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
-  let live: JsonObject | null = null;
-  if (tool && action.status === "approved" && !action.consumed) {
-    try {
-      live = await tool.snapshot({ q: tx, tenantId: input.tenantId, lock: true }, args);
-    } catch (error) {
-      if (!isAppError(error) || error.code !== "not_found") throw error;
-      live = { missing: error.message };
-    }
-  }
+  const live = tool && action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args }) : null;
   const executionId = randomUUID();
   const idempotencyKey = idempotencyKeyFor(action.id, action.revision, recomputed);
   const base = {

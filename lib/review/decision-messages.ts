@@ -5,6 +5,8 @@
 const MESSAGES: Record<string, string> = {
   stale_hash: "This action changed since you opened it, so nothing was recorded. Reload the page and review the current revision.",
   stale_revision: "This action changed since you opened it, so nothing was recorded. Reload the page and review the current revision.",
+  state_changed:
+    "The state this action rests on changed since it was requested, so your approval was not recorded. Re-read the state, then decide the new revision.",
   already_voted:
     "You have already voted on this revision. Your second vote does not count — another reviewer must add the next approval.",
   self_approval: "You requested this action, so you cannot decide it. Another reviewer must.",

@@ -172,6 +172,7 @@ async function vote(
     if (error.code === "stale_hash" || error.code === "not_pending" || error.code === "expired") {
       await refreshSlackMessage(db, { tenantId: tenant.tenantId, actionId: shown.actionId });
     }
-    return { ok: false, message: `Not recorded: ${error.message}` };
+    // A changed state is re-read in the console, where the new revision is decided: say where.
+    return { ok: false, message: `Not recorded: ${error.message}${error.code === "state_changed" ? ` ${url}` : ""}` };
   }
 }

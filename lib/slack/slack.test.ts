@@ -301,6 +301,42 @@ describe("Slack: signed callbacks decide through the console's decision function
     });
   });
 
+  it("an Approve of an action whose state changed since request is refused and audited, and the user told to re-read it; Reject still decides it", async () => {
+    const tenant = await slackTenant();
+    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    // The back office refunds part of the invoice after the request: the message's buttons are unchanged.
+    await t.db.invoice.updateMany({
+      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: { increment: 1_000 }, version: { increment: 1 } },
+    });
+    const start = slack.calls.length;
+    expect((await interaction(tenant, press(buttons, SLACK_ACTION_IDS.approve, "U0REVIEWER", message))).status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).toMatchObject({ status: "pending", currentRevision: 1 });
+    const [refused] = await refusalsOf(tenant);
+    expect(refused).toMatchObject({ type: "decision.refused", actorId: tenant.users.reviewer.id, status: "state_changed" });
+    expect(refused.data).toMatchObject({ code: "state_changed", channel: "slack", payloadHash: proposed.payloadHash });
+    const told = callsSince(start, "chat.postEphemeral");
+    expect(told).toHaveLength(1);
+    expect(String(told[0].args.text)).toMatch(/^Not recorded: The state this action rests on changed since it was requested.*re-read the state/);
+    expect(String(told[0].args.text)).toContain(`https://console.example.test/actions/${proposed.actionId}`);
+
+    // A reviewer can still say no to it from Slack.
+    const rejectStart = slack.calls.length;
+    await interaction(tenant, press(buttons, SLACK_ACTION_IDS.reject, "U0REVIEWER", message));
+    const view = callsSince(rejectStart, "views.open")[0].args.view as { private_metadata: string; callback_id: string };
+    const submitted = await interaction(tenant, {
+      type: "view_submission", user: { id: "U0REVIEWER", team_id: TEAM }, team: { id: TEAM },
+      view: { id: "V2", callback_id: view.callback_id, private_metadata: view.private_metadata, state: { values: { countersign_reason: { reason: { type: "plain_text_input", value: "Already partly refunded" } } } } },
+    });
+    expect(submitted.status).toBe(200);
+    expect(await submitted.text()).toBe("");
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).toMatchObject({ status: "rejected" });
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
   it("refuses and audits a bad signature, an old timestamp, an unlinked user, the requester's own user, a wrong role and a stale hash — recording no vote", async () => {
     const tenant = await slackTenant();
     // A reviewer who asked for the action themselves (through an agent task) may not decide it.

@@ -8,7 +8,7 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
 export type VoteRefusal =
   | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "key_creator" | "own_edit" | "stale_hash" | "reason_required"
-  | "already_voted" | "min_view_time"
+  | "state_changed" | "already_voted" | "min_view_time"
   | SignatureRefusal;
 
 /**
@@ -59,6 +59,12 @@ export type CastVoteInput = {
   signed: SignedVote | null;
   /** The hash of "no snapshot", for a receipt of a revision that has none. */
   absentSnapshotHash: string;
+  /**
+   * The hash of the state the revision rests on, re-read under lock in this transaction
+   * (read-live-state.ts), or null when it was not read. An approval counts only if it equals the
+   * request snapshot's hash; a rejection does not need it.
+   */
+  liveSnapshotHash: string | null;
 };
 
 export type CastVoteResult =
@@ -74,7 +80,9 @@ type Row = {
  * The vote, in one statement that checks everything it rests on and says why it refused: the
  * action pending and unexpired (database clock); the voter allowed to decide this revision
  * (approval-rules.ts, from the membership table, never from the caller); the hash the reviewer
- * saw is the current revision's; a rejection has a reason; an approval of a revision whose rule
+ * saw is the current revision's; a rejection has a reason; an approval rests on the state the
+ * request snapshot recorded (its hash equals the live state's, re-read under lock by the caller —
+ * a rejection stays possible on changed state); an approval of a revision whose rule
  * requires a signature carries a passkey signature whose receipt binds exactly this vote (and an
  * unused challenge issued to this member and session, the member's own live passkey, user
  * verification, a rising counter); one vote per member. If the vote
@@ -120,6 +128,7 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
           WHEN s."voterRefusal" IS NOT NULL THEN s."voterRefusal"
           WHEN s."payloadHash" <> ${input.payloadHash} THEN 'stale_hash'
           WHEN ${input.verdict}::text = 'reject' AND ${input.note}::text IS NULL THEN 'reason_required'
+          WHEN ${input.verdict}::text = 'approve' AND ${input.liveSnapshotHash}::text IS DISTINCT FROM s."snapshotHash" THEN 'state_changed'
           WHEN ${hasSig} AND g."challengeId" IS NULL THEN 'signature_invalid'
           WHEN ${hasSig} AND g.used THEN 'signature_replayed'
           WHEN NOT ${hasSig} AND ${input.verdict}::text = 'approve' AND s."signatureRequired" THEN 'signature_required'
