@@ -139,13 +139,17 @@ describe("provider model over real HTTP", () => {
     const good = await fake([{ content: "ok" }]);
     const model = createProviderModel(
       [makeProvider({ name: "slow", baseURL: hanging.baseURL, model: "m", apiKey: KEY_A }), makeProvider({ name: "fast", baseURL: good.baseURL, model: "m", apiKey: KEY_B })],
-      recordingOptions({ timeoutMs: 150, maxRetries: 1 }),
+      // The good provider gets the same per-call limit: 2 s, not 150 ms, so that a loaded machine's
+      // slow local answer is not a timeout.
+      recordingOptions({ timeoutMs: 2_000, maxRetries: 1 }),
     );
     const started = Date.now();
     const turn = await model.complete({ messages, tools });
     expect(turn.provider).toBe("fast");
     expect(hanging.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Two 2 s attempts, not the 30 s default each: a bound far from both, so a loaded machine's
+    // slowness cannot decide it.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("fails over from a refused connection", async () => {
@@ -170,7 +174,8 @@ describe("provider model over real HTTP", () => {
         makeProvider({ name: "beta", baseURL: b.baseURL, model: "m", apiKey: KEY_B }),
         makeProvider({ name: "gamma", baseURL: gone.baseURL, model: "m", apiKey: KEY_B }),
       ],
-      recordingOptions({ maxRetries: 2, timeoutMs: 100 }),
+      // 1 s: alpha's answer (a 500) must come before the limit, also on a loaded machine.
+      recordingOptions({ maxRetries: 2, timeoutMs: 1_000 }),
     );
     const error = await model.complete({ messages, tools }).then(
       () => null,
@@ -178,7 +183,7 @@ describe("provider model over real HTTP", () => {
     );
     expect(error).toBeInstanceOf(AllProvidersFailedError);
     const failure = error as AllProvidersFailedError;
-    expect(failure.message).toMatch(/All 3 LLM provider\(s\) failed: alpha: HTTP 500.*\(3 attempts\); beta: timed out after 100 ms \(3 attempts\); gamma: connection failed \(ECONNREFUSED\) \(3 attempts\)/);
+    expect(failure.message).toMatch(/All 3 LLM provider\(s\) failed: alpha: HTTP 500.*\(3 attempts\); beta: timed out after 1000 ms \(3 attempts\); gamma: connection failed \(ECONNREFUSED\) \(3 attempts\)/);
     expect(failure.failures.map((f) => f.attempts)).toEqual([3, 3, 3]);
     for (const text of [failure.message, JSON.stringify(failure.failures), String(failure.stack)]) {
       expect(text).not.toContain(KEY_A);

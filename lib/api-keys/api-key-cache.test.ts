@@ -29,6 +29,12 @@ afterAll(async () => {
   await t?.drop();
 });
 
+/**
+ * A listener's connection, LISTEN and notifications arrive when a loaded machine gets to them:
+ * waited for, not timed (expect.poll's default is 1 s).
+ */
+const EVENTUALLY = { timeout: 30_000 };
+
 const admin = () => ({ type: "user" as const, id: a.users.admin.id, label: a.users.admin.email });
 
 async function newKey(name: string) {
@@ -38,9 +44,11 @@ async function newKey(name: string) {
 
 /** A cache as another process would hold it: its own listener connection, named so a test can find it. */
 async function listeningCache(name: string, options: { retryMs?: number } = {}): Promise<ApiKeyCache> {
-  const cache = createApiKeyCache(t.db, { name, ...options });
+  // A heartbeat a loaded machine cannot miss by chance (a 2 s one can, and the cache then empties
+  // mid-test): these tests end the connection for real, which the listener notices at once.
+  const cache = createApiKeyCache(t.db, { name, heartbeatMs: 30_000, ...options });
   caches.push(cache);
-  await expect.poll(() => cache.trusted).toBe(true);
+  await expect.poll(() => cache.trusted, EVENTUALLY).toBe(true);
   return cache;
 }
 
@@ -56,7 +64,7 @@ async function killListener(name: string): Promise<void> {
 describe("the API key cache", () => {
   it("answers a known key from memory, and refuses it on the very next request after this process revokes it", async () => {
     const cache = apiKeyCacheFor(t.db);
-    await expect.poll(() => cache.trusted).toBe(true);
+    await expect.poll(() => cache.trusted, EVENTUALLY).toBe(true);
     const key = await newKey("cached-here");
     expect(await resolveApiKey(t.db, key.secret)).toMatchObject({ ok: true, value: { apiKey: { id: key.id } } });
     expect(cache.lookup(key.hash)?.apiKey.id).toBe(key.id);
@@ -79,7 +87,7 @@ describe("the API key cache", () => {
     await other.connect();
     await other.query(`UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1`, [key.id]);
     await other.end();
-    await expect.poll(() => elsewhere.lookup(key.hash)).toBeUndefined();
+    await expect.poll(() => elsewhere.lookup(key.hash), EVENTUALLY).toBeUndefined();
     elsewhere.store(key.hash, { apiKey: { id: key.id, tenantId: a.id, name: "x", prefix: "x", allowedTools: [], label: "api:x" }, tenant: { id: a.id } }, mark);
     expect(elsewhere.lookup(key.hash)).toBeUndefined();
     expect(await resolveApiKey(t.db, key.secret, elsewhere)).toMatchObject({ ok: false, reason: "revoked" });
@@ -92,7 +100,7 @@ describe("the API key cache", () => {
     for (const key of [kept, deleted]) expect(await resolveApiKey(t.db, key.secret, watcher)).toMatchObject({ ok: true });
     await t.db.apiKey.update({ where: { id: kept.id }, data: { lastUsedAt: new Date() } });
     await t.db.apiKey.delete({ where: { id: deleted.id } });
-    await expect.poll(() => watcher.lookup(deleted.hash)).toBeUndefined();
+    await expect.poll(() => watcher.lookup(deleted.hash), EVENTUALLY).toBeUndefined();
     expect(watcher.lookup(kept.hash)?.apiKey.id).toBe(kept.id);
     expect(await resolveApiKey(t.db, deleted.secret, watcher)).toMatchObject({ ok: false, reason: "unknown" });
   });
@@ -106,7 +114,7 @@ describe("the API key cache", () => {
     expect(cache.lookup(revoked.hash)).toBeDefined();
 
     await killListener("cache-down");
-    await expect.poll(() => cache.trusted).toBe(false);
+    await expect.poll(() => cache.trusted, EVENTUALLY).toBe(false);
     expect(cache.lookup(revoked.hash)).toBeUndefined();
     // Its notification goes to no listener of this cache.
     await revokeApiKey(t.db, { tenantId: a.id, id: revoked.id, actor: admin() });
@@ -121,8 +129,8 @@ describe("the API key cache", () => {
     const key = await newKey("before-the-loss");
     expect(await resolveApiKey(t.db, key.secret, cache)).toMatchObject({ ok: true });
     await killListener("cache-again");
-    await expect.poll(() => cache.trusted).toBe(false);
-    await expect.poll(() => cache.trusted, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => cache.trusted, EVENTUALLY).toBe(false);
+    await expect.poll(() => cache.trusted, EVENTUALLY).toBe(true);
     expect(cache.lookup(key.hash)).toBeUndefined();
     expect(await resolveApiKey(t.db, key.secret, cache)).toMatchObject({ ok: true });
     expect(cache.lookup(key.hash)?.apiKey.id).toBe(key.id);

@@ -210,14 +210,13 @@ describe("waitForDecision", () => {
     const timedOut = await waitForDecision(t.db, scope, { timeoutSeconds: 0.3, pollMs: 100 });
     expect(timedOut).toMatchObject({ state: "pending", decided: false });
 
-    const started = Date.now();
-    const waiting = waitForDecision(t.db, scope, { timeoutSeconds: 20, pollMs: 100 });
-    setTimeout(() => {
-      void decideAction(t.db, { tenantId: a.id, actionId: proposed.actionId, reviewer: a.users.reviewer.member, verdict: "reject", note: "Not today", payloadHash: proposed.payloadHash });
-    }, 300);
+    // Its own limit is an hour, far past this test's: it can only end here by seeing the decision
+    // (a time bound would depend on how busy the machine is).
+    const waiting = waitForDecision(t.db, scope, { timeoutSeconds: 3600, pollMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await decideAction(t.db, { tenantId: a.id, actionId: proposed.actionId, reviewer: a.users.reviewer.member, verdict: "reject", note: "Not today", payloadHash: proposed.payloadHash });
     const decided = await waiting;
     expect(decided).toMatchObject({ state: "rejected", decided: true, reason: "Not today" });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("stops when the client goes away", async () => {
@@ -225,10 +224,10 @@ describe("waitForDecision", () => {
     if (proposed.state !== "pending") throw new Error("expected pending");
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 200);
-    const started = Date.now();
-    const result = await waitForDecision(t.db, { tenantId: a.id, actionId: proposed.actionId, apiKeyId: null }, { timeoutSeconds: 30, signal: abort.signal });
+    // Nobody decides and its own limit is an hour, far past this test's: it can only end by noticing the abort.
+    const result = await waitForDecision(t.db, { tenantId: a.id, actionId: proposed.actionId, apiKeyId: null }, { timeoutSeconds: 3600, signal: abort.signal });
     expect(result.decided).toBe(false);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(abort.signal.aborted).toBe(true);
   });
 });
 
@@ -256,13 +255,14 @@ describe("streamExecution", async () => {
     const reader = stream.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('"start');
-    const started = Date.now();
     await reader.cancel();
-    await expect.poll(async () => (await t.db.execution.findFirst({ where: { actionId: proposed.actionId } }))?.status, { timeout: 10_000 }).not.toBe("executing");
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Waited for as long as a loaded machine needs; what ended the run is read from its record: the
+    // client leaving, not the sandbox's 10 s deadline (which would also end the 20 s sleep).
+    await expect.poll(async () => (await t.db.execution.findFirst({ where: { actionId: proposed.actionId } }))?.status, { timeout: 45_000 }).not.toBe("executing");
     const execution = await t.db.execution.findFirstOrThrow({ where: { actionId: proposed.actionId } });
     expect(execution.stdout ?? "").not.toContain("never");
-  });
+    expect(execution.result).toMatchObject({ timed_out: false });
+  }, 90_000);
 
   it("answers a refused claim with an error line", async () => {
     const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(4)", language: "python" } });

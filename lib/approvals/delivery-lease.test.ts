@@ -17,7 +17,9 @@ const leaseMs = process.env.COUNTERSIGN_EXECUTION_LEASE_MS;
 beforeAll(async () => {
   t = await createTestDatabase();
   a = await createTestTenant(t.db);
-  process.env.COUNTERSIGN_EXECUTION_LEASE_MS = "900";
+  // Renewed every second: a loaded machine may stall this process for a moment without losing the
+  // lease (with 900 ms, a 600 ms stall let recovery take a healthy delivery over).
+  process.env.COUNTERSIGN_EXECUTION_LEASE_MS = "3000";
 });
 afterAll(async () => {
   if (leaseMs === undefined) delete process.env.COUNTERSIGN_EXECUTION_LEASE_MS;
@@ -35,7 +37,7 @@ async function approvedCode(code: string) {
 const actor = { type: "system" as const, label: "lease-test" };
 
 it("a run longer than its lease keeps the lease renewed: recovery running all the while never takes it", async () => {
-  const p = await approvedCode("import time\ntime.sleep(2.5)\nprint('done')");
+  const p = await approvedCode("import time\ntime.sleep(7.5)\nprint('done')"); // over twice the lease
   const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
   let taken = 0;
   let settled = false;
@@ -51,14 +53,12 @@ it("a run longer than its lease keeps the lease renewed: recovery running all th
 }, 60_000);
 
 it("a delivery whose lease was taken over reports the state recovery recorded, and writes no second outcome", async () => {
-  const p = await approvedCode("import time\ntime.sleep(3)\nprint('late')");
+  // Still running whenever the test gets to look, however slow the machine: the takeover stops it.
+  const p = await approvedCode("import time\ntime.sleep(60)\nprint('late')");
   const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
-  let execution = null;
-  for (let i = 0; i < 100 && !execution; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    execution = await t.db.execution.findFirst({ where: { actionId: p.actionId, status: "executing" } });
-  }
-  expect(execution).not.toBeNull();
+  const executing = () => t.db.execution.findFirst({ where: { actionId: p.actionId, status: "executing" } });
+  await expect.poll(executing, { timeout: 30_000 }).not.toBeNull();
+  const execution = await executing();
   // As if this process had stalled past its lease: recovery takes the execution over.
   await t.db.$executeRaw`UPDATE "Execution" SET "leaseExpiresAt" = now() - interval '1 second' WHERE id = ${execution!.id}::uuid`;
   expect(await recoverStaleExecutions(t.db)).toEqual([{ executionId: execution!.id, state: "unknown" }]);

@@ -42,9 +42,10 @@ afterEach(() => {
 
 /**
  * Right after the tool has read the live state for an execution, tries `change` on another
- * connection — one that waits at most 100 ms for a row lock — while the execution pauses 300 ms.
- * A gate that holds the state it checked until its effect commits makes the change time out;
- * without that, the change lands between the check and the effect.
+ * connection — one that waits at most 100 ms for a row lock — and the execution goes on only once
+ * the change has ended, either way (a fixed pause could end, on a loaded machine, before the change
+ * even reached the database). A gate that holds the state it checked until its effect commits makes
+ * the change time out; without that, the change lands between the check and the effect.
  */
 function interleaveAfterLiveRead(toolName: string, change: string, params: unknown[]): { result: () => Promise<{ ok: true } | { ok: false; code: string }> } {
   const tool = findTool(toolName) as ToolDefinition;
@@ -64,7 +65,7 @@ function interleaveAfterLiveRead(toolName: string, change: string, params: unkno
         return { ok: false as const, code: String((error as { code?: string }).code) };
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pending;
     return live;
   };
   restore.push(() => (tool.snapshot = original));

@@ -18,14 +18,17 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 it("a running execution's output is in its row while it runs, for every page that shows it", async () => {
-  const code = ["import time", "print('first line', flush=True)", "time.sleep(2)", "print('second line')"].join("\n");
+  const code = ["import time", "print('first line', flush=True)", "time.sleep(6)", "print('second line')"].join("\n");
   const p = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code, language: "python" } });
   if (p.state !== "pending") return expect.fail(`expected pending, got ${p.state}`);
   await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
 
   const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test" } });
+  // Looked for for as long as the run lasts (its 6 s pause leaves a loaded machine time to look).
+  let settled = false;
+  void running.finally(() => (settled = true)).catch(() => {});
   let seenWhileRunning: { status: string; stdout: string | null } | null = null;
-  for (let i = 0; i < 60 && !seenWhileRunning; i++) {
+  while (!seenWhileRunning && !settled) {
     await new Promise((r) => setTimeout(r, 100));
     const row = await t.db.execution.findFirst({ where: { actionId: p.actionId }, select: { status: true, stdout: true } });
     if (row?.status === "executing" && row.stdout?.includes("first line\n")) seenWhileRunning = row;
@@ -35,14 +38,14 @@ it("a running execution's output is in its row while it runs, for every page tha
   expect(done.state).toBe("succeeded");
   const final = await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } });
   expect(final.stdout).toBe("first line\nsecond line\n");
-}, 60_000);
+}, 90_000);
 
 it("output holding NUL bytes is stored and shown exactly, live and at the end", async () => {
   // U+0000 cannot go into PostgreSQL text or jsonb as it is; a lone surrogate has no UTF-8 form.
   const code = [
     "import time, warnings",
     "print('a\\x00b', flush=True)",
-    "time.sleep(1.5)",
+    "time.sleep(6)",
     "print('c\\x00d')",
     "warnings.warn('e\\x00f')",
   ].join("\n");
@@ -55,8 +58,10 @@ it("output holding NUL bytes is stored and shown exactly, live and at the end", 
     tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test" },
     onOutput: (stream, text) => stream === "stdout" && streamed.push(text),
   });
+  let settled = false;
+  void running.finally(() => (settled = true)).catch(() => {});
   let liveSeen = false;
-  for (let i = 0; i < 60 && !liveSeen; i++) {
+  while (!liveSeen && !settled) {
     await new Promise((r) => setTimeout(r, 100));
     const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
     const e = detail?.executions[0];
@@ -80,4 +85,4 @@ it("output holding NUL bytes is stored and shown exactly, live and at the end", 
   const view = await loadActionView(t.db, { tenantId: a.id, actionId: p.actionId, apiKeyId: null });
   expect(view.execution?.result?.stdout).toBe("a\u0000b\nc\u0000d\n");
   expect(view.execution?.result?.stderr).toContain("e\u0000f\n");
-}, 60_000);
+}, 90_000);

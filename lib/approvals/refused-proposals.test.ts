@@ -45,7 +45,7 @@ describe("a payload whose checks exceed their budget", () => {
     });
   }
 
-  it("is accepted for review under the default budget (each check is linear in its input)", async () => {
+  it("is accepted for review under a budget (each check is linear in its input)", async () => {
     const outcome = await proposeAction(t.db, {
       tenantId: a.id, requester: a.requester, tool: "send_email",
       args: { to: "ops@example.com", subject: "Notes", body: "a@".repeat(10_000) },

@@ -108,12 +108,16 @@ describe("the audit log", () => {
     const other = await createTestTenant(t.db);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const slowWrote = new Promise<void>((resolve) => (written = resolve));
     // A long transaction writes its event first (lower id), then waits while later events are sealed.
     const slow = t.db.$transaction(async (tx) => {
       await appendAuditEvent(tx, { tenantId: other.id, actor: { type: "system", label: "slow" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "slow", instructionLength: 0 } });
+      written();
       await held;
     }, { timeout: 30_000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its event is written before the later one (a fixed pause might not be long enough on a loaded machine).
+    await Promise.race([slowWrote, slow]);
     await append(other.id, 1);
     expect(await sealAuditChain(t.db, other.id)).toBe(1);
     release();

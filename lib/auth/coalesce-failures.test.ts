@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createFailureCoalescer, type CoalescedFailure } from "@/lib/auth/coalesce-failures";
 
+/** Background writes land when a loaded machine gets to them: waited for, not timed (expect.poll's default is 1 s). */
+const EVENTUALLY = { timeout: 30_000 };
+
 function recording(options: { windowMs?: number; maxKeys?: number; failWrites?: boolean } = {}) {
   const written: Array<CoalescedFailure<string[]>> = [];
   const coalescer = createFailureCoalescer<string[]>({
@@ -33,9 +36,9 @@ describe("createFailureCoalescer", () => {
     const { coalescer, written } = recording({ windowMs: 50 });
     coalescer.note("key", ["1"]);
     coalescer.note("key", ["2"]);
-    await expect.poll(() => written.length).toBe(1);
+    await expect.poll(() => written.length, EVENTUALLY).toBe(1);
     coalescer.note("key", ["3"]);
-    await expect.poll(() => written.length).toBe(2);
+    await expect.poll(() => written.length, EVENTUALLY).toBe(2);
     expect(written.map((w) => w.attempts)).toEqual([2, 1]);
   });
 
@@ -44,7 +47,7 @@ describe("createFailureCoalescer", () => {
     for (const key of ["a", "b", "c"]) coalescer.note(key, [key]);
     expect(written).toEqual([]);
     coalescer.note("d", ["d"]);
-    await expect.poll(() => written.length).toBe(3);
+    await expect.poll(() => written.length, EVENTUALLY).toBe(3);
     await coalescer.flush();
     expect(written.map((w) => w.detail[0])).toEqual(["a", "b", "c", "d"]);
   });

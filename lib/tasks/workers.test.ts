@@ -78,15 +78,14 @@ describe("workers", () => {
     const { taskId } = await start("Send a payment reminder for INV-1042");
     const child = spawn(process.execPath, ["--import", "tsx", "tests/hanging-worker.ts", t.url, fake.baseURL], {
       cwd: process.cwd(),
-      env: { ...process.env, COUNTERSIGN_TASK_LEASE_MS: "1500" },
+      // A lease no machine's slowness lapses by chance (a 1.5 s one could lapse before the rescuer
+      // looked, on a loaded machine); it is made to lapse below, as time would.
+      env: { ...process.env, COUNTERSIGN_TASK_LEASE_MS: "600000" },
       stdio: "ignore",
     });
-    // Wait until the doomed worker holds the task and is stuck in the model call.
-    for (let i = 0; i < 200; i++) {
-      if (fake.requests.length > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(fake.requests.length).toBeGreaterThan(0);
+    // Wait until the doomed worker holds the task and is stuck in the model call (starting a tsx
+    // process takes many seconds on a loaded 2-core machine).
+    await expect.poll(() => fake.requests.length, { timeout: 60_000 }).toBeGreaterThan(0);
     expect((await t.db.task.findUniqueOrThrow({ where: { id: taskId } })).leaseOwner).toBe("doomed-worker");
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
@@ -94,7 +93,7 @@ describe("workers", () => {
 
     // Not before the lease lapses…
     expect(await claimNextTask(t.db, "rescuer")).toBeNull();
-    await new Promise((r) => setTimeout(r, 1_700));
+    await t.db.task.update({ where: { id: taskId }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
     await driveUntilIdle(t.db, offlinePlanner, "rescuer");
     const [email] = await t.db.action.findMany({ where: { taskId, status: "pending" } });
     await (await import("@/lib/approvals/decide-action")).decideAction(t.db, {
@@ -106,7 +105,7 @@ describe("workers", () => {
     const actions = await t.db.action.findMany({ where: { taskId } });
     expect(actions.map((x) => x.tool).sort()).toEqual(["get_invoice", "lookup_customer", "send_email"]);
     expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, actionId: email.id, toAddress: "billing@acme.example" } })).toBe(1);
-  });
+  }, 120_000);
 
   it("two workers racing over many tasks never run the same step twice", async () => {
     const turns: string[] = [];

@@ -44,7 +44,9 @@ const receivers: Array<{ close: () => Promise<void> }> = [];
 beforeAll(async () => {
   t = await createTestDatabase();
   vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
-  vi.stubEnv("WEBHOOK_TIMEOUT_MS", "3000");
+  // Far above a local receiver's answer even on a loaded machine: a send that timed out would be
+  // retried and the receiver would see one request more than the test scripts.
+  vi.stubEnv("WEBHOOK_TIMEOUT_MS", "30000");
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
@@ -133,14 +135,16 @@ describe("signed webhooks", () => {
     await pumpWebhooks(t.db, { workerId: "process-a" });
     expect(hook.received).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, retryDelayMs(1, 20, () => 1) + 20));
-    const [held] = await leaseWebhookDeliveries(t.db, { workerId: "process-a", leaseSeconds: 1, limit: 10 });
+    // A lease no machine's slowness lapses by chance (a 1 s one could lapse before B looked, on a
+    // loaded machine); it is made to lapse below, as time would.
+    const [held] = await leaseWebhookDeliveries(t.db, { workerId: "process-a", leaseSeconds: 600, limit: 10 });
     expect(held?.endpointId).toBe(hook.id);
     // Process B, a fresh connection pool, sends nothing while A's lease holds, then delivers.
     const restarted = createDb(t.url, { max: 2 });
     try {
       await pumpWebhooks(restarted, { workerId: "process-b" });
       expect(hook.received).toHaveLength(1);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await t.ownerDb.webhookDelivery.update({ where: { id: held.id }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
       await pumpUntilQuiet("process-b", restarted);
     } finally {
       await restarted.$disconnect();
