@@ -172,7 +172,7 @@ export const ENVIRONMENT = {
   COUNTERSIGN_COMPUTE_THREADS: declare("Agents and workers", opt(int(1, 64)),
     "Worker threads per process for the work that grows with the input (code pre-scan, risk tags, payload hashing).", { shownDefault: "cores − 1, at least 2, at most 4" }),
   COUNTERSIGN_COMPUTE_BUDGET_MS: declare("Agents and workers", opt(int(1, 60_000)),
-    "Running time one payload's checks may take before it is refused as `too_complex`.", { shownDefault: "2000" }),
+    "CPU time one payload's checks may use before they are refused as `too_complex` (time spent queued or on other work does not count; never more than ten times it on the clock).", { shownDefault: "2000" }),
 
   // Upstream MCP servers
   MCP_STDIO_COMMANDS: declare("Upstream MCP servers", opt(absolutePaths),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { computeThreads, runCompute } from "@/lib/compute/compute-pool";
+import { budgetVerdict, computeThreads, runCompute } from "@/lib/compute/compute-pool";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -41,7 +41,19 @@ describe("compute pool", () => {
     expect(fine.decision.effect).toBe("require_approval");
   });
 
-  it("refuses an item past its running-time budget as too_complex, and the pool keeps working", async () => {
+  it("counts an item's CPU time against its budget: a slow machine's wall-clock time alone does not refuse it, but a starved item still ends", () => {
+    // Five seconds on the clock, 300 ms of CPU: the machine was busy elsewhere, the item goes on.
+    expect(budgetVerdict({ cpuUsedMs: 300, wallMs: 5_000, budgetMs: 2_000 })).toEqual({ stop: false, recheckInMs: 1_700 });
+    expect(budgetVerdict({ cpuUsedMs: 1_990, wallMs: 2_000, budgetMs: 2_000 })).toEqual({ stop: false, recheckInMs: 20 });
+    expect(budgetVerdict({ cpuUsedMs: 2_000, wallMs: 2_000, budgetMs: 2_000 })).toEqual({ stop: true });
+    // Never more than ten times the budget on the clock, however little CPU it got.
+    expect(budgetVerdict({ cpuUsedMs: 10, wallMs: 19_990, budgetMs: 2_000 })).toEqual({ stop: false, recheckInMs: 20 });
+    expect(budgetVerdict({ cpuUsedMs: 10, wallMs: 20_000, budgetMs: 2_000 })).toEqual({ stop: true });
+    // Where the thread's CPU time cannot be read, the budget is wall-clock time.
+    expect(budgetVerdict({ cpuUsedMs: null, wallMs: 2_000, budgetMs: 2_000 })).toEqual({ stop: true });
+  });
+
+  it("refuses an item past its CPU-time budget as too_complex, and the pool keeps working", async () => {
     // 100,000 characters of code take the parser far longer than 1 ms.
     const code = "x = 1\n".repeat(16_000);
     await expect(inspect(code, 1)).rejects.toMatchObject({ code: "too_complex", status: 422 });

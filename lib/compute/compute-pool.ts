@@ -1,8 +1,9 @@
 // Work whose cost grows with the input (the code pre-scan, risk tagging, the policy's expressions
 // over the arguments, canonical hashing of a payload) runs here, in a pool of worker threads, so one large or hostile request never holds
 // the request thread: every other request, page and /api/health keeps being answered meanwhile.
-// Each item gets a time budget of running time (not queue time); one that exceeds it is stopped
-// (its thread is terminated and replaced) and refused as `too_complex`.
+// Each item gets a budget of its own CPU time (not queue time, nor time the machine spent on other
+// work, so a loaded server does not refuse ordinary payloads); one that exceeds it is stopped (its
+// thread is terminated and replaced) and refused as `too_complex`.
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -15,6 +16,7 @@ import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
+import { threadCpuMs } from "@/lib/compute/thread-cpu";
 
 type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
@@ -85,16 +87,32 @@ export function warmComputePool(): void {
 const tooComplex = (what: string, budgetMs: number) =>
   new AppError(
     "too_complex",
-    `The ${what} took longer than its ${budgetMs} ms budget to check, so it was refused. Send a smaller or simpler payload.`,
+    `The ${what} needed more than its ${budgetMs} ms budget of CPU time to check, so it was refused. Send a smaller or simpler payload.`,
     422,
   );
+
+/**
+ * However little CPU a starved item gets, it is stopped after this many times its budget of
+ * wall-clock time, so a thread is never held indefinitely (and where /proc cannot say a thread's
+ * CPU time, the budget is wall-clock time).
+ */
+const WALL_CLOCK_FACTOR = 10;
+/** The shortest wait before looking at an item's CPU time again (/proc counts in 10 ms ticks). */
+const MIN_RECHECK_MS = 20;
+
+/** What the budget timer decides once it fires: stop the item, or look again after `recheckInMs`. */
+export function budgetVerdict(input: { cpuUsedMs: number | null; wallMs: number; budgetMs: number }): { stop: true } | { stop: false; recheckInMs: number } {
+  const { cpuUsedMs, wallMs, budgetMs } = input;
+  if (cpuUsedMs === null || cpuUsedMs >= budgetMs || wallMs >= budgetMs * WALL_CLOCK_FACTOR) return { stop: true };
+  return { stop: false, recheckInMs: Math.max(MIN_RECHECK_MS, Math.min(budgetMs - cpuUsedMs, budgetMs * WALL_CLOCK_FACTOR - wallMs)) };
+}
 
 const busy = () =>
   new AppError("busy", "The server is busy checking other large payloads; retry in a few seconds.", 503, { retryAfterSeconds: 5 });
 
 /**
- * Runs one task on the pool. Its budget starts when a thread picks it up; past the budget the
- * thread is terminated and the call throws `too_complex`. Waiting longer than QUEUE_WAIT_MS for a
+ * Runs one task on the pool. Its budget is the CPU time its thread spends on it from the moment it
+ * picks it up; past the budget the thread is terminated and the call throws `too_complex`. Waiting longer than QUEUE_WAIT_MS for a
  * thread, or finding too many tasks waiting, throws `busy`. The tasks write nothing, so a refused
  * item leaves nothing behind.
  */
@@ -124,19 +142,29 @@ async function runBudgeted<K extends keyof Tasks>(
   budgetMs: number,
   what: string,
 ): Promise<Tasks[K]["output"]> {
-  // The worker flags the moment it starts (a thread replacing a stopped one may still be loading):
-  // the budget counts running time only.
-  const started = new Int32Array(new SharedArrayBuffer(4));
+  // The worker flags the moment it starts (a thread replacing a stopped one may still be loading),
+  // with its thread id and the CPU time it had used: the budget counts the task's CPU time only.
+  const started = new Int32Array(new SharedArrayBuffer(12));
   const abort = new AbortController();
   let overBudget = false;
   let settled = false;
   let budgetTimer: NodeJS.Timeout | undefined;
   const onStart = () => {
     if (settled || Atomics.load(started, 0) !== 1) return;
-    budgetTimer = setTimeout(() => {
-      overBudget = true;
-      abort.abort();
-    }, budgetMs);
+    const startedAt = performance.now();
+    const [, tid, cpuAtStart] = started;
+    const check = () => {
+      if (settled) return;
+      const cpuNow = cpuAtStart >= 0 ? threadCpuMs(tid) : null;
+      const verdict = budgetVerdict({ cpuUsedMs: cpuNow === null ? null : cpuNow - cpuAtStart, wallMs: performance.now() - startedAt, budgetMs });
+      if (verdict.stop) {
+        overBudget = true;
+        abort.abort();
+      } else {
+        budgetTimer = setTimeout(check, verdict.recheckInMs);
+      }
+    };
+    budgetTimer = setTimeout(check, budgetMs);
   };
   const wait = waitAsync(started, 0, 0);
   if (wait.async) void wait.value.then(onStart);

@@ -1,13 +1,19 @@
 // The compute pool's worker-thread entry (see compute-pool.ts). It loads the TypeScript tasks
 // through tsx, as the project's scripts run, so the pool works the same under `next start`, the
-// background worker and Vitest. Each task first flags that it has started, so the pool's time
-// budget counts running time, not time spent waiting in the queue.
+// background worker and Vitest. Each task first flags that it has started, with this thread's id
+// and the CPU time it had used so far, so the pool's budget counts the task's own CPU time: not
+// time spent waiting in the queue, nor time the machine gave to other work.
 import { tsImport } from "tsx/esm/api";
 
 const tasks = await tsImport("./compute-tasks.ts", import.meta.url);
 const reviewTasks = await tsImport("./review-tasks.ts", import.meta.url);
+const { selfThreadCpuMs, selfThreadId } = await tsImport("./thread-cpu.ts", import.meta.url);
+const threadId = selfThreadId();
 
+/** started: [flag, thread id (0: unknown), CPU ms used by this thread before the task (-1: unknown)]. */
 function markStarted(started) {
+  started[1] = threadId;
+  started[2] = selfThreadCpuMs() ?? -1;
   Atomics.store(started, 0, 1);
   Atomics.notify(started, 0);
 }
