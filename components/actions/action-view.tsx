@@ -181,12 +181,12 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
               actionId={action.id}
               payloadHash={action.payloadHash}
               revision={action.currentRevision}
-              canDecide={action.status === "pending" && viewer.canDecide && action.stateNow.state !== "changed"}
+              canDecide={action.status === "pending" && viewer.canDecide}
+              approveBlockedText={action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
               signatureRequired={current.policyDecision.signature === "required"}
               staysWhenApproved={action.kind === "code"}
               blockedText={
                 viewer.decideBlockedReason ??
-                (action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) before deciding." : null) ??
                 (action.status === "pending" ? "Waiting for reviewers." : `No decision is open: this action is ${action.status.replaceAll("_", " ")}.`)
               }
             />

@@ -24,6 +24,7 @@ export function DecisionPanel({
   blockedText,
   signatureRequired = false,
   staysWhenApproved = false,
+  approveBlockedText = null,
 }: {
   actionId: string;
   payloadHash: string;
@@ -35,6 +36,8 @@ export function DecisionPanel({
   signatureRequired?: boolean;
   /** Approving leaves work on this page (code to run in the sandbox): no advancing to the next action then. */
   staysWhenApproved?: boolean;
+  /** Why this revision cannot be approved now (its state changed since request): Reject stays. */
+  approveBlockedText?: string | null;
 }) {
   const router = useRouter();
   const noteId = useId();
@@ -107,6 +110,7 @@ export function DecisionPanel({
     const onKey = (event: KeyboardEvent) => {
       if (event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target) || document.querySelector("dialog[open]")) return;
       if (event.key !== "a" && event.key !== "r") return;
+      if (event.key === "a" && approveBlockedText) return;
       event.preventDefault();
       setArmed(event.key === "a" ? "approve" : "reject");
       noteRef.current?.scrollIntoView({ block: "nearest" });
@@ -114,7 +118,7 @@ export function DecisionPanel({
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [canDecide]);
+  }, [canDecide, approveBlockedText]);
 
   const confirmArmed = (event: React.KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Escape" && armed) {
@@ -191,10 +195,11 @@ export function DecisionPanel({
         <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
       )}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
+      {approveBlockedText && <p className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">{approveBlockedText}</p>}
       <div className="flex gap-2">
-        <button type="submit" name="verdict" value="approve" className={`${buttonClass.approve} ${armed === "approve" ? "ring-2 ring-emerald-900 ring-offset-2" : ""}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
+        {!approveBlockedText && <button type="submit" name="verdict" value="approve" className={`${buttonClass.approve} ${armed === "approve" ? "ring-2 ring-emerald-900 ring-offset-2" : ""}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
           {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
-        </button>
+        </button>}
         <button type="submit" name="verdict" value="reject" className={`${buttonClass.reject} ${armed === "reject" ? "ring-2 ring-red-900 ring-offset-2" : ""}`} disabled={busy !== null || framed !== false} aria-busy={busy === "reject"}>
           {busy === "reject" ? "Rejecting…" : "Reject"}
         </button>

@@ -114,5 +114,10 @@ test.describe("state changed since request", () => {
     await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "500.00"]);
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
+    // A stale revision can still be turned down: Reject stays, and the vote records it.
+    await expect(page.getByTestId("decision-form")).toContainText("you can still reject this revision");
+    await page.getByLabel("Note or reason").fill("The invoice was partly refunded meanwhile");
+    await page.getByRole("button", { name: "Reject", exact: true }).click();
+    await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("rejected");
   });
 });
