@@ -3,6 +3,15 @@ import { actionRow, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant
 
 const rows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 
+/**
+ * The action page for `id` has rendered, not just its URL: a client-side navigation changes the
+ * URL before the new page replaces the old one, and a key pressed in between acts on the old page.
+ */
+async function onActionPage(page: Page, id: string) {
+  await expect(page).toHaveURL(new RegExp(`/actions/${id}$`));
+  await expect(page.getByTestId("decision-form").locator('input[name="actionId"]')).toHaveValue(id);
+}
+
 /** Three refunds of one risk: the queue lists them in proposal order (soonest to expire first). */
 async function threeRefunds(tenant: TestTenant) {
   const a = await propose(tenant, "refund_invoice", { ...SMALL_REFUND, amount_minor: 10_000 });
@@ -19,17 +28,25 @@ test.describe("decide and advance", () => {
 
     await page.goto(`/actions/${a}`);
     await page.getByRole("button", { name: "Approve", exact: true }).click();
-    await expect(page).toHaveURL(new RegExp(`/actions/${b}$`));
+    await onActionPage(page, b);
     await expect(page.getByRole("status").filter({ hasText: "Approved (1 of 1). This is the next action waiting for you." })).toBeVisible();
     expect((await actionRow(a)).status).toBe("approved");
 
     // j and k: next and previous waiting for me (a is decided, so b has no previous).
     await expect(page.getByLabel("Keyboard shortcuts")).toContainText("next waiting");
-    await page.keyboard.press("j");
-    await expect(page).toHaveURL(new RegExp(`/actions/${c}$`));
+    // A key pressed just as the page swaps can meet the old page's handler: pressed again until it
+    // lands (again is harmless: c has no next, b no previous).
+    await expect(async () => {
+      await page.keyboard.press("j");
+      await expect(page).toHaveURL(new RegExp(`/actions/${c}$`), { timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
+    await onActionPage(page, c);
     await expect(page.getByLabel("Keyboard shortcuts")).toContainText("next waiting");
-    await page.keyboard.press("k");
-    await expect(page).toHaveURL(new RegExp(`/actions/${b}$`));
+    await expect(async () => {
+      await page.keyboard.press("k");
+      await expect(page).toHaveURL(new RegExp(`/actions/${b}$`), { timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
+    await onActionPage(page, b);
 
     // r chooses reject and puts the cursor in the reason; Ctrl+Enter confirms and advances to c.
     await expect(page.getByLabel("Keyboard shortcuts")).toContainText("reject");
@@ -38,7 +55,7 @@ test.describe("decide and advance", () => {
     await expect(note).toBeFocused();
     await note.fill("Wrong invoice");
     await page.keyboard.press("Control+Enter");
-    await expect(page).toHaveURL(new RegExp(`/actions/${c}$`));
+    await onActionPage(page, c);
     expect((await actionRow(b)).status).toBe("rejected");
     expect((await actionRow(b)).decisions[0]?.note).toBe("Wrong invoice");
 
