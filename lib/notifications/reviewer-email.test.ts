@@ -72,6 +72,7 @@ async function startSmtp(options: { failFirst?: number } = {}) {
 }
 
 let t: TestDatabase;
+const DIGEST_MINUTES = 60;
 let smtp: Awaited<ReturnType<typeof startSmtp>> | null = null;
 
 beforeAll(async () => {
@@ -79,7 +80,7 @@ beforeAll(async () => {
   vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
   vi.stubEnv("REVIEWER_EMAIL_RETRY_BASE_MS", "20");
   vi.stubEnv("REVIEWER_EMAIL_TIMEOUT_MS", "5000");
-  vi.stubEnv("REVIEWER_EMAIL_DIGEST_MINUTES", "60");
+  vi.stubEnv("REVIEWER_EMAIL_DIGEST_MINUTES", String(DIGEST_MINUTES));
 });
 afterEach(async () => {
   await smtp?.close();
@@ -123,18 +124,36 @@ async function pendingRefund(tenant: TestTenant, amountMinor = 5_000) {
   return proposed;
 }
 
-/** Pumps (as a worker would) until nothing of the tenant's is due or retrying, waiting out retry delays. */
+/**
+ * Pumps (as a worker would) until nothing of the tenant's is due or retrying, waiting out retry
+ * delays. A row never tried yet counts only once due: a digest row falls due at the period's end,
+ * which can be seconds away, and must not be waited for as if it were a retry.
+ */
 async function pumpUntilQuiet(tenant: TestTenant, options: { now?: Date; workerId?: string } = {}) {
   for (let round = 0; round < 40; round++) {
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: options.workerId ?? "worker-a", now: options.now });
+    const clock = (options.now ?? new Date()).getTime();
     const due = await t.db.reviewerEmail.count({
-      where: { tenantId: tenant.id, status: "pending", nextAttemptAt: { lte: new Date((options.now ?? new Date()).getTime() + 10_000) } },
+      where: {
+        tenantId: tenant.id, status: "pending",
+        OR: [{ nextAttemptAt: { lte: new Date(clock) } }, { attempts: { gt: 0 }, nextAttemptAt: { lte: new Date(clock + 10_000) } }],
+      },
     });
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
   throw new Error("the reviewer-email outbox did not settle");
+}
+
+/**
+ * Digests fall due at the end of each period (DIGEST_MINUTES, aligned to the clock). A test that
+ * expects no digest yet starts clear of the period's end, so it cannot pass during the test.
+ */
+async function clearOfDigestBoundary(): Promise<void> {
+  const periodMs = DIGEST_MINUTES * 60_000;
+  const untilBoundary = periodMs - (Date.now() % periodMs);
+  if (untilBoundary < 20_000) await new Promise((resolve) => setTimeout(resolve, untilBoundary + 500));
 }
 
 const mailsTo = (mails: Mail[], email: string) => mails.filter((mail) => mail.to.includes(email));
@@ -200,6 +219,7 @@ describe("reviewer emails", () => {
   });
 
   it("a digest member gets one email per period listing the actions still waiting; an immediate member one per action", async () => {
+    await clearOfDigestBoundary();
     const server = await smtpServer();
     const tenant = await createTestTenant(t.db);
     const { reviewer, reviewer2 } = tenant.users;
@@ -236,6 +256,7 @@ describe("reviewer emails", () => {
   });
 
   it("retries a refusing SMTP server and delivers the email exactly once", async () => {
+    await clearOfDigestBoundary();
     const server = await smtpServer({ failFirst: 2 });
     const tenant = await createTestTenant(t.db);
     const { reviewer2, reviewer3 } = tenant.users;
