@@ -5,7 +5,7 @@
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
  * execute, and three hostile inputs. One table at the end, with the targets of issue 13 beside it.
  *
- *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]]
+ *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ import { processEnv, readEnv } from "@/lib/env";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
-const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile"];
+const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile", "statements"];
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
 const optionValue = (name: string) => {
@@ -40,8 +40,10 @@ const HOSTILE_CAP_SECONDS = Number(optionValue("hostile-cap") ?? (QUICK ? 60 : 1
 const JSON_FILE = option("json") === undefined ? null : (optionValue("json") ?? "bench-api.json");
 /** Where the console's CPU profiles go (`node --cpu-prof`): its main thread and each worker thread, written when it stops. */
 const PROFILE_DIR = option("profile") === undefined ? null : path.resolve(optionValue("profile") ?? "bench-api-profile");
+/** Where PostgreSQL's time goes: the heaviest statements of each submit phase (pg_stat_statements), per request. */
+const STATEMENTS = option("statements") !== undefined;
 if (unknownOption || !(SECONDS > 0) || !(HOSTILE_CAP_SECONDS >= SECONDS)) {
-  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
+  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]] [--statements]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
   process.exit(1);
 }
 
@@ -343,7 +345,10 @@ const cpuText = (c: CpuShare) =>
 type AgentKey = { name: string; headers: Record<string, string> };
 
 async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: Member; poolSize: number; sandbox: string }> {
-  cluster = await startEmbeddedPostgres({ dataDir: dir, port: 58_500, ephemeral: true });
+  cluster = await startEmbeddedPostgres({
+    dataDir: dir, port: 58_500, ephemeral: true,
+    settings: STATEMENTS ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" } : {},
+  });
   const admin = new Client({ connectionString: cluster.url() });
   await admin.connect();
   await admin.query("CREATE DATABASE countersign");
@@ -351,6 +356,7 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   // Migrated as the owner; the console under test and the bench connect as the app role, as in npm start.
   const databaseUrl = cluster.appUrl("countersign");
   await migrateDatabase(cluster.url("countersign"), { appRole: cluster.appRole }, root);
+  if (STATEMENTS) await asOwner((c) => c.query("CREATE EXTENSION pg_stat_statements"));
   db = createDb(databaseUrl, { max: 4 });
   const { tenantId } = await seedDemoTenant(db, DEFAULT_POLICY);
 
@@ -427,10 +433,53 @@ async function closedLoop(concurrency: number, seconds: number, work: (agentInde
   return (performance.now() - started) / 1000;
 }
 
-type RatePhase = { agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; cpu: CpuShare };
+/** A statement as the owner of the benchmark's database (pg_stat_statements needs it). */
+async function asOwner<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: cluster!.url("countersign") });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+type StatementCost = { query: string; calls: number; totalMs: number; meanMs: number; rowsPerCall: number };
+/** Statements since the last reset, and the tables read by sequential scans (rows read: a missing index shows here). */
+type StatementReport = { totalMs: number; top: StatementCost[]; seqScans: Array<{ table: string; scans: number; rowsRead: number }> };
+
+/** The heaviest statements since the last reset (by total execution time), then a reset. */
+async function heaviestStatements(limit = 6): Promise<StatementReport> {
+  return asOwner(async (c) => {
+    const { rows } = await c.query<{ query: string; calls: string; total: number; rows: string }>(
+      `SELECT s.query, s.calls::text, s.total_exec_time AS total, s.rows::text FROM pg_stat_statements s
+       JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'countersign' AND s.query NOT ILIKE '%pg_stat_statements%'
+       ORDER BY s.total_exec_time DESC`,
+    );
+    const { rows: scans } = await c.query<{ table: string; scans: string; read: string }>(
+      `SELECT relname AS table, seq_scan::text AS scans, seq_tup_read::text AS read FROM pg_stat_user_tables
+       WHERE seq_tup_read > 0 ORDER BY seq_tup_read DESC LIMIT 4`,
+    );
+    await c.query("SELECT pg_stat_statements_reset(), pg_stat_reset()");
+    const top = rows.slice(0, limit).map((r) => ({
+      query: r.query.replace(/\s+/g, " ").slice(0, 110), calls: Number(r.calls), totalMs: r.total,
+      meanMs: r.total / Math.max(1, Number(r.calls)), rowsPerCall: Number(r.rows) / Math.max(1, Number(r.calls)),
+    }));
+    return {
+      totalMs: rows.reduce((n, r) => n + r.total, 0), top,
+      seqScans: scans.map((r) => ({ table: r.table, scans: Number(r.scans), rowsRead: Number(r.read) })),
+    };
+  });
+}
+
+type RatePhase = {
+  agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; cpu: CpuShare;
+  statements?: StatementReport;
+};
 
 async function ratePhase(agents: number, seconds: number, one: (agentIndex: number, connections: http.Agent, recorder: Recorder) => Promise<void>): Promise<RatePhase> {
   const recorder = new Recorder();
+  if (STATEMENTS) await heaviestStatements();
   const prober = startProber();
   const cpu = cpuMeter();
   const elapsed = await closedLoop(agents, seconds, (i, connections) => one(i, connections, recorder));
@@ -438,7 +487,7 @@ async function ratePhase(agents: number, seconds: number, one: (agentIndex: numb
   const health = await prober.stop();
   return {
     agents, seconds: elapsed, perSecond: recorder.latencies.length / elapsed, latency: summarize(recorder.latencies),
-    failures: recorder.failureText, health, cpu: cpuShare,
+    failures: recorder.failureText, health, cpu: cpuShare, ...(STATEMENTS ? { statements: await heaviestStatements() } : {}),
   };
 }
 
@@ -585,8 +634,13 @@ async function main() {
     console.log(
       `  ${label.padEnd(13)} ${String(r.agents).padStart(2)} agents: ${r.perSecond.toFixed(0).padStart(5)} req/s, p50 ${fmt(r.latency.p50)} ms, p99 ${fmt(r.latency.p99)} ms` +
         `; health p50 ${fmt(r.health.p50)} / p99 ${fmt(r.health.p99)} ms${r.failures ? `; FAILED: ${r.failures}` : ""}${r.health.failed ? `; health failed: ${r.health.failures}` : ""}` +
-        `\n${" ".repeat(27)}${cpuText(r.cpu)}`,
+        `\n${" ".repeat(27)}${cpuText(r.cpu)}` +
+        (r.statements ? statementsText(r.statements, r.perSecond * r.seconds) : ""),
     );
+  const statementsText = (s: StatementReport, requests: number) =>
+    `\n${" ".repeat(27)}PostgreSQL: ${fmt(s.totalMs / Math.max(1, requests))} ms of statements per request; heaviest:` +
+    s.top.map((q) => `\n${" ".repeat(29)}${fmt(q.totalMs / Math.max(1, requests)).padStart(5)} ms/req  ${(q.calls / Math.max(1, requests)).toFixed(2)} calls/req  ${fmt(q.meanMs)} ms each  ${q.query}`).join("") +
+    `\n${" ".repeat(27)}sequential scans: ${s.seqScans.map((t) => `${t.table} ${(t.rowsRead / Math.max(1, requests)).toFixed(0)} rows/req`).join(", ") || "none"}`;
 
   const results: Array<{ agents: number; trivial: RatePhase; read: RatePhase; write: RatePhase; decision: DecisionPhase }> = [];
   // Interrupted (Ctrl-C) or the console gone: no more phases, and a level cut short is not reported.

@@ -70,6 +70,8 @@ type ClusterOptions = {
   log?: (line: string) => void;
   /** Things a person should know, such as a cluster moved to a new place. */
   notice?: (line: string) => void;
+  /** Extra server settings (`-c name=value`), e.g. pg_stat_statements for a benchmark. */
+  settings?: Record<string, string>;
 };
 
 /** An expected reason the bundled PostgreSQL cannot start, in one line that says what to do. */
@@ -245,6 +247,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
     "-p", String(port),
     "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1",
     ...(socketDir ? ["-c", `unix_socket_directories=${socketDir}`] : []),
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
   ]);
   // A server left running after we exit would hold the data directory and the port.
   const stopOnExit = () => void server.kill("SIGINT");

@@ -1,0 +1,125 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant } from "@/tests/factories";
+import { createDb, type Db } from "@/lib/db/client";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { sealAllPending } from "@/lib/audit/seal-audit-chain";
+
+/**
+ * Tables that grow with every action. A statement of the approval path that reads one of them by
+ * a sequential scan gets slower with every action the tenant (or any tenant) ever proposed: in
+ * the agent-API benchmark each execution read all of "Snapshot", and the cost grew through the run.
+ */
+const GROWING = ["Action", "ActionRevision", "Snapshot", "Decision", "Execution", "AuditEvent", "AuditSeal"];
+
+type PlanNode = {
+  "Node Type"?: string; "Relation Name"?: string; "Index Name"?: string; "Index Cond"?: string; Plans?: PlanNode[];
+};
+
+/**
+ * The growing tables a plan reads whole: by a sequential scan, or by an index scan whose
+ * condition does not bound the index's leading column (PostgreSQL can test a later column of a
+ * btree index while walking all of it, which costs the same as reading the table).
+ */
+function wholeReadsOf(node: PlanNode, leadingColumn: Map<string, string>, into: string[] = []): string[] {
+  const table = node["Relation Name"];
+  if (table && GROWING.includes(table)) {
+    if (node["Node Type"] === "Seq Scan") into.push(`${table} (sequential scan)`);
+    const index = node["Index Name"];
+    if (index && /Index/.test(node["Node Type"] ?? "")) {
+      const column = leadingColumn.get(index) ?? "?";
+      const bounded = new RegExp(`(?:^|[(\\s.])"?${column}"?\\s*(?:=|<|>|<=|>=)`).test(node["Index Cond"] ?? "");
+      if (!bounded) into.push(`${table} (all of index ${index})`);
+    }
+  }
+  for (const child of node.Plans ?? []) wholeReadsOf(child, leadingColumn, into);
+  return into;
+}
+
+type Query = (this: pg.Client, ...args: unknown[]) => unknown;
+
+/**
+ * While `fn` runs, every statement a pg client of this process sends is first explained on the
+ * same connection (so inside the same transaction, never executed), on a client whose planner
+ * avoids sequential scans wherever an index can serve (`enable_seqscan=off`): a sequential scan
+ * left in a plan is one no index could replace.
+ */
+async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<void>): Promise<Array<{ text: string; seqScans: string[] }>> {
+  const plans: Array<{ text: string; seqScans: string[] }> = [];
+  const prototype = pg.Client.prototype as unknown as { query: Query };
+  const original = prototype.query;
+  prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string; values?: unknown[] } | undefined;
+    const text = typeof config === "string" ? config : config?.text;
+    if (text && /^\s*(?:WITH|SELECT|UPDATE|INSERT|DELETE)\b/i.test(text)) {
+      const values = typeof config === "object" ? config.values : Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
+      const entry = { text, seqScans: [] as string[] };
+      plans.push(entry);
+      // Explained first on the same connection, so inside the statement's transaction; then the statement.
+      const explained = original.call(this, { text: `EXPLAIN (FORMAT JSON) ${text}`, values }) as Promise<pg.QueryResult<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>>;
+      return explained.then(
+        (result) => void (entry.seqScans = wholeReadsOf(result.rows[0]["QUERY PLAN"][0].Plan, leadingColumn)),
+        (error: Error) => void (entry.seqScans = [`(not explained: ${error.message})`]),
+      ).then(() => original.apply(this, args));
+    }
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    prototype.query = original;
+  }
+  return plans;
+}
+
+let t: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const url = new URL(t.url);
+  url.searchParams.set("options", "-c enable_seqscan=off");
+  db = createDb(url.toString(), { max: 4 });
+});
+afterAll(async () => {
+  await db?.$disconnect();
+  await t?.drop();
+});
+
+describe("index use on the approval path", () => {
+  it("proposing, voting, executing and sealing read no growing table by a sequential scan", async () => {
+    const tenant = await createTestTenant(t.db);
+    const actor = { type: "user" as const, id: tenant.users.requester.id, label: tenant.users.requester.email };
+    const indexes = await t.ownerDb.$queryRaw<Array<{ index: string; column: string }>>`
+      SELECT i.relname AS index, a.attname AS column FROM pg_index x
+      JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]`;
+    const plans = await watchPlans(new Map(indexes.map((row) => [row.index, row.column])), async () => {
+      // Above the two-approver threshold: two votes, then the execution and its record.
+      const proposed = await proposeAction(db, {
+        tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+        args: { invoice_number: "INV-1044", amount_minor: 150_000, reason: "Duplicate charge" }, reason: "Customer asked",
+      });
+      if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+      for (const reviewer of [tenant.users.reviewer, tenant.users.reviewer2]) {
+        await decideAction(db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "approve", note: "ok", reviewer: reviewer.member });
+      }
+      const outcome = await executeAction(db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor });
+      expect(outcome.state).toBe("succeeded");
+      // An allowed read runs at once.
+      const read = await proposeAction(db, { tenantId: tenant.id, requester: tenant.requester, tool: "get_invoice", args: { invoice_number: "INV-1042" }, reason: "Look" });
+      expect(read.state).toBe("allowed");
+      await sealAllPending(db);
+    });
+    const explained = plans.filter((plan) => plan.seqScans.length > 0 || plan.text.includes('"Snapshot"'));
+    expect(plans.length).toBeGreaterThan(10);
+    expect(explained.some((plan) => plan.text.includes('"Snapshot"'))).toBe(true);
+    expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
+    const offending = plans
+      .filter((plan) => plan.seqScans.some((table) => GROWING.includes(table)))
+      .map((plan) => `${plan.seqScans.join(", ")}: ${plan.text.replace(/\s+/g, " ").slice(0, 160)}`);
+    expect(offending).toEqual([]);
+  });
+});
