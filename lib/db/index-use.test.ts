@@ -12,6 +12,9 @@ import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { pumpReviewerEmails } from "@/lib/notifications/run-reviewer-email-worker";
 import { pumpSlack } from "@/lib/slack/run-slack-worker";
 import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
+import { listReviewQueue } from "@/lib/review/list-review-queue";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { queueNeighbours } from "@/lib/review/queue-neighbours";
 
 /**
  * Tables that grow with every action. A statement of the approval path that reads one of them by
@@ -106,8 +109,8 @@ afterAll(async () => {
   await t?.drop();
 });
 
-describe("index use on the approval path", () => {
-  it("proposing, voting, executing and sealing read no growing table by a sequential scan", async () => {
+describe("index use: statements whose cost must not grow with history", () => {
+  it("proposing, voting, executing and sealing read no growing table whole", async () => {
     const tenant = await createTestTenant(t.db);
     const actor = { type: "user" as const, id: tenant.users.requester.id, label: tenant.users.requester.email };
     const plans = await watchPlans(await leadingColumns(), async () => {
@@ -151,6 +154,28 @@ describe("index use on the approval path", () => {
       await recoverStaleExecutions(db);
     });
     expect(plans.length).toBeGreaterThan(5);
+    expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
+    expect(wholeReads(plans)).toEqual([]);
+  });
+
+  it("the review queue and the action page read no growing table whole", async () => {
+    const tenant = await createTestTenant(t.db);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const proposed = await proposeAction(t.db, {
+        tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+        args: { invoice_number: "INV-1044", amount_minor: 5_000 + i, reason: "Duplicate charge" }, reason: "Customer asked",
+      });
+      ids.push(proposed!.actionId);
+    }
+    const reviewer = { tenantId: tenant.id, userId: tenant.users.reviewer.id, roles: tenant.users.reviewer.roles };
+    const plans = await watchPlans(await leadingColumns(), async () => {
+      const queue = await listReviewQueue(db, reviewer);
+      expect(queue.items.length).toBe(3);
+      expect(await loadActionDetail(db, reviewer, ids[1])).not.toBeNull();
+      expect((await queueNeighbours(db, reviewer, ids[1])).next).not.toBeNull();
+    });
+    expect(plans.length).toBeGreaterThan(3);
     expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
     expect(wholeReads(plans)).toEqual([]);
   });
