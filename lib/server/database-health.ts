@@ -1,0 +1,65 @@
+export type DatabaseHealth =
+  | { ok: true; latencyMs: number; checkedAgoMs: number }
+  | { ok: false; error: string; checkedAgoMs: number | null };
+
+export type DatabaseHealthMonitor = {
+  /** The latest answer, waiting only for the very first ping. */
+  read(): Promise<DatabaseHealth>;
+  stop(): void;
+};
+
+type Outcome = { ok: true; latencyMs: number; at: number } | { ok: false; at: number };
+
+/**
+ * The database's reachability as `/api/health` reports it, from a ping every `everyMs` in the
+ * background instead of one per probe: a probe then costs no round trip and never queues behind
+ * the app's statements for a connection, so under load it still answers in one turn of the event
+ * loop — and says whether the database answers, not how long the app's queue is. A ping that has
+ * not come back within `staleAfterMs` (a database that hangs instead of refusing) is reported as
+ * down, so the answer is never older than that.
+ */
+export function createDatabaseHealthMonitor(
+  ping: () => Promise<unknown>,
+  options: { everyMs?: number; staleAfterMs?: number; now?: () => number } = {},
+): DatabaseHealthMonitor {
+  const everyMs = options.everyMs ?? 1_000;
+  const staleAfterMs = options.staleAfterMs ?? 5_000;
+  const now = options.now ?? (() => performance.now());
+  let last: Outcome | null = null;
+  let pinging: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  const pingOnce = (): Promise<void> => {
+    if (pinging) return pinging;
+    const started = now();
+    pinging = ping()
+      .then(
+        () => void (last = { ok: true, latencyMs: Math.round(now() - started), at: now() }),
+        () => void (last = { ok: false, at: now() }),
+      )
+      .finally(() => {
+        pinging = null;
+        if (!stopped) timer = setTimeout(() => void pingOnce(), everyMs).unref();
+      });
+    return pinging;
+  };
+
+  return {
+    async read() {
+      if (last === null) await pingOnce();
+      const outcome = last!;
+      const ago = Math.round(now() - outcome.at);
+      if (ago > staleAfterMs) {
+        return { ok: false, error: `The database has not answered for ${Math.round(ago / 1000)} s.`, checkedAgoMs: ago };
+      }
+      return outcome.ok
+        ? { ok: true, latencyMs: outcome.latencyMs, checkedAgoMs: ago }
+        : { ok: false, error: "The database did not answer.", checkedAgoMs: ago };
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
