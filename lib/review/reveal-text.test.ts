@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { revealedString, revealText } from "./reveal-text";
+import { codePointLabel, hiddenKind } from "@/lib/risk/hidden-characters";
+import { scriptOf } from "@/lib/risk/confusable-skeleton";
+import { MAX_MARKED_SEGMENTS, revealedString, revealText } from "./reveal-text";
 
 describe("revealText", () => {
   it("replaces bidi, zero-width, tag and other invisible characters with markers", () => {
@@ -24,5 +26,80 @@ describe("revealText", () => {
       { kind: "text", text: "y" },
     ]);
     expect(revealedString("a".repeat(100_000))).toHaveLength(100_000);
+  });
+});
+
+/** The first implementation (a token per hidden candidate or word, every marker its own segment): the oracle. */
+function referenceRevealedString(text: string): string {
+  const TOKEN = /([\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029])|(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])+/gu;
+  let out = "";
+  let lastHidden = null as { label: string; count: number } | null;
+  const flush = () => {
+    if (lastHidden) out += `⟦${lastHidden.label}${lastHidden.count > 1 ? ` ×${lastHidden.count}` : ""}⟧`;
+    lastHidden = null;
+  };
+  const plain = (s: string) => {
+    if (s === "") return;
+    flush();
+    out += s;
+  };
+  let at = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    plain(text.slice(at, m.index));
+    at = m.index + m[0].length;
+    const first = m[0].codePointAt(0)!;
+    if (m[1] !== undefined) {
+      if (!hiddenKind(first, m.index > 0 ? text.codePointAt(m.index - 1)! : null)) {
+        plain(m[0]);
+        continue;
+      }
+      const label = codePointLabel(first);
+      if (lastHidden?.label === label) lastHidden.count++;
+      else {
+        flush();
+        lastHidden = { label, count: 1 };
+      }
+      continue;
+    }
+    const chars = [...m[0]];
+    const mixed = chars.some((ch) => scriptOf(ch) === "latin") && chars.some((ch) => ["cyrillic", "greek"].includes(scriptOf(ch) ?? ""));
+    if (!mixed) plain(m[0]);
+    else for (const ch of chars) plain(["cyrillic", "greek"].includes(scriptOf(ch) ?? "") ? `${ch}⟦${codePointLabel(ch.codePointAt(0)!)}⟧` : ch);
+  }
+  plain(text.slice(at));
+  flush();
+  return out;
+}
+
+describe("revealText against the first implementation", () => {
+  // Latin, Cyrillic and Greek letters, digits, a combining mark, astral letters (one of them
+  // Latin, so a word can start with a surrogate pair), an emoji,
+  // spaces and punctuation, and hidden code points: zero-width, bidi, variation selectors (after
+  // an emoji they are presentation, not hidden), U+034F, a tag, a lone surrogate.
+  const ALPHABET = ["a", "b", "x", "Z", "а", "е", "о", "ο", "β", "б", "7", "\u0301", "𝐀", String.fromCodePoint(0x10783), "😀", " ", ".", "@", "-",
+    "\u200b", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufe01", "\u034f", String.fromCodePoint(0xe0041), "\ud800", "\u2028", "\t", "\u0000"];
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const randomText = (length: number) => Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join("");
+
+  it("writes every text the same, marker for marker, in short random texts", () => {
+    for (let i = 0; i < 3_000; i++) {
+      const text = randomText(1 + Math.floor(random() * 40));
+      expect(revealedString(text), JSON.stringify(text)).toBe(referenceRevealedString(text));
+    }
+  });
+
+  it(`past ${MAX_MARKED_SEGMENTS} markers writes the rest into the text, the same markers, so a hostile text makes a bounded number of elements`, () => {
+    for (let i = 0; i < 20; i++) {
+      const text = randomText(5_000);
+      const segments = revealText(text);
+      expect(segments.filter((s) => s.kind !== "text").length).toBeLessThanOrEqual(MAX_MARKED_SEGMENTS);
+      expect(revealedString(text)).toBe(referenceRevealedString(text));
+    }
+    const hostile = "a\u200b".repeat(50_000);
+    const segments = revealText(hostile);
+    expect(segments.filter((s) => s.kind === "hidden")).toHaveLength(MAX_MARKED_SEGMENTS);
+    expect(segments.length).toBeLessThanOrEqual(2 * MAX_MARKED_SEGMENTS + 1);
+    expect(revealedString(hostile)).toBe("a⟦U+200B⟧".repeat(50_000));
   });
 });
