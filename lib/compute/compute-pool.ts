@@ -10,7 +10,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { DryRunInput, JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import { PriorityGate } from "@/lib/compute/priority-gate";
@@ -24,6 +24,7 @@ type Tasks = {
   dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
   diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
   compareStates: { input: StateCompareInput[]; output: StateComparison[] };
+  datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

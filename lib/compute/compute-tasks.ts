@@ -1,6 +1,8 @@
 // The work whose cost grows with the input, as pure functions of plain data. They run in the
 // compute pool's worker threads (lib/compute/compute-pool.ts), never on a request thread.
+import { createHash } from "node:crypto";
 import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
+import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
@@ -142,4 +144,17 @@ export type DryRunInput = { policyJson: string; inputs: PolicyInput[] };
 export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
   const policy = JSON.parse(input.policyJson) as Policy;
   return input.inputs.map((one) => tracePolicy(policy, one));
+}
+
+/** A data set as stored (its content as JSON text). */
+export type DatasetFileInput = { name: string; contentText: string };
+/** The bytes a run reads for it (its content as RFC 8785 canonical JSON) and their SHA-256. */
+export type DatasetFileOutput = { name: string; bytes: Uint8Array; sha256: string };
+
+/** Data sets as the files a run mounts: parsing, canonicalising and hashing grow with their size. */
+export function datasetFiles(rows: DatasetFileInput[]): DatasetFileOutput[] {
+  return rows.map((row) => {
+    const bytes = Buffer.from(canonicalJsonOfPlainJson(JSON.parse(row.contentText)), "utf8");
+    return { name: row.name, bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+  });
 }

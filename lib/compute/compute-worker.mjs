@@ -33,6 +33,11 @@ export async function dryRunPolicy({ started, input }) {
   return tasks.dryRunPolicy(input);
 }
 
+export async function datasetFiles({ started, input }) {
+  markStarted(started);
+  return tasks.datasetFiles(input);
+}
+
 export async function diffRevision({ started, input }) {
   markStarted(started);
   return reviewTasks.diffRevision(input);

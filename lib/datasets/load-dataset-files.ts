@@ -1,8 +1,6 @@
-import { createHash } from "node:crypto";
-import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
-import type { JsonValue } from "@/lib/canonical/json-value";
+import { runCompute } from "@/lib/compute/compute-pool";
 import type { Queryable } from "@/lib/db/sql";
-import { readDatasets } from "@/lib/db/statements/read-datasets";
+import { readDatasets, type DatasetText } from "@/lib/db/statements/read-datasets";
 import { notFound } from "@/lib/errors";
 
 /** A data set as the sandbox sees it: /mnt/data/<file>, these exact bytes. */
@@ -20,10 +18,10 @@ export function datasetFileName(name: string): string {
  */
 export async function loadDatasetFiles(
   q: Queryable,
-  input: { tenantId: string; names: string[]; lock?: boolean },
+  input: { tenantId: string; names: string[]; lock?: boolean; urgent?: boolean },
 ): Promise<DatasetFileContent[]> {
   if (input.names.length === 0) return [];
-  const byName = datasetFilesOf(await readDatasets(q, input));
+  const byName = await datasetFilesOf(await readDatasets(q, input), { urgent: input.urgent });
   return input.names.map((name) => {
     const file = byName.get(name);
     if (!file) throw notFound(`Data set ${name}`);
@@ -31,12 +29,18 @@ export async function loadDatasetFiles(
   });
 }
 
-/** Data set rows as the files a run reads, by name. */
-export function datasetFilesOf(rows: { name: string; content: JsonValue }[]): Map<string, DatasetFileContent> {
+/**
+ * Data set rows as the files a run reads, by name. Parsing, canonicalising and hashing a data set
+ * (up to SANDBOX_DATASET_MAX_MB) take time in proportion to its size, so they run on the compute
+ * pool, never on the request thread; `urgent`: an approved run on its way to execution.
+ */
+export async function datasetFilesOf(rows: DatasetText[], options: { urgent?: boolean } = {}): Promise<Map<string, DatasetFileContent>> {
+  if (rows.length === 0) return new Map();
+  const files = await runCompute("datasetFiles", rows, { what: "data sets", urgent: options.urgent });
   return new Map(
-    rows.map((row) => {
-      const bytes = Buffer.from(canonicalJsonOfPlainJson(row.content), "utf8");
-      return [row.name, { name: row.name, file: datasetFileName(row.name), bytes, sha256: createHash("sha256").update(bytes).digest("hex") }];
-    }),
+    files.map((file) => [
+      file.name,
+      { name: file.name, file: datasetFileName(file.name), bytes: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), sha256: file.sha256 },
+    ]),
   );
 }

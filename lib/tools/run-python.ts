@@ -48,13 +48,14 @@ export const runPython = defineTool({
   // a data set that changes before the run invalidates the approval (read again under lock).
   async snapshot(ctx, args) {
     if (!args.datasets?.length) return null;
-    const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock });
+    // Read under lock (a vote, a claim), the rows stay locked until the data sets are hashed: ahead of proposals on the pool.
+    const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock, urgent: ctx.lock === true });
     return datasetsSnapshot(files, ctx.lock === true);
   },
   // One read of every data set the page's runs name.
   async snapshots(ctx, all) {
     const names = [...new Set(all.flatMap((a) => a.datasets ?? []))];
-    const byName = names.length ? datasetFilesOf(await readDatasets(ctx.q, { tenantId: ctx.tenantId, names })) : new Map<string, DatasetFileContent>();
+    const byName = names.length ? await datasetFilesOf(await readDatasets(ctx.q, { tenantId: ctx.tenantId, names })) : new Map<string, DatasetFileContent>();
     return all.map((args) => {
       if (!args.datasets?.length) return null;
       const missing = args.datasets.find((name) => !byName.has(name));
@@ -129,7 +130,7 @@ async function verifiedDatasets(
   const approved = ctx.approvedDatasets;
   const sameNames = approved.length === named.length && approved.every((d, i) => d.name === named[i]);
   if (!sameNames) throw new AppError("dataset_changed", "The data sets to mount are not those approved; nothing was run.", 409);
-  const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: named });
+  const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: named, urgent: true });
   for (const [i, file] of files.entries()) {
     if (file.sha256 !== approved[i].sha256) {
       throw new AppError(

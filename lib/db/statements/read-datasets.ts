@@ -1,17 +1,20 @@
 import { Prisma } from "@/lib/generated/prisma/client";
-import type { JsonValue } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * The tenant's data sets with these names (those that exist). `lock`: held until the transaction
- * ends, so what an execution verified is what it runs on.
+ * The tenant's data sets with these names (those that exist), their content as JSON text: parsing
+ * it costs time in proportion to its size, so that is left to the compute pool
+ * (lib/datasets/load-dataset-files.ts). `lock`: held until the transaction ends, so what an
+ * execution verified is what it runs on.
  */
+export type DatasetText = { name: string; contentText: string };
+
 export async function readDatasets(
   q: Queryable,
   input: { tenantId: string; names: string[]; lock?: boolean },
-): Promise<{ name: string; content: JsonValue }[]> {
-  return query<{ name: string; content: JsonValue }>(q, Prisma.sql`
-    SELECT name, content FROM "Dataset" WHERE "tenantId" = ${input.tenantId}::uuid AND name = ANY(${input.names}::text[])
+): Promise<DatasetText[]> {
+  return query<DatasetText>(q, Prisma.sql`
+    SELECT name, content::text AS "contentText" FROM "Dataset" WHERE "tenantId" = ${input.tenantId}::uuid AND name = ANY(${input.names}::text[])
     ORDER BY name
     ${input.lock ? Prisma.sql`FOR SHARE` : Prisma.empty}`);
 }
