@@ -1,27 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { whileTurning } from "@/tests/event-loop";
 import { computeRevisionDiff, DIFF_UNAVAILABLE } from "@/lib/approvals/compute-revision-diff";
 import { codeReplacedWhole, diffCode, diffFields } from "@/lib/approvals/payload-diff";
-
-/**
- * Runs `work` while the event loop is asked to turn (setImmediate, again and again): how many
- * turns it made before the result arrived. Work done on this thread gives none.
- */
-async function whileTurning<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let stopped = false;
-  const turn = () => {
-    if (stopped) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  try {
-    const result = await work();
-    return { result, turns };
-  } finally {
-    stopped = true;
-  }
-}
 
 const words = (count: number, word: (i: number) => string) => Array.from({ length: count }, (_, i) => word(i)).join(" ");
 const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join("\n") + "\n";

@@ -1,24 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { whileTurning } from "@/tests/event-loop";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
-
-/** How many times the event loop turned (setImmediate, again and again) before `work`'s result arrived. */
-async function whileTurning<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let stopped = false;
-  const turn = () => {
-    if (stopped) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  try {
-    return { result: await work(), turns };
-  } finally {
-    stopped = true;
-  }
-}
 
 describe("compareStates on the compute pool", () => {
   it("hashes and diffs states of 100,000 adversarial characters off the request thread, as the request thread would", async () => {

@@ -1,24 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { whileTurning } from "@/tests/event-loop";
 import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import { datasetFilesOf } from "./load-dataset-files";
-
-/** How many times the event loop turned (setImmediate, again and again) before `work`'s result arrived. */
-async function whileTurning<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let stopped = false;
-  const turn = () => {
-    if (stopped) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  try {
-    return { result: await work(), turns };
-  } finally {
-    stopped = true;
-  }
-}
 
 describe("datasetFilesOf", () => {
   it("parses, canonicalises and hashes a data set of megabytes off the request thread, to the bytes a run reads", async () => {
