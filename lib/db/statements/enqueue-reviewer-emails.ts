@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/audit-cursor-rules";
 
 /**
  * The reviewer-email producer, in one statement: for each tenant whose cursor no other worker
@@ -18,20 +19,13 @@ export async function enqueueReviewerEmails(
   const [row] = await query<{ added: number }>(q, Prisma.sql`
     WITH cur AS (
       SELECT c."tenantId", c."cursorSeq" FROM "NotificationCursor" c
-      -- OFFSET 0: one index probe per cursor, never a join that reads every seal (see read-unsealed-audit-events.ts)
-      WHERE EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."tenantId" = c."tenantId" AND s.seq = c."cursorSeq" + 1 OFFSET 0)
+      WHERE ${hasSealAfterCursorSql("c")}
       FOR UPDATE OF c SKIP LOCKED
     ),
     leaves AS (
       SELECT cur."tenantId", s.seq, e.type, e.status, e."actionId", e.data
       FROM cur
-      -- LATERAL with a LIMIT: a range probe of the (tenantId, seq) index per cursor, whatever the
-      -- planner estimates, never a merge or hash join that reads every seal
-      CROSS JOIN LATERAL (
-        SELECT s.seq, s."eventId" FROM "AuditSeal" s
-        WHERE s."tenantId" = cur."tenantId" AND s.seq > cur."cursorSeq" AND s.seq <= cur."cursorSeq" + ${input.batch}
-        ORDER BY s.seq LIMIT ${input.batch}
-      ) s
+      ${sealsAfterCursorSql("cur", input.batch)}
       JOIN "AuditEvent" e ON e.id = s."eventId"
     ),
     asks AS (

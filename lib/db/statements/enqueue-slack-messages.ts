@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/audit-cursor-rules";
 
 /**
  * The Slack outbox's producer, in one statement: for each tenant's integration not being handled
@@ -15,8 +16,7 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
   const [row] = await query<{ due: number }>(q, Prisma.sql`
     WITH cfg AS (
       SELECT i."tenantId", i."cursorSeq" FROM "SlackIntegration" i
-      -- OFFSET 0: one index probe per cursor, never a join that reads every seal (see read-unsealed-audit-events.ts)
-      WHERE EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."tenantId" = i."tenantId" AND s.seq = i."cursorSeq" + 1 OFFSET 0)
+      WHERE ${hasSealAfterCursorSql("i")}
       FOR UPDATE OF i SKIP LOCKED
     ),
     leaves AS (
@@ -25,13 +25,7 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
         e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled',
           'execution.succeeded', 'execution.failed', 'execution.unknown') AS touches
       FROM cfg
-      -- LATERAL with a LIMIT: a range probe of the (tenantId, seq) index per cursor, whatever the
-      -- planner estimates, never a merge or hash join that reads every seal
-      CROSS JOIN LATERAL (
-        SELECT s.seq, s."eventId" FROM "AuditSeal" s
-        WHERE s."tenantId" = cfg."tenantId" AND s.seq > cfg."cursorSeq" AND s.seq <= cfg."cursorSeq" + ${input.batch}
-        ORDER BY s.seq LIMIT ${input.batch}
-      ) s
+      ${sealsAfterCursorSql("cfg", input.batch)}
       JOIN "AuditEvent" e ON e.id = s."eventId"
     ),
     per_action AS (

@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/audit-cursor-rules";
 import { WEBHOOK_EVENT_SOURCES, WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/webhook-events";
 
 // The audit event's webhook type, or NULL: built from the literal conditions in webhook-events.ts.
@@ -23,8 +24,7 @@ export async function enqueueWebhookDeliveries(
     WITH ep AS (
       SELECT e.id, e."tenantId", e.events, e."cursorSeq", t.slug FROM "WebhookEndpoint" e JOIN "Tenant" t ON t.id = e."tenantId"
       WHERE e."disabledAt" IS NULL
-        -- OFFSET 0: one index probe per cursor, never a join that reads every seal (see read-unsealed-audit-events.ts)
-        AND EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."tenantId" = e."tenantId" AND s.seq = e."cursorSeq" + 1 OFFSET 0)
+        AND ${hasSealAfterCursorSql("e")}
       FOR UPDATE OF e SKIP LOCKED
     ),
     leaves AS (
@@ -32,13 +32,7 @@ export async function enqueueWebhookDeliveries(
         e."riskLevel"::text AS "riskLevel", e.verdict::text AS verdict, e.requester, e."subjectType", e."subjectId",
         ${WEBHOOK_TYPE} AS "webhookType"
       FROM ep
-      -- LATERAL with a LIMIT: a range probe of the (tenantId, seq) index per cursor, whatever the
-      -- planner estimates, never a merge or hash join that reads every seal
-      CROSS JOIN LATERAL (
-        SELECT s.seq, s."eventId" FROM "AuditSeal" s
-        WHERE s."tenantId" = ep."tenantId" AND s.seq > ep."cursorSeq" AND s.seq <= ep."cursorSeq" + ${input.batch}
-        ORDER BY s.seq LIMIT ${input.batch}
-      ) s
+      ${sealsAfterCursorSql("ep", input.batch)}
       JOIN "AuditEvent" e ON e.id = s."eventId"
     ),
     added AS (

@@ -1,0 +1,29 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
+
+// The outbox producers (reviewer email, Slack, webhooks) each keep a cursor into a tenant's sealed
+// audit leaves. These two fragments are how they read past it. Both are written so PostgreSQL
+// probes the (tenantId, seq) index once per cursor whatever its estimates: planned as joins, they
+// read every seal of every tenant (12–75 ms per pass in bench:api; lib/db/index-use.test.ts).
+
+/**
+ * Whether a seal follows the cursor held by `row` (a table alias with "tenantId" and "cursorSeq").
+ * `OFFSET 0` keeps the EXISTS a probe per cursor (as in read-unsealed-audit-events.ts).
+ */
+export function hasSealAfterCursorSql(row: string): Sql {
+  const r = Prisma.raw(row);
+  return Prisma.sql`EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."tenantId" = ${r}."tenantId" AND s.seq = ${r}."cursorSeq" + 1 OFFSET 0)`;
+}
+
+/**
+ * The next `batch` seals after the cursor held by `row`, joinable as `s` (seq, "eventId"): a
+ * LATERAL with a LIMIT, so one range probe per cursor.
+ */
+export function sealsAfterCursorSql(row: string, batch: number): Sql {
+  const r = Prisma.raw(row);
+  return Prisma.sql`CROSS JOIN LATERAL (
+        SELECT s.seq, s."eventId" FROM "AuditSeal" s
+        WHERE s."tenantId" = ${r}."tenantId" AND s.seq > ${r}."cursorSeq" AND s.seq <= ${r}."cursorSeq" + ${batch}
+        ORDER BY s.seq LIMIT ${batch}
+      ) s`;
+}
