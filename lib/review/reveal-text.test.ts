@@ -74,13 +74,20 @@ function referenceRevealedString(text: string): string {
 describe("revealText against the first implementation", () => {
   // Latin, Cyrillic and Greek letters, digits, a combining mark, astral letters (one of them
   // Latin, so a word can start with a surrogate pair), an emoji,
-  // spaces and punctuation, and hidden code points: zero-width, bidi, variation selectors (after
+  // spaces and punctuation, Cyrillic and Greek signs that are not letters (U+0482, U+0384) and a
+  // Cyrillic combining mark (U+0483), and hidden code points: zero-width, bidi, variation selectors (after
   // an emoji they are presentation, not hidden), U+034F, a tag, a lone surrogate.
   const ALPHABET = ["a", "b", "x", "Z", "а", "е", "о", "ο", "β", "б", "7", "\u0301", "𝐀", String.fromCodePoint(0x10783), "😀", " ", ".", "@", "-",
+    "\u0482", "\u0384", "\u0483",
     "\u200b", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufe01", "\u034f", String.fromCodePoint(0xe0041), "\ud800", "\u2028", "\t", "\u0000"];
   let seed = 7;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const randomText = (length: number) => Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)]).join("");
+
+  it("a Cyrillic or Greek sign right after a word is not part of it: the word and the sign come out once", () => {
+    expect(revealedString("ab\u0482 x")).toBe("ab\u0482 x");
+    expect(revealedString("pаy\u0384c")).toBe("pа⟦U+0430⟧y\u0384c");
+  });
 
   it("writes every text the same, marker for marker, in short random texts", () => {
     for (let i = 0; i < 3_000; i++) {

@@ -19,17 +19,22 @@ const WORD_REST = /(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])*/uy
 const HIGH_SURROGATE = /^[\uD800-\uDBFF]$/;
 const LOW_SURROGATE = /^[\uDC00-\uDFFF]$/;
 
-/** Where the word around `text[at]` starts and ends; [at, at] if `text[at]` is in none. */
+/**
+ * Where the word around `text[at]` starts and ends; [at, at] if `text[at]` is in none (a Cyrillic
+ * or Greek sign or symbol, say, even right after a word).
+ */
 function wordAround(text: string, at: number): [number, number] {
+  WORD_REST.lastIndex = at;
+  WORD_REST.exec(text);
+  const end = WORD_REST.lastIndex;
+  if (end === at) return [at, at];
   let start = at;
   while (start > 0) {
     const width = start >= 2 && LOW_SURROGATE.test(text[start - 1]) && HIGH_SURROGATE.test(text[start - 2]) ? 2 : 1;
     if (!WORD_CHAR.test(text.slice(start - width, start))) break;
     start -= width;
   }
-  WORD_REST.lastIndex = at;
-  WORD_REST.exec(text);
-  return [start, WORD_REST.lastIndex];
+  return [start, end];
 }
 
 /**
