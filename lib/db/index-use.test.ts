@@ -55,8 +55,8 @@ type Query = (this: pg.Client, ...args: unknown[]) => unknown;
  * avoids sequential scans wherever an index can serve (`enable_seqscan=off`): a sequential scan
  * left in a plan is one no index could replace.
  */
-async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<void>): Promise<Array<{ text: string; seqScans: string[] }>> {
-  const plans: Array<{ text: string; seqScans: string[] }> = [];
+async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<void>): Promise<Array<{ text: string; reads: string[] }>> {
+  const plans: Array<{ text: string; reads: string[] }> = [];
   const prototype = pg.Client.prototype as unknown as { query: Query };
   const original = prototype.query;
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
@@ -64,13 +64,13 @@ async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<
     const text = typeof config === "string" ? config : config?.text;
     if (text && /^\s*(?:WITH|SELECT|UPDATE|INSERT|DELETE)\b/i.test(text)) {
       const values = typeof config === "object" ? config.values : Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
-      const entry = { text, seqScans: [] as string[] };
+      const entry = { text, reads: [] as string[] };
       plans.push(entry);
       // Explained first on the same connection, so inside the statement's transaction; then the statement.
       const explained = original.call(this, { text: `EXPLAIN (FORMAT JSON) ${text}`, values }) as Promise<pg.QueryResult<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>>;
       return explained.then(
-        (result) => void (entry.seqScans = wholeReadsOf(result.rows[0]["QUERY PLAN"][0].Plan, leadingColumn)),
-        (error: Error) => void (entry.seqScans = [`(not explained: ${error.message})`]),
+        (result) => void (entry.reads = wholeReadsOf(result.rows[0]["QUERY PLAN"][0].Plan, leadingColumn)),
+        (error: Error) => void (entry.reads = [`(not explained: ${error.message})`]),
       ).then(() => original.apply(this, args));
     }
     return original.apply(this, args);
@@ -92,8 +92,8 @@ async function leadingColumns(): Promise<Map<string, string>> {
 }
 
 /** The statements that read a growing table whole, with what they read. */
-const wholeReads = (plans: Array<{ text: string; seqScans: string[] }>) =>
-  plans.filter((plan) => plan.seqScans.length > 0).map((plan) => `${plan.seqScans.join(", ")}: ${plan.text.replace(/\s+/g, " ").slice(0, 160)}`);
+const wholeReads = (plans: Array<{ text: string; reads: string[] }>) =>
+  plans.filter((plan) => plan.reads.length > 0).map((plan) => `${plan.reads.join(", ")}: ${plan.text.replace(/\s+/g, " ").slice(0, 160)}`);
 
 let t: TestDatabase;
 let db: Db;
@@ -130,10 +130,10 @@ describe("index use: statements whose cost must not grow with history", () => {
       expect(read.state).toBe("allowed");
       await sealAllPending(db);
     });
-    const explained = plans.filter((plan) => plan.seqScans.length > 0 || plan.text.includes('"Snapshot"'));
+    const explained = plans.filter((plan) => plan.reads.length > 0 || plan.text.includes('"Snapshot"'));
     expect(plans.length).toBeGreaterThan(10);
     expect(explained.some((plan) => plan.text.includes('"Snapshot"'))).toBe(true);
-    expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
+    expect(plans.filter((plan) => plan.reads.some((read) => read.startsWith("(not explained")))).toEqual([]);
     expect(wholeReads(plans)).toEqual([]);
   });
 
@@ -154,7 +154,7 @@ describe("index use: statements whose cost must not grow with history", () => {
       await recoverStaleExecutions(db);
     });
     expect(plans.length).toBeGreaterThan(5);
-    expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
+    expect(plans.filter((plan) => plan.reads.some((read) => read.startsWith("(not explained")))).toEqual([]);
     expect(wholeReads(plans)).toEqual([]);
   });
 
@@ -176,7 +176,7 @@ describe("index use: statements whose cost must not grow with history", () => {
       expect((await queueNeighbours(db, reviewer, ids[1])).next).not.toBeNull();
     });
     expect(plans.length).toBeGreaterThan(3);
-    expect(plans.filter((plan) => plan.seqScans.some((read) => read.startsWith("(not explained")))).toEqual([]);
+    expect(plans.filter((plan) => plan.reads.some((read) => read.startsWith("(not explained")))).toEqual([]);
     expect(wholeReads(plans)).toEqual([]);
   });
 });

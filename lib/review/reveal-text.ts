@@ -91,7 +91,7 @@ export function revealText(text: string): RevealedSegment[] {
       flushText();
       out.push({ kind: "lookalike", char, label });
       marked++;
-    } else plain(`${char}⟦${label}⟧`);
+    } else plain(lookalikeMarker(char, label));
   };
   let at = 0;
   const candidate = new RegExp(CANDIDATE);
@@ -119,6 +119,7 @@ export function revealText(text: string): RevealedSegment[] {
 }
 
 const hiddenMarker = (label: string, count: number) => `⟦${label}${count > 1 ? ` ×${count}` : ""}⟧`;
+const lookalikeMarker = (char: string, label: string) => `${char}⟦${label}⟧`;
 
 // Per character, the script and the label: a hostile word repeats a few characters 100,000 times.
 const scripts = new Map<string, ReturnType<typeof scriptOf>>();
@@ -175,6 +176,6 @@ function revealWord(word: string, plain: (s: string) => void, lookalike: (char: 
 /** The same text as one string with the markers written out (for tests and plain-text places). */
 export function revealedString(text: string): string {
   return revealText(text)
-    .map((s) => (s.kind === "text" ? s.text : s.kind === "hidden" ? hiddenMarker(s.label, s.count) : `${s.char}⟦${s.label}⟧`))
+    .map((s) => (s.kind === "text" ? s.text : s.kind === "hidden" ? hiddenMarker(s.label, s.count) : lookalikeMarker(s.char, s.label)))
     .join("");
 }
