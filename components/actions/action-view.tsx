@@ -119,7 +119,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
               atRequest={action.requestSnapshot}
               now={action.stateNow}
               preExecution={action.preExecutionSnapshots}
-              reread={action.status === "pending" && viewer.canEdit ? { actionId: action.id, payloadHash: action.payloadHash, label: `${action.tool}: ${summary}` } : undefined}
+              reread={action.status === "pending" && viewer.canEdit ? { actionId: action.id, revision: action.currentRevision, payloadHash: action.payloadHash, label: `${action.tool}: ${summary}` } : undefined}
             />
           </Section>
 

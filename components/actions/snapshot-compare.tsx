@@ -3,6 +3,7 @@ import { FieldDiff } from "@/components/actions/field-diff";
 import { JsonBlock } from "@/components/actions/section";
 import { formatUtcTime } from "@/components/actions/format";
 import { RereadStateButton } from "@/components/actions/reread-state-button";
+import { RereadOutcome } from "@/components/actions/reread-outcome";
 
 /**
  * The state the decision rests on, as read at request, next to the same state read now. A change
@@ -18,11 +19,12 @@ export function SnapshotCompare({
   now: StateNow;
   preExecution: SnapshotView[];
   /** For a viewer who may decide a pending action: "Re-read state" makes a revision over the state now. */
-  reread?: { actionId: string; payloadHash: string; label: string };
+  reread?: { actionId: string; revision: number; payloadHash: string; label: string };
 }) {
   if (!atRequest) return <p className="text-slate-600">This action rests on no stored state (nothing to compare before execution).</p>;
   return (
     <div className="space-y-3">
+      {reread && <RereadOutcome actionId={reread.actionId} revision={reread.revision} className="text-sm" />}
       {now.state === "changed" && (
         <div role="alert" className="rounded-md border-l-4 border-red-600 bg-red-50 px-3 py-2 text-red-900">
           <p className="font-semibold">Changed since request</p>
@@ -35,7 +37,7 @@ export function SnapshotCompare({
           </div>
           {reread && (
             <div className="mt-2">
-              <RereadStateButton actionId={reread.actionId} payloadHash={reread.payloadHash} label={reread.label} />
+              <RereadStateButton actionId={reread.actionId} revision={reread.revision} payloadHash={reread.payloadHash} label={reread.label} />
             </div>
           )}
         </div>

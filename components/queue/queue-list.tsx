@@ -15,6 +15,7 @@ import { ReviewDialog } from "@/components/queue/review-dialog";
 import { DecisionFacts } from "@/components/queue/decision-facts";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 import { RereadStateButton } from "@/components/actions/reread-state-button";
+import { RereadOutcome } from "@/components/actions/reread-outcome";
 import { RevealedText } from "@/components/ui/revealed-text";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
@@ -23,8 +24,7 @@ const REFRESH_MS = 8000;
 const CURSOR_KEY = "countersign:queue-cursor";
 const noSubscription = () => () => {};
 
-/** `openedAt`: when the confirmation showed the actions (performance.now()); decisions report the time since. */
-type Dialog = { verdict: "approve" | "reject"; ids: string[]; openedAt: number };
+type Dialog = { verdict: "approve" | "reject"; ids: string[] };
 type Notice = { tone: "ok" | "error"; text: string; details?: string[] };
 
 const TAG_TONE: Record<string, string> = {
@@ -89,8 +89,16 @@ export function QueueList({ items }: { items: QueueItem[] }) {
 
   const openDialog = (verdict: "approve" | "reject", ids: string[]) => {
     setDialogError(null);
-    setDialog({ verdict, ids, openedAt: performance.now() });
+    setDialog({ verdict, ids });
   };
+  // Since when the open confirmation has shown these payloads (performance.now()); decisions report
+  // the time since. A new revision shown in the open dialog (a re-read of the state) starts it afresh.
+  const shownSince = useRef<{ hashes: string; at: number } | null>(null);
+  const dialogHashes = dialog ? items.filter((item) => dialog.ids.includes(item.id)).map((item) => item.payloadHash).join(",") : null;
+  useEffect(() => {
+    if (dialogHashes === null) shownSince.current = null;
+    else if (shownSince.current?.hashes !== dialogHashes) shownSince.current = { hashes: dialogHashes, at: performance.now() };
+  }, [dialogHashes]);
 
   const move = (delta: number) => {
     if (items.length === 0) return;
@@ -156,7 +164,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
   const confirm = (note: string) => {
     if (!dialog || window.top !== window.self) return;
     const targets = items.filter((item) => dialog.ids.includes(item.id));
-    const viewedMs = Math.round(performance.now() - dialog.openedAt);
+    const viewedMs = Math.round(performance.now() - (shownSince.current?.at ?? performance.now()));
     if (dialog.verdict === "reject" && !note.trim()) {
       setDialogError("Write a reason for the rejection; it is sent back to the agent.");
       return;
@@ -295,7 +303,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                 {decidable(item) && (
                   <span className="flex gap-1">
                     {item.stateChanges ? (
-                      <RereadStateButton actionId={item.id} payloadHash={item.payloadHash} label={`${item.tool}: ${item.summary}`} compact />
+                      <RereadStateButton actionId={item.id} revision={item.revision} payloadHash={item.payloadHash} label={`${item.tool}: ${item.summary}`} compact />
                     ) : (
                       <button type="button" className={`${buttonClass.approve} px-2 py-0.5 text-xs`} onClick={() => openDialog("approve", [item.id])} aria-label={`Approve ${item.tool}: ${item.summary}`}>
                         Approve
@@ -306,6 +314,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                     </button>
                   </span>
                 )}
+                {decidable(item) && <RereadOutcome actionId={item.id} revision={item.revision} className="max-w-64" />}
               </div>
             </li>
           );
@@ -320,8 +329,9 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           onConfirm={confirm}
           onClose={() => setDialog(null)}
           facts={<DecisionFacts items={dialogItems} />}
+          outcome={dialogItems.length === 1 ? <RereadOutcome actionId={dialogItems[0].id} revision={dialogItems[0].revision} className="mt-2 text-sm" /> : null}
           approveReplacement={staleInDialog.length === 0 ? undefined : staleInDialog.length === 1 && dialogItems.length === 1 ? (
-            <RereadStateButton actionId={staleInDialog[0].id} payloadHash={staleInDialog[0].payloadHash} label={dialogNames[0]} />
+            <RereadStateButton actionId={staleInDialog[0].id} revision={staleInDialog[0].revision} payloadHash={staleInDialog[0].payloadHash} label={dialogNames[0]} />
           ) : (
             <span className="self-center text-amber-900">The state of {staleInDialog.length} of these changed since request: re-read each first.</span>
           )}

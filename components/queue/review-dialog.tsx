@@ -19,6 +19,7 @@ export function ReviewDialog({
   onConfirm,
   onClose,
   facts,
+  outcome,
   approveReplacement,
 }: {
   verdict: "approve" | "reject";
@@ -29,6 +30,8 @@ export function ReviewDialog({
   onClose: () => void;
   /** What the decision rests on (effect, top tags, state changed since request). */
   facts?: ReactNode;
+  /** What "Re-read state" came to, which stays after the refresh that replaces the button with Approve. */
+  outcome?: ReactNode;
   /** Shown instead of the Approve button when approving is not what to do now (the state changed: "Re-read state"). */
   approveReplacement?: ReactNode;
 }) {
@@ -97,6 +100,7 @@ export function ReviewDialog({
         <p className="mt-1 text-xs text-slate-600">
           <kbd className="font-mono">Ctrl</kbd>/<kbd className="font-mono">⌘</kbd>+<kbd className="font-mono">Enter</kbd> {approving ? "approves" : "rejects"} · <kbd className="font-mono">Esc</kbd> cancels
         </p>
+        {outcome}
         {error && <p role="alert" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-red-800">{error}</p>}
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" className={buttonClass.secondary} onClick={onClose}>Cancel</button>

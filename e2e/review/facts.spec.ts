@@ -73,7 +73,12 @@ test.describe("state changed since request", () => {
     await expect(dialog.getByRole("note")).toContainText("State changed since request");
     await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
     await dialog.getByRole("button", { name: "Re-read state" }).click();
+    // The list refreshes with revision 2, which is not stale: the dialog now offers Approve on it,
+    // and still says what the re-read did (the button that did it is gone).
+    await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+    await expect(dialog.getByRole("note")).toHaveCount(0);
     await expect(dialog.getByRole("status")).toContainText("Revision 2 rests on the state now");
+    await expect(staleRow.getByRole("status")).toContainText("Revision 2 rests on the state now");
     expect((await actionRow(stale.id)).currentRevision).toBe(2);
     expect((await actionRow(stale.id)).status).toBe("pending");
     await dialog.getByRole("button", { name: "Cancel" }).click();
@@ -119,5 +124,20 @@ test.describe("state changed since request", () => {
     await page.getByLabel("Note or reason").fill("The invoice was partly refunded meanwhile");
     await page.getByRole("button", { name: "Reject", exact: true }).click();
     await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("rejected");
+  });
+
+  test("Re-read state on the action page makes revision 2, says so after the page refreshed, and offers Approve on it", async ({ page }) => {
+    const tenant = await seedTenant();
+    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
+    await e2eDb().invoice.updateMany({
+      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
+    });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    await page.getByRole("button", { name: "Re-read state" }).click();
+    await expect(page.getByText("Unchanged since request")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+    await expect(page.getByRole("status").filter({ hasText: "Revision 2 rests on the state now" })).toBeVisible();
+    expect(await actionRow(id)).toMatchObject({ status: "pending", currentRevision: 2 });
   });
 });
