@@ -4,7 +4,8 @@
  * fails this hook, naming the entry, rather than letting forwarded addresses be misread. With
  * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
  * `npm run worker` runs more, anywhere. The compute pool's threads start here too, so the first
- * proposal does not wait for them to load the parser.
+ * proposal does not wait for them to load the parser. The health report is offered to the console's
+ * own server, which answers /api/health before Next.js routes anything.
  */
 export async function register() {
   // NEXT_RUNTIME is Next.js's own (set per bundle at build time), not configuration.
@@ -13,6 +14,10 @@ export async function register() {
   const { stampPeerAddresses } = await import("@/lib/server/stamp-peer-address");
   readEnv("COUNTERSIGN_TRUSTED_PROXIES");
   stampPeerAddresses();
+  // The console's server answers /api/health ahead of Next.js's routing (lib/server/console-server.ts).
+  const { offerHealthAnswer } = await import("@/lib/server/health-hook");
+  const { healthReport } = await import("@/lib/server/health");
+  offerHealthAnswer(healthReport);
   const { warmComputePool } = await import("@/lib/compute/compute-pool");
   warmComputePool();
   if (readEnv("COUNTERSIGN_IN_PROCESS_WORKER") !== "1") return;

@@ -1,5 +1,4 @@
-/** JSON and files only: nothing from an API response may load, run or be framed. */
-const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+import { API_RESPONSE_HEADERS, EVERY_RESPONSE_HEADERS } from "./lib/server/fixed-headers.mjs";
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -32,24 +31,8 @@ const nextConfig = {
   // proxy does not run for /api at all (it cost every agent request a NextRequest and a hop).
   async headers() {
     return [
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-          {
-            key: "Permissions-Policy",
-            // Passkeys (WebAuthn) for this origin only; every other powerful feature off.
-            value: [
-              "publickey-credentials-get=(self)", "publickey-credentials-create=(self)", "camera=()", "microphone=()",
-              "geolocation=()", "payment=()", "usb=()", "serial=()", "hid=()", "bluetooth=()", "display-capture=()", "midi=()",
-              "accelerometer=()", "gyroscope=()", "magnetometer=()", "screen-wake-lock=()", "xr-spatial-tracking=()",
-            ].join(", "),
-          },
-        ],
-      },
+      { source: "/api/:path*", headers: [...API_RESPONSE_HEADERS] },
+      { source: "/:path*", headers: [...EVERY_RESPONSE_HEADERS] },
     ];
   },
 };

@@ -1,5 +1,5 @@
 /**
- * Agent-API benchmark (a script, not a test): the built console (`next start`) on a throw-away
+ * Agent-API benchmark (a script, not a test): the built console (scripts/console-server.ts) on a throw-away
  * bundled PostgreSQL, driven over HTTP by 1, 16 and 64 simulated agents (closed loop, one API key
  * each), with /api/health probed every 50 ms throughout. Phases: a trivial route, submits the
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
@@ -9,10 +9,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Worker } from "node:worker_threads";
 import { Client } from "pg";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import type { Member } from "@/lib/approvals/actors";
@@ -23,6 +25,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { INJECTION_NOTE, seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { processEnv, readEnv } from "@/lib/env";
+import { consoleServerCommand } from "@/lib/server/console-command";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -231,32 +234,24 @@ const stateIs = (expected: string) => (body: string) => {
 
 // ── the health prober ────────────────────────────────────────────────────────────────────────────
 
-type Probe = { reply: Reply };
 type HealthSummary = Summary & { failed: number; failures: string };
 
 /**
- * GET /api/health every 50 ms on its own connections, whether or not earlier probes have been
- * answered (a stalled server shows as many slow probes, not as one). `stop` waits for the
- * outstanding ones, or aborts them at `deadline` (their time so far is counted).
+ * GET /api/health every 50 ms from a thread of its own (health-prober.mjs), until `stop`, which
+ * waits for the outstanding probes or aborts them at `deadline` (their time so far is counted).
  */
 function startProber() {
-  const agent = connectionPool();
-  const stopped = new AbortController();
-  const probes: Array<Promise<Probe>> = [];
-  const timer = setInterval(() => {
-    probes.push(send(agent, "GET", "/api/health", { signal: stopped.signal }).then((reply) => ({ reply })));
-  }, HEALTH_EVERY_MS);
+  const worker = new Worker(new URL("./health-prober.mjs", import.meta.url), { workerData: { port, everyMs: HEALTH_EVERY_MS, timeoutMs: REQUEST_TIMEOUT_MS } });
   return {
     async stop(deadline = Number.POSITIVE_INFINITY): Promise<HealthSummary> {
-      clearInterval(timer);
       const wait = deadline - performance.now();
-      const abortAt = Number.isFinite(wait) ? setTimeout(() => stopped.abort(), Math.max(0, wait)) : null;
-      const done = await Promise.all(probes);
-      if (abortAt) clearTimeout(abortAt);
-      agent.destroy();
+      const answered = once(worker, "message") as Promise<[Array<{ status: number; ms: number; code: string | null }>]>;
+      worker.postMessage({ waitMs: Number.isFinite(wait) ? Math.max(0, wait) : null });
+      const [done] = await answered;
+      await worker.terminate();
       const recorder = new Recorder();
-      for (const { reply } of done) recorder.take(reply, 200);
-      return { ...summarize(done.map((p) => p.reply.ms)), failed: done.length - recorder.latencies.length, failures: recorder.failureText };
+      for (const probe of done) recorder.take({ ...probe, body: "", endedAt: 0 }, 200);
+      return { ...summarize(done.map((p) => p.ms)), failed: done.length - recorder.latencies.length, failures: recorder.failureText };
     },
   };
 }
@@ -373,7 +368,8 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   port = await findFreePort(3_960);
   const poolSize = readEnv("DATABASE_POOL_SIZE") ?? embeddedPoolSize();
   const profileArgs = PROFILE_DIR === null ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
-  server = spawn(process.execPath, [...profileArgs, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const command = consoleServerCommand({ root, port, hostname: "127.0.0.1", nodeOptions: profileArgs });
+  server = spawn(command.command, command.args, {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -522,7 +518,7 @@ async function main() {
   const { keys, tenantId, reviewer, poolSize, sandbox } = await setUp();
   const header =
     `Countersign agent-API benchmark — ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? "unknown CPU"}), Node ${process.version}, ` +
-    `${os.platform()} ${os.arch()}\nbuilt console (next start) on port ${port}, bundled PostgreSQL 17, pool of ${poolSize} connections; ` +
+    `${os.platform()} ${os.arch()}\nbuilt console (scripts/console-server.ts) on port ${port}, bundled PostgreSQL 17, pool of ${poolSize} connections; ` +
     `${SECONDS} s per phase${QUICK ? " (--quick)" : ""}; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
     `set-up ${((performance.now() - setUpStarted) / 1000).toFixed(1)} s\n${sandbox}`;
   console.log(`${header}\n`);

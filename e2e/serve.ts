@@ -1,6 +1,6 @@
 /**
  * The app under test for Playwright: a throw-away embedded PostgreSQL, migrations and grants as the
- * owner, the demo tenant, and the built console (`next start`) as the app role, as `npm start`
+ * owner, the demo tenant, and the built console (scripts/console-server.ts) as the app role, as `npm start`
  * runs it. Writes e2e/.runtime.json so tests can seed their own data (and tamper as the owner).
  */
 import { spawn } from "node:child_process";
@@ -15,6 +15,7 @@ import { seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { E2E_PORT, RUNTIME_FILE } from "@/e2e/support/config";
 import { processEnv } from "@/lib/env";
+import { consoleServerCommand } from "@/lib/server/console-command";
 
 const root = process.cwd();
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-"));
@@ -37,7 +38,8 @@ await seedDemoTenant(db, DEFAULT_POLICY);
 await db.$disconnect();
 writeFileSync(RUNTIME_FILE, JSON.stringify({ databaseUrl, ownerDatabaseUrl, baseURL: `http://127.0.0.1:${E2E_PORT}` }));
 
-const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(E2E_PORT), "-H", "127.0.0.1"], {
+const server = consoleServerCommand({ root, port: E2E_PORT, hostname: "127.0.0.1" });
+const next = spawn(server.command, server.args, {
   cwd: root,
   stdio: "inherit",
   env: {

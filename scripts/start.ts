@@ -19,6 +19,7 @@ import { DEMO_PASSWORD, DEMO_USERS, seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { prepareSandbox } from "@/scripts/prepare-sandbox";
 import { environmentProblems, processEnv, readEnv } from "@/lib/env";
+import { consoleServerCommand } from "@/lib/server/console-command";
 
 const root = process.cwd();
 const dataDir = path.join(root, ".data");
@@ -159,7 +160,11 @@ async function main() {
   }
 
   step(`Starting the console on port ${port}`);
-  const next = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), dev ? "dev" : "start", "-p", String(port)], {
+  // The built console runs on its own server (health answered ahead of Next.js); --dev on Next.js's.
+  const { command, args } = dev
+    ? { command: process.execPath, args: [path.join(root, "node_modules/next/dist/bin/next"), "dev", "-p", String(port)] }
+    : consoleServerCommand({ root, port });
+  const next = spawn(command, args, {
     cwd: root,
     env,
     stdio: ["ignore", "inherit", "inherit"],

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { RUNTIME_FILE } from "@/e2e/support/config";
 import { signIn } from "@/e2e/support/auth";
 import { actionRow, propose, seedTenant, TEST_PASSWORD } from "@/e2e/review/fixtures";
 import { processEnv } from "@/lib/env";
+import { consoleServerCommand } from "@/lib/server/console-command";
 
 // The bundled set-up: `npm start` sets NEXTAUTH_URL to http://localhost:PORT, and a person opens
 // the console at http://127.0.0.1:PORT instead. A second console on the same build and database,
@@ -31,7 +31,8 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   port = await freePort();
   const { databaseUrl } = JSON.parse(readFileSync(RUNTIME_FILE, "utf8")) as { databaseUrl: string };
-  console2 = spawn(process.execPath, [path.join(process.cwd(), "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const server = consoleServerCommand({ root: process.cwd(), port, hostname: "127.0.0.1" });
+  console2 = spawn(server.command, server.args, {
     cwd: process.cwd(),
     stdio: "ignore",
     env: {

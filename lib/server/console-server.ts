@@ -1,0 +1,102 @@
+import http from "node:http";
+import next from "next";
+import { API_RESPONSE_HEADERS, EVERY_RESPONSE_HEADERS } from "@/lib/server/fixed-headers.mjs";
+import { createAdmission, type Admission } from "@/lib/server/admission";
+import { offeredHealthAnswer, type HealthAnswer } from "@/lib/server/health-hook";
+
+const HEALTH_PATH = "/api/health";
+/** How long a stop waits for requests in flight before closing their connections. */
+const DRAIN_MS = 5_000;
+/**
+ * Requests started per turn of the event loop (admission.ts). In one run of 64 agents on the
+ * trivial route: 2 → 1,010 req/s, 4 → 1,430, 8 → 1,410, unpaced → 780; health p99 12, 24, 30 and
+ * 450 ms. 8 leaves room for routes that do more per turn.
+ */
+const REQUESTS_PER_TURN = 8;
+/** Past this many waiting, a request is answered 503 at once (a flood must not grow memory without bound). */
+const MAX_WAITING = 2_048;
+
+const FIXED_API_HEADERS = Object.fromEntries([...EVERY_RESPONSE_HEADERS, ...API_RESPONSE_HEADERS].map(({ key, value }) => [key, value]));
+
+/**
+ * The built console's HTTP server: Next.js's request handler, with /api/health answered first.
+ *
+ * Under load Next.js's own routing queues every request behind the ones in flight (64 agents'
+ * trivial requests kept a probe waiting 2.3 s at p99), and a load balancer reads that as the
+ * console being down. Here the probe is answered in the turn of the event loop its request arrives
+ * in, from the health report the app offers at start-up (instrumentation.ts → health-hook.ts): the
+ * same report, headers and status the route gives, without Next.js's routing in front of it.
+ * Everything else, pages and API alike, goes to Next.js unchanged, a few per turn of the event loop
+ * (admission.ts) so that no batch of requests holds the loop.
+ */
+export async function startConsoleServer({ dir, port, hostname }: { dir: string; port: number; hostname?: string }): Promise<{ url: string; stop(): Promise<void> }> {
+  const app = next({ dev: false, dir, hostname, port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+
+  const server = http.createServer(consoleRequestListener(handle));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, hostname, () => resolve());
+  });
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = await Promise.race([closed.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_MS).unref())]);
+      if (!drained) server.closeAllConnections();
+      await app.close();
+    })());
+  return { url: `http://${hostname ?? "localhost"}:${port}`, stop };
+}
+
+/**
+ * /api/health from the offered report, when there is one, at once; every other request to `next`
+ * through `admission` (503 when too many wait). A request whose client left while it waited is not
+ * started.
+ */
+export function consoleRequestListener(
+  next: (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>,
+  admission: Admission = createAdmission({ perTurn: REQUESTS_PER_TURN, maxWaiting: MAX_WAITING }),
+): http.RequestListener {
+  return (request, response) => {
+    const answer = isHealthProbe(request) ? offeredHealthAnswer() : null;
+    if (answer) return answerHealth(answer, request, response);
+    const admitted = admission.admit(() => {
+      if (!request.socket.destroyed) void next(request, response);
+    });
+    if (!admitted) {
+      const body = JSON.stringify({ error: { code: "overloaded", message: "The console has too many requests waiting; retry in a second." } });
+      response.writeHead(503, { ...FIXED_API_HEADERS, "Content-Type": "application/json", "Retry-After": "1", "Content-Length": Buffer.byteLength(body) });
+      response.end(body);
+    }
+  };
+}
+
+function isHealthProbe(request: http.IncomingMessage): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const url = request.url ?? "";
+  const query = url.indexOf("?");
+  return (query === -1 ? url : url.slice(0, query)) === HEALTH_PATH;
+}
+
+function answerHealth(answer: HealthAnswer, request: http.IncomingMessage, response: http.ServerResponse): void {
+  const send = (status: number, body: string) => {
+    response.writeHead(status, {
+      ...FIXED_API_HEADERS,
+      "Content-Type": "application/json",
+      "Cache-Control": "no-store",
+      "Content-Length": Buffer.byteLength(body),
+    });
+    response.end(request.method === "HEAD" ? undefined : body);
+  };
+  answer().then(
+    ({ httpStatus, report }) => send(httpStatus, JSON.stringify(report)),
+    (error: unknown) => {
+      console.error(`/api/health failed: ${error instanceof Error ? error.message : String(error)}`);
+      send(503, JSON.stringify({ status: "down", error: "The health check failed; see the console's log." }));
+    },
+  );
+}

@@ -1,0 +1,26 @@
+import { getDb } from "@/lib/db/client";
+import { urgently } from "@/lib/db/sql";
+import { pingDatabase } from "@/lib/db/statements/ping-database";
+import { sandboxStatus, type SandboxStatus } from "@/lib/sandbox/status";
+import { createDatabaseHealthMonitor, type DatabaseHealth, type DatabaseHealthMonitor } from "@/lib/server/database-health";
+
+export type HealthReport = { status: "ok" | "degraded" | "down"; database: DatabaseHealth; sandbox: SandboxStatus };
+
+// One monitor per process (Next.js may bundle this module more than once). Its ping runs ahead of
+// queued proposals and votes for a connection, so it measures the database, not the app's queue.
+const holder = globalThis as typeof globalThis & { countersignDatabaseHealth?: DatabaseHealthMonitor };
+const databaseHealth = () => (holder.countersignDatabaseHealth ??= createDatabaseHealthMonitor(() => urgently(() => pingDatabase(getDb()))));
+
+/**
+ * Liveness for operators and load balancers: database reachability (from a ping every second,
+ * never older than 5 s; see database-health.ts) and the sandbox in use (cached; see
+ * select-runner.ts). No I/O of its own, so a load balancer polling hard costs the database nothing.
+ * 503 when the database is down. Answered by the console's server ahead of Next.js (see
+ * console-server.ts) and by app/api/health/route.ts where Next.js answers it itself (`next dev`).
+ */
+export async function healthReport(): Promise<{ httpStatus: 200 | 503; report: HealthReport }> {
+  const database = await databaseHealth().read();
+  const sandbox = await sandboxStatus();
+  const status = database.ok ? (sandbox.available ? "ok" : "degraded") : "down";
+  return { httpStatus: database.ok ? 200 : 503, report: { status, database, sandbox } };
+}
