@@ -49,4 +49,18 @@ describe("createDatabaseHealthMonitor", () => {
       monitor.stop();
     }
   });
+
+  it("does not wait past the time limit for a first ping that hangs: down until the database answers", async () => {
+    let answer: () => void = () => {};
+    const monitor = createDatabaseHealthMonitor(() => new Promise<void>((resolve) => (answer = resolve)), { everyMs: 10_000, staleAfterMs: 100 });
+    try {
+      const first = await monitor.read();
+      expect(first).toEqual({ ok: false, error: "The database has not answered in 0 s since the console started.", checkedAgoMs: null });
+      expect((await monitor.read()).ok).toBe(false);
+      answer();
+      await expect.poll(async () => (await monitor.read()).ok, { interval: 10, timeout: 5_000 }).toBe(true);
+    } finally {
+      monitor.stop();
+    }
+  });
 });

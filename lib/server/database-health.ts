@@ -3,7 +3,7 @@ export type DatabaseHealth =
   | { ok: false; error: string; checkedAgoMs: number | null };
 
 export type DatabaseHealthMonitor = {
-  /** The latest answer, waiting only for the very first ping. */
+  /** The latest answer, waiting only for the very first ping, and for that at most `staleAfterMs`. */
   read(): Promise<DatabaseHealth>;
   stop(): void;
 };
@@ -26,6 +26,8 @@ export function createDatabaseHealthMonitor(
   const staleAfterMs = options.staleAfterMs ?? 5_000;
   const now = options.now ?? (() => performance.now());
   let last: Outcome | null = null;
+  /** When the first ping started (the first read starts it), for the first read's time limit. */
+  let firstStarted: number | null = null;
   let pinging: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
@@ -47,8 +49,16 @@ export function createDatabaseHealthMonitor(
 
   return {
     async read() {
-      if (last === null) await pingOnce();
-      const outcome = last!;
+      if (last === null) {
+        // The very first ping: waited for, but never longer than an answer may be old.
+        firstStarted ??= now();
+        const left = firstStarted + staleAfterMs - now();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([pingOnce(), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, left))))]);
+        clearTimeout(timer);
+      }
+      if (last === null) return { ok: false, error: `The database has not answered in ${Math.round(staleAfterMs / 1000)} s since the console started.`, checkedAgoMs: null };
+      const outcome: Outcome = last;
       const ago = Math.round(now() - outcome.at);
       if (ago > staleAfterMs) {
         return { ok: false, error: `The database has not answered for ${Math.round(ago / 1000)} s.`, checkedAgoMs: ago };
