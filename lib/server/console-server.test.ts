@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { consoleRequestListener } from "@/lib/server/console-server";
 import type { Admission } from "@/lib/server/admission";
 import { offerHealthAnswer } from "@/lib/server/health-hook";
@@ -58,7 +58,11 @@ describe("the console's server", () => {
     offerHealthAnswer(async () => {
       throw new Error("password authentication failed for user countersign_app");
     });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const failed = await stuck(`${base}/api/health`);
+    // The operator's log says why; the probe's answer does not.
+    expect(logged).toHaveBeenCalledWith("/api/health failed: password authentication failed for user countersign_app");
+    logged.mockRestore();
     expect(failed.status).toBe(503);
     const body = await failed.text();
     expect(JSON.parse(body)).toMatchObject({ status: "down" });
