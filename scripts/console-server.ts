@@ -8,6 +8,10 @@
  */
 import { parseArgs } from "node:util";
 
+// As under `next start`: no source maps. tsx (which runs this file) turns them on, and with them
+// Node reads the source map of every chunk Next.js loads and maps every stack trace it formats.
+process.setSourceMapsEnabled(false);
+
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1 || port > 65_535) {
