@@ -21,13 +21,14 @@ const FIXED_API_HEADERS = Object.fromEntries([...EVERY_RESPONSE_HEADERS, ...API_
 /**
  * The built console's HTTP server: Next.js's request handler, with /api/health answered first.
  *
- * Under load Next.js's own routing queues every request behind the ones in flight (64 agents'
- * trivial requests kept a probe waiting 2.3 s at p99), and a load balancer reads that as the
- * console being down. Here the probe is answered in the turn of the event loop its request arrives
- * in, from the health report the app offers at start-up (instrumentation.ts → health-hook.ts): the
- * same report, headers and status the route gives, without Next.js's routing in front of it.
- * Everything else, pages and API alike, goes to Next.js unchanged, a few per turn of the event loop
- * (admission.ts) so that no batch of requests holds the loop.
+ * Under load a probe waited behind the requests in flight (2.3 s at p99 under 64 agents' requests
+ * for a static route), and a load balancer reads that as the console being down. The wait was the
+ * event loop: Next.js ran every request that arrived together back to back before anything else
+ * was looked at. So every request but the probe goes to Next.js unchanged, a few per turn of the
+ * event loop (admission.ts), and the probe is answered in the turn its request arrives in, from the
+ * health report the app offers at start-up (instrumentation.ts → health-hook.ts): the same report,
+ * headers and status the route gives. Answering the probe first was not enough by itself
+ * (docs/BENCHMARKS.md).
  */
 export async function startConsoleServer({ dir, port, hostname }: { dir: string; port: number; hostname?: string }): Promise<{ url: string; stop(): Promise<void> }> {
   const app = next({ dev: false, dir, hostname, port });
