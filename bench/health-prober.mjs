@@ -2,7 +2,7 @@
 // connections, whether or not earlier probes have been answered (a stalled server shows as many
 // slow probes, not as one). On its own event loop so that it times the console, as a load
 // balancer would, and not the benchmark's agents, which share the main thread's loop with it.
-// On {stop, waitMs}: waits for the outstanding probes, or aborts them after waitMs (their time
+// On its one message, { waitMs } (null: no limit): waits for the outstanding probes, or aborts them after waitMs (their time
 // so far is counted), and posts back [{ status, ms, code }].
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";

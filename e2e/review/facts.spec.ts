@@ -44,14 +44,18 @@ test.describe("arguments checked against the state they rest on", () => {
 });
 
 test.describe("state changed since request", () => {
-  test("a stale row offers no Approve: the row and the dialog offer Re-read state, which makes a revision to decide", async ({ page }) => {
-    const tenant = await seedTenant();
-    const stale = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
-    const fresh = await propose(tenant, "refund_invoice", SMALL_REFUND);
-    // Someone refunds 100.00 of INV-1044 elsewhere after the request.
-    await e2eDb().invoice.updateMany({
+  const PARTIAL_REFUND = { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" };
+  /** Someone refunds 100.00 of INV-1044 elsewhere after the request: its state changes under it. */
+  const refundElsewhere = (tenant: { id: string }) =>
+    e2eDb().invoice.updateMany({
       where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
     });
+
+  test("a stale row offers no Approve: the row and the dialog offer Re-read state, which makes a revision to decide", async ({ page }) => {
+    const tenant = await seedTenant();
+    const stale = await propose(tenant, "refund_invoice", PARTIAL_REFUND);
+    const fresh = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    await refundElsewhere(tenant);
 
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto("/queue");
@@ -90,14 +94,12 @@ test.describe("state changed since request", () => {
 
   test("an Approve pressed on a page opened before the state changed is refused by the server, and nothing is recorded", async ({ page }) => {
     const tenant = await seedTenant();
-    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
+    const { id } = await propose(tenant, "refund_invoice", PARTIAL_REFUND);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
     await expect(page.getByText("Unchanged since request")).toBeVisible();
     // The state changes while the page is open: the page still offers Approve, the vote refuses it.
-    await e2eDb().invoice.updateMany({
-      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
-    });
+    await refundElsewhere(tenant);
     await page.getByRole("button", { name: "Approve", exact: true }).click();
     await expect(page.getByRole("alert").filter({ hasText: "your approval was not recorded" })).toContainText("Re-read the state");
     expect(await actionRow(id)).toMatchObject({ status: "pending", currentRevision: 1 });
@@ -107,10 +109,8 @@ test.describe("state changed since request", () => {
 
   test("the effect table shows At request, Now (read live) and After", async ({ page }) => {
     const tenant = await seedTenant();
-    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
-    await e2eDb().invoice.updateMany({
-      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
-    });
+    const { id } = await propose(tenant, "refund_invoice", PARTIAL_REFUND);
+    await refundElsewhere(tenant);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
     const table = page.getByRole("table", { name: "Effect at request, now and after execution" });
@@ -128,10 +128,8 @@ test.describe("state changed since request", () => {
 
   test("Re-read state on the action page makes revision 2, says so after the page refreshed, and offers Approve on it", async ({ page }) => {
     const tenant = await seedTenant();
-    const { id } = await propose(tenant, "refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Partial return" });
-    await e2eDb().invoice.updateMany({
-      where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: 10_000, version: { increment: 1 } },
-    });
+    const { id } = await propose(tenant, "refund_invoice", PARTIAL_REFUND);
+    await refundElsewhere(tenant);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
     await page.getByRole("button", { name: "Re-read state" }).click();

@@ -53,9 +53,9 @@ export function createDatabaseHealthMonitor(
         // The very first ping: waited for, but never longer than an answer may be old.
         firstStarted ??= now();
         const left = firstStarted + staleAfterMs - now();
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([pingOnce(), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, left))))]);
-        clearTimeout(timer);
+        let limit: NodeJS.Timeout | undefined;
+        await Promise.race([pingOnce(), new Promise<void>((resolve) => (limit = setTimeout(resolve, Math.max(0, left))))]);
+        clearTimeout(limit);
       }
       if (last === null) return { ok: false, error: `The database has not answered in ${Math.round(staleAfterMs / 1000)} s since the console started.`, checkedAgoMs: null };
       const outcome: Outcome = last;
