@@ -1,9 +1,10 @@
 /**
  * Agent-API benchmark (a script, not a test): the built console (scripts/console-server.ts) on a throw-away
  * bundled PostgreSQL, driven over HTTP by 1, 16 and 64 simulated agents (closed loop, one API key
- * each), with /api/health probed every 50 ms throughout. Phases: a trivial route, submits the
+ * each), with /api/health probed every 50 ms and a page (/signin) every 250 ms throughout. Phases: a trivial route, submits the
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
- * execute, and three hostile inputs. One table at the end, with the targets of issue 13 beside it.
+ * execute, three hostile inputs, and a flood (1,000 connections on the trivial route) during which
+ * a person's page must still come back promptly. One table at the end, with the targets of issue 13 beside it.
  *
  *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements]
  */
@@ -55,6 +56,11 @@ const AGENTS = Math.max(...LEVELS);
 /** Every request may take this long; the hostile inputs are expected to need it today. */
 const REQUEST_TIMEOUT_MS = 120_000;
 const HEALTH_EVERY_MS = 50;
+/** A page a person would load, rendered by Next.js like any other: probed beside health. */
+const PAGE_PATH = "/signin";
+const PAGE_EVERY_MS = 250;
+/** Connections of the flood phase: far more agent requests than are answered per turn, so they queue. */
+const FLOOD_CONNECTIONS = 1_000;
 /** The reviewer approves a random 0–800 ms after the agent starts waiting: two poll intervals (lib/api/wait-for-decision.ts). */
 const DECIDE_DELAY_MAX_MS = 800;
 const TARGET_RATIO = 0.6;
@@ -232,16 +238,28 @@ const stateIs = (expected: string) => (body: string) => {
   return state === expected ? null : `state ${String(state)}`;
 };
 
-// ── the health prober ────────────────────────────────────────────────────────────────────────────
+// ── the probers ──────────────────────────────────────────────────────────────────────────────────
 
 type HealthSummary = Summary & { failed: number; failures: string };
 
+/** /api/health and a person's page, each probed from a thread of its own, until `stop`. */
+function startProbers() {
+  const health = startProber("/api/health", HEALTH_EVERY_MS);
+  const page = startProber(PAGE_PATH, PAGE_EVERY_MS);
+  return {
+    async stop(deadline = Number.POSITIVE_INFINITY): Promise<{ health: HealthSummary; page: HealthSummary }> {
+      const [h, p] = await Promise.all([health.stop(deadline), page.stop(deadline)]);
+      return { health: h, page: p };
+    },
+  };
+}
+
 /**
- * GET /api/health every 50 ms from a thread of its own (health-prober.mjs), until `stop`, which
+ * GET `probePath` every `everyMs` from a thread of its own (health-prober.mjs), until `stop`, which
  * waits for the outstanding probes or aborts them at `deadline` (their time so far is counted).
  */
-function startProber() {
-  const worker = new Worker(new URL("./health-prober.mjs", import.meta.url), { workerData: { port, everyMs: HEALTH_EVERY_MS, timeoutMs: REQUEST_TIMEOUT_MS } });
+function startProber(probePath: string, everyMs: number) {
+  const worker = new Worker(new URL("./health-prober.mjs", import.meta.url), { workerData: { port, path: probePath, everyMs, timeoutMs: REQUEST_TIMEOUT_MS } });
   return {
     async stop(deadline = Number.POSITIVE_INFINITY): Promise<HealthSummary> {
       const wait = deadline - performance.now();
@@ -469,21 +487,21 @@ async function heaviestStatements(limit = 6): Promise<StatementReport> {
 }
 
 type RatePhase = {
-  agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; cpu: CpuShare;
+  agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; page: HealthSummary; cpu: CpuShare;
   statements?: StatementReport;
 };
 
 async function ratePhase(agents: number, seconds: number, one: (agentIndex: number, connections: http.Agent, recorder: Recorder) => Promise<void>): Promise<RatePhase> {
   const recorder = new Recorder();
   if (STATEMENTS) await heaviestStatements();
-  const prober = startProber();
+  const prober = startProbers();
   const cpu = cpuMeter();
   const elapsed = await closedLoop(agents, seconds, (i, connections) => one(i, connections, recorder));
   const cpuShare = cpu();
-  const health = await prober.stop();
+  const { health, page } = await prober.stop();
   return {
     agents, seconds: elapsed, perSecond: recorder.latencies.length / elapsed, latency: summarize(recorder.latencies),
-    failures: recorder.failureText, health, cpu: cpuShare, ...(STATEMENTS ? { statements: await heaviestStatements() } : {}),
+    failures: recorder.failureText, health, page, cpu: cpuShare, ...(STATEMENTS ? { statements: await heaviestStatements() } : {}),
   };
 }
 
@@ -495,6 +513,7 @@ type DecisionPhase = {
   vote: Summary;
   failures: string;
   health: HealthSummary;
+  page: HealthSummary;
   cpu: CpuShare;
 };
 
@@ -511,7 +530,9 @@ const HOSTILE: HostileInput[] = [
 ];
 
 type HostileRequest = { input: string; startedAt: number; status: number; code: string | null; message: string | null; ms: number };
-type HostilePhase = { seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: HealthSummary; cpu: CpuShare };
+type HostilePhase = {
+  seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: HealthSummary; page: HealthSummary; cpu: CpuShare;
+};
 
 async function main() {
   const setUpStarted = performance.now();
@@ -547,7 +568,7 @@ async function main() {
     const execute = new Recorder();
     const votes: number[] = [];
     let cycles = 0;
-    const prober = startProber();
+    const prober = startProbers();
     const cpu = cpuMeter();
     const elapsed = await closedLoop(agents, seconds, async (i, connections) => {
       const submitted = await submit(i, connections, emailCall());
@@ -578,11 +599,11 @@ async function main() {
       if (execute.take(executed, 200, stateIs("succeeded"))) cycles++;
     });
     const cpuShare = cpu();
-    const health = await prober.stop();
+    const { health, page } = await prober.stop();
     const failures = [steps.failureText, execute.failureText].filter(Boolean).join(", ");
     return {
       agents, cyclesPerSecond: cycles / elapsed, decisionToAgent: summarize(decisionToAgent),
-      execute: summarize(execute.latencies), vote: summarize(votes), failures, health, cpu: cpuShare,
+      execute: summarize(execute.latencies), vote: summarize(votes), failures, health, page, cpu: cpuShare,
     };
   }
 
@@ -592,7 +613,7 @@ async function main() {
     const deadline = started + seconds * 1000;
     const cap = new AbortController();
     const capTimer = setTimeout(() => cap.abort(), HOSTILE_CAP_SECONDS * 1000);
-    const prober = startProber();
+    const prober = startProbers();
     const cpu = cpuMeter();
     const connections = connectionPool();
     const requests: HostileRequest[] = [];
@@ -607,12 +628,12 @@ async function main() {
       }),
     );
     clearTimeout(capTimer);
-    const health = await prober.stop(capAt);
+    const { health, page } = await prober.stop(capAt);
     const cpuShare = cpu();
     connections.destroy();
     return {
       seconds: (performance.now() - started) / 1000, capSeconds: HOSTILE_CAP_SECONDS, cappedAt: cap.signal.aborted ? HOSTILE_CAP_SECONDS : null,
-      requests, health, cpu: cpuShare,
+      requests, health, page, cpu: cpuShare,
     };
   }
 
@@ -629,10 +650,13 @@ async function main() {
   const line = (label: string, r: RatePhase) =>
     console.log(
       `  ${label.padEnd(13)} ${String(r.agents).padStart(2)} agents: ${r.perSecond.toFixed(0).padStart(5)} req/s, p50 ${fmt(r.latency.p50)} ms, p99 ${fmt(r.latency.p99)} ms` +
-        `; health p50 ${fmt(r.health.p50)} / p99 ${fmt(r.health.p99)} ms${r.failures ? `; FAILED: ${r.failures}` : ""}${r.health.failed ? `; health failed: ${r.health.failures}` : ""}` +
+        `; health p50 ${fmt(r.health.p50)} / p99 ${fmt(r.health.p99)} ms; page p50 ${fmt(r.page.p50)} / p99 ${fmt(r.page.p99)} ms` +
+        `${r.failures ? `; FAILED: ${r.failures}` : ""}${probeFailures(r)}` +
         `\n${" ".repeat(27)}${cpuText(r.cpu)}` +
         (r.statements ? statementsText(r.statements, r.perSecond * r.seconds) : ""),
     );
+  const probeFailures = (p: { health: HealthSummary; page: HealthSummary }) =>
+    `${p.health.failed ? `; health failed: ${p.health.failures}` : ""}${p.page.failed ? `; page failed: ${p.page.failures}` : ""}`;
   const statementsText = (s: StatementReport, requests: number) =>
     `\n${" ".repeat(27)}PostgreSQL: ${fmt(s.totalMs / Math.max(1, requests))} ms of statements per request; heaviest:` +
     s.top.map((q) => `\n${" ".repeat(29)}${fmt(q.totalMs / Math.max(1, requests)).padStart(5)} ms/req  ${(q.calls / Math.max(1, requests)).toFixed(2)} calls/req  ${fmt(q.meanMs)} ms each  ${q.query}`).join("") +
@@ -656,7 +680,8 @@ async function main() {
     if (halted()) break;
     console.log(
       `  ${"poll+execute".padEnd(13)} ${String(agents).padStart(2)} agents: ${d.cyclesPerSecond.toFixed(0).padStart(5)} cycles/s, decision→agent p50 ${fmt(d.decisionToAgent.p50)} / p99 ${fmt(d.decisionToAgent.p99)} ms` +
-        `, execute p50 ${fmt(d.execute.p50)} / p99 ${fmt(d.execute.p99)} ms; health p99 ${fmt(d.health.p99)} ms${d.failures ? `; FAILED: ${d.failures}` : ""}` +
+        `, execute p50 ${fmt(d.execute.p50)} / p99 ${fmt(d.execute.p99)} ms; health p99 ${fmt(d.health.p99)} ms; page p99 ${fmt(d.page.p99)} ms` +
+        `${d.failures ? `; FAILED: ${d.failures}` : ""}${probeFailures(d)}` +
         `\n${" ".repeat(27)}${cpuText(d.cpu)}`,
     );
     results.push({ agents, trivial: t, read: r, write: w, decision: d });
@@ -667,6 +692,11 @@ async function main() {
     console.log(`  hostile: ${HOSTILE.length} agents for ${SECONDS} s, each request allowed ${REQUEST_TIMEOUT_MS / 1000} s, the phase at most ${HOSTILE_CAP_SECONDS} s…`);
     hostile = await hostilePhase(SECONDS);
   }
+  let flood: RatePhase | null = null;
+  if (!halted()) {
+    console.log(`  flood: ${FLOOD_CONNECTIONS} connections on the trivial route for ${SECONDS} s…`);
+    flood = await ratePhase(FLOOD_CONNECTIONS, SECONDS, trivial);
+  }
   if (stopping) return INTERRUPTED;
   const serverDied = serverGone && !stopping;
 
@@ -675,17 +705,19 @@ async function main() {
   const mark = (ok: boolean) => (ok ? "met" : "NOT met");
   const pad = (s: string, n: number) => s.padStart(n);
   const pair = (s: Summary) => `${fmt(s.p50)} / ${fmt(s.p99)}`;
-  console.log(`\nAgent API, ${SECONDS} s per phase (latencies in ms, p50 / p99; health = GET /api/health every ${HEALTH_EVERY_MS} ms during that phase)`);
+  console.log(
+    `\nAgent API, ${SECONDS} s per phase (latencies in ms, p50 / p99; health = GET /api/health every ${HEALTH_EVERY_MS} ms, page = GET ${PAGE_PATH} every ${PAGE_EVERY_MS} ms during that phase)`,
+  );
   console.log(
     `${pad("agents", 6)}  ${pad("trivial/s", 9)}  ${pad("read/s", 7)}  ${pad("write/s", 7)}  ${pad("read÷triv", 9)}  ${pad("write÷triv", 10)}` +
-      `  ${pad("trivial", 13)}  ${pad("submit read", 13)}  ${pad("submit write", 13)}  ${pad("health p99 triv/read/write/poll", 31)}`,
+      `  ${pad("trivial", 13)}  ${pad("submit read", 13)}  ${pad("submit write", 13)}  ${pad("health p99 triv/read/write/poll", 31)}  ${pad("page p99 triv/read/write/poll", 29)}`,
   );
   for (const { agents, trivial: t, read: r, write: w, decision: d } of results) {
     console.log(
       `${pad(String(agents), 6)}  ${pad(t.perSecond.toFixed(0), 9)}  ${pad(r.perSecond.toFixed(0), 7)}  ${pad(w.perSecond.toFixed(0), 7)}` +
         `  ${pad((r.perSecond / t.perSecond).toFixed(2), 9)}  ${pad((w.perSecond / t.perSecond).toFixed(2), 10)}` +
         `  ${pad(pair(t.latency), 13)}  ${pad(pair(r.latency), 13)}  ${pad(pair(w.latency), 13)}` +
-        `  ${pad([t, r, w, d].map((p) => fmt(p.health.p99)).join(" / "), 31)}`,
+        `  ${pad([t, r, w, d].map((p) => fmt(p.health.p99)).join(" / "), 31)}  ${pad([t, r, w, d].map((p) => fmt(p.page.p99)).join(" / "), 29)}`,
     );
   }
   console.log(`\nDecision long-poll and execute (send_email; a reviewer approves 0–${DECIDE_DELAY_MAX_MS} ms after the agent starts waiting; the server re-reads every 400 ms)`);
@@ -705,6 +737,8 @@ async function main() {
       `  health during it: p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms, max ${fmt(h.max)} ms over ${h.n} probes` +
         `${h.failed ? ` (${h.failed} not answered 200: ${h.failures}; an unanswered probe counts its wait, so these are lower bounds)` : ""}`,
     );
+    const pg = hostile.page;
+    console.log(`  page (${PAGE_PATH}) during it: p50 ${fmt(pg.p50)} ms, p99 ${fmt(pg.p99)} ms, max ${fmt(pg.max)} ms over ${pg.n} probes${pg.failed ? ` (${pg.failed} not answered 200: ${pg.failures})` : ""}`);
     console.log(`  ${cpuText(hostile.cpu)}`);
     for (const input of HOSTILE) {
       const mine = hostile.requests.filter((q) => q.input === input.name);
@@ -737,12 +771,21 @@ async function main() {
   if (hostile) {
     console.log(`  /api/health p99 ≤ ${TARGET_HEALTH_P99_MS} ms during the hostile phase: ${fmt(hostile.health.p99)} ms → ${mark(hostile.health.p99 <= TARGET_HEALTH_P99_MS)}`);
   }
+  if (flood) {
+    // Agents' requests wait in their own lane; a person's page is started ahead of them (lib/server/admission.ts).
+    console.log(
+      `\nFlood (${FLOOD_CONNECTIONS} connections on /api/v1/openapi.json, each sending again when answered, for ${SECONDS} s): ${flood.perSecond.toFixed(0)} answered 200 per second` +
+        `, p50 ${fmt(flood.latency.p50)} / p99 ${fmt(flood.latency.p99)} ms${flood.failures ? `; not 200: ${flood.failures}` : ""}`,
+    );
+    console.log(`  health during it: p50 ${fmt(flood.health.p50)} / p99 ${fmt(flood.health.p99)} ms; page (${PAGE_PATH}): p50 ${fmt(flood.page.p50)} / p99 ${fmt(flood.page.p99)} ms${probeFailures(flood)}`);
+    console.log(`  ${cpuText(flood.cpu)}`);
+  }
   console.log(`\nload average at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   if (serverDied) console.error(`\n✖ The console exited during the run. Its last lines:\n${serverLog.join("\n")}`);
 
   if (JSON_FILE) {
     const machine = { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim(), node: process.version, platform: `${os.platform()} ${os.arch()}` };
-    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile }, null, 2));
+    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile, flood }, null, 2));
     console.log(`raw numbers written to ${JSON_FILE}`);
   }
   return serverDied ? 1 : 0;

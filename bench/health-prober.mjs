@@ -1,13 +1,13 @@
-// bench:api's health prober, on a thread of its own: GET /api/health every `everyMs` on its own
-// connections, whether or not earlier probes have been answered (a stalled server shows as many
-// slow probes, not as one). On its own event loop so that it times the console, as a load
+// bench:api's prober, on a thread of its own: GET `path` (/api/health, or a page) every `everyMs`
+// on its own connections, whether or not earlier probes have been answered (a stalled server shows
+// as many slow probes, not as one). On its own event loop so that it times the console, as a load
 // balancer would, and not the benchmark's agents, which share the main thread's loop with it.
 // On its one message, { waitMs } (null: no limit): waits for the outstanding probes, or aborts them after waitMs (their time
 // so far is counted), and posts back [{ status, ms, code }].
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 
-const { port, everyMs, timeoutMs } = workerData;
+const { port, path, everyMs, timeoutMs } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 1024 });
 const stopped = new AbortController();
 const probes = [];
@@ -18,7 +18,7 @@ function probe() {
   const started = performance.now();
   return new Promise((resolve) => {
     const finish = (status, code) => resolve({ status, ms: performance.now() - started, code });
-    const req = http.request({ host: "127.0.0.1", port, method: "GET", path: "/api/health", agent, signal }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port, method: "GET", path, agent, signal }, (res) => {
       res.resume();
       res.on("end", () => finish(res.statusCode ?? 0, null));
       res.on("error", (error) => finish(0, error.code ?? error.name));

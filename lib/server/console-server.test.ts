@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { consoleRequestListener } from "@/lib/server/console-server";
-import type { Admission } from "@/lib/server/admission";
+import { consoleRequestListener, laneOf } from "@/lib/server/console-server";
+import type { Admission, Lane } from "@/lib/server/admission";
 import { offerHealthAnswer } from "@/lib/server/health-hook";
 
 const servers: http.Server[] = [];
@@ -90,5 +90,37 @@ describe("the console's server", () => {
     // The probe does not queue: it is answered however full the queue is.
     expect((await stuck(`${base}/api/health`)).status).toBe(200);
     expect(handed).toEqual([]);
+  });
+
+  it("queues the agent API in agents' lane and everything else in people's: an agent flood's 503s leave pages alone", async () => {
+    offerHealthAnswer(async () => ({ httpStatus: 200, report: { status: "ok" } }));
+    const lanes: string[] = [];
+    // Agents' lane full, people's not.
+    const agentsFull: Admission = {
+      admit: (lane: Lane, start: () => void) => {
+        lanes.push(lane);
+        if (lane === "agents") return false;
+        start();
+        return true;
+      },
+      waiting: 2_048,
+    };
+    const { base, handed } = await serverWithStuckNext(agentsFull);
+    expect((await stuck(`${base}/api/v1/actions`, { method: "POST", body: "{}" })).status).toBe(503);
+    expect((await stuck(`${base}/api/mcp`, { method: "POST", body: "{}" })).status).toBe(503);
+    for (const path of ["/queue", "/api/auth/session", "/api/actions/x/execute"]) await expect(stuck(`${base}${path}`)).rejects.toThrow();
+    expect(lanes).toEqual(["agents", "agents", "people", "people", "people"]);
+    expect(handed).toEqual(["GET /queue", "GET /api/auth/session", "GET /api/actions/x/execute"]);
+  });
+});
+
+describe("laneOf", () => {
+  it("puts the REST and MCP agent APIs, with or without a query, in agents' lane; look-alikes in people's", () => {
+    for (const url of ["/api/v1", "/api/v1/actions", "/api/v1/actions/a1/decision?wait=30", "/api/mcp", "/api/mcp?session=1"]) {
+      expect(laneOf({ url })).toBe("agents");
+    }
+    for (const url of ["/", "/queue", "/api/v1x", "/api/mcpx", "/api/actions/a1/execute", "/_next/static/chunk.js", "/api/auth/callback/credentials", "/api/health"]) {
+      expect(laneOf({ url })).toBe("people");
+    }
   });
 });

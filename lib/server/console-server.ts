@@ -1,7 +1,7 @@
 import http from "node:http";
 import next from "next";
 import { API_RESPONSE_HEADERS, EVERY_RESPONSE_HEADERS } from "@/lib/server/fixed-headers.mjs";
-import { createAdmission, type Admission } from "@/lib/server/admission";
+import { createAdmission, type Admission, type Lane } from "@/lib/server/admission";
 import { offeredHealthAnswer, type HealthAnswer } from "@/lib/server/health-hook";
 
 const HEALTH_PATH = "/api/health";
@@ -13,8 +13,15 @@ const DRAIN_MS = 5_000;
  * 450 ms. 8 leaves room for routes that do more per turn.
  */
 const REQUESTS_PER_TURN = 8;
-/** Past this many waiting, a request is answered 503 at once (a flood must not grow memory without bound). */
-const MAX_WAITING = 2_048;
+/** Of a turn's starts, those agents' requests keep while people's wait too (admission.ts). */
+const AGENT_SHARE = 2;
+/**
+ * Past this many waiting in its lane, a request is answered 503 at once (a flood must not grow
+ * memory without bound). People's lane is smaller: browsers send a few requests at a time.
+ */
+const MAX_WAITING = { agents: 2_048, people: 512 };
+/** The agent API: bearer-key routes (REST and MCP). Every other path is a person's. */
+const AGENT_PATHS = ["/api/v1", "/api/mcp"];
 
 const FIXED_API_HEADERS = Object.fromEntries([...EVERY_RESPONSE_HEADERS, ...API_RESPONSE_HEADERS].map(({ key, value }) => [key, value]));
 
@@ -55,17 +62,17 @@ export async function startConsoleServer({ dir, port, hostname }: { dir: string;
 
 /**
  * /api/health from the offered report, when there is one, at once; every other request to `next`
- * through `admission` (503 when too many wait). A request whose client left while it waited is not
- * started.
+ * through `admission`, in its lane (503 when too many wait there). A request whose client left
+ * while it waited is not started.
  */
 export function consoleRequestListener(
   next: (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>,
-  admission: Admission = createAdmission({ perTurn: REQUESTS_PER_TURN, maxWaiting: MAX_WAITING }),
+  admission: Admission = createAdmission({ perTurn: REQUESTS_PER_TURN, agentShare: AGENT_SHARE, maxWaiting: MAX_WAITING }),
 ): http.RequestListener {
   return (request, response) => {
     const answer = isHealthProbe(request) ? offeredHealthAnswer() : null;
     if (answer) return answerHealth(answer, request, response);
-    const admitted = admission.admit(() => {
+    const admitted = admission.admit(laneOf(request), () => {
       if (!request.socket.destroyed) void next(request, response);
     });
     if (!admitted) {
@@ -76,11 +83,23 @@ export function consoleRequestListener(
   };
 }
 
-function isHealthProbe(request: http.IncomingMessage): boolean {
-  if (request.method !== "GET" && request.method !== "HEAD") return false;
+function pathOf(request: http.IncomingMessage): string {
   const url = request.url ?? "";
   const query = url.indexOf("?");
-  return (query === -1 ? url : url.slice(0, query)) === HEALTH_PATH;
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function isHealthProbe(request: http.IncomingMessage): boolean {
+  return (request.method === "GET" || request.method === "HEAD") && pathOf(request) === HEALTH_PATH;
+}
+
+/**
+ * Which admission lane a request waits in: the agent API's, or people's (everything else). Only the
+ * order of starts depends on it: a path spelled to land in the other lane changes no check.
+ */
+export function laneOf(request: Pick<http.IncomingMessage, "url">): Lane {
+  const path = pathOf(request as http.IncomingMessage);
+  return AGENT_PATHS.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ? "agents" : "people";
 }
 
 function answerHealth(answer: HealthAnswer, request: http.IncomingMessage, response: http.ServerResponse): void {
