@@ -12,10 +12,10 @@
  * bench:api measures it; docs/BENCHMARKS.md has the numbers.
  *
  * Requests wait in two lanes, each in arrival order: people's (pages, their assets, sign-in, votes,
- * the stop button) and agents' (the agent API). People's go first, so a reviewer is not queued
- * behind an agent flood — the one who has to press the stop button least of all — but agents keep
- * at least `agentShare` of every turn's starts while people's requests wait, so neither lane can
- * hold the other off. Each lane has its own limit: agents filling theirs get 503s, people do not.
+ * the stop button) and agents' (the agent API). People's go first, so a reviewer — above all one
+ * reaching for the stop button — is not queued behind an agent flood; agents keep `agentShare` of
+ * every turn's starts while people's requests wait, so neither lane can hold the other off. Each
+ * lane has its own limit: agents filling theirs get 503s, people do not.
  */
 export type Lane = "people" | "agents";
 
