@@ -2,29 +2,39 @@ import type { Queryable } from "@/lib/db/sql";
 import { readPolicyDocument, readTenantPolicy } from "@/lib/db/statements/read-tenant-policy";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
-import { validatePolicy } from "@/lib/policy/validate-policy";
+import { checkPolicy } from "@/lib/policy/check-policy";
 
 export type ActivePolicy = { version: number; policy: Policy; invalid: string | null };
 export type TenantPolicy = { tenant: { id: string; domains: string[] }; policy: ActivePolicy };
 
-// Policy rows are immutable (a save is a new version), so a parsed version can be cached forever.
-const parsed = new Map<string, ActivePolicy>();
+// Policy rows are immutable (a save is a new version), so a parsed version can be kept; one check
+// per version, shared by the proposals that arrive while it runs.
+const parsed = new Map<string, Promise<ActivePolicy>>();
+const MAX_PARSED = 1_024;
 
 /** A policy that denies everything, for a tenant whose stored policy is broken: fail closed. */
 const DENY_ALL: Policy = { defaults: DEFAULT_POLICY.defaults, tools: {} };
 
-async function activePolicyFor(q: Queryable, policyId: string | null, version: number | null): Promise<ActivePolicy> {
-  if (!policyId || version === null) return { version: 0, policy: DEFAULT_POLICY, invalid: null };
+function activePolicyFor(q: Queryable, policyId: string | null, version: number | null): Promise<ActivePolicy> {
+  if (!policyId || version === null) return Promise.resolve({ version: 0, policy: DEFAULT_POLICY, invalid: null });
   const cached = parsed.get(policyId);
   if (cached) return cached;
+  if (parsed.size >= MAX_PARSED) parsed.clear();
   // Stored versions are read as they were saved: a rule naming a role that may not decide is
   // refused when it is saved, and evaluated as naming nobody (evaluate-policy.ts).
-  const result = validatePolicy(await readPolicyDocument(q, policyId), { forSave: false });
-  const active: ActivePolicy = result.ok
-    ? { version, policy: result.policy, invalid: null }
-    : { version, policy: DENY_ALL, invalid: result.errors.map((e) => `${e.path}: ${e.message}`).join("; ") };
-  parsed.set(policyId, active);
-  return active;
+  const checking = readPolicyDocument(q, policyId)
+    .then((document) => checkPolicy(document, { forSave: false }))
+    .then((result): ActivePolicy =>
+      result.ok
+        ? { version, policy: result.policy, invalid: null }
+        : { version, policy: DENY_ALL, invalid: result.errors.map((e) => `${e.path}: ${e.message}`).join("; ") },
+    );
+  parsed.set(policyId, checking);
+  // A failed read or check is not kept: the next proposal tries again.
+  checking.catch(() => {
+    if (parsed.get(policyId) === checking) parsed.delete(policyId);
+  });
+  return checking;
 }
 
 /**

@@ -1,5 +1,5 @@
 // Work whose cost grows with the input (the code pre-scan, risk tagging, the policy's expressions
-// over the arguments, canonical hashing of a payload) runs here, in a pool of worker threads, so one large or hostile request never holds
+// over the arguments, compiling a policy document, canonical hashing of a payload) runs here, in a pool of worker threads, so one large or hostile request never holds
 // the request thread: every other request, page and /api/health keeps being answered meanwhile.
 // Each item gets a budget of its own CPU time (not queue time, nor time the machine spent on other
 // work, so a loaded server does not refuse ordinary payloads); one that exceeds it is stopped (its
@@ -10,7 +10,8 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput } from "@/lib/compute/compute-tasks";
+import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import { PriorityGate } from "@/lib/compute/priority-gate";
@@ -22,6 +23,7 @@ type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
   hashRevision: { input: RevisionPayload; output: PayloadHash };
   dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
+  checkPolicy: { input: PolicyCheckInput; output: PolicyValidationResult };
   diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
   compareStates: { input: StateCompareInput[]; output: StateComparison[] };
   datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };

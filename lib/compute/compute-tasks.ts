@@ -8,6 +8,8 @@ import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { tracePolicy, type PolicyTrace } from "@/lib/policy/trace-policy";
+import type { PolicyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
+import { validatePolicy, type PolicyValidationResult } from "@/lib/policy/validate-policy";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
@@ -144,6 +146,14 @@ export type DryRunInput = { policyJson: string; inputs: PolicyInput[] };
 export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
   const policy = JSON.parse(input.policyJson) as Policy;
   return input.inputs.map((one) => tracePolicy(policy, one));
+}
+
+/** A policy document to validate (validate-policy.ts), with what a save checks it against. */
+export type PolicyCheckInput = { document: unknown; forSave: boolean; codeTools?: string[]; tools?: PolicyToolCatalogue };
+
+/** Every rule's condition parsed and type-checked: grows with the document (up to 256 KB from the editor). */
+export function checkPolicy(input: PolicyCheckInput): PolicyValidationResult {
+  return validatePolicy(input.document, { forSave: input.forSave, codeTools: input.codeTools, tools: input.tools });
 }
 
 /** A data set as stored (its content as JSON text). */

@@ -33,6 +33,11 @@ export async function dryRunPolicy({ started, input }) {
   return tasks.dryRunPolicy(input);
 }
 
+export async function checkPolicy({ started, input }) {
+  markStarted(started);
+  return tasks.checkPolicy(input);
+}
+
 export async function datasetFiles({ started, input }) {
   markStarted(started);
   return tasks.datasetFiles(input);

@@ -6,7 +6,7 @@ import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
-import { validatePolicy } from "@/lib/policy/validate-policy";
+import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 
 export type SavePolicyInput = {
@@ -36,8 +36,7 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
   const comment = input.comment?.trim().slice(0, 500) || null;
   const tools = await policyToolCatalogue(db, input.tenantId);
-  const codeTools = tools.tools.filter((t) => t.kind === "code").map((t) => t.name);
-  const result = validatePolicy(input.document, { forSave: true, codeTools, tools });
+  const result = await checkPolicy(input.document, { forSave: true, tools });
   if (!result.ok) {
     await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
     throw markAudited(new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors }));

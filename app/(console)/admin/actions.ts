@@ -12,7 +12,8 @@ import { AppError } from "@/lib/errors";
 import { Role } from "@/lib/generated/prisma/enums";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { savePolicy } from "@/lib/policy/save-policy";
-import { validatePolicy, type PolicyValidationError } from "@/lib/policy/validate-policy";
+import type { PolicyValidationError } from "@/lib/policy/validate-policy";
+import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 import { memberAction, type ActionResult } from "@/lib/server/boundary";
 import type { ActingMember } from "@/lib/auth/acting-member";
@@ -46,7 +47,7 @@ const PolicyTextSchema = z.strictObject({ text: z.string().max(300_000, "The pol
 const validate = memberAction({ name: "admin.validate_policy", permission: "admin:manage", input: PolicyTextSchema }, async ({ text }, member) => {
   const document = parsePolicyText(text);
   const tools = await policyToolCatalogue(getDb(), member.tenant.id);
-  const result = validatePolicy(document, { forSave: true, codeTools: tools.tools.filter((t) => t.kind === "code").map((t) => t.name), tools });
+  const result = await checkPolicy(document, { forSave: true, tools });
   return result.ok ? { ok: true as const, errors: [], notes: result.notes } : { ok: false as const, errors: result.errors, notes: result.notes };
 });
 export async function validatePolicyAction(raw: unknown) {
