@@ -5,6 +5,7 @@ import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { AppError } from "@/lib/errors";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { savePolicy } from "@/lib/policy/save-policy";
+import { largePolicy } from "@/tests/policies";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -63,5 +64,25 @@ describe("savePolicy against the tenant's tools", () => {
       expect.stringMatching(/^tools\.refund_invoice\.rules\.0\.when: Rule "big": args\.amount is not an argument/),
       expect.stringMatching(/^tools\.run_pyhton: There is no tool named run_pyhton/),
     ]);
+  });
+});
+
+describe("savePolicy past the compute pool's budget", () => {
+  it("refuses (audited) a policy whose checks need more CPU than an item may have, saving nothing", async () => {
+    const before = await t.db.toolPolicy.count({ where: { tenantId: a.id } });
+    const latest = await t.db.toolPolicy.findFirstOrThrow({ where: { tenantId: a.id }, orderBy: { version: "desc" } });
+    // The same document is saved at the default budget below: it is refused for its cost, not its content.
+    process.env.COUNTERSIGN_COMPUTE_BUDGET_MS = "5";
+    try {
+      const e = await refusal(savePolicy(t.db, { tenantId: a.id, baseVersion: latest.version, document: largePolicy(), actor: actor() }));
+      expect(e).toMatchObject({ code: "too_complex", status: 422, message: expect.stringContaining("The policy needed more than its 5 ms budget") });
+    } finally {
+      delete process.env.COUNTERSIGN_COMPUTE_BUDGET_MS;
+    }
+    expect(await t.db.toolPolicy.count({ where: { tenantId: a.id } })).toBe(before);
+    expect(await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, type: "policy.save_refused", data: { path: ["reason"], equals: "too_complex" } } })).toMatchObject({
+      outcome: "refused", data: { baseVersion: latest.version, reason: "too_complex" },
+    });
+    expect(await savePolicy(t.db, { tenantId: a.id, baseVersion: latest.version, document: largePolicy(), actor: actor() })).toEqual({ version: latest.version + 1 });
   });
 });

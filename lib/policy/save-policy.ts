@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, DbTx } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { AppError, markAudited } from "@/lib/errors";
+import { AppError, isAppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
@@ -36,7 +36,12 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
   const comment = input.comment?.trim().slice(0, 500) || null;
   const tools = await policyToolCatalogue(db, input.tenantId);
-  const result = await checkPolicy(input.document, { forSave: true, tools });
+  const result = await checkPolicy(input.document, { forSave: true, tools }).catch(async (error: unknown) => {
+    // Past the compute pool's budget: refused like an invalid policy, and audited as such.
+    if (!isAppError(error) || error.code !== "too_complex") throw error;
+    await auditRefusal(db, input, { reason: "too_complex" });
+    throw markAudited(error);
+  });
   if (!result.ok) {
     await auditRefusal(db, input, { reason: "invalid", errors: result.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`) });
     throw markAudited(new AppError("invalid_policy", `The policy was not saved: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"} to fix.`, 400, { errors: result.errors }));
