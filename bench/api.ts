@@ -240,14 +240,14 @@ const stateIs = (expected: string) => (body: string) => {
 
 // ── the probers ──────────────────────────────────────────────────────────────────────────────────
 
-type HealthSummary = Summary & { failed: number; failures: string };
+type ProbeSummary = Summary & { failed: number; failures: string };
 
 /** /api/health and a person's page, each probed from a thread of its own, until `stop`. */
 function startProbers() {
   const health = startProber("/api/health", HEALTH_EVERY_MS);
   const page = startProber(PAGE_PATH, PAGE_EVERY_MS);
   return {
-    async stop(deadline = Number.POSITIVE_INFINITY): Promise<{ health: HealthSummary; page: HealthSummary }> {
+    async stop(deadline = Number.POSITIVE_INFINITY): Promise<{ health: ProbeSummary; page: ProbeSummary }> {
       const [h, p] = await Promise.all([health.stop(deadline), page.stop(deadline)]);
       return { health: h, page: p };
     },
@@ -261,7 +261,7 @@ function startProbers() {
 function startProber(probePath: string, everyMs: number) {
   const worker = new Worker(new URL("./health-prober.mjs", import.meta.url), { workerData: { port, path: probePath, everyMs, timeoutMs: REQUEST_TIMEOUT_MS } });
   return {
-    async stop(deadline = Number.POSITIVE_INFINITY): Promise<HealthSummary> {
+    async stop(deadline = Number.POSITIVE_INFINITY): Promise<ProbeSummary> {
       const wait = deadline - performance.now();
       const answered = once(worker, "message") as Promise<[Array<{ status: number; ms: number; code: string | null }>]>;
       worker.postMessage({ waitMs: Number.isFinite(wait) ? Math.max(0, wait) : null });
@@ -487,7 +487,7 @@ async function heaviestStatements(limit = 6): Promise<StatementReport> {
 }
 
 type RatePhase = {
-  agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: HealthSummary; page: HealthSummary; cpu: CpuShare;
+  agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
   statements?: StatementReport;
 };
 
@@ -512,8 +512,8 @@ type DecisionPhase = {
   execute: Summary;
   vote: Summary;
   failures: string;
-  health: HealthSummary;
-  page: HealthSummary;
+  health: ProbeSummary;
+  page: ProbeSummary;
   cpu: CpuShare;
 };
 
@@ -531,7 +531,7 @@ const HOSTILE: HostileInput[] = [
 
 type HostileRequest = { input: string; startedAt: number; status: number; code: string | null; message: string | null; ms: number };
 type HostilePhase = {
-  seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: HealthSummary; page: HealthSummary; cpu: CpuShare;
+  seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
 };
 
 async function main() {
@@ -655,7 +655,7 @@ async function main() {
         `\n${" ".repeat(27)}${cpuText(r.cpu)}` +
         (r.statements ? statementsText(r.statements, r.perSecond * r.seconds) : ""),
     );
-  const probeFailures = (p: { health: HealthSummary; page: HealthSummary }) =>
+  const probeFailures = (p: { health: ProbeSummary; page: ProbeSummary }) =>
     `${p.health.failed ? `; health failed: ${p.health.failures}` : ""}${p.page.failed ? `; page failed: ${p.page.failures}` : ""}`;
   const statementsText = (s: StatementReport, requests: number) =>
     `\n${" ".repeat(27)}PostgreSQL: ${fmt(s.totalMs / Math.max(1, requests))} ms of statements per request; heaviest:` +

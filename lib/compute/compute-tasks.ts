@@ -148,12 +148,16 @@ export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
   return input.inputs.map((one) => tracePolicy(policy, one));
 }
 
-/** A policy document to validate (validate-policy.ts), with what a save checks it against. */
-export type PolicyCheckInput = { document: unknown; forSave: boolean; codeTools?: string[]; tools?: PolicyToolCatalogue };
+/**
+ * A policy document to validate (validate-policy.ts): for a save, with the tenant's tools to check
+ * it against; null for a stored version, read as it was saved.
+ */
+export type PolicyCheckInput = { document: unknown; tools: PolicyToolCatalogue | null };
 
 /** Every rule's condition parsed and type-checked: grows with the document (up to 256 KB from the editor). */
-export function checkPolicy(input: PolicyCheckInput): PolicyValidationResult {
-  return validatePolicy(input.document, { forSave: input.forSave, codeTools: input.codeTools, tools: input.tools });
+export function checkPolicy({ document, tools }: PolicyCheckInput): PolicyValidationResult {
+  if (tools === null) return validatePolicy(document, { forSave: false });
+  return validatePolicy(document, { forSave: true, tools, codeTools: tools.tools.filter((t) => t.kind === "code").map((t) => t.name) });
 }
 
 /** A data set as stored (its content as JSON text). */

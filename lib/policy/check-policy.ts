@@ -10,6 +10,5 @@ import type { PolicyValidationResult } from "./validate-policy";
  * document past the pool's CPU budget is refused as `too_complex`.
  */
 export function checkPolicy(document: unknown, options: { forSave: true; tools: PolicyToolCatalogue } | { forSave: false }): Promise<PolicyValidationResult> {
-  const against = options.forSave ? { tools: options.tools, codeTools: options.tools.tools.filter((t) => t.kind === "code").map((t) => t.name) } : {};
-  return runCompute("checkPolicy", { document, forSave: options.forSave, ...against }, { what: "policy" });
+  return runCompute("checkPolicy", { document, tools: options.forSave ? options.tools : null }, { what: "policy" });
 }

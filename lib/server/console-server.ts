@@ -83,7 +83,7 @@ export function consoleRequestListener(
   };
 }
 
-function pathOf(request: http.IncomingMessage): string {
+function pathOf(request: Pick<http.IncomingMessage, "url">): string {
   const url = request.url ?? "";
   const query = url.indexOf("?");
   return query === -1 ? url : url.slice(0, query);
@@ -98,7 +98,7 @@ function isHealthProbe(request: http.IncomingMessage): boolean {
  * order of starts depends on it: a path spelled to land in the other lane changes no check.
  */
 export function laneOf(request: Pick<http.IncomingMessage, "url">): Lane {
-  const path = pathOf(request as http.IncomingMessage);
+  const path = pathOf(request);
   return AGENT_PATHS.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ? "agents" : "people";
 }
 
