@@ -4,6 +4,7 @@ import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { largePolicy } from "@/tests/policies";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -44,6 +45,15 @@ describe("a payload whose checks exceed their budget", () => {
       await expectEventsToFitTheirSchemas(t.db, a.id);
     });
   }
+
+  it("is refused for its own cost, never for the cost of reading the tenant's large policy", async () => {
+    const tenant = await createTestTenant(t.db, { policy: largePolicy() });
+    vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "1");
+    const input = HOSTILE["a long attribute chain"];
+    await expect(proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: input.tool, args: input.args })).rejects.toMatchObject({ code: "too_complex" });
+    const events = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: "action.refused" } });
+    expect(events.map((e) => (e.data as { code?: string }).code)).toEqual(["too_complex"]);
+  });
 
   it("is accepted for review under a budget (each check is linear in its input)", async () => {
     const outcome = await proposeAction(t.db, {

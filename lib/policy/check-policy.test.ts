@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { whileTurning } from "@/tests/event-loop";
 import { largePolicy } from "@/tests/policies";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -7,6 +7,8 @@ import { builtInToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 import { validatePolicy } from "@/lib/policy/validate-policy";
 
 describe("checkPolicy: a policy document is compiled on the compute pool", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
   it("checks a 250 KB policy off the request thread, with the verdict the validator gives on it", async () => {
     const document = largePolicy();
     expect(JSON.stringify(document).length).toBeGreaterThan(250_000);
@@ -35,5 +37,13 @@ describe("checkPolicy: a policy document is compiled on the compute pool", () =>
       expect(checked.ok).toBe(false);
       expect(checked).toEqual(validatePolicy(document, { forSave: false }));
     }
+  });
+
+  it("holds a save to the pool's budget, and reads a stored version back under a budget of its own", async () => {
+    vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "1");
+    const document = largePolicy();
+    await expect(checkPolicy(document, { forSave: true, tools: builtInToolCatalogue() })).rejects.toMatchObject({ code: "too_complex" });
+    // The tenant's own policy, saved when the budget allowed it: proposals are not refused for it.
+    expect(await checkPolicy(document, { forSave: false })).toEqual(validatePolicy(document, { forSave: false }));
   });
 });
