@@ -1,10 +1,5 @@
-import { formatMinor } from "@/lib/tools/money";
+import { formatMinor, isMinorUnitsField } from "@/lib/tools/money";
 import { InlineValue } from "@/components/actions/section";
-
-/** Whether a field holds money in integer minor units (amount_minor, amount_refunded_minor…). */
-export function isMinorUnitsField(field: string): boolean {
-  return /_minor$/.test(field.split(".").at(-1) ?? "");
-}
 
 /** A field's value as a person reads it: money in major units (the stored minor units on hover), the rest as is. */
 export function FieldValue({ field, value }: { field: string; value: unknown }) {

@@ -1,6 +1,6 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
-import { formatMinor } from "@/lib/tools/money";
-import { isMinorUnitsField } from "@/components/actions/field-value";
+import { formatMinor, isMinorUnitsField } from "@/lib/tools/money";
+import { RevealedShortText } from "@/components/ui/revealed-short-text";
 
 function brief(path: string, value: unknown): string {
   if (isMinorUnitsField(path) && typeof value === "number" && Number.isInteger(value)) return formatMinor(value, "").trim();
@@ -19,7 +19,7 @@ export function StateChangedNotice({ changes }: { changes: FieldChange[] }) {
           {changes.slice(0, 3).map((c, i) => (
             <span key={c.path}>
               {i > 0 && "; "}
-              <span className="font-mono">{c.path}</span> {brief(c.path, c.before)} → {brief(c.path, c.after)}
+              <span className="font-mono">{c.path}</span> <RevealedShortText text={brief(c.path, c.before)} /> → <RevealedShortText text={brief(c.path, c.after)} />
             </span>
           ))}
           {changes.length > 3 && ` (+${changes.length - 3} more)`}
