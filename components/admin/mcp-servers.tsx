@@ -2,8 +2,6 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { FieldDiff } from "@/components/actions/field-diff";
-import { JsonBlock } from "@/components/actions/section";
 import { StatusBadge } from "@/components/ui/badges";
 import { buttonClass } from "@/components/ui/button";
 import type { McpServerView, McpToolView } from "@/lib/mcp/upstream/list-mcp-servers";
@@ -170,7 +168,13 @@ function hintsText(tool: McpToolView): string {
     .join(", ");
 }
 
-function ToolRow({ tool, busy, onApprove }: { tool: McpToolView; busy: boolean; onApprove: (tool: McpToolView) => void }) {
+/**
+ * A tool's texts from its server (description, input schema, changes), rendered on the server with
+ * their hidden characters revealed off the request thread (components/admin/mcp-tool-views.tsx).
+ */
+export type McpToolTexts = { description: React.ReactNode; schema: React.ReactNode; changes: React.ReactNode };
+
+function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolView; texts: McpToolTexts | undefined; busy: boolean; onApprove: (tool: McpToolView) => void }) {
   const shown = tool.approved ?? tool.pending;
   return (
     <>
@@ -185,11 +189,11 @@ function ToolRow({ tool, busy, onApprove }: { tool: McpToolView; busy: boolean; 
           <span className="block text-slate-500">risk classes: {tool.classes.join(", ")}</span>
         </td>
         <td className="max-w-md px-3 py-2 text-xs">
-          <p className="whitespace-pre-wrap break-words">{shown?.description ?? <span className="text-slate-500">(no description)</span>}</p>
-          {shown && (
+          <p className="whitespace-pre-wrap break-words">{texts?.description ?? <span className="text-slate-500">(no description)</span>}</p>
+          {shown && texts?.schema && (
             <details className="mt-1">
               <summary className="cursor-pointer text-slate-600">Input schema{tool.approved ? " (approved)" : ""}</summary>
-              <JsonBlock value={shown.inputSchema} label={`Input schema of ${tool.qualifiedName}`} />
+              {texts.schema}
             </details>
           )}
         </td>
@@ -207,7 +211,7 @@ function ToolRow({ tool, busy, onApprove }: { tool: McpToolView; busy: boolean; 
             <p className="py-1 text-sm font-medium text-orange-950">
               Held: its server now describes {tool.qualifiedName} differently from the approved definition. Calls are refused until an admin approves the change.
             </p>
-            <FieldDiff changes={tool.changes} caption={`Changes to ${tool.qualifiedName}: approved definition → what its server lists now`} />
+            {texts?.changes}
           </td>
         </tr>
       )}
@@ -243,7 +247,7 @@ function ReplaceSecretsForm({ server, replace }: { server: McpServerView; replac
 }
 
 /** One registered server: where it is, its secrets by name, and its tools with their approval state. */
-export function McpServerCard({ server, actions }: { server: McpServerView; actions: McpServerActions }) {
+export function McpServerCard({ server, toolTexts, actions }: { server: McpServerView; toolTexts: Record<string, McpToolTexts>; actions: McpServerActions }) {
   const router = useRouter();
   const [message, setMessage] = useState<Message>(null);
   const [pending, startTransition] = useTransition();
@@ -305,7 +309,7 @@ export function McpServerCard({ server, actions }: { server: McpServerView; acti
               </tr>
             </thead>
             <tbody>
-              {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} busy={pending} onApprove={approve} />)}
+              {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} texts={toolTexts[tool.id]} busy={pending} onApprove={approve} />)}
             </tbody>
           </table>
         )}

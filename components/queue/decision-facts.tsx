@@ -1,5 +1,5 @@
 import type { QueueItem } from "@/lib/review/queue-item";
-import { RevealedText } from "@/components/ui/revealed-text";
+import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 
 const TAG_TONE: Record<string, string> = {
@@ -17,7 +17,7 @@ export function DecisionFacts({ items }: { items: QueueItem[] }) {
         <li key={item.id} className="rounded-md border border-slate-200 px-3 py-2 text-[0.85rem]">
           <p>
             <span className="text-xs font-medium text-slate-600">Effect: </span>
-            <RevealedText text={item.summary} />
+            <RevealedShortText text={item.summary} />
           </p>
           {item.riskTags.length > 0 && (
             <p className="mt-1 flex flex-wrap gap-1" aria-label="Top risk tags">

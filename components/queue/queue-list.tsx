@@ -16,7 +16,7 @@ import { DecisionFacts } from "@/components/queue/decision-facts";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 import { RereadStateButton } from "@/components/actions/reread-state-button";
 import { RereadOutcome } from "@/components/actions/reread-outcome";
-import { RevealedText } from "@/components/ui/revealed-text";
+import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 
 const REFRESH_MS = 8000;
@@ -268,7 +268,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                   <Link href={`/actions/${item.id}`} className="font-medium text-indigo-800 hover:underline">
                     <span className="font-mono text-[0.8rem]">{item.tool}</span>
                     <span className="text-slate-400"> · </span>
-                    <span className="text-slate-900"><RevealedText text={item.summary} /></span>
+                    <span className="text-slate-900"><RevealedShortText text={item.summary} /></span>
                   </Link>
                   {item.revision > 1 && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">revision {item.revision}</span>}
                 </div>

@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
-import { RevealedText } from "@/components/ui/revealed-text";
+import { RevealedShortText } from "@/components/ui/revealed-short-text";
 
 /**
  * A modal confirmation for queue decisions: names every action it applies to, takes the note
@@ -76,7 +76,7 @@ export function ReviewDialog({
       >
         <h2 id={titleId} className="text-base font-semibold">{title}</h2>
         <ul aria-label="Actions to decide" className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
-          {names.map((name, i) => <li key={i}><RevealedText text={name} /></li>)}
+          {names.map((name, i) => <li key={i}><RevealedShortText text={name} /></li>)}
         </ul>
         {facts}
         <label htmlFor={noteId} className="mt-4 block font-medium">

@@ -1,26 +1,21 @@
-import { revealText } from "@/lib/review/reveal-text";
+import "server-only";
+import { RevealedSegments } from "@/components/ui/revealed-segments";
+import { revealOffThread } from "@/lib/review/reveal-off-thread";
 
 /**
- * Untrusted text as React text nodes (never HTML), with invisible code points shown as ⟦U+202E⟧
- * markers and lookalike letters in Latin words named beside them (lib/review/reveal-text.ts).
+ * Untrusted text of any length on a server-rendered page, revealed on the compute pool
+ * (lib/review/reveal-off-thread.ts): a payload of 100,000 hidden characters never holds the
+ * request thread. A text that could not be revealed in time is not shown at all. Client
+ * components show only short texts, with RevealedShortText.
  */
-export function RevealedText({ text }: { text: string }) {
-  return (
-    <>
-      {revealText(text).map((s, i) =>
-        s.kind === "text" ? (
-          s.text
-        ) : s.kind === "hidden" ? (
-          <span key={i} data-hidden-char={s.label} title={`Hidden character: ${s.name}`} className="mx-px rounded-sm bg-red-100 px-0.5 font-mono text-[0.75em] font-semibold text-red-800 ring-1 ring-red-300">
-            ⟦{s.label}{s.count > 1 ? ` ×${s.count}` : ""}⟧
-          </span>
-        ) : (
-          <span key={i} data-lookalike={s.label} title="A letter of another script in a Latin word" className="rounded-sm bg-amber-100 text-amber-950 ring-1 ring-amber-400">
-            {s.char}
-            <span className="font-mono text-[0.75em] font-semibold">⟦{s.label}⟧</span>
-          </span>
-        ),
-      )}
-    </>
-  );
+export async function RevealedText({ text }: { text: string }) {
+  const revealed = await revealOffThread(text);
+  if ("unrevealed" in revealed) {
+    return (
+      <span role="note" className="rounded-sm bg-orange-50 px-1 text-orange-950 ring-1 ring-orange-300">
+        This text ({revealed.length.toLocaleString("en")} characters) could not be checked for hidden characters in time, so it is not shown. Reload the page to try again.
+      </span>
+    );
+  }
+  return <RevealedSegments segments={revealed} />;
 }

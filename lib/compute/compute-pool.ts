@@ -14,6 +14,7 @@ import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judg
 import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
+import type { RevealedSegment } from "@/lib/review/reveal-text";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
@@ -27,6 +28,7 @@ type Tasks = {
   diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
   compareStates: { input: StateCompareInput[]; output: StateComparison[] };
   datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };
+  revealTexts: { input: string[]; output: RevealedSegment[][] };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

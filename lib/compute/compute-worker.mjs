@@ -52,3 +52,8 @@ export async function compareStates({ started, input }) {
   markStarted(started);
   return reviewTasks.compareStates(input);
 }
+
+export async function revealTexts({ started, input }) {
+  markStarted(started);
+  return reviewTasks.revealTexts(input);
+}

@@ -6,6 +6,7 @@ import { allowedStdioCommands } from "@/lib/mcp/upstream/server-config";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
 import { McpServerCard, RegisterMcpServer } from "@/components/admin/mcp-servers";
+import { mcpToolTexts } from "@/components/admin/mcp-tool-views";
 import { approveMcpToolAction, refreshMcpServerAction, registerMcpServerAction, removeMcpServerAction, replaceMcpServerSecretsAction } from "./actions";
 
 export const metadata: Metadata = { title: "MCP servers" };
@@ -40,7 +41,7 @@ export default async function McpServersPage() {
         {servers.length === 0 ? (
           <EmptyState title="No MCP servers yet">Register one above; its tools appear here for approval.</EmptyState>
         ) : (
-          servers.map((server) => <McpServerCard key={server.id} server={server} actions={actions} />)
+          servers.map((server) => <McpServerCard key={server.id} server={server} toolTexts={mcpToolTexts(server)} actions={actions} />)
         )}
       </div>
     </>
