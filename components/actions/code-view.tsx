@@ -1,6 +1,7 @@
 import type { LineChange } from "@/lib/approvals/payload-diff";
 import type { ScanFindingView } from "@/lib/review/action-detail";
 import { Collapsible } from "@/components/ui/collapsible";
+import { RevealedText } from "@/components/ui/revealed-text";
 
 const FINDING = {
   low: "bg-emerald-50 text-emerald-900 border-emerald-400",
@@ -9,7 +10,11 @@ const FINDING = {
   critical: "bg-red-50 text-red-950 border-red-500",
 } as const;
 
-/** Code with line numbers; each scan finding is shown under the line it is about. */
+/**
+ * Code with line numbers; each scan finding is shown under the line it is about. Hidden and
+ * direction-changing characters are shown as markers, so code reads as it runs (a U+202E in a
+ * string cannot reorder what the reviewer sees).
+ */
 export function CodeView({ code, findings, language }: { code: string; findings: ScanFindingView[]; language: string | null }) {
   const lines = code.replace(/\n$/, "").split("\n");
   const width = String(lines.length).length;
@@ -25,7 +30,7 @@ export function CodeView({ code, findings, language }: { code: string; findings:
               <div className={`flex ${flagged.has(line) ? "bg-red-500/20" : ""}`}>
                 <span aria-hidden="true" className="select-none pr-3 pl-3 text-right text-slate-500" style={{ minWidth: `${width + 2}ch` }}>{line}</span>
                 <span className="sr-only">Line {line}: </span>
-                <code className="whitespace-pre pr-4">{text || " "}</code>
+                <code className="whitespace-pre pr-4">{text ? <RevealedText text={text} /> : " "}</code>
               </div>
               {findings.filter((f) => f.line === line).map((f, j) => (
                 <p key={j} className={`ml-10 mr-3 my-1 rounded border-l-4 px-2 py-1 font-sans text-xs ${FINDING[f.severity] ?? FINDING.medium}`}>
@@ -49,7 +54,7 @@ export function LineDiff({ lines }: { lines: LineChange[] }) {
         <div key={i} className={line.kind === "added" ? "bg-emerald-50 text-emerald-900" : line.kind === "removed" ? "bg-red-50 text-red-900" : "text-slate-600"}>
           <span aria-hidden="true" className="inline-block w-6 select-none text-center">{line.kind === "added" ? "+" : line.kind === "removed" ? "−" : " "}</span>
           <span className="sr-only">{line.kind === "added" ? "added: " : line.kind === "removed" ? "removed: " : ""}</span>
-          {line.text}
+          <RevealedText text={line.text} />
         </div>
       ))}
     </pre>

@@ -56,6 +56,21 @@ test.describe("trusted rendering", () => {
     expect(dialogs).toEqual([]);
   });
 
+  test("code reads as it runs: a direction override in a string is a marker, not a reordering (Trojan Source)", async ({ page }) => {
+    const tenant = await seedTenant();
+    // Displayed raw, U+202E…U+2066 make the check look as if it compares with "user".
+    const code = ['role = "admin"', 'if role != "user\u202E \u2066# only users\u2069 \u2066":', '    print("granted")'].join("\n");
+    const { id } = await propose(tenant, "run_python", { code, language: "python" });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    const line = page.getByRole("region", { name: "python code with scan findings" }).locator("#code-line-2");
+    await expect(line.locator('[data-hidden-char="U+202E"]')).toHaveText("⟦U+202E⟧");
+    await expect(line.locator('[data-hidden-char="U+2066"]')).toHaveCount(2);
+    await expect(line.locator('[data-hidden-char="U+2069"]')).toHaveCount(1);
+    expect(await line.textContent()).not.toMatch(/[\u202e\u2066\u2069]/);
+    await expect(line).toContainText('if role != "user');
+  });
+
   test("a 20,000-character line is wrapped on screen and tagged on its field", async ({ page }) => {
     const tenant = await seedTenant();
     await withExampleDomain(tenant);
