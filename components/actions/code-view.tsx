@@ -1,6 +1,7 @@
 import type { LineChange } from "@/lib/approvals/payload-diff";
 import type { ScanFindingView } from "@/lib/review/action-detail";
 import { Collapsible } from "@/components/ui/collapsible";
+import { textSize } from "@/lib/review/text-size";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 const FINDING = {
@@ -20,7 +21,7 @@ export function CodeView({ code, findings, language }: { code: string; findings:
   const width = String(lines.length).length;
   const flagged = new Set(findings.map((f) => f.line));
   return (
-    <Collapsible text={code} what="code">
+    <Collapsible size={textSize(code)} what="code">
     <div role="region" aria-label={`${language ?? "code"} code with scan findings`} className="overflow-x-auto rounded-md bg-slate-950 py-2 font-mono text-[0.8rem] leading-relaxed text-slate-100">
       <ol className="min-w-fit">
         {lines.map((text, i) => {

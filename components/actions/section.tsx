@@ -1,5 +1,6 @@
 import { RevealedText } from "@/components/ui/revealed-text";
 import { Collapsible } from "@/components/ui/collapsible";
+import { textSize } from "@/lib/review/text-size";
 
 /** One titled block of the action page. */
 export function Section({ title, id, aside, children }: { title: string; id: string; aside?: React.ReactNode; children: React.ReactNode }) {
@@ -19,7 +20,7 @@ export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; 
   const shown = sortKeys ? sortedKeys(value) : value;
   const text = JSON.stringify(shown, null, 2) ?? "";
   return (
-    <Collapsible text={text} what={label ? label.toLowerCase() : "value"}>
+    <Collapsible size={textSize(text)} what={label ? label.toLowerCase() : "value"}>
       <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">
         <RevealedText text={text} />
       </pre>
