@@ -22,6 +22,8 @@ import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 const REFRESH_MS = 8000;
 /** Where the cursor was, so returning to the queue (from an action page, or after a reload) keeps it. */
 const CURSOR_KEY = "countersign:queue-cursor";
+/** The queue's keys (the hint bar says what each does). */
+const QUEUE_SHORTCUTS = "j k o Enter a r x";
 const noSubscription = () => () => {};
 
 type Dialog = { verdict: "approve" | "reject"; ids: string[] };
@@ -47,6 +49,9 @@ export function QueueList({ items }: { items: QueueItem[] }) {
   // this tab last showed the queue.
   const [cursor, setCursor] = useState<{ id: string; index: number } | null>(null);
   const savedCursorId = useSyncExternalStore(noSubscription, () => sessionStorage.getItem(CURSOR_KEY), () => null);
+  // False in the server's HTML and while it hydrates; true once the page runs (and the keyboard
+  // handler below is attached): only then does the list offer its shortcuts (aria-keyshortcuts).
+  const keysReady = useSyncExternalStore(noSubscription, () => true, () => false);
   const setCursorId = (id: string) => setCursor({ id, index: Math.max(0, items.findIndex((item) => item.id === id)) });
   // After a decision from the dialog, focus goes to the row the cursor moved to once the list refreshed.
   const focusCursorRow = useRef(false);
@@ -238,7 +243,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           {bulkProblem && <span className="text-amber-900">{bulkProblem}</span>}
         </div>
       )}
-      <ul aria-label="Pending actions" className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white">
+      <ul aria-label="Pending actions" aria-keyshortcuts={keysReady ? QUEUE_SHORTCUTS : undefined} className="divide-y divide-slate-100 overflow-hidden rounded-lg border border-slate-200 bg-white">
         {items.map((item, index) => {
           const active = index === cursorIndex;
           return (

@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant } from "@/e2e/review/fixtures";
+import { LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys } from "@/e2e/review/fixtures";
 import { startTask } from "@/lib/tasks/start-task";
 import { e2eDb } from "@/e2e/support/runtime";
 
@@ -66,6 +66,7 @@ test.describe("accessibility (axe, WCAG 2.2 AA)", () => {
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto("/queue");
     await expect(page.getByRole("list", { name: "Pending actions" }).getByRole("listitem")).toHaveCount(2);
+    await queueTakesKeys(page);
     await page.keyboard.press("a");
     await expect(page.getByRole("dialog")).toBeVisible();
     expect(await violations(page)).toEqual([]);

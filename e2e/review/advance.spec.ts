@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { actionRow, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant } from "@/e2e/review/fixtures";
+import { actionRow, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys } from "@/e2e/review/fixtures";
 
 const rows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 
@@ -81,6 +81,7 @@ test.describe("decide and advance", () => {
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto("/queue");
     await expect(rows(page)).toHaveCount(3);
+    await queueTakesKeys(page);
     const current = page.locator('[aria-current="true"]');
     await page.keyboard.press("j");
     await expect(current).toHaveAttribute("data-action-id", b);
@@ -115,6 +116,7 @@ test.describe("decide and advance", () => {
     await page.goto(`/actions/${c}`);
     await page.goBack();
     await expect(rows(page)).toHaveCount(2);
+    await queueTakesKeys(page);
     await expect(current).toHaveAttribute("data-action-id", c);
   });
 

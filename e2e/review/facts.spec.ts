@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { proposeAction } from "@/lib/approvals/propose-action";
-import { actionRow, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND } from "@/e2e/review/fixtures";
+import { actionRow, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND, queueTakesKeys } from "@/e2e/review/fixtures";
 
 const pendingRows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 
@@ -69,6 +69,7 @@ test.describe("state changed since request", () => {
     await expect(freshRow.getByRole("note")).toHaveCount(0);
 
     // The keyboard's approve opens the dialog, which shows the facts and offers no Approve either.
+    await queueTakesKeys(page);
     await staleRow.click({ position: { x: 6, y: 6 } });
     await expect(staleRow).toHaveAttribute("aria-current", "true");
     await page.keyboard.press("a");

@@ -42,6 +42,14 @@ export async function signInAs(page: Page, email: string) {
   await signIn(page, email, TEST_PASSWORD);
 }
 
+/**
+ * Waits until the queue takes keys: the server's HTML shows the rows before the page's script runs,
+ * and a key pressed then does nothing.
+ */
+export async function queueTakesKeys(page: Page) {
+  await expect(page.getByRole("list", { name: "Pending actions" })).toHaveAttribute("aria-keyshortcuts", /\bj\b/);
+}
+
 export async function actionRow(id: string) {
   return e2eDb().action.findUniqueOrThrow({ where: { id }, include: { decisions: true } });
 }

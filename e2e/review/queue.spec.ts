@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { actionRow, e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant } from "@/e2e/review/fixtures";
+import { actionRow, e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys } from "@/e2e/review/fixtures";
 
 const rows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 const email = { to: "billing@initech.example", subject: "Payment reminder", body: "Your invoice is overdue.", invoice_number: "INV-1045" };
@@ -61,6 +61,7 @@ test.describe("the review queue", () => {
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto("/queue");
     await expect(rows(page)).toHaveCount(2);
+    await queueTakesKeys(page);
     const [first, second] = await rows(page).evaluateAll((items) => items.map((li) => li.getAttribute("data-action-id") ?? ""));
     const current = page.locator('[aria-current="true"]');
     await expect(current).toHaveAttribute("data-action-id", first);
@@ -88,6 +89,7 @@ test.describe("the review queue", () => {
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(new RegExp(`/actions/${first}$`));
     await page.goBack();
+    await queueTakesKeys(page);
     await page.keyboard.press("o");
     await expect(page).toHaveURL(new RegExp(`/actions/${first}$`));
   });
