@@ -3,8 +3,10 @@
  * bundled PostgreSQL, driven over HTTP by 1, 16 and 64 simulated agents (closed loop, one API key
  * each), with /api/health probed every 50 ms and a page (/signin) every 250 ms throughout. Phases: a trivial route, submits the
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
- * execute, three hostile inputs, and a flood (1,000 connections on the trivial route) during which
- * a person's page must still come back promptly. One table at the end, with the targets of issue 13 beside it.
+ * execute, three hostile inputs, a reviewer opening the page of an ordinary and of hostile payloads
+ * (80,000 hidden characters, or 100,000 characters of lookalike letters), and a flood (1,000 connections on the trivial
+ * route) during which a person's page must still come back promptly. One table at the end, with the
+ * targets of issue 13 beside it.
  *
  *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements]
  */
@@ -17,7 +19,9 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 import { Client } from "pg";
+import { encode } from "next-auth/jwt";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
 import type { Member } from "@/lib/approvals/actors";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { createDb, embeddedPoolSize, type Db } from "@/lib/db/client";
@@ -66,7 +70,9 @@ const DECIDE_DELAY_MAX_MS = 800;
 const TARGET_RATIO = 0.6;
 const TARGET_SUBMIT_P99_MS = 250;
 const TARGET_HEALTH_P99_MS = 100;
+const TARGET_HOLD_MS = 50;
 const AGENT_TOOLS = ["get_invoice", "refund_invoice", "send_email", "run_python"];
+const BENCH_AUTH_SECRET = "bench-secret-not-for-production-use-0123456789";
 
 const root = process.cwd();
 if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
@@ -357,7 +363,7 @@ const cpuText = (c: CpuShare) =>
 
 type AgentKey = { name: string; headers: Record<string, string> };
 
-async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: Member; poolSize: number; sandbox: string }> {
+async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: Member; reviewerCookie: string; poolSize: number; sandbox: string }> {
   cluster = await startEmbeddedPostgres({
     dataDir: dir, port: 58_500, ephemeral: true,
     settings: STATEMENTS ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" } : {},
@@ -376,6 +382,9 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   const adminUser = await db.user.findUniqueOrThrow({ where: { email: "admin@demo.test" }, select: { id: true } });
   const reviewerUser = await db.user.findUniqueOrThrow({ where: { email: "reviewer@demo.test" }, select: { id: true, email: true } });
   const reviewer: Member = { userId: reviewerUser.id, label: reviewerUser.email, roles: ["reviewer"] };
+  // The reviewer signed in, as a browser would be after the sign-in form: a session row and its cookie.
+  const { sessionId } = await startSignedInSession(db, { userId: reviewerUser.id, method: "credentials", clientAddress: "127.0.0.1", userAgent: "bench:api" });
+  const reviewerCookie = `next-auth.session-token=${await encode({ token: { sub: reviewerUser.id, sid: sessionId }, secret: BENCH_AUTH_SECRET })}`;
   const keys: AgentKey[] = [];
   for (let i = 1; i <= AGENTS; i++) {
     const name = `bench-agent-${String(i).padStart(2, "0")}`;
@@ -395,7 +404,7 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
       ...processEnv(),
       DATABASE_URL: databaseUrl,
       NEXTAUTH_URL: `http://127.0.0.1:${port}`,
-      NEXTAUTH_SECRET: "bench-secret-not-for-production-use-0123456789",
+      NEXTAUTH_SECRET: BENCH_AUTH_SECRET,
       // As `npm start` runs it with the bundled PostgreSQL (scripts/start.ts).
       COUNTERSIGN_IN_PROCESS_WORKER: "1",
       DATABASE_POOL_SIZE: String(poolSize),
@@ -428,7 +437,7 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
     await sleep(500);
   }
   agent.destroy();
-  return { keys, tenantId, reviewer, poolSize, sandbox };
+  return { keys, tenantId, reviewer, reviewerCookie, poolSize, sandbox };
 }
 
 // ── phases ───────────────────────────────────────────────────────────────────────────────────────
@@ -534,9 +543,18 @@ type HostilePhase = {
   seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
 };
 
+/** The code of an action a reviewer opens again and again: an ordinary one, and two a hostile agent could send. */
+const REVIEW_PAGES = [
+  { name: "ordinary code", shape: "4 lines of Python", code: "rows = [1, 2, 3]\ntotal = sum(rows)\n# add them up\nprint('total', total)\n" },
+  // Three bytes each in UTF-8: 80,000 of them is about as many as the 256 KB body limit takes.
+  { name: "hidden characters", shape: `"# " + U+200B U+200C × 40,000 (80,002 chars, each a marker)`, code: "# " + "\u200b\u200c".repeat(40_000) },
+  { name: "lookalike letters", shape: `"# " + "pаypаl " × 14,285 (100,000 chars, a Cyrillic а in every word)`, code: "# " + "p\u0430yp\u0430l ".repeat(14_285) },
+];
+type ReviewPagePhase = { name: string; shape: string; htmlBytes: number; pages: Summary; perSecond: number; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare };
+
 async function main() {
   const setUpStarted = performance.now();
-  const { keys, tenantId, reviewer, poolSize, sandbox } = await setUp();
+  const { keys, tenantId, reviewer, reviewerCookie, poolSize, sandbox } = await setUp();
   const header =
     `Countersign agent-API benchmark — ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim() ?? "unknown CPU"}), Node ${process.version}, ` +
     `${os.platform()} ${os.arch()}\nbuilt console (scripts/console-server.ts) on port ${port}, bundled PostgreSQL 17, pool of ${poolSize} connections; ` +
@@ -637,6 +655,30 @@ async function main() {
     };
   }
 
+  /** One reviewer opening the page of an action with `code`, again as soon as it arrives, for `seconds`. */
+  async function reviewPagePhase(input: (typeof REVIEW_PAGES)[number], seconds: number): Promise<ReviewPagePhase> {
+    const connections = connectionPool();
+    const proposed = await submit(0, connections, { tool: "run_python", args: { code: input.code, language: "python" } });
+    if (proposed.status !== 201 && proposed.status !== 200) throw new Error(`The ${input.name} action was not proposed: ${describe(proposed)} ${messageOf(proposed) ?? ""}`);
+    const { id } = JSON.parse(proposed.body) as { id: string };
+    const open = () => send(connections, "GET", `/actions/${id}`, { headers: { cookie: reviewerCookie } });
+    const first = await open(); // its modules loaded, as for every other phase
+    const pages = new Recorder();
+    const isThePage = (body: string) => (body.includes('id="code-line-1"') ? null : "not the action's page");
+    const prober = startProbers();
+    const cpu = cpuMeter();
+    const started = performance.now();
+    while (performance.now() - started < seconds * 1000 && !stopping && !serverGone) pages.take(await open(), 200, isThePage);
+    const elapsed = (performance.now() - started) / 1000;
+    const cpuShare = cpu();
+    const { health, page } = await prober.stop();
+    connections.destroy();
+    return {
+      name: input.name, shape: input.shape, htmlBytes: Buffer.byteLength(first.body), pages: summarize(pages.latencies),
+      perSecond: pages.latencies.length / elapsed, failures: pages.failureText, health, page, cpu: cpuShare,
+    };
+  }
+
   // Warm-up: the first request to each route loads its module.
   const warm = await closedLoop(4, QUICK ? 0.5 : 1, async (i, c) => {
     await trivial(i, c, new Recorder());
@@ -691,6 +733,12 @@ async function main() {
   if (!halted()) {
     console.log(`  hostile: ${HOSTILE.length} agents for ${SECONDS} s, each request allowed ${REQUEST_TIMEOUT_MS / 1000} s, the phase at most ${HOSTILE_CAP_SECONDS} s…`);
     hostile = await hostilePhase(SECONDS);
+  }
+  const reviewPages: ReviewPagePhase[] = [];
+  for (const input of REVIEW_PAGES) {
+    if (halted()) break;
+    console.log(`  review page: ${input.name} for ${SECONDS} s…`);
+    reviewPages.push(await reviewPagePhase(input, SECONDS));
   }
   let flood: RatePhase | null = null;
   if (!halted()) {
@@ -756,6 +804,18 @@ async function main() {
     }
   }
 
+  if (reviewPages.length > 0) {
+    console.log(`\nReview pages (one reviewer opening an action's page again as soon as it arrives, ${SECONDS} s each; health = GET /api/health every ${HEALTH_EVERY_MS} ms meanwhile, answered in the turn of the event loop it arrives in)`);
+    for (const r of reviewPages) {
+      console.log(`  ${r.name}: ${r.shape}; page ${(r.htmlBytes / 1024).toFixed(0)} KB`);
+      console.log(
+        `    ${r.perSecond.toFixed(1)} pages/s, p50 ${fmt(r.pages.p50)} / p99 ${fmt(r.pages.p99)} ms${r.failures ? `; FAILED: ${r.failures}` : ""}` +
+          `; health p50 ${fmt(r.health.p50)} / p99 ${fmt(r.health.p99)} / max ${fmt(r.health.max)} ms${probeFailures(r)}`,
+      );
+      console.log(`    ${cpuText(r.cpu)}`);
+    }
+  }
+
   const at64 = results.find((r) => r.agents === 64);
   const worst = (values: number[]) => (values.length ? Math.max(...values) : Number.NaN);
   const submitP99 = worst(results.flatMap((r) => [r.read.latency.p99, r.write.latency.p99]));
@@ -771,6 +831,12 @@ async function main() {
   if (hostile) {
     console.log(`  /api/health p99 ≤ ${TARGET_HEALTH_P99_MS} ms during the hostile phase: ${fmt(hostile.health.p99)} ms → ${mark(hostile.health.p99 <= TARGET_HEALTH_P99_MS)}`);
   }
+  const hostilePages = reviewPages.filter((r) => r.name !== REVIEW_PAGES[0].name);
+  if (hostilePages.length > 0) {
+    // Health is answered in the turn it arrives in: its worst wait is about the longest the event loop was held.
+    const worstHealth = Math.max(...hostilePages.map((r) => r.health.max));
+    console.log(`  no input holds the event loop > ${TARGET_HOLD_MS} ms (health max while hostile review pages render): ${fmt(worstHealth)} ms → ${mark(worstHealth <= TARGET_HOLD_MS)}`);
+  }
   if (flood) {
     // Agents' requests wait in their own lane; a person's page is started ahead of them (lib/server/admission.ts).
     console.log(
@@ -785,7 +851,7 @@ async function main() {
 
   if (JSON_FILE) {
     const machine = { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim(), node: process.version, platform: `${os.platform()} ${os.arch()}` };
-    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile, flood }, null, 2));
+    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile, reviewPages, flood }, null, 2));
     console.log(`raw numbers written to ${JSON_FILE}`);
   }
   return serverDied ? 1 : 0;

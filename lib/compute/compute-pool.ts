@@ -1,5 +1,6 @@
 // Work whose cost grows with the input (the code pre-scan, risk tagging, the policy's expressions
-// over the arguments, compiling a policy document, canonical hashing of a payload) runs here, in a pool of worker threads, so one large or hostile request never holds
+// over the arguments, compiling a policy document, canonical hashing of a payload, revealing the
+// untrusted text a page shows) runs here, in a pool of worker threads, so one large or hostile request never holds
 // the request thread: every other request, page and /api/health keeps being answered meanwhile.
 // Each item gets a budget of its own CPU time (not queue time, nor time the machine spent on other
 // work, so a loaded server does not refuse ordinary payloads); one that exceeds it is stopped (its
