@@ -10,12 +10,15 @@ import { revealOffThread } from "@/lib/review/reveal-off-thread";
  */
 export async function RevealedText({ text }: { text: string }) {
   const revealed = await revealOffThread(text);
-  if ("unrevealed" in revealed) {
-    return (
-      <span role="note" className="rounded-sm bg-orange-50 px-1 text-orange-950 ring-1 ring-orange-300">
-        This text ({revealed.length.toLocaleString("en")} characters) could not be checked for hidden characters in time, so it is not shown. Reload the page to try again.
-      </span>
-    );
-  }
+  if ("unrevealed" in revealed) return <UnrevealedNote length={revealed.length} />;
   return <RevealedSegments segments={revealed} />;
+}
+
+/** In place of a text that could not be revealed in time: it is not shown at all. */
+export function UnrevealedNote({ length }: { length: number }) {
+  return (
+    <span role="note" className="rounded-sm bg-orange-50 px-1 text-orange-950 ring-1 ring-orange-300">
+      This text ({length.toLocaleString("en")} characters) could not be checked for hidden characters in time, so it is not shown. Reload the page to try again.
+    </span>
+  );
 }
