@@ -4,7 +4,7 @@
  * each), with /api/health probed every 50 ms and a page (/signin) every 250 ms throughout. Phases: a trivial route, submits the
  * policy allows, submits it sends to review, the long-poll for a reviewer's approval followed by
  * execute, three hostile inputs, a reviewer opening the page of an ordinary and of hostile payloads
- * (80,000 hidden characters, or 100,000 characters of lookalike letters), and a flood (1,000 connections on the trivial
+ * (80,000 hidden characters, 50,000 short lines, or 100,000 characters of lookalike letters), and a flood (1,000 connections on the trivial
  * route) during which a person's page must still come back promptly. One table at the end, with the
  * targets of issue 13 beside it.
  *
@@ -548,6 +548,7 @@ const REVIEW_PAGES = [
   { name: "ordinary code", shape: "4 lines of Python", code: "rows = [1, 2, 3]\ntotal = sum(rows)\n# add them up\nprint('total', total)\n" },
   // Three bytes each in UTF-8: 80,000 of them is about as many as the 256 KB body limit takes.
   { name: "hidden characters", shape: `"# " + U+200B U+200C × 40,000 (80,002 chars, each a marker)`, code: "# " + "\u200b\u200c".repeat(40_000) },
+  { name: "many lines", shape: `"x\\n" × 49,999 (99,998 chars, a numbered line each)`, code: "x\n".repeat(49_999) },
   { name: "lookalike letters", shape: `"# " + "pаypаl " × 14,285 (100,000 chars, a Cyrillic а in every word)`, code: "# " + "p\u0430yp\u0430l ".repeat(14_285) },
 ];
 type ReviewPagePhase = { name: string; shape: string; htmlBytes: number; pages: Summary; perSecond: number; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare };
