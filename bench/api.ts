@@ -543,7 +543,7 @@ type HostilePhase = {
   seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
 };
 
-/** The code of an action a reviewer opens again and again: an ordinary one, and two a hostile agent could send. */
+/** The code of an action a reviewer opens again and again: an ordinary one, and three a hostile agent could send. */
 const REVIEW_PAGES = [
   { name: "ordinary code", shape: "4 lines of Python", code: "rows = [1, 2, 3]\ntotal = sum(rows)\n# add them up\nprint('total', total)\n" },
   // Three bytes each in UTF-8: 80,000 of them is about as many as the 256 KB body limit takes.
