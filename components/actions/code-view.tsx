@@ -5,7 +5,8 @@ import { textSize } from "@/lib/review/text-size";
 import { RevealedText, UnrevealedNote } from "@/components/ui/revealed-text";
 import { RevealedSegments } from "@/components/ui/revealed-segments";
 import { revealOffThread } from "@/lib/review/reveal-off-thread";
-import { segmentsByLine } from "@/lib/review/segments-by-line";
+import { codeBlocks, lineNumbers } from "@/lib/review/code-blocks";
+import type { RevealedSegment } from "@/lib/review/reveal-text";
 
 const FINDING = {
   low: "bg-emerald-50 text-emerald-900 border-emerald-400",
@@ -18,52 +19,85 @@ const FINDING = {
  * Code with line numbers; each scan finding is shown under the line it is about. Hidden and
  * direction-changing characters are shown as markers, so code reads as it runs (a U+202E in a
  * string cannot reorder what the reviewer sees). The code is revealed whole on the compute pool,
- * then split into lines.
+ * then cut into blocks at the flagged lines: runs of lines are one text each beside a gutter of
+ * their numbers, so the page does not grow by an element per line.
  */
 export async function CodeView({ code, findings, language }: { code: string; findings: ScanFindingView[]; language: string | null }) {
   const revealed = await revealOffThread(code.replace(/\n$/, ""));
   if ("unrevealed" in revealed) return <UnrevealedNote length={code.length} />;
-  const lines = segmentsByLine(revealed);
-  const width = String(lines.length).length;
-  const flagged = new Set(findings.map((f) => f.line));
+  const findingsByLine = new Map<number, ScanFindingView[]>();
+  for (const f of findings) {
+    const onLine = findingsByLine.get(f.line);
+    if (onLine) onLine.push(f);
+    else findingsByLine.set(f.line, [f]);
+  }
+  const blocks = codeBlocks(revealed, new Set(findingsByLine.keys()));
+  const width = String(blocks.at(-1)!.last).length;
   return (
     <Collapsible size={textSize(code)} what="code">
     <div role="region" aria-label={`${language ?? "code"} code with scan findings`} className="overflow-x-auto rounded-md bg-slate-950 py-2 font-mono text-[0.8rem] leading-relaxed text-slate-100">
-      <ol className="min-w-fit">
-        {lines.map((segments, i) => {
-          const line = i + 1;
-          return (
-            <li key={line} id={`code-line-${line}`}>
-              <div className={`flex ${flagged.has(line) ? "bg-red-500/20" : ""}`}>
-                <span aria-hidden="true" className="select-none pr-3 pl-3 text-right text-slate-500" style={{ minWidth: `${width + 2}ch` }}>{line}</span>
-                <span className="sr-only">Line {line}: </span>
-                <code className="whitespace-pre pr-4">{segments.length > 0 ? <RevealedSegments segments={segments} /> : " "}</code>
-              </div>
-              {findings.filter((f) => f.line === line).map((f, j) => (
-                <p key={j} className={`ml-10 mr-3 my-1 rounded border-l-4 px-2 py-1 font-sans text-xs ${FINDING[f.severity] ?? FINDING.medium}`}>
-                  <strong className="uppercase">{f.severity}</strong> · line {f.line}{f.column ? `, column ${f.column}` : ""} · <span className="font-mono">{f.rule}</span>: {f.message}
-                </p>
-              ))}
-            </li>
-          );
-        })}
-      </ol>
+      <div className="min-w-fit">
+        {blocks.map((block) => (
+          <div key={block.first} id={`code-line-${block.first}`}>
+            <div className={`flex ${block.flagged ? "bg-red-500/20" : ""}`}>
+              <div aria-hidden="true" className="shrink-0 select-none whitespace-pre pr-3 pl-3 text-right text-slate-400" style={{ minWidth: `${width + 2}ch` }}>{lineNumbers(block)}</div>
+              <code className="block whitespace-pre pr-4">
+                <span className="sr-only">{block.first === block.last ? `Line ${block.first}: ` : `Lines ${block.first} to ${block.last}: `}</span>
+                <RevealedSegments segments={block.segments} />
+                {/* A block that ends in an empty line still shows that line, level with its number. */}
+                {endsEmpty(block.segments) ? " " : null}
+              </code>
+            </div>
+            {(findingsByLine.get(block.first) ?? []).map((f, j) => (
+              <p key={j} className={`ml-10 mr-3 my-1 rounded border-l-4 px-2 py-1 font-sans text-xs ${FINDING[f.severity] ?? FINDING.medium}`}>
+                <strong className="uppercase">{f.severity}</strong> · line {f.line}{f.column ? `, column ${f.column}` : ""} · <span className="font-mono">{f.rule}</span>: {f.message}
+              </p>
+            ))}
+          </div>
+        ))}
+      </div>
     </div>
     </Collapsible>
   );
 }
 
-/** A line diff between two revisions of code: + added, − removed, in colour and sign. */
+function endsEmpty(segments: RevealedSegment[]): boolean {
+  const last = segments.at(-1);
+  return last === undefined || (last.kind === "text" && last.text.endsWith("\n"));
+}
+
+/**
+ * A line diff between two revisions of code: + added, − removed, in colour and sign. A run of lines
+ * of one kind is one text (revealed as one) beside a gutter of its signs: the page grows by an
+ * element per run of changes, not per line.
+ */
 export function LineDiff({ lines }: { lines: LineChange[] }) {
+  const runs: Array<{ kind: LineChange["kind"]; texts: string[] }> = [];
+  for (const line of lines) {
+    const last = runs.at(-1);
+    if (last?.kind === line.kind) last.texts.push(line.text);
+    else runs.push({ kind: line.kind, texts: [line.text] });
+  }
   return (
-    <pre aria-label="Code changes" className="overflow-x-auto rounded-md bg-white py-1 font-mono text-[0.8rem] leading-relaxed ring-1 ring-inset ring-slate-200">
-      {lines.map((line, i) => (
-        <div key={i} className={line.kind === "added" ? "bg-emerald-50 text-emerald-900" : line.kind === "removed" ? "bg-red-50 text-red-900" : "text-slate-600"}>
-          <span aria-hidden="true" className="inline-block w-6 select-none text-center">{line.kind === "added" ? "+" : line.kind === "removed" ? "−" : " "}</span>
-          <span className="sr-only">{line.kind === "added" ? "added: " : line.kind === "removed" ? "removed: " : ""}</span>
-          <RevealedText text={line.text} />
-        </div>
-      ))}
-    </pre>
+    <div role="region" aria-label="Code changes" className="overflow-x-auto rounded-md bg-white py-1 font-mono text-[0.8rem] leading-relaxed ring-1 ring-inset ring-slate-200">
+      {runs.map((run, i) => {
+        const sign = run.kind === "added" ? "+" : run.kind === "removed" ? "−" : " ";
+        const text = run.texts.join("\n");
+        return (
+          <div key={i} className={`flex ${run.kind === "added" ? "bg-emerald-50 text-emerald-900" : run.kind === "removed" ? "bg-red-50 text-red-900" : "text-slate-600"}`}>
+            <div aria-hidden="true" className="w-6 shrink-0 select-none whitespace-pre text-center">{run.texts.map(() => sign).join("\n")}</div>
+            <code className="block whitespace-pre">
+              <span className="sr-only">{run.kind === "added" ? `added, ${lineCount(run.texts)}: ` : run.kind === "removed" ? `removed, ${lineCount(run.texts)}: ` : ""}</span>
+              <RevealedText text={text} />
+              {text.endsWith("\n") || text === "" ? " " : null}
+            </code>
+          </div>
+        );
+      })}
+    </div>
   );
+}
+
+function lineCount(texts: string[]): string {
+  return texts.length === 1 ? "1 line" : `${texts.length.toLocaleString("en")} lines`;
 }

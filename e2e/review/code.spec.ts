@@ -11,10 +11,14 @@ test("code shows with line numbers and findings; once approved it runs in the sa
   await signInAs(page, tenant.users.reviewer.email);
   await page.goto(`/actions/${id}`);
   const code = page.getByRole("region", { name: "python code with scan findings" });
-  await expect(code.locator("#code-line-4")).toContainText("print('total', sum(rows))");
-  // The scan finding sits under the line it is about.
+  // The scan finding sits under the line it is about; the lines around it are numbered runs.
+  await expect(code.locator("#code-line-2")).toContainText("import pickle");
   await expect(code.locator("#code-line-2")).toContainText("unsafe-deserialization");
+  await expect(code.locator("#code-line-1")).toContainText("import json");
   await expect(code.locator("#code-line-1")).not.toContainText("unsafe-deserialization");
+  await expect(code.locator("#code-line-3")).toContainText("rows = [1, 2, 3]");
+  await expect(code.locator("#code-line-3")).toContainText("print('total', sum(rows))");
+  await expect(code.locator('#code-line-3 [aria-hidden="true"]')).toHaveText("3\n4");
   await expect(page.getByRole("region", { name: /^Risk tags/ })).toContainText("line 2");
   await expect(page.getByRole("region", { name: "Sandbox spec (part of the hash)" })).toContainText("memoryBytes");
   // The level the reviewer approves, in words (part of the hash like the rest of the spec).
@@ -32,4 +36,21 @@ test("code shows with line numbers and findings; once approved it runs in the sa
   await page.reload();
   await expect(page.getByRole("button", { name: "Run in sandbox" })).toHaveCount(0);
   await expect(page.getByLabel("Standard output")).toContainText("total 6");
+});
+
+test("long code is a few numbered runs, not an element per line, with each finding under its own line", async ({ page }) => {
+  const tenant = await seedTenant();
+  const lines = Array.from({ length: 5_000 }, (_, i) => `x_${i + 1} = ${i + 1}`);
+  lines[2_999] = "import pickle";
+  const { id } = await propose(tenant, "run_python", { code: lines.join("\n"), language: "python" });
+  await signInAs(page, tenant.users.reviewer.email);
+  await page.goto(`/actions/${id}`);
+  const code = page.getByRole("region", { name: "python code with scan findings" });
+  await expect(code.locator("[id^=code-line-]")).toHaveCount(3);
+  await expect(code.locator("#code-line-3000")).toContainText("import pickle");
+  await expect(code.locator("#code-line-3000")).toContainText("unsafe-deserialization");
+  await expect(code.locator("#code-line-1")).toContainText("x_2999 = 2999");
+  await expect(code.locator("#code-line-3001")).toContainText("x_5000 = 5000");
+  const gutter = await code.locator('#code-line-3001 [aria-hidden="true"]').textContent();
+  expect(gutter?.split("\n")).toEqual(Array.from({ length: 2_000 }, (_, i) => String(3_001 + i)));
 });

@@ -63,7 +63,7 @@ test.describe("trusted rendering", () => {
     const { id } = await propose(tenant, "run_python", { code, language: "python" });
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
-    const line = page.getByRole("region", { name: "python code with scan findings" }).locator("#code-line-2");
+    const line = page.getByRole("region", { name: "python code with scan findings" });
     await expect(line.locator('[data-hidden-char="U+202E"]')).toHaveText("⟦U+202E⟧");
     await expect(line.locator('[data-hidden-char="U+2066"]')).toHaveCount(2);
     await expect(line.locator('[data-hidden-char="U+2069"]')).toHaveCount(1);
