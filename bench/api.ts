@@ -551,6 +551,7 @@ const REVIEW_PAGES = [
   // Three bytes each in UTF-8: 80,000 of them is about as many as the 256 KB body limit takes.
   { name: "hidden characters", shape: `"# " + U+200B U+200C × 40,000 (80,002 chars, each a marker)`, code: "# " + "\u200b\u200c".repeat(40_000) },
   { name: "many lines", shape: `"x\\n" × 49,999 (99,998 chars, a numbered line each)`, code: "x\n".repeat(49_999) },
+  { name: "many findings", shape: `"import pickle\\n" × 7,142 (99,988 chars, a scan finding on every line)`, code: "import pickle\n".repeat(7_142) },
   { name: "lookalike letters", shape: `"# " + "pаypаl " × 14,285 (100,000 chars, a Cyrillic а in every word)`, code: "# " + "p\u0430yp\u0430l ".repeat(14_285) },
 ];
 type ReviewPagePhase = { name: string; shape: string; htmlBytes: number; pages: Summary; perSecond: number; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare };

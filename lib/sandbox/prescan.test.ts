@@ -1,6 +1,6 @@
 import * as TreeSitterModule from "@vscode/tree-sitter-wasm";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_BANNED_MODULES, scanPython } from "./prescan";
+import { DEFAULT_BANNED_MODULES, MAX_LISTED_FINDINGS, scanPython } from "./prescan";
 
 /** The classes prescan.ts uses (the package is UMD: under Node's ESM loader only `default` carries them). */
 const treeSitter = () => ((TreeSitterModule as { default?: typeof TreeSitterModule }).default ?? TreeSitterModule);
@@ -169,11 +169,13 @@ describe("scanPython on 100,000 adversarial characters", () => {
   it("25,000 notebook lines, also after 20,000 unclosed brackets", async () => {
     const r = await scanPython("!x\n".repeat(25_000));
     expect(r.parseError).toBeNull();
-    expect(r.blocked).toHaveLength(25_000);
-    expect(r.blocked.every((f) => f.rule === "shell-escape")).toBe(true);
+    // Every line is blocked: the first MAX_LISTED_FINDINGS one by one, the rest counted.
+    expect(r.blocked).toHaveLength(MAX_LISTED_FINDINGS + 1);
+    expect(r.blocked.slice(0, -1).every((f) => f.rule === "shell-escape")).toBe(true);
+    expect(r.blocked.at(-1)).toMatchObject({ rule: "more-findings", line: MAX_LISTED_FINDINGS + 1, message: expect.stringContaining("shell-escape ×24,900, on lines 101–25,000") });
     const deep = await scanPython("(".repeat(20_000) + "\n" + "!x\n".repeat(20_000));
     expect(deep.parseError).toMatch(/^Syntax error at line 1, column 1/);
-    expect(deep.blocked).toHaveLength(20_000);
+    expect(deep.blocked.at(-1)?.message).toContain("shell-escape ×19,900");
   });
 
   it("25,000 `% 3` continuation lines inside brackets are Python, not notebook lines", async () => {
@@ -223,6 +225,37 @@ describe("scanPython: risk findings for reviewers", () => {
     const r = await scanPython(code);
     expect(r.blocked).toEqual([]);
     expect(r.findings).toEqual(expect.arrayContaining([expect.objectContaining({ rule, severity })]));
+  });
+
+  it("lists at most MAX_LISTED_FINDINGS findings and counts the rest, keeping every rule and the most severe", async () => {
+    // 7,000 lines with a finding each; one native-code import (high) and one network import (a rule
+    // of its own) near the end, past where a cap by line would stop.
+    const lines = Array.from({ length: 7_000 }, () => "import pickle");
+    lines[6_500] = "import ctypes";
+    lines[6_800] = "import requests";
+    const { findings, blocked } = await scanPython(lines.join("\n"));
+    expect(blocked).toEqual([]);
+    expect(findings).toHaveLength(MAX_LISTED_FINDINGS + 1);
+    expect(findings.map((f) => f.line)).toEqual([...findings.map((f) => f.line)].sort((a, b) => a - b));
+    expect(findings).toEqual(expect.arrayContaining([
+      expect.objectContaining({ rule: "native-code", severity: "high", line: 6_501 }),
+      expect.objectContaining({ rule: "network-module", line: 6_801 }),
+    ]));
+    const more = findings.filter((f) => f.rule === "more-findings");
+    expect(more).toEqual([
+      expect.objectContaining({
+        severity: "medium",
+        line: MAX_LISTED_FINDINGS - 1,
+        message: "6,900 more findings like those listed, not listed one by one: unsafe-deserialization ×6,900, on lines 99–7,000",
+      }),
+    ]);
+    expect(findings.filter((f) => f.rule === "unsafe-deserialization")).toHaveLength(MAX_LISTED_FINDINGS - 2);
+  });
+
+  it("lists every finding up to the cap, with no count", async () => {
+    const { findings } = await scanPython(Array.from({ length: MAX_LISTED_FINDINGS }, () => "import pickle").join("\n"));
+    expect(findings).toHaveLength(MAX_LISTED_FINDINGS);
+    expect(findings.some((f) => f.rule === "more-findings")).toBe(false);
   });
 
   it("puts findings on the exact line and column", async () => {
@@ -423,8 +456,8 @@ describe("scanPython: bypasses through other modules and lookalike names", () =>
   it("stays linear on 100,000 characters of lookalike names and module hops", async () => {
     expect(await scanPython("ｘ".repeat(100_000))).toEqual({ parseError: null, blocked: [], findings: [] });
     const hops = await scanPython("t" + "._os".repeat(24_999));
-    expect(hops.blocked).toHaveLength(24_999);
+    expect(hops.blocked.at(-1)?.message).toMatch(/^24,899 more findings/);
     const calls = await scanPython("ｅｘｅｃ(1)\n".repeat(12_500));
-    expect(calls.blocked).toHaveLength(12_500);
+    expect(calls.blocked.at(-1)?.message).toMatch(/^12,400 more findings/);
   });
 });
