@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { RISK_RANK, riskLevel, type RiskTag } from "./risk-tag";
 import { riskTagsFor, type RiskInput, type ToolClass } from "./risk-tags-for";
+import { MAX_LISTED } from "./listed";
 
 const domains = { customerVerifiedDomains: ["acme.example"], tenantDomains: ["demo.test"] };
 const tagsFor = (args: JsonObject, toolClass: ToolClass[] = ["write"], context: RiskInput["context"] = domains, tool = "send_email") =>
@@ -364,5 +365,37 @@ describe("the prompt-injection demo", () => {
     });
     expect(ids(tags)).not.toContain("exfiltration.outside-recipient");
     expect(riskLevel(tags)).toBe("high");
+  });
+});
+
+describe("a payload with something to say on thousands of values", () => {
+  // 3,000 outside recipients, 2,000 notes with a direction override, and one unknown URL: each
+  // value is a tag of its own, 5,000 of them before the cap.
+  const args = {
+    to: Array.from({ length: 3_000 }, (_, i) => `user${i}@elsewhere${i}.example`),
+    notes: Array.from({ length: 2_000 }, (_, i) => `note ${i} \u202Eevil`),
+    link: "https://unknown.example/page",
+  };
+
+  it(`lists at most ${MAX_LISTED} tags and counts the rest; every id and the risk level stay`, () => {
+    const tags = tagsFor(args, ["external-comms"]);
+    expect(tags.length).toBeLessThanOrEqual(MAX_LISTED + 1);
+    // One value of each kind: no cap, and the same ids (a policy matches on them) and level.
+    const few = tagsFor({ to: args.to.slice(0, 1), notes: args.notes.slice(0, 1), link: args.link }, ["external-comms"]);
+    expect(ids(few)).not.toContain("more-tags");
+    for (const id of ids(few)) expect(ids(tags)).toContain(id);
+    expect(ids(few)).toEqual(expect.arrayContaining(["recipient.outside-domain", "url.unknown-host"]));
+    expect(riskLevel(tags)).toBe(riskLevel(few));
+    const more = tags.filter((t) => t.id === "more-tags");
+    expect(more).toHaveLength(1);
+    expect(more[0].reason).toMatch(/^[\d,]+ more tags like those listed, not listed one by one: .*recipient\.outside-domain ×[\d,]+/);
+    const counted = [...more[0].reason.matchAll(/×([\d,]+)/g)].reduce((n, m) => n + Number(m[1].replaceAll(",", "")), 0);
+    expect(counted + tags.length - 1).toBeGreaterThanOrEqual(5_000);
+    expect(tags.map((t) => RISK_RANK[t.severity])).toEqual([...tags.map((t) => RISK_RANK[t.severity])].sort((a, b) => b - a));
+  });
+
+  it("lists every tag, with no count, when there are few", () => {
+    const tags = tagsFor({ to: ["a@elsewhere.example", "b@elsewhere2.example"] }, ["external-comms"]);
+    expect(ids(tags)).not.toContain("more-tags");
   });
 });

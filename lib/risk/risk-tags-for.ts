@@ -7,6 +7,7 @@ import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
 import { ipLiteralForm, isIpLiteral } from "./ip-literal";
 import { RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
 import { SubstringIndex } from "./substring-index";
+import { countsByKind, listed } from "./listed";
 
 export const TOOL_CLASSES = ["read", "write", "irreversible", "financial", "external-comms", "code-exec", "pii"] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
@@ -130,7 +131,24 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
     add({ id: `scan.${f.rule}`, severity: f.severity, reason: f.message, source: "scan", line: f.line });
   }
 
-  return dedupe(tags).sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]);
+  return listedTags(dedupe(tags).sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]));
+}
+
+/**
+ * At most MAX_LISTED tags (lib/risk/listed.ts: every id keeps its most severe, so a policy's
+ * `riskTags` and the risk level are the same with the cap as without), and one `more-tags` tag that
+ * counts the rest, as severe as the worst of them.
+ */
+function listedTags(sorted: RiskTag[]): RiskTag[] {
+  const { kept, rest, worstOfRest } = listed(sorted, (t) => t.id);
+  if (rest.length === 0) return kept;
+  const more: RiskTag = {
+    id: "more-tags",
+    severity: worstOfRest,
+    source: rest[0].source,
+    reason: `${rest.length.toLocaleString("en")} more tags like those listed, not listed one by one: ${countsByKind(rest, (t) => t.id)}.`,
+  };
+  return [...kept, more].sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]);
 }
 
 type Add = (t: RiskTag) => void;

@@ -1,6 +1,7 @@
 import * as TreeSitterModule from "@vscode/tree-sitter-wasm";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_BANNED_MODULES, MAX_LISTED_FINDINGS, scanPython } from "./prescan";
+import { MAX_LISTED as MAX_LISTED_FINDINGS } from "@/lib/risk/listed";
+import { DEFAULT_BANNED_MODULES, scanPython } from "./prescan";
 
 /** The classes prescan.ts uses (the package is UMD: under Node's ESM loader only `default` carries them). */
 const treeSitter = () => ((TreeSitterModule as { default?: typeof TreeSitterModule }).default ?? TreeSitterModule);

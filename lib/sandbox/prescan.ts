@@ -10,7 +10,7 @@ import path from "node:path";
 import * as TreeSitterModule from "@vscode/tree-sitter-wasm";
 import type { Language, Node, Parser } from "@vscode/tree-sitter-wasm";
 import { readEnv } from "@/lib/env";
-import { RISK_RANK } from "@/lib/risk/risk-tag";
+import { countsByKind, listed } from "@/lib/risk/listed";
 
 export type ScanSeverity = "low" | "medium" | "high" | "critical";
 
@@ -202,7 +202,7 @@ export async function scanPython(code: string, opts: ScanOptions = {}): Promise<
     // `os.listdir()` after a blocked `import os` needs no second reason; a bare `os` with no such
     // import came from a star import (`from pandas.io.common import *`) or shadows the module.
     for (const { module, finding } of ctx.bareNames) if (!ctx.importedBanned.has(module)) blocked.push(finding);
-    return { parseError, blocked: listed(dedupe(blocked)), findings: listed(dedupe(findings)) };
+    return { parseError, blocked: listedFindings(dedupe(blocked)), findings: listedFindings(dedupe(findings)) };
   } finally {
     tree.delete();
   }
@@ -781,45 +781,22 @@ function dedupe(list: ScanFinding[]): ScanFinding[] {
 }
 
 /**
- * At most this many findings of one kind (blocked, or for review) are listed one by one; code with a
- * finding on each of 7,000 lines would otherwise be 7,000 risk tags, and a page of 7,000 notes.
+ * Findings, at most MAX_LISTED of them (lib/risk/listed.ts: every rule keeps its most severe) plus
+ * one that counts the rest: rule `more-findings`, as severe as the worst of them, on the first of
+ * their lines.
  */
-export const MAX_LISTED_FINDINGS = 100;
-
-/**
- * Findings, at most MAX_LISTED_FINDINGS of them plus one that counts the rest (rule
- * `more-findings`, as severe as the worst of them, on the first of their lines). Every rule keeps
- * its first finding, so the risk tags a policy matches on are the same with the cap as without;
- * the places left over go to the most severe, then the earliest.
- */
-function listed(list: ScanFinding[]): ScanFinding[] {
-  if (list.length <= MAX_LISTED_FINDINGS) return list;
-  const bySeverity = [...list].sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity] || a.line - b.line || a.column - b.column);
-  const kept = new Set<ScanFinding>();
-  const rules = new Set<string>();
-  for (const f of bySeverity) {
-    if (rules.has(f.rule)) continue;
-    rules.add(f.rule);
-    kept.add(f);
-  }
-  for (const f of bySeverity) {
-    if (kept.size >= MAX_LISTED_FINDINGS) break;
-    kept.add(f);
-  }
-  const rest = list.filter((f) => !kept.has(f));
-  const counts = new Map<string, number>();
-  for (const f of rest) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+function listedFindings(list: ScanFinding[]): ScanFinding[] {
+  const { kept, rest, worstOfRest } = listed(list, (f) => f.rule);
+  if (rest.length === 0) return kept;
   const first = rest[0];
-  const last = rest.at(-1)!;
-  const worst = rest.reduce((w, f) => (RISK_RANK[f.severity] > RISK_RANK[w] ? f.severity : w), rest[0].severity);
   const summary: ScanFinding = {
     rule: "more-findings",
     line: first.line,
     column: first.column,
-    severity: worst,
+    severity: worstOfRest,
     message:
       `${rest.length.toLocaleString("en")} more findings like those listed, not listed one by one: ` +
-      `${[...counts].map(([rule, n]) => `${rule} ×${n.toLocaleString("en")}`).join(", ")}, on lines ${first.line.toLocaleString("en")}–${last.line.toLocaleString("en")}`,
+      `${countsByKind(rest, (f) => f.rule)}, on lines ${first.line.toLocaleString("en")}–${rest.at(-1)!.line.toLocaleString("en")}`,
   };
   return [...kept, summary].sort((a, b) => a.line - b.line || a.column - b.column);
 }
