@@ -50,7 +50,7 @@ export async function CodeView({ code, findings, language }: { code: string; fin
             </div>
             {(findingsByLine.get(block.first) ?? []).map((f, j) => (
               <p key={j} className={`ml-10 mr-3 my-1 rounded border-l-4 px-2 py-1 font-sans text-xs ${FINDING[f.severity] ?? FINDING.medium}`}>
-                <strong className="uppercase">{f.severity}</strong> · line {f.line}{f.column ? `, column ${f.column}` : ""} · <span className="font-mono">{f.rule}</span>: {f.message}
+                <strong className="uppercase">{f.severity}</strong> · line {f.line}{f.column ? `, column ${f.column}` : ""} · <span className="font-mono">{f.rule}</span>: <RevealedText text={f.message} />
               </p>
             ))}
           </div>
