@@ -8,10 +8,10 @@
  * route) during which a person's page must still come back promptly. One table at the end, with the
  * targets of issue 13 beside it.
  *
- *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements] [-- --review-pages]
+ *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements] [-- --review-pages] [-- --node-options="FLAGS"] [-- --server-log=FILE]
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import http from "node:http";
 import os from "node:os";
@@ -34,7 +34,7 @@ import { consoleServerCommand } from "@/lib/server/console-command";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
-const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile", "statements", "review-pages"];
+const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile", "statements", "review-pages", "node-options", "server-log"];
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
 const optionValue = (name: string) => {
@@ -52,8 +52,12 @@ const PROFILE_DIR = option("profile") === undefined ? null : path.resolve(option
 const STATEMENTS = option("statements") !== undefined;
 /** Only the review pages' phase (after the warm-up): to follow what a change to the action page does. */
 const REVIEW_PAGES_ONLY = option("review-pages") !== undefined;
+/** Flags for the console's node, space-separated (e.g. `--node-options="--trace-gc"`): to compare a runtime setting side by side. */
+/** Where all of the console's output goes too (e.g. with `--node-options="--trace-gc"`). */
+const SERVER_LOG_FILE = optionValue("server-log") ?? null;
+const CONSOLE_NODE_OPTIONS = (optionValue("node-options") ?? "").split(" ").filter((o) => o !== "");
 if (unknownOption || !(SECONDS > 0) || !(HOSTILE_CAP_SECONDS >= SECONDS)) {
-  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]] [--statements] [--review-pages]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
+  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]] [--statements] [--review-pages] [--node-options="FLAGS"] [--server-log=FILE]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
   process.exit(1);
 }
 
@@ -397,7 +401,7 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   port = await findFreePort(3_960);
   const poolSize = readEnv("DATABASE_POOL_SIZE") ?? embeddedPoolSize();
   const profileArgs = PROFILE_DIR === null ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
-  const command = consoleServerCommand({ root, port, hostname: "127.0.0.1", nodeOptions: profileArgs });
+  const command = consoleServerCommand({ root, port, hostname: "127.0.0.1", nodeOptions: [...profileArgs, ...CONSOLE_NODE_OPTIONS] });
   server = spawn(command.command, command.args, {
     cwd: root,
     detached: true,
@@ -414,7 +418,9 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
       COUNTERSIGN_API_RATE_LIMIT: "1000000",
     },
   });
+  if (SERVER_LOG_FILE) writeFileSync(SERVER_LOG_FILE, "");
   const keepTail = (chunk: Buffer) => {
+    if (SERVER_LOG_FILE) appendFileSync(SERVER_LOG_FILE, chunk);
     serverLog.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     serverLog.splice(0, Math.max(0, serverLog.length - 40));
   };
