@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { diffCode } from "./payload-diff";
+import { MORE_TAGS } from "@/lib/risk/listed";
+import type { RiskTag } from "@/lib/risk/risk-tag";
+import { diffCode, removedTags } from "./payload-diff";
 
 const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join("\n") + "\n";
 
@@ -41,5 +43,24 @@ describe("diffCode", () => {
       ]);
       expect(diff).toHaveLength(50_001);
     });
+  });
+});
+
+describe("removedTags", () => {
+  const tag = (id: string, path?: string): RiskTag => ({ id, severity: "medium", source: "argument", reason: id, ...(path ? { path } : {}) });
+  const more: RiskTag = { id: MORE_TAGS, severity: "medium", source: "argument", reason: "more" };
+
+  it("names a tag an edit took away, by id and field", () => {
+    const before = [tag("recipient.outside-domain", "to"), tag("provenance.untrusted", "to"), tag("recipient.outside-domain", "cc")];
+    const after = [tag("recipient.outside-domain", "to")];
+    expect(removedTags(before, after).map((t) => `${t.id} ${t.path}`)).toEqual(["provenance.untrusted to", "recipient.outside-domain cc"]);
+  });
+
+  // The new revision lists 100 of its tags; one it counts in more-tags is not one the edit removed.
+  it("never calls a tag removed when the new revision may only have counted it", () => {
+    const before = [tag("recipient.outside-domain", "cc"), tag("provenance.untrusted", "body")];
+    const after = [tag("recipient.outside-domain", "to"), more];
+    expect(removedTags(before, after).map((t) => t.id)).toEqual(["provenance.untrusted"]);
+    expect(removedTags(before, [tag("recipient.outside-domain", "to")]).map((t) => `${t.id} ${t.path}`)).toEqual(["recipient.outside-domain cc", "provenance.untrusted body"]);
   });
 });

@@ -1,6 +1,7 @@
 import { diffLines, diffWordsWithSpace } from "diff";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { RiskTag } from "@/lib/risk/risk-tag";
+import { MORE_TAGS } from "@/lib/risk/listed";
 
 export type LineChange = { kind: "added" | "removed" | "same"; text: string };
 /** A run of words of a changed text field: kept, removed or added. */
@@ -99,14 +100,19 @@ function joinChangedRuns(words: WordChange[]): WordChange[] {
 
 /**
  * The tags of `before` that `after` no longer has, matched by id and field, most severe first: what
- * a reviewer's edit (or a re-read of the state) took away.
+ * a reviewer's edit (or a re-read of the state) took away. When `after` lists only some of its tags
+ * (a `more-tags` tag counts the rest, lib/risk/listed.ts), a tag whose id `after` still has may be
+ * among those counted, so only ids `after` has none of are called removed: never a removal that
+ * did not happen.
  */
 export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[]): RemovedTag[] {
   const key = (t: Pick<RiskTag, "id" | "path">) => `${t.id}\u0000${t.path ?? ""}`;
   const kept = new Set(after.map(key));
+  const afterCounted = after.some((t) => t.id === MORE_TAGS);
+  const idsAfter = new Set(after.map((t) => t.id));
   const seen = new Set<string>();
   return before.flatMap((t) => {
-    if (kept.has(key(t)) || seen.has(key(t))) return [];
+    if (kept.has(key(t)) || seen.has(key(t)) || (afterCounted && idsAfter.has(t.id))) return [];
     seen.add(key(t));
     return [{ id: t.id, severity: t.severity, reason: t.reason, ...(t.path === undefined ? {} : { path: t.path }) }];
   });

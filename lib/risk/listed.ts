@@ -7,6 +7,9 @@ import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
  */
 export const MAX_LISTED = 100;
 
+/** The id of the one risk tag that counts the tags not listed one by one. */
+export const MORE_TAGS = "more-tags";
+
 /**
  * Which of `items` to list, at most MAX_LISTED, and which to count: every kind (a rule, a tag id)
  * keeps its most severe item, so what a policy matches on is the same with the cap as without;

@@ -7,7 +7,7 @@ import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
 import { ipLiteralForm, isIpLiteral } from "./ip-literal";
 import { RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
 import { SubstringIndex } from "./substring-index";
-import { countsByKind, listed } from "./listed";
+import { countsByKind, listed, MORE_TAGS } from "./listed";
 
 export const TOOL_CLASSES = ["read", "write", "irreversible", "financial", "external-comms", "code-exec", "pii"] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
@@ -143,7 +143,7 @@ function listedTags(sorted: RiskTag[]): RiskTag[] {
   const { kept, rest, worstOfRest } = listed(sorted, (t) => t.id);
   if (rest.length === 0) return kept;
   const more: RiskTag = {
-    id: "more-tags",
+    id: MORE_TAGS,
     severity: worstOfRest,
     source: rest[0].source,
     reason: `${rest.length.toLocaleString("en")} more tags like those listed, not listed one by one: ${countsByKind(rest, (t) => t.id)}.`,
