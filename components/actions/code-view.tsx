@@ -72,6 +72,7 @@ function endsEmpty(segments: RevealedSegment[]): boolean {
  * element per run of changes, not per line.
  */
 export function LineDiff({ lines }: { lines: LineChange[] }) {
+  // Revisions stored before the diff was kept as runs have a line each: neighbours of a kind join.
   const runs: Array<{ kind: LineChange["kind"]; texts: string[] }> = [];
   for (const line of lines) {
     const last = runs.at(-1);
@@ -83,11 +84,12 @@ export function LineDiff({ lines }: { lines: LineChange[] }) {
       {runs.map((run, i) => {
         const sign = run.kind === "added" ? "+" : run.kind === "removed" ? "−" : " ";
         const text = run.texts.join("\n");
+        const count = lineCountOf(text);
         return (
           <div key={i} className={`flex ${run.kind === "added" ? "bg-emerald-50 text-emerald-900" : run.kind === "removed" ? "bg-red-50 text-red-900" : "text-slate-600"}`}>
-            <div aria-hidden="true" className="w-6 shrink-0 select-none whitespace-pre text-center">{run.texts.map(() => sign).join("\n")}</div>
+            <div aria-hidden="true" className="w-6 shrink-0 select-none whitespace-pre text-center">{`${sign}\n`.repeat(count - 1) + sign}</div>
             <code className="block whitespace-pre">
-              <span className="sr-only">{run.kind === "added" ? `added, ${lineCount(run.texts)}: ` : run.kind === "removed" ? `removed, ${lineCount(run.texts)}: ` : ""}</span>
+              <span className="sr-only">{run.kind === "added" ? `added, ${lineCount(count)}: ` : run.kind === "removed" ? `removed, ${lineCount(count)}: ` : ""}</span>
               <RevealedText text={text} />
               {text.endsWith("\n") || text === "" ? " " : null}
             </code>
@@ -98,6 +100,12 @@ export function LineDiff({ lines }: { lines: LineChange[] }) {
   );
 }
 
-function lineCount(texts: string[]): string {
-  return texts.length === 1 ? "1 line" : `${texts.length.toLocaleString("en")} lines`;
+function lineCountOf(text: string): number {
+  let count = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return count;
+}
+
+function lineCount(count: number): string {
+  return count === 1 ? "1 line" : `${count.toLocaleString("en")} lines`;
 }

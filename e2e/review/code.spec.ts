@@ -54,3 +54,25 @@ test("long code is a few numbered runs, not an element per line, with each findi
   const gutter = await code.locator('#code-line-3001 [aria-hidden="true"]').textContent();
   expect(gutter?.split("\n")).toEqual(Array.from({ length: 2_000 }, (_, i) => String(3_001 + i)));
 });
+
+test("an edit of long code shows the changed line between two runs of kept lines, each one text", async ({ page }) => {
+  const tenant = await seedTenant();
+  const lines = Array.from({ length: 5_000 }, (_, i) => `x_${i + 1} = ${i + 1}`);
+  const { id } = await propose(tenant, "run_python", { code: lines.join("\n"), language: "python" });
+  await signInAs(page, tenant.users.reviewer.email);
+  await page.goto(`/actions/${id}`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const edited = lines.with(2_999, "x_3000 = 0");
+  await page.getByLabel("Arguments (JSON: code and language)").fill(JSON.stringify({ code: edited.join("\n"), language: "python" }));
+  await page.getByRole("button", { name: "Save as new revision" }).click();
+  await expect(page.getByRole("heading", { name: "Changes from revision 1" })).toBeVisible();
+
+  const changes = page.getByRole("region", { name: "Code changes" });
+  const runs = changes.locator(":scope > div");
+  await expect(runs).toHaveCount(4);
+  await expect(runs.nth(1)).toHaveText(/^−\s*removed, 1 line: x_3000 = 3000\s*$/);
+  await expect(runs.nth(2)).toHaveText(/^\+\s*added, 1 line: x_3000 = 0\s*$/);
+  const kept = await runs.nth(0).locator("code").textContent();
+  expect(kept?.split("\n")).toEqual(lines.slice(0, 2_999));
+  expect(await runs.nth(3).locator('[aria-hidden="true"]').textContent()).toBe(Array(2_000).fill(" ").join("\n"));
+});

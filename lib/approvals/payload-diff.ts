@@ -3,9 +3,13 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { RiskTag } from "@/lib/risk/risk-tag";
 import { MORE_TAGS } from "@/lib/risk/listed";
 
+/**
+ * A run of lines of code that were added, removed or kept, joined by newlines (revisions stored
+ * before runs have one line each: a reader joins neighbours of one kind).
+ */
 export type LineChange = { kind: "added" | "removed" | "same"; text: string };
 /** A run of words of a changed text field: kept, removed or added. */
-export type WordChange = LineChange;
+export type WordChange = { kind: LineChange["kind"]; text: string };
 export type FieldChange = {
   path: string;
   change: "added" | "removed" | "changed";
@@ -118,22 +122,22 @@ export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[
   });
 }
 
-/** A line diff between two versions of code; a wholesale replacement when they differ too much. */
+/**
+ * A line diff between two versions of code, as runs of lines (a wholesale replacement when they
+ * differ too much): stored with the revision, it is about as long as the two versions, not a
+ * record per line.
+ */
 export function diffCode(before: string, after: string): LineChange[] {
   const parts = diffLines(before, after, { maxEditLength: MAX_CHANGED_LINES, timeout: MAX_DIFF_MS });
   if (parts === undefined) return codeReplacedWhole(before, after);
-  return parts.flatMap((part) => linesOf(part.value, part.added ? "added" : part.removed ? "removed" : "same"));
+  return parts.flatMap((part) => runOf(part.value, part.added ? "added" : part.removed ? "removed" : "same"));
 }
 
-/** Both versions of code whole: every line of the first removed, every line of the second added. */
+/** Both versions of code whole: the first removed, the second added. */
 export function codeReplacedWhole(before: string, after: string): LineChange[] {
-  return [...linesOf(before, "removed"), ...linesOf(after, "added")];
+  return [...runOf(before, "removed"), ...runOf(after, "added")];
 }
 
-function linesOf(text: string, kind: LineChange["kind"]): LineChange[] {
-  if (text === "") return [];
-  return text
-    .replace(/\n$/, "")
-    .split("\n")
-    .map((line) => ({ kind, text: line }));
+function runOf(text: string, kind: LineChange["kind"]): LineChange[] {
+  return text === "" ? [] : [{ kind, text: text.replace(/\n$/, "") }];
 }
