@@ -15,7 +15,11 @@ export function mcpToolTexts(server: McpServerView): Record<string, McpToolTexts
       return [tool.id, {
         description: shown?.description ? <RevealedText text={shown.description} /> : null,
         schema: shown ? <JsonBlock value={shown.inputSchema} label={`Input schema of ${tool.qualifiedName}`} /> : null,
-        changes: tool.status === "held" ? <FieldDiff changes={tool.changes} caption={`Changes to ${tool.qualifiedName}: approved definition → what its server lists now`} /> : null,
+        changes: tool.status !== "held" ? null : tool.changes ? (
+          <FieldDiff changes={tool.changes} caption={`Changes to ${tool.qualifiedName}: approved definition → what its server lists now`} />
+        ) : (
+          <p role="note" className="text-amber-950">The changes were too large to list in time (or the server too busy): reload the page to try again before approving.</p>
+        ),
       }];
     }),
   );

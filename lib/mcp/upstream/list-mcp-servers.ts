@@ -1,6 +1,8 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
-import { diffFields, type FieldChange } from "@/lib/approvals/payload-diff";
+import type { FieldChange } from "@/lib/approvals/payload-diff";
+import { runCompute } from "@/lib/compute/compute-pool";
+import { isAppError } from "@/lib/errors";
 import { classesFromAnnotations, effectiveHints, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import type { ToolClass } from "@/lib/tools/tool";
 
@@ -15,8 +17,11 @@ export type McpToolView = {
   /** What the server lists, when it is not the pinned definition: an admin approves exactly this hash. */
   pending: UpstreamDefinition | null;
   pendingHash: string | null;
-  /** Held tools: the pinned definition against what the server lists now. */
-  changes: FieldChange[];
+  /**
+   * Held tools: the pinned definition against what the server lists now; null when it could not be
+   * computed (too large for its time on the compute pool, or the pool too busy).
+   */
+  changes: FieldChange[] | null;
   /** The hints as the specification defaults them, and the classes (risk) they give the tool. */
   hints: ReturnType<typeof effectiveHints>;
   classes: ToolClass[];
@@ -52,6 +57,15 @@ export async function listMcpServers(db: DbTx, tenantId: string): Promise<McpSer
       },
     },
   });
+  // An untrusted server writes both definitions (up to MAX_DEFINITION_CHARS each, for up to
+  // MAX_LISTED_TOOLS tools): their diffs run on the compute pool, never on the request thread.
+  const changes = new Map(
+    await Promise.all(
+      servers.flatMap((server) => server.tools).flatMap((tool) =>
+        tool.approved && tool.pending ? [definitionChanges(tool.approved as unknown as JsonObject, tool.pending as unknown as JsonObject).then((c) => [tool.id, c] as const)] : [],
+      ),
+    ),
+  );
   return servers.map((server) => ({
     id: server.id, name: server.name, transport: server.transport, url: server.url, command: server.command, args: server.args,
     secretNames: server.secretNames, createdAt: server.createdAt.toISOString(), listedAt: server.listedAt?.toISOString() ?? null, listError: server.listError,
@@ -62,9 +76,20 @@ export async function listMcpServers(db: DbTx, tenantId: string): Promise<McpSer
       return {
         id: tool.id, name: tool.name, qualifiedName: tool.qualifiedName, status: tool.status, approved, approvedAt: tool.approvedAt?.toISOString() ?? null,
         pending, pendingHash: tool.pendingHash,
-        changes: approved && pending ? diffFields(approved as unknown as JsonObject, pending as unknown as JsonObject) : [],
+        changes: changes.get(tool.id) ?? [],
         hints: effectiveHints(shown?.annotations ?? null), classes: classesFromAnnotations(shown?.annotations ?? null), seenAt: tool.seenAt.toISOString(),
       };
     }),
   }));
+}
+
+/** The approved definition against the one its server lists now, field by field; null past its budget. */
+async function definitionChanges(approved: JsonObject, pending: JsonObject): Promise<FieldChange[] | null> {
+  try {
+    const diff = await runCompute("diffRevision", { before: approved, after: pending, prefix: "", words: false, code: null }, { what: "definition diff" });
+    return diff.fields;
+  } catch (error) {
+    if (isAppError(error) && (error.code === "too_complex" || error.code === "busy")) return null;
+    throw error;
+  }
 }
