@@ -29,7 +29,7 @@ export function DecisionFacts({ items }: { items: QueueItem[] }) {
               {item.moreTags > 0 && <span className="px-1 text-xs text-slate-600">+{item.moreTags} more</span>}
             </p>
           )}
-          {item.stateChanges && <StateChangedNotice changes={item.stateChanges} />}
+          {item.stateChanges && <StateChangedNotice changes={item.stateChanges} more={item.moreStateChanges} />}
         </li>
       ))}
     </ul>

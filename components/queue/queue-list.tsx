@@ -285,7 +285,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                   ))}
                   {item.moreTags > 0 && <span className="px-1 text-xs text-slate-500">+{item.moreTags} more</span>}
                 </div>
-                {item.stateChanges && <StateChangedNotice changes={item.stateChanges} />}
+                {item.stateChanges && <StateChangedNotice changes={item.stateChanges} more={item.moreStateChanges} />}
                 <p className="mt-1 text-xs text-slate-600">
                   Requested by <span className="text-slate-800">{item.requesterLabel}</span>
                   {item.task && (

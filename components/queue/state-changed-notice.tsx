@@ -9,7 +9,7 @@ function brief(path: string, value: unknown): string {
 }
 
 /** "State changed since request", with what changed (field: at request → now), for a queue row or the dialog. */
-export function StateChangedNotice({ changes }: { changes: FieldChange[] }) {
+export function StateChangedNotice({ changes, more }: { changes: FieldChange[]; more: number }) {
   return (
     <div role="note" className="mt-1 rounded bg-red-50 px-2 py-1 text-xs text-red-900">
       <span className="font-semibold">State changed since request</span>
@@ -22,7 +22,7 @@ export function StateChangedNotice({ changes }: { changes: FieldChange[] }) {
               <span className="font-mono">{c.path}</span> <RevealedShortText text={brief(c.path, c.before)} /> → <RevealedShortText text={brief(c.path, c.after)} />
             </span>
           ))}
-          {changes.length > 3 && ` (+${changes.length - 3} more)`}
+          {changes.length + more > 3 && ` (+${(changes.length + more - 3).toLocaleString("en")} more)`}
         </span>
       )}
       <span> — an approval would be invalidated at execution: re-read the state first.</span>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MORE_TAGS } from "@/lib/risk/listed";
 import type { RiskTag } from "@/lib/risk/risk-tag";
-import { diffCode, removedTags } from "./payload-diff";
+import { diffCode, diffFields, listedChanges, removedTags } from "./payload-diff";
 
 const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join("\n") + "\n";
 
@@ -68,5 +68,16 @@ describe("removedTags", () => {
     const after = [tag("recipient.outside-domain", "to"), more];
     expect(removedTags(before, after).map((t) => t.id)).toEqual(["provenance.untrusted"]);
     expect(removedTags(before, [tag("recipient.outside-domain", "to")]).map((t) => `${t.id} ${t.path}`)).toEqual(["recipient.outside-domain cc", "provenance.untrusted body"]);
+  });
+});
+
+describe("listedChanges", () => {
+  it("lists at most 100 changed fields, in path order, and counts the rest", () => {
+    const before = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`p${String(i).padStart(4, "0")}`, i]));
+    const after = Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v + 1]));
+    const { listed, more } = listedChanges(diffFields(before, after));
+    expect(listed.map((c) => c.path)).toEqual(Object.keys(before).slice(0, 100));
+    expect(more).toBe(4_900);
+    expect(listedChanges(diffFields(before, { ...before, p0001: -1 }))).toEqual({ listed: [{ path: "p0001", change: "changed", before: 1, after: -1 }], more: 0 });
   });
 });

@@ -1,7 +1,7 @@
 import { diffLines, diffWordsWithSpace } from "diff";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { RiskTag } from "@/lib/risk/risk-tag";
-import { MORE_TAGS } from "@/lib/risk/listed";
+import { MAX_LISTED, MORE_TAGS } from "@/lib/risk/listed";
 
 /**
  * A run of lines of code that were added, removed or kept, joined by newlines (revisions stored
@@ -56,6 +56,15 @@ export function diffFields(before: JsonObject | null, after: JsonObject | null, 
     }
   }
   return changes;
+}
+
+/**
+ * The changes listed one by one, at most MAX_LISTED (in path order), and how many more there are:
+ * a changed schema or state can change thousands of fields, and a page of thousands of rows helps
+ * no reviewer and holds the server while it renders.
+ */
+export function listedChanges(changes: readonly FieldChange[]): { listed: FieldChange[]; more: number } {
+  return { listed: changes.slice(0, MAX_LISTED), more: Math.max(0, changes.length - MAX_LISTED) };
 }
 
 // Myers' diff takes time in proportion to the texts' size times the number of changed lines: two

@@ -5,7 +5,7 @@ import { RISK_RANK, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
-import type { FieldChange } from "@/lib/approvals/payload-diff";
+import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
@@ -108,7 +108,8 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       approvals: mine.filter((v) => v.verdict === "approve").length,
       quorum: row.quorum,
       myVote,
-      stateChanges: states[index],
+      stateChanges: states[index]?.listed ?? null,
+      moreStateChanges: states[index]?.more ?? 0,
       blockedReason: revision?.createdByUserId === reviewer.userId ? "You wrote this revision; another reviewer decides it." : null,
     };
   });
@@ -129,7 +130,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
 
 type Row = { tool: string; kind: "tool" | "code"; revisions: Array<{ args: unknown; code: string | null; language: string | null; snapshots: Array<{ data: unknown; hash: string }> }> };
 
-async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Array<FieldChange[] | null>> {
+async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Array<{ listed: FieldChange[]; more: number } | null>> {
   const reads = rows.map((row): StateRead => {
     const revision = row.revisions[0];
     const atRequest = revision?.snapshots[0];
@@ -138,7 +139,8 @@ async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Ar
     return { tool: row.tool, args, atRequest: { data: atRequest.data as JsonValue, hash: atRequest.hash } };
   });
   const states = await readStatesNow(db, tenantId, reads);
-  return states.map((now) => (now.state === "changed" ? now.changes : null));
+  // Sent to the browser with the row: a changed schema can change thousands of fields.
+  return states.map((now) => (now.state === "changed" ? listedChanges(now.changes) : null));
 }
 
 export function summaryOf(preview: unknown, tool: string): string {

@@ -29,6 +29,8 @@ export type QueueItem = {
    * it is unchanged (or rests on nothing). A changed row offers "Re-read state", not Approve.
    */
   stateChanges: FieldChange[] | null;
+  /** How many more fields changed than `stateChanges` lists (it lists at most MAX_LISTED). */
+  moreStateChanges: number;
   /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
   blockedReason: string | null;
 };
