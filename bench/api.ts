@@ -24,6 +24,7 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
 import type { Member } from "@/lib/approvals/actors";
 import { decideAction } from "@/lib/approvals/decide-action";
+import { editAction } from "@/lib/approvals/edit-action";
 import { createDb, embeddedPoolSize, type Db } from "@/lib/db/client";
 import { BundledPostgresError, findFreePort, startEmbeddedPostgres, type EmbeddedCluster } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -551,13 +552,20 @@ type HostilePhase = {
   seconds: number; capSeconds: number; cappedAt: number | null; requests: HostileRequest[]; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
 };
 
-/** The code of an action a reviewer opens again and again: an ordinary one, and three a hostile agent could send. */
-const REVIEW_PAGES = [
+/**
+ * The code of an action a reviewer opens again and again: an ordinary one, and those a hostile agent
+ * could send; with `edited`, a reviewer then saved that code as revision 2 (the page shows their diff).
+ */
+const REVIEW_PAGES: Array<{ name: string; shape: string; code: string; edited?: string }> = [
   { name: "ordinary code", shape: "4 lines of Python", code: "rows = [1, 2, 3]\ntotal = sum(rows)\n# add them up\nprint('total', total)\n" },
   // Three bytes each in UTF-8: 80,000 of them is about as many as the 256 KB body limit takes.
   { name: "hidden characters", shape: `"# " + U+200B U+200C × 40,000 (80,002 chars, each a marker)`, code: "# " + "\u200b\u200c".repeat(40_000) },
   { name: "many lines", shape: `"x\\n" × 49,999 (99,998 chars, a numbered line each)`, code: "x\n".repeat(49_999) },
   { name: "many findings", shape: `"import pickle\\n" × 7,142 (99,988 chars, a scan finding on every line)`, code: "import pickle\n".repeat(7_142) },
+  {
+    name: "an edit of many lines", shape: `"x\\n" × 49,999, then line 25,000 edited by a reviewer (a diff of 50,000 lines)`,
+    code: "x\n".repeat(49_999), edited: "x\n".repeat(24_999) + "y\n" + "x\n".repeat(24_999),
+  },
   { name: "lookalike letters", shape: `"# " + "pаypаl " × 14,285 (100,000 chars, a Cyrillic а in every word)`, code: "# " + "p\u0430yp\u0430l ".repeat(14_285) },
 ];
 type ReviewPagePhase = { name: string; shape: string; htmlBytes: number; pages: Summary; perSecond: number; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare };
@@ -670,7 +678,8 @@ async function main() {
     const connections = connectionPool();
     const proposed = await submit(0, connections, { tool: "run_python", args: { code: input.code, language: "python" } });
     if (proposed.status !== 201 && proposed.status !== 200) throw new Error(`The ${input.name} action was not proposed: ${describe(proposed)} ${messageOf(proposed) ?? ""}`);
-    const { id } = JSON.parse(proposed.body) as { id: string };
+    const { id, payloadHash } = JSON.parse(proposed.body) as { id: string; payloadHash: string };
+    if (input.edited !== undefined) await editAction(db!, { tenantId, actionId: id, editor: reviewer, payloadHash, args: { code: input.edited, language: "python" } });
     const open = () => send(connections, "GET", `/actions/${id}`, { headers: { cookie: reviewerCookie } });
     const first = await open(); // its modules loaded, as for every other phase
     const pages = new Recorder();
