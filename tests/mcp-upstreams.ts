@@ -57,6 +57,8 @@ export type CounterUpstream = RunningUpstream & {
   calls: () => number;
   /** What the server says the tool does from now on (a rug pull when it changes after approval). */
   setDescription: (text: string) => void;
+  /** The fields the server says the tool takes from now on (its input schema, beside `by`). */
+  addInputFields: (fields: Record<string, z.ZodType>) => void;
   /** The Authorization headers the server received, in order (to prove a secret header reaches it). */
   authorizations: () => string[];
 };
@@ -72,6 +74,7 @@ export async function startCounterServer(options: { token: string }): Promise<Co
   let total = 0;
   let runs = 0;
   let description = COUNTER_DESCRIPTION;
+  let extraFields: Record<string, z.ZodType> = {};
   const authorizations: string[] = [];
   const build = () => {
     const server = new McpServer({ name: "counter", version: "1.0.0" });
@@ -80,7 +83,7 @@ export async function startCounterServer(options: { token: string }): Promise<Co
       {
         title: "Counter",
         description,
-        inputSchema: z.strictObject({ by: z.number().int().min(1).max(100) }),
+        inputSchema: z.strictObject({ by: z.number().int().min(1).max(100), ...extraFields }),
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       async ({ by }) => {
@@ -116,6 +119,9 @@ export async function startCounterServer(options: { token: string }): Promise<Co
     calls: () => runs,
     setDescription: (text) => {
       description = text;
+    },
+    addInputFields: (fields) => {
+      extraFields = fields;
     },
     authorizations: () => [...authorizations],
     stop: () => new Promise<void>((resolve) => {

@@ -3,7 +3,11 @@ import { signIn } from "@/e2e/support/auth";
 import { seedTenant, TEST_PASSWORD } from "@/e2e/support/factories";
 import { e2eDb } from "@/e2e/support/runtime";
 import { expectNoSeriousA11yViolations } from "@/e2e/tasks/task-helpers";
-import { startEverythingHttp, type RunningUpstream } from "@/tests/mcp-upstreams";
+import { startCounterServer, startEverythingHttp, type RunningUpstream } from "@/tests/mcp-upstreams";
+import { z } from "zod";
+import { approveMcpTool } from "@/lib/mcp/upstream/approve-mcp-tool";
+import { refreshMcpServer } from "@/lib/mcp/upstream/refresh-mcp-server";
+import { registerMcpServer } from "@/lib/mcp/upstream/register-mcp-server";
 
 let everything: RunningUpstream;
 
@@ -83,6 +87,35 @@ test.describe("upstream MCP servers", () => {
     expect(row.sealedSecrets).not.toContain(secret);
     await page.goto("/admin/mcp");
     await expectNoSeriousA11yViolations(page);
+  });
+
+  test("a held tool whose server added 150 fields to its schema: the admin sees 100 changes and a count of the rest", async ({ page }) => {
+    const tenant = await seedTenant();
+    const token = `e2e-${tenant.slug}`;
+    const counter = await startCounterServer({ token });
+    try {
+      const admin = tenant.users.admin.member;
+      const { serverId } = await registerMcpServer(e2eDb(), {
+        tenantId: tenant.id, admin, server: { name: "counter", transport: "http", url: counter.url, secrets: [{ name: "Authorization", value: `Bearer ${token}` }] },
+      });
+      const listed = await e2eDb().mcpTool.findFirstOrThrow({ where: { tenantId: tenant.id, serverId }, select: { id: true, pendingHash: true } });
+      await approveMcpTool(e2eDb(), { tenantId: tenant.id, admin, toolId: listed.id, definitionHash: listed.pendingHash! });
+      // The server now says the tool takes 150 more fields: 150 changed paths, and `required`.
+      counter.addInputFields(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${String(i).padStart(3, "0")}`, z.string()])));
+      expect(await refreshMcpServer(e2eDb(), { tenantId: tenant.id, admin, serverId })).toMatchObject({ ok: true, held: ["counter__count"] });
+
+      await signIn(page, tenant.users.admin.email, TEST_PASSWORD);
+      await page.goto("/admin/mcp");
+      const changes = page.getByRole("table", { name: /^Changes to counter__count/ });
+      await expect(changes.getByRole("row").filter({ hasText: "inputSchema.properties.field000" })).toContainText("added");
+      await expect(changes.getByRole("row").filter({ hasText: "inputSchema.properties.field099" })).toHaveCount(1);
+      await expect(changes.getByRole("row").filter({ hasText: "inputSchema.properties.field100" })).toHaveCount(0);
+      await expect(changes.getByTestId("more-changes")).toHaveText("and 51 more changed fields, not listed one by one");
+      // The header, 100 changes and the count.
+      await expect(changes.getByRole("row")).toHaveCount(102);
+    } finally {
+      await counter.stop();
+    }
   });
 
   test("only admins reach the MCP servers page", async ({ page }) => {
