@@ -179,6 +179,8 @@ export const ENVIRONMENT = {
     "The commands admins may register as stdio MCP servers, which run on the console's host as its user: absolute paths, comma-separated (e.g. `/usr/local/bin/mcp-server-git`). List servers, not interpreters: an interpreter (node, python) with the arguments an admin chooses runs any code. Unset, only HTTP servers can be registered.", { shownDefault: "none" }),
   MCP_UPSTREAM_TIMEOUT_MS: declare("Upstream MCP servers", opt(int(100, 3_600_000)),
     "How long connecting to an upstream MCP server, listing its tools or one forwarded call may take. A call that times out is recorded `unknown` (it may have happened) and never retried.", { shownDefault: "60000" }),
+  MCP_UPSTREAM_MAX_BYTES: declare("Upstream MCP servers", opt(int(65_536, 1_073_741_824)),
+    "The most an upstream MCP server may send in one message, and in its whole tool list: a listing past it is refused and changes nothing; a forwarded call whose answer is past it is recorded `unknown` (the server may have acted).", { shownDefault: "2097152 (2 MiB)" }),
 
   // Webhooks
   WEBHOOK_TIMEOUT_MS: declare("Webhooks", opt(int(100, 120_000)), "How long one delivery may take before it counts as failed.", { shownDefault: "10000" }),

@@ -17,6 +17,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * An effect that was sent but whose answer could not be read, with a message safe to show: the
+ * execution is recorded `unknown` (it may have happened) with this message instead of a generic one.
+ */
+export class OutcomeUnknownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OutcomeUnknownError";
+  }
+}
+
 // Refusals a domain function has already written to the audit log (usually in the transaction
 // that refused). The request boundary (lib/server/boundary.ts) audits every other refusal, so each
 // refused attempt is recorded once.

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 /**
@@ -59,6 +61,8 @@ export type CounterUpstream = RunningUpstream & {
   setDescription: (text: string) => void;
   /** The fields the server says the tool takes from now on (its input schema, beside `by`). */
   addInputFields: (fields: Record<string, z.ZodType>) => void;
+  /** How many spaces the tool's answer ends with from now on (an answer too large to read). */
+  setReplyPadding: (chars: number) => void;
   /** The Authorization headers the server received, in order (to prove a secret header reaches it). */
   authorizations: () => string[];
 };
@@ -75,6 +79,7 @@ export async function startCounterServer(options: { token: string }): Promise<Co
   let runs = 0;
   let description = COUNTER_DESCRIPTION;
   let extraFields: Record<string, z.ZodType> = {};
+  let padding = 0;
   const authorizations: string[] = [];
   const build = () => {
     const server = new McpServer({ name: "counter", version: "1.0.0" });
@@ -89,14 +94,64 @@ export async function startCounterServer(options: { token: string }): Promise<Co
       async ({ by }) => {
         runs += 1;
         total += by;
-        return { content: [{ type: "text", text: `The counter is now ${total}.` }] };
+        return { content: [{ type: "text", text: `The counter is now ${total}.${" ".repeat(padding)}` }] };
       },
     );
     return server;
   };
-  const http: Server = createServer((req, res) => {
-    authorizations.push(String(req.headers.authorization ?? ""));
-    if (req.headers.authorization !== `Bearer ${options.token}`) {
+  const served = await serveStateless(build, { token: options.token, onRequest: (authorization) => authorizations.push(authorization) });
+  return {
+    ...served,
+    calls: () => runs,
+    setDescription: (text) => {
+      description = text;
+    },
+    addInputFields: (fields) => {
+      extraFields = fields;
+    },
+    setReplyPadding: (chars) => {
+      padding = chars;
+    },
+    authorizations: () => [...authorizations],
+  };
+}
+
+/**
+ * A server built with the SDK's low-level Server that lists its tools in `pages` pages of
+ * `toolsPerPage` tools, each with a description of `descriptionChars` characters (at most the
+ * 10,000 a definition may have, so only the list's size is in question): each page is one
+ * message, and the list is their sum.
+ */
+export async function startPagingServer(options: { pages: number; toolsPerPage: number; descriptionChars: number }): Promise<RunningUpstream> {
+  const build = () => {
+    const server = new Server({ name: "pager", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      const page = Number(request.params?.cursor ?? 0);
+      return {
+        tools: Array.from({ length: options.toolsPerPage }, (_, i) => ({
+          name: `tool_${page}_${i}`,
+          description: String(i % 10).repeat(options.descriptionChars),
+          inputSchema: { type: "object" as const, properties: {} },
+        })),
+        ...(page + 1 < options.pages ? { nextCursor: String(page + 1) } : {}),
+      };
+    });
+    return server;
+  };
+  return serveStateless(build, {});
+}
+
+/**
+ * Serves MCP over Streamable HTTP on a free port, statelessly: each POST is answered by a server
+ * `build` makes then. With a token, requests without it are refused (401).
+ */
+async function serveStateless(
+  build: () => { connect: (transport: StreamableHTTPServerTransport) => Promise<void>; close: () => Promise<void> },
+  options: { token?: string; onRequest?: (authorization: string) => void },
+): Promise<RunningUpstream> {
+  const http: HttpServer = createServer((req, res) => {
+    options.onRequest?.(String(req.headers.authorization ?? ""));
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
       res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
       return;
     }
@@ -116,14 +171,6 @@ export async function startCounterServer(options: { token: string }): Promise<Co
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls: () => runs,
-    setDescription: (text) => {
-      description = text;
-    },
-    addInputFields: (fields) => {
-      extraFields = fields;
-    },
-    authorizations: () => [...authorizations],
     stop: () => new Promise<void>((resolve) => {
       http.closeAllConnections();
       http.close(() => resolve());

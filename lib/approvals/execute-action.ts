@@ -3,7 +3,7 @@ import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
-import { AppError, isAppError, markAudited } from "@/lib/errors";
+import { AppError, isAppError, markAudited, OutcomeUnknownError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
@@ -267,8 +267,9 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
 }
 
 function failure(error: unknown, state: "failed" | "unknown"): ToolOutcome & { state: ExecutionState } {
-  const message = isAppError(error) ? error.message : "The tool failed unexpectedly; see the server log.";
-  if (!isAppError(error)) console.error("[countersign] an effect failed:", error);
+  const known = isAppError(error) || error instanceof OutcomeUnknownError;
+  const message = known ? error.message : "The tool failed unexpectedly; see the server log.";
+  if (!known) console.error("[countersign] an effect failed:", error);
   return { ok: false, result: { error: message }, state };
 }
 

@@ -8,10 +8,10 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { hasPool } from "@/lib/db/sql";
 import { holdMcpTool } from "@/lib/db/statements/hold-mcp-tool";
 import { readMcpServer } from "@/lib/db/statements/read-mcp-server";
-import { AppError } from "@/lib/errors";
+import { AppError, OutcomeUnknownError } from "@/lib/errors";
 import { openSecrets, redactSecrets } from "@/lib/mcp/upstream/secret-box";
 import { definitionOf } from "@/lib/mcp/upstream/tool-definition";
-import { listUpstreamTools, upstreamMessage, upstreamTimeoutMs, withUpstream, type UpstreamEndpoint } from "@/lib/mcp/upstream/upstream-client";
+import { listUpstreamTools, upstreamMessage, upstreamTimeoutMs, UpstreamTooLarge, withUpstream, type UpstreamEndpoint } from "@/lib/mcp/upstream/upstream-client";
 import type { DeliverContext, ToolOutcome } from "@/lib/tools/tool";
 
 /** What `apply` handed over: the pinned definition the claim verified. */
@@ -27,8 +27,9 @@ const MAX_DEPTH = 32;
  * the server's tools and check that the tool still hashes to the definition reviewers approved —
  * if not, hold the tool (recording what the server now lists) and refuse, calling nothing — then
  * call it exactly once. Refusals before the call are AppErrors (recorded failed: nothing left).
- * Once the call is sent, anything but an answer (a timeout, a dropped connection, a crash) is
- * thrown as it is, so the machinery records the outcome unknown and never repeats it.
+ * Once the call is sent, anything but an answer it can read (a timeout, a dropped connection, a
+ * crash, an answer past MCP_UPSTREAM_MAX_BYTES) is thrown as something other than an AppError, so
+ * the machinery records the outcome unknown and never repeats it.
  */
 export async function deliverUpstreamCall(ctx: DeliverContext, call: { qualifiedName: string; args: JsonObject }): Promise<ToolOutcome> {
   const pinned = AppliedSchema.parse(ctx.applied);
@@ -38,8 +39,8 @@ export async function deliverUpstreamCall(ctx: DeliverContext, call: { qualified
   const endpoint: UpstreamEndpoint = {
     serverName: server.name, transport: server.transport, url: server.url, command: server.command, args: server.args, secrets,
   };
-  return withUpstream(endpoint, async (client) => {
-    const listed = await listUpstreamTools(client, endpoint, { signal: ctx.signal });
+  return withUpstream(endpoint, async (client, signal) => {
+    const listed = await listUpstreamTools(client, endpoint, { signal });
     const tool = listed.find((t) => t.name === pinned.tool);
     if (!tool) throw new AppError("upstream_tool_missing", `MCP server ${server.name} no longer lists ${pinned.tool}, so nothing was called.`, 409);
     const found = definitionOf(tool);
@@ -58,9 +59,13 @@ export async function deliverUpstreamCall(ctx: DeliverContext, call: { qualified
       result = await client.request(
         { method: "tools/call", params: { name: pinned.tool, arguments: call.args } },
         CallToolResultSchema,
-        { timeout: upstreamTimeoutMs(), signal: ctx.signal },
+        // Past MCP_UPSTREAM_MAX_BYTES the answer is not read: `signal` fails the request.
+        { timeout: upstreamTimeoutMs(), signal },
       );
     } catch (error) {
+      if (signal.reason instanceof UpstreamTooLarge) {
+        throw new OutcomeUnknownError(`${signal.reason.message} The call was sent, so ${pinned.tool} may have run: what it did is unknown.`);
+      }
       // The server answered with a protocol error (an unknown tool, arguments it refuses): it did
       // not run the tool. Every other failure leaves the outcome unknown.
       if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {

@@ -38,7 +38,7 @@ export async function refreshMcpServer(db: Db, input: { tenantId: string; admin:
       const endpoint: UpstreamEndpoint = {
         serverName: server.name, transport: server.transport, url: server.url, command: server.command, args: server.args, secrets,
       };
-      listed = await withUpstream(endpoint, (client) => listUpstreamTools(client, endpoint));
+      listed = await withUpstream(endpoint, (client, signal) => listUpstreamTools(client, endpoint, { signal }));
     } catch (error) {
       if (!isAppError(error)) throw error;
       await recordMcpListFailure(db, {

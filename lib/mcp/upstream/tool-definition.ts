@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import { canonicalJson } from "@/lib/canonical/canonical-json";
+import { jsonCharsAtMost } from "@/lib/canonical/json-chars";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { sha256Hex } from "@/lib/canonical/sha256-hex";
 import type { ToolClass } from "@/lib/tools/tool";
@@ -48,6 +49,11 @@ export function definitionOf(tool: Tool): { ok: true; definition: UpstreamDefini
     outputSchema: tool.outputSchema ?? null,
     annotations,
   };
+  // Measured first, at a cost bounded by the limit (the canonical form below grows with the
+  // definition); roughly, so only what is clearly too long stops here and the exact check decides.
+  if (jsonCharsAtMost(definition, 2 * MAX_DEFINITION_CHARS) > 2 * MAX_DEFINITION_CHARS) {
+    return { ok: false, problem: `its definition is longer than ${MAX_DEFINITION_CHARS} characters` };
+  }
   try {
     assertCanonicalizable(definition, { path: "definition" });
   } catch (error) {

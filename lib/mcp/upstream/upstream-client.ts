@@ -3,6 +3,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { readEnv } from "@/lib/env";
+import { jsonCharsAtMost } from "@/lib/canonical/json-chars";
 import { AppError } from "@/lib/errors";
 import { redactSecrets } from "@/lib/mcp/upstream/secret-box";
 import { assertStdioCommandAllowed } from "@/lib/mcp/upstream/server-config";
@@ -27,6 +28,48 @@ export function upstreamTimeoutMs(): number {
   return readEnv("MCP_UPSTREAM_TIMEOUT_MS") ?? 60_000;
 }
 
+/** The most a server may send in one message, and in its whole tool list (MCP_UPSTREAM_MAX_BYTES). */
+export function upstreamMaxBytes(): number {
+  return readEnv("MCP_UPSTREAM_MAX_BYTES") ?? 2 * 1024 * 1024;
+}
+
+/**
+ * A server sent more than the console reads from one (upstreamMaxBytes). Not an AppError: after a
+ * forwarded call was sent it means the answer could not be read, so the outcome is unknown.
+ */
+export class UpstreamTooLarge extends Error {}
+
+function tooLarge(serverName: string, limit: number, what: string): UpstreamTooLarge {
+  return new UpstreamTooLarge(
+    `MCP server ${serverName} sent ${what} over ${limit} bytes, more than Countersign reads from a server (MCP_UPSTREAM_MAX_BYTES).`,
+  );
+}
+
+/**
+ * fetch for the SDK's HTTP transport that reads at most `limit` bytes of each response body: past
+ * it the body errors and `exceeded` is told, so a server cannot make the console parse (on its
+ * one thread) a message of any size it likes.
+ */
+function boundedFetch(limit: number, exceeded: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    let read = 0;
+    const counted = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        read += chunk.byteLength;
+        if (read > limit) {
+          exceeded();
+          controller.error(new Error(`The response passed ${limit} bytes.`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }));
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
 const CLIENT_INFO = { name: "countersign", version: "1.0.0" };
 
 /** A message from an upstream failure, safe to show: secrets replaced, one line, bounded. */
@@ -41,13 +84,24 @@ export function upstreamMessage(error: unknown, endpoint: Pick<UpstreamEndpoint,
  * and closes the connection — a stdio server's process ends with it. A failure to connect is an
  * AppError that says why; what `run` throws is passed on as it is.
  */
-export async function withUpstream<T>(endpoint: UpstreamEndpoint, run: (client: Client) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+export async function withUpstream<T>(
+  endpoint: UpstreamEndpoint,
+  run: (client: Client, signal: AbortSignal) => Promise<T>,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
   const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // Every request of this connection takes `signal`: a message past the limit fails the request
+  // waiting for it at once, with why (not after the timeout, not as a bare "connection closed").
+  const limit = upstreamMaxBytes();
+  const overLimit = new AbortController();
+  const exceeded = () => overLimit.abort(tooLarge(endpoint.serverName, limit, "a message"));
+  const signal = options.signal ? AbortSignal.any([options.signal, overLimit.signal]) : overLimit.signal;
   let stderrTail = "";
   let transport: StreamableHTTPClientTransport | StdioClientTransport;
   if (endpoint.transport === "http") {
     if (!endpoint.url) throw new Error(`MCP server ${endpoint.serverName} has no URL.`);
     transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+      fetch: boundedFetch(limit, exceeded),
       requestInit: { headers: endpoint.secrets },
       // A dropped stream is not reopened: a call's outcome is then unknown, and a person decides.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
@@ -62,30 +116,41 @@ export async function withUpstream<T>(endpoint: UpstreamEndpoint, run: (client: 
       env: { ...getDefaultEnvironment(), ...endpoint.secrets },
       // Read here (never passed to the console's own output, where a secret could land in its logs).
       stderr: "pipe",
+      // The SDK drops the connection past this many unread bytes, saying so to client.onerror.
+      maxBufferSize: limit,
     });
+    client.onerror = (error) => {
+      if (error.message.startsWith("ReadBuffer exceeded maximum size")) exceeded();
+    };
     stdio.stderr?.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
     });
     transport = stdio;
   }
   try {
-    await client.connect(transport, { timeout: upstreamTimeoutMs(), signal: options.signal });
+    await client.connect(transport, { timeout: upstreamTimeoutMs(), signal });
   } catch (error) {
     await client.close().catch(() => {});
     const said = stderrTail.trim() ? ` (it wrote: ${upstreamMessage(stderrTail.trim().split("\n").slice(-3).join(" "), endpoint)})` : "";
     throw new AppError("upstream_unreachable", `Could not connect to MCP server ${endpoint.serverName}: ${upstreamMessage(error, endpoint)}${said}`, 502);
   }
   try {
-    return await run(client);
+    return await run(client, signal);
   } finally {
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});
   }
 }
 
-/** Every tool the server lists (all pages), or an AppError that says why not. */
-export async function listUpstreamTools(client: Client, endpoint: UpstreamEndpoint, options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+/**
+ * Every tool the server lists (all pages), or an AppError that says why not. The whole list is at
+ * most upstreamMaxBytes of JSON, whatever the pages: what is done with it next (each definition
+ * checked and hashed) grows with it.
+ */
+export async function listUpstreamTools(client: Client, endpoint: UpstreamEndpoint, options: { signal: AbortSignal }): Promise<Tool[]> {
   const tools: Tool[] = [];
+  const limit = upstreamMaxBytes();
+  let chars = 0;
   let cursor: string | undefined;
   try {
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -94,11 +159,16 @@ export async function listUpstreamTools(client: Client, endpoint: UpstreamEndpoi
       if (tools.length > MAX_LISTED_TOOLS) {
         throw new AppError("upstream_list_failed", `MCP server ${endpoint.serverName} lists more than ${MAX_LISTED_TOOLS} tools; Countersign pins at most that many per server.`, 502);
       }
+      chars += jsonCharsAtMost(listed.tools, limit - chars);
+      if (chars > limit) throw tooLarge(endpoint.serverName, limit, "a tool list");
       cursor = listed.nextCursor;
       if (!cursor) return tools;
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
+    // The SDK fails a request whose signal aborted with its own error, not the signal's reason.
+    const cause = error instanceof UpstreamTooLarge ? error : options.signal.reason;
+    if (cause instanceof UpstreamTooLarge) throw new AppError("upstream_too_large", cause.message, 502);
     throw new AppError("upstream_list_failed", `MCP server ${endpoint.serverName} did not list its tools: ${upstreamMessage(error, endpoint)}`, 502);
   }
   throw new AppError("upstream_list_failed", `MCP server ${endpoint.serverName} kept paging its tool list past ${MAX_PAGES} pages.`, 502);

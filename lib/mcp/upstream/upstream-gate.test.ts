@@ -3,7 +3,7 @@ import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythingHttp, type CounterUpstream, type RunningUpstream } from "@/tests/mcp-upstreams";
+import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythingHttp, startPagingServer, type CounterUpstream, type RunningUpstream } from "@/tests/mcp-upstreams";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -42,6 +42,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   delete process.env.MCP_STDIO_COMMANDS;
+  delete process.env.MCP_UPSTREAM_MAX_BYTES;
 });
 
 const admin = (tenant: TestTenant) => tenant.users.admin.member;
@@ -342,5 +343,98 @@ describe("the counter: exactly once, and the rug pull", () => {
     expect((await t.db.action.findUniqueOrThrow({ where: { id: waiting.actionId } })).status).toBe("invalidated");
     expect(await t.db.mcpTool.count({ where: { serverId } })).toBe(0);
     expect(counter.calls()).toBe(4);
+  });
+});
+
+describe("what a server may send (MCP_UPSTREAM_MAX_BYTES, 2 MiB unless set)", () => {
+  let c: TestTenant;
+  let big: CounterUpstream;
+  beforeAll(async () => {
+    c = await createTestTenant(t.db);
+    big = await startCounterServer({ token: TOKEN });
+  });
+  afterAll(async () => {
+    await big?.stop();
+  });
+  const secrets = [{ name: "Authorization", value: `Bearer ${TOKEN}` }];
+
+  it("refuses a listing message past the limit: the admin is told why, it is audited, and the pinned tool stays as it was", async () => {
+    const registered = await registerMcpServer(t.db, { tenantId: c.id, admin: admin(c), server: { name: "big", transport: "http", url: big.url, secrets } });
+    expect(registered.listing).toMatchObject({ ok: true, added: ["big__count"] });
+    await approveTool(c, "big", "count");
+
+    big.setDescription("x".repeat(2_200_000));
+    const listing = await refreshMcpServer(t.db, { tenantId: c.id, admin: admin(c), serverId: registered.serverId });
+    expect(listing).toEqual({
+      ok: false, code: "upstream_too_large",
+      message: "MCP server big sent a message over 2097152 bytes, more than Countersign reads from a server (MCP_UPSTREAM_MAX_BYTES).",
+    });
+    const view = await serverView(c, "big");
+    expect(view.listError).toBe(listing.ok ? null : listing.message);
+    expect(view.tools.map((tool) => [tool.name, tool.status, tool.approved?.description])).toEqual([["count", "approved", COUNTER_DESCRIPTION]]);
+    expect(await t.db.auditEvent.count({ where: { tenantId: c.id, type: "mcp.tools_list_failed", status: "upstream_too_large" } })).toBe(1);
+
+    // Under the limit again, the same server lists as before.
+    big.setDescription(COUNTER_DESCRIPTION);
+    expect(await refreshMcpServer(t.db, { tenantId: c.id, admin: admin(c), serverId: registered.serverId })).toMatchObject({ ok: true, held: [] });
+  });
+
+  it("counts a tool list across its pages: each page under the limit, the list over it, is refused and stores nothing", async () => {
+    // 3 pages of 100 tools with 5,000-character descriptions: about 510 KB a page, 1.5 MB in all.
+    const pager = await startPagingServer({ pages: 3, toolsPerPage: 100, descriptionChars: 5_000 });
+    try {
+      const under = await registerMcpServer(t.db, { tenantId: c.id, admin: admin(c), server: { name: "pager", transport: "http", url: pager.url, secrets: [] } });
+      expect(under.listing).toMatchObject({ ok: true, listed: 300 });
+
+      process.env.MCP_UPSTREAM_MAX_BYTES = String(1024 * 1024);
+      const over = await registerMcpServer(t.db, { tenantId: c.id, admin: admin(c), server: { name: "pager2", transport: "http", url: pager.url, secrets: [] } });
+      expect(over.listing).toEqual({
+        ok: false, code: "upstream_too_large",
+        message: "MCP server pager2 sent a tool list over 1048576 bytes, more than Countersign reads from a server (MCP_UPSTREAM_MAX_BYTES).",
+      });
+      expect(await t.db.mcpTool.count({ where: { serverId: over.serverId } })).toBe(0);
+    } finally {
+      await pager.stop();
+    }
+  });
+
+  it("records a forwarded call whose answer is past the limit as unknown: the tool ran once and is never called again", async () => {
+    const proposed = pending(await proposeAction(t.db, { tenantId: c.id, requester: c.requester, tool: "big__count", args: { by: 1 } }));
+    await approveAction(c, proposed);
+    big.setReplyPadding(2_200_000);
+    try {
+      const executed = await executeAction(t.db, { tenantId: c.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: actorOf(c) });
+      expect(executed).toMatchObject({
+        state: "unknown",
+        result: { error: "MCP server big sent a message over 2097152 bytes, more than Countersign reads from a server (MCP_UPSTREAM_MAX_BYTES). The call was sent, so count may have run: what it did is unknown." },
+      });
+      expect(big.calls()).toBe(1);
+      expect((await refusal(executeAction(t.db, { tenantId: c.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: actorOf(c) }))).code).toBe("already_executed");
+      expect(big.calls()).toBe(1);
+    } finally {
+      big.setReplyPadding(0);
+    }
+  });
+
+  it("drops a stdio server's answer past the limit (the SDK's read buffer) and records the call unknown", async () => {
+    process.env.MCP_STDIO_COMMANDS = process.execPath;
+    const registered = await registerMcpServer(t.db, {
+      tenantId: c.id, admin: admin(c), server: { name: "local", transport: "stdio", command: process.execPath, args: [everythingEntry(), "stdio"], secrets: [] },
+    });
+    expect(registered.listing).toMatchObject({ ok: true });
+    await approveTool(c, "local", "echo");
+    // The echo comes back as a message of more than 70,000 characters.
+    const proposed = pending(await proposeAction(t.db, { tenantId: c.id, requester: c.requester, tool: "local__echo", args: { message: "e".repeat(70_000) } }));
+    await approveAction(c, proposed);
+    process.env.MCP_UPSTREAM_MAX_BYTES = String(65_536);
+    const executed = await executeAction(t.db, { tenantId: c.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: actorOf(c) });
+    expect(executed).toMatchObject({ state: "unknown", result: { error: expect.stringMatching(/^MCP server local sent a message over 65536 bytes, .* echo may have run/) } });
+
+    // The same call with a short message comes back, so it was the answer's size.
+    delete process.env.MCP_UPSTREAM_MAX_BYTES;
+    const short = pending(await proposeAction(t.db, { tenantId: c.id, requester: c.requester, tool: "local__echo", args: { message: "hello" } }));
+    await approveAction(c, short);
+    process.env.MCP_UPSTREAM_MAX_BYTES = String(65_536);
+    expect((await executeAction(t.db, { tenantId: c.id, actionId: short.actionId, payloadHash: short.payloadHash, actor: actorOf(c) })).state).toBe("succeeded");
   });
 });
