@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { StatusBadge } from "@/components/ui/badges";
 import { buttonClass } from "@/components/ui/button";
-import type { McpServerView, McpToolView } from "@/lib/mcp/upstream/list-mcp-servers";
+import type { McpServerRow, McpToolRow } from "@/lib/mcp/upstream/list-mcp-servers";
 import type { McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
 import type { ActionResult } from "@/lib/server/boundary";
 
@@ -161,7 +161,7 @@ export function RegisterMcpServer({ stdioCommands, register }: { stdioCommands: 
   );
 }
 
-function hintsText(tool: McpToolView): string {
+function hintsText(tool: McpToolRow): string {
   const h = tool.hints;
   return [h.readOnlyHint ? "read-only" : "writes", !h.readOnlyHint && h.destructiveHint ? "destructive" : null, h.openWorldHint ? "open world" : "closed world", h.idempotentHint ? "idempotent" : null]
     .filter(Boolean)
@@ -174,8 +174,7 @@ function hintsText(tool: McpToolView): string {
  */
 export type McpToolTexts = { description: React.ReactNode; schema: React.ReactNode; changes: React.ReactNode };
 
-function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolView; texts: McpToolTexts | undefined; busy: boolean; onApprove: (tool: McpToolView) => void }) {
-  const shown = tool.approved ?? tool.pending;
+function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolRow; texts: McpToolTexts | undefined; busy: boolean; onApprove: (tool: McpToolRow) => void }) {
   return (
     <>
       <tr className="border-t border-slate-100 align-top">
@@ -190,9 +189,9 @@ function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolView; texts: M
         </td>
         <td className="max-w-md px-3 py-2 text-xs">
           <p className="whitespace-pre-wrap break-words">{texts?.description ?? <span className="text-slate-500">(no description)</span>}</p>
-          {shown && texts?.schema && (
+          {texts?.schema && (
             <details className="mt-1">
-              <summary className="cursor-pointer text-slate-600">Input schema{tool.approved ? " (approved)" : ""}</summary>
+              <summary className="cursor-pointer text-slate-600">Input schema{tool.hasApproved ? " (approved)" : ""}</summary>
               {texts.schema}
             </details>
           )}
@@ -219,7 +218,7 @@ function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolView; texts: M
   );
 }
 
-function ReplaceSecretsForm({ server, replace }: { server: McpServerView; replace: ReplaceSecrets }) {
+function ReplaceSecretsForm({ server, replace }: { server: McpServerRow; replace: ReplaceSecrets }) {
   const router = useRouter();
   const [rows, setRows] = useState<SecretRow[]>(server.secretNames.map((name) => ({ name, value: "" })));
   const [message, setMessage] = useState<Message>(null);
@@ -247,7 +246,7 @@ function ReplaceSecretsForm({ server, replace }: { server: McpServerView; replac
 }
 
 /** One registered server: where it is, its secrets by name, and its tools with their approval state. */
-export function McpServerCard({ server, toolTexts, actions }: { server: McpServerView; toolTexts: Record<string, McpToolTexts>; actions: McpServerActions }) {
+export function McpServerCard({ server, toolTexts, actions }: { server: McpServerRow; toolTexts: Record<string, McpToolTexts>; actions: McpServerActions }) {
   const router = useRouter();
   const [message, setMessage] = useState<Message>(null);
   const [pending, startTransition] = useTransition();
@@ -260,7 +259,7 @@ export function McpServerCard({ server, toolTexts, actions }: { server: McpServe
       router.refresh();
     });
   };
-  const approve = (tool: McpToolView) =>
+  const approve = (tool: McpToolRow) =>
     run(() => actions.approve({ toolId: tool.id, definitionHash: tool.pendingHash }), (d) => ({ ok: true, text: `Approved ${d.qualifiedName}: agents may propose it now.` }));
   const refresh = () => run(() => actions.refresh({ serverId: server.id }), (listing) => listingText(server.name, listing));
   const remove = () => {

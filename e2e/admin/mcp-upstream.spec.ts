@@ -113,6 +113,10 @@ test.describe("upstream MCP servers", () => {
       await expect(changes.getByTestId("more-changes")).toHaveText("and 51 more changed fields, not listed one by one");
       // The header, 100 changes and the count.
       await expect(changes.getByRole("row")).toHaveCount(102);
+      // The browser gets what is shown, not the definitions themselves (the new one has field149).
+      const sent = await (await page.request.get("/admin/mcp")).text();
+      expect(sent).toContain("inputSchema.properties.field099");
+      expect(sent).not.toContain("field149");
     } finally {
       await counter.stop();
     }

@@ -43,6 +43,20 @@ export type McpServerView = {
   tools: McpToolView[];
 };
 
+/**
+ * What the browser gets of a tool: no definition (the page renders a tool's description, schema and
+ * changes on the server, components/admin/mcp-tool-views.tsx), since a server writes each of them.
+ */
+export type McpToolRow = Omit<McpToolView, "approved" | "pending" | "changes"> & { hasApproved: boolean };
+export type McpServerRow = Omit<McpServerView, "tools"> & { tools: McpToolRow[] };
+
+export function mcpServerRow(server: McpServerView): McpServerRow {
+  return {
+    ...server,
+    tools: server.tools.map(({ approved, pending: _pending, changes: _changes, ...tool }) => ({ ...tool, hasApproved: approved !== null })),
+  };
+}
+
 /** The tenant's upstream servers and their tools, for its admins: never a secret's value. */
 export async function listMcpServers(db: DbTx, tenantId: string): Promise<McpServerView[]> {
   const servers = await db.mcpServer.findMany({

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { getDb } from "@/lib/db/client";
-import { listMcpServers } from "@/lib/mcp/upstream/list-mcp-servers";
+import { listMcpServers, mcpServerRow } from "@/lib/mcp/upstream/list-mcp-servers";
 import { allowedStdioCommands } from "@/lib/mcp/upstream/server-config";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
@@ -41,7 +41,7 @@ export default async function McpServersPage() {
         {servers.length === 0 ? (
           <EmptyState title="No MCP servers yet">Register one above; its tools appear here for approval.</EmptyState>
         ) : (
-          servers.map((server) => <McpServerCard key={server.id} server={server} toolTexts={mcpToolTexts(server)} actions={actions} />)
+          servers.map((server) => <McpServerCard key={server.id} server={mcpServerRow(server)} toolTexts={mcpToolTexts(server)} actions={actions} />)
         )}
       </div>
     </>
