@@ -9,6 +9,8 @@ import { apiKeyCacheFor, createApiKeyCache, type ApiKeyCache } from "@/lib/api-k
 import { hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { findScopedAction } from "@/lib/api/load-action-view";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
 
 /**
  * The API key cache answers for a valid key without the database, and never for a revoked one:
@@ -167,5 +169,34 @@ describe("statements that act for a key", () => {
     await expect(findScopedAction(t.db, { tenantId: a.id, actionId: first.actionId, apiKeyId: key.id })).rejects.toMatchObject({ code: "api_key_revoked", status: 401 });
     // A member of the tenant still sees the action.
     expect(await findScopedAction(t.db, { tenantId: a.id, actionId: first.actionId, apiKeyId: null })).toMatchObject({ id: first.actionId });
+  });
+
+  it("refuse to execute an approved action once the key that proposed it is revoked, also when the revocation commits while the execution waits for the action's lock", async () => {
+    const key = await newKey("revoked-while-executing");
+    const proposed = await proposeAction(t.db, { tenantId: a.id, requester: asKey(key.id), ...cancel });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    await decideAction(t.db, { tenantId: a.id, actionId: proposed.actionId, reviewer: a.users.reviewer.member, verdict: "approve", payloadHash: proposed.payloadHash });
+    // The agent's execute request has passed every check before the claim (findScopedAction: the
+    // key was live); another connection holds the action's row, so the claim waits for it.
+    await findScopedAction(t.db, { tenantId: a.id, actionId: proposed.actionId, apiKeyId: key.id });
+    const holder = new Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [proposed.actionId]);
+      const executing = executeAction(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: asKey(key.id) })
+        .then((outcome) => ({ outcome }), (error: unknown) => ({ error }));
+      await expect.poll(async () => (await holder.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, EVENTUALLY).toBeGreaterThan(0);
+      await revokeApiKey(t.db, { tenantId: a.id, id: key.id, actor: admin() });
+      await holder.query("COMMIT");
+      expect(await executing).toMatchObject({ error: { code: "api_key_revoked", status: 409 } });
+    } finally {
+      await holder.end();
+    }
+    expect(await t.db.execution.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect((await t.db.invoice.findFirstOrThrow({ where: { tenantId: a.id, number: "INV-1045" } })).status).toBe("open");
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).status).toBe("approved");
   });
 });

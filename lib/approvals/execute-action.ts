@@ -69,6 +69,7 @@ const REFUSALS: Record<Exclude<ClaimRefusal, `not_executable.${string}`>, { stat
     message: "The decisions on record do not make a quorum of eligible reviewers approving exactly this revision; nothing was executed.",
   },
   state_changed: { status: 409, message: "The state this approval rested on changed since review, so it was invalidated." },
+  api_key_revoked: { status: 409, message: "The API key that proposed this action has been revoked, so its approval cannot be used; nothing was executed." },
   agents_paused: { status: 423, message: agentsPausedError().message },
 };
 

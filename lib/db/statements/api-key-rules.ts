@@ -4,7 +4,8 @@ import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 /**
  * Whether the API key `id` may act now: it exists and is not revoked. The one definition that the
  * key lookup (read-api-key-by-prefix.ts) and the statements a key's requests go through
- * (write-proposals.ts, read-scoped-action.ts) apply, so a key revoked a moment ago is refused by
+ * (write-proposals.ts, read-scoped-action.ts, and claim-approval.ts for the key that proposed
+ * the action being executed) apply, so a key revoked a moment ago is refused by
  * the statement that would act for it, whatever a process still remembers about the key.
  */
 export function apiKeyIsLiveSql(id: Sql): Sql {

@@ -5,11 +5,12 @@ import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { countedVotesSql } from "@/lib/db/statements/approval-rules";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
+import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 
 /** Why an approval may not execute; `not_executable.<status>` for an action that is not approved. */
 export type ClaimRefusal =
   | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
-  | "payload_tampered" | "no_quorum" | "agents_paused" | "state_changed";
+  | "payload_tampered" | "no_quorum" | "api_key_revoked" | "agents_paused" | "state_changed";
 
 export type ClaimInput = {
   tenantId: string;
@@ -38,8 +39,10 @@ export type ClaimInput = {
  * if any, is the current revision's; the revision is current and its stored hashes equal the hash
  * recomputed from its payload; for an action that needs approval, a quorum of valid approvals of
  * exactly that hash and no valid rejection (approval-rules.ts — the same rule the vote counts
- * with, never a status column or a counter); the stop button does not hold the tenant's agents or
- * the requesting key (agent-pause-rules.ts: the approval stays unused until they are resumed); and
+ * with, never a status column or a counter); the key that proposed it, if one did, is not revoked
+ * (api-key-rules.ts: a revocation that commits while an execution waits for the action's lock
+ * still stops it); the stop button does not hold the tenant's agents or the requesting key
+ * (agent-pause-rules.ts: the approval stays unused until they are resumed); and
  * the state it rests on is unchanged. If nothing
  * refuses, the same statement consumes the approval, creates the execution with its idempotency
  * key and a lease (database clock), stores the pre-execution snapshot and appends the audit
@@ -68,6 +71,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
           WHEN s."revisionId" <> ${input.revisionId}::uuid OR s."revisionStatus" <> 'current'
             OR s."revisionHash" <> ${recomputed} OR s."actionHash" <> ${recomputed} THEN 'payload_tampered'
           WHEN s."requiresApproval" AND (s.approvals < s.quorum OR s.rejections > 0) THEN 'no_quorum'
+          WHEN s."requesterApiKeyId" IS NOT NULL AND NOT ${apiKeyIsLiveSql(Prisma.sql`s."requesterApiKeyId"`)} THEN 'api_key_revoked'
           WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`)} THEN 'agents_paused'
           WHEN s."requestSnapshotHash" <> ${input.liveSnapshotHash} THEN 'state_changed'
         END AS refusal
