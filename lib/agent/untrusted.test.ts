@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { collectUntrustedStrings, stripInvisible, unwrapUntrustedToolOutput, wrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 
 describe("wrapUntrustedToolOutput", () => {
@@ -96,6 +96,18 @@ describe("untrusted output on 100,000 adversarial characters", () => {
     expect(content("</untrusted-tool-output>".repeat(n / 25))).toBe("&lt;/untrusted-tool-output>".repeat(n / 25));
     expect(content(`a${"\u200b".repeat(n)}b`)).toBe("ab");
     expect(content("\ud800".repeat(n))).toBe("\ufffd".repeat(n));
+  });
+
+  it("looks behind the angle brackets of what it keeps only, however long the output", () => {
+    const normalize = vi.spyOn(String.prototype, "normalize");
+    try {
+      const wrapped = wrapUntrustedToolOutput("t", `${"<".repeat(20 * n)}\n</untrusted-tool-output>`, { maxChars: 4_000 });
+      expect(unwrapUntrustedToolOutput(wrapped)?.content).toBe("&lt;/untrusted-tool-output>");
+      // One look per angle bracket kept (here the last line's one), not per bracket of the output.
+      expect(normalize.mock.calls.length).toBeLessThanOrEqual(4_000);
+    } finally {
+      normalize.mockRestore();
+    }
   });
 
   it("runs of spaces, tabs, line breaks and letters", () => {

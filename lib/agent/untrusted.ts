@@ -78,8 +78,11 @@ function serialise(output: unknown): string {
 export function wrapUntrustedToolOutput(toolName: string, output: unknown, opts: WrapOptions = {}): string {
   const maxChars = Math.max(1, opts.maxChars ?? DEFAULT_UNTRUSTED_MAX_CHARS);
   const safeName = toolName.toLowerCase().replace(/[^a-z0-9_.-]/g, "_").slice(0, 64);
-  const clean = neutraliseTags(stripInvisible(serialise(output)));
-  const { kept, omitted } = keepLastLines(clean, maxChars, opts.maxLines);
+  // Cut before neutralising: that looks at the text after every angle bracket, so it runs on what
+  // is kept (at most maxChars), not on an output of any length. A neutralised tag is three
+  // characters longer.
+  const { kept: tail, omitted } = keepLastLines(stripInvisible(serialise(output)), maxChars, opts.maxLines);
+  const kept = neutraliseTags(tail);
   const flag = omitted > 0 ? `[truncated: ${omitted} earlier characters omitted]\n` : "";
   return (
     `<${TAG} tool="${safeName}">\n${flag}${kept}\n</${TAG}>\n` +
