@@ -1,5 +1,5 @@
 import { formatSeconds } from "@/components/ui/format";
-import type { AuditCharts, OutcomeName } from "@/lib/audit/audit-charts";
+import { MAX_CHART_DAYS, type AuditCharts, type OutcomeName } from "@/lib/audit/audit-charts";
 
 // Plain SVG and Tailwind. Every chart carries its numbers as text too (legend, labels, <title>).
 
@@ -130,7 +130,9 @@ function OutcomesByRisk({ rows }: { rows: AuditCharts["outcomesByRisk"] }) {
 }
 
 export function AuditChartsView({ charts }: { charts: AuditCharts }) {
-  const period = `${charts.from.toISOString().slice(0, 10)} – ${new Date(charts.to.getTime() - 1).toISOString().slice(0, 10)}`;
+  const period = `${charts.from.toISOString().slice(0, 10)} – ${new Date(charts.to.getTime() - 1).toISOString().slice(0, 10)}${
+    charts.clipped ? ` (the last ${MAX_CHART_DAYS} days of the chosen range)` : ""
+  }`;
   return (
     <div className="grid gap-3 lg:grid-cols-3">
       <Card title="Decisions over time" subtitle={period}><DecisionsOverTime days={charts.decisionsPerDay} /></Card>

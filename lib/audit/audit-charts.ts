@@ -13,10 +13,15 @@ export type OutcomeName = "executed" | "approved" | "rejected" | "expired" | "de
 export type AuditCharts = {
   from: Date;
   to: Date;
+  /** The chosen range was longer than MAX_CHART_DAYS: the charts cover its last MAX_CHART_DAYS days. */
+  clipped: boolean;
   decisionsPerDay: DecisionsPerDay[];
   timeToDecision: { buckets: TimeToDecisionBucket[]; medianSeconds: number | null; p90Seconds: number | null; decided: number };
   outcomesByRisk: OutcomesByRisk[];
 };
+
+/** The longest period the charts cover (a day per bar); the events list and exports take any range. */
+export const MAX_CHART_DAYS = 366;
 
 const BUCKETS: Array<{ label: string; upTo: number }> = [
   { label: "< 1 min", upTo: 60 },
@@ -42,7 +47,10 @@ const OUTCOME_OF: Record<string, OutcomeName> = {
  */
 export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?: string; to?: string; filter?: ChartFilter }): Promise<AuditCharts> {
   const to = input.to ? new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000) : new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000);
-  const from = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * 86_400_000);
+  const chosenFrom = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * 86_400_000);
+  // A bar per day, built here: the range anyone with audit:read types into the URL sets its cost.
+  const clipped = to.getTime() - chosenFrom.getTime() > MAX_CHART_DAYS * 86_400_000;
+  const from = clipped ? new Date(to.getTime() - MAX_CHART_DAYS * 86_400_000) : chosenFrom;
 
   const range = { tenantId: input.tenantId, from, to, filter: input.filter };
   const [decisions, expiries, durations, outcomes] = await Promise.all([
@@ -79,7 +87,7 @@ export async function getAuditCharts(db: DbTx, input: { tenantId: string; from?:
   });
 
   return {
-    from, to,
+    from, to, clipped,
     decisionsPerDay: [...days.values()],
     timeToDecision: { buckets, medianSeconds: quantile(0.5), p90Seconds: quantile(0.9), decided: seconds.length },
     outcomesByRisk,
