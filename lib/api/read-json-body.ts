@@ -23,7 +23,12 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
   return parseStrictJsonBytes(bytes, { maxBytes });
 }
 
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+/**
+ * A request body's bytes, read chunk by chunk and given up (the stream cancelled) the moment they
+ * pass `maxBytes`, whatever Content-Length said or did not say (a chunked body has none).
+ * Throws InvalidPayloadError `payload_too_large`.
+ */
+export async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

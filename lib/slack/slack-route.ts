@@ -1,3 +1,5 @@
+import { readCapped } from "@/lib/api/read-json-body";
+import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import { getDb } from "@/lib/db/client";
 import type { SlackAnswer } from "@/lib/slack/handle-slack-interaction";
 import type { SlackRequest } from "@/lib/slack/authenticate-slack-request";
@@ -14,10 +16,16 @@ const MAX_BODY_BYTES = 64 * 1024;
 export function slackRoute(handle: (db: Db, request: SlackRequest) => Promise<SlackAnswer>) {
   return async function POST(request: Request, context: { params: Promise<{ tenant: string }> }): Promise<Response> {
     const { tenant } = await context.params;
-    const length = Number(request.headers.get("content-length") ?? "0");
-    if (length > MAX_BODY_BYTES) return Response.json({ error: "The request is too large." }, { status: 413 });
-    const rawBody = await request.text();
-    if (Buffer.byteLength(rawBody) > MAX_BODY_BYTES) return Response.json({ error: "The request is too large." }, { status: 413 });
+    const tooLarge = () => Response.json({ error: "The request is too large." }, { status: 413 });
+    if (Number(request.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) return tooLarge();
+    // Read at most MAX_BODY_BYTES before anything checks the signature: the endpoint is public.
+    let rawBody: string;
+    try {
+      rawBody = new TextDecoder().decode(await readCapped(request, MAX_BODY_BYTES));
+    } catch (error) {
+      if (error instanceof InvalidPayloadError && error.code === "payload_too_large") return tooLarge();
+      throw error;
+    }
     try {
       const answer = await handle(getDb(), {
         tenantSlug: tenant.slice(0, 100), rawBody,

@@ -417,6 +417,25 @@ describe("Slack: signed callbacks decide through the console's decision function
     await expectEventsToFitTheirSchemas(t.db, tenant.id);
   });
 
+  it("refuses a body past 64 KB before reading it whole, with or without a Content-Length (413)", async () => {
+    const tenant = await slackTenant();
+    const params = { params: Promise.resolve({ tenant: tenant.slug }) };
+    const url = `http://localhost/api/integrations/slack/${tenant.slug}/interactions`;
+    // Chunked: no Content-Length; an endless stream of 16 KB chunks, counted as they are pulled.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(16 * 1024).fill(0x61));
+      },
+    });
+    const chunked = await interactionsRoute(new Request(url, { method: "POST", body: endless, duplex: "half" } as RequestInit), params);
+    expect(chunked.status).toBe(413);
+    expect(pulled).toBeLessThan(10);
+    const declared = await interactionsRoute(new Request(url, { method: "POST", body: "a".repeat(70_000), headers: { "content-length": "70000" } }), params);
+    expect(declared.status).toBe(413);
+  });
+
   it("a member is linked only by a code from their account page sent from Slack; a wrong code, or a signature from another tenant's app, links nothing", async () => {
     const tenant = await slackTenant();
     const wrong = await command(tenant, "U0GUESSER", "link AAAA-BBBB");
