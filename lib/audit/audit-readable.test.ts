@@ -3,7 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
-import { auditExportContext } from "@/lib/audit/audit-export-context";
+import { auditExportContext, MAX_CONTEXT_CHARS } from "@/lib/audit/audit-export-context";
+import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { csvHeader, csvLine, readableJsonLine } from "@/lib/audit/audit-export-format";
 import { getAuditCharts } from "@/lib/audit/audit-charts";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
@@ -49,6 +50,20 @@ describe("audit that reads", () => {
 
     await sealAuditChain(t.db, a.id);
     expect((await verifyAuditChain(t.db, a.id, { kind: "full" })).ok).toBe(true);
+  });
+
+  it("cuts a context column at MAX_CONTEXT_CHARS (a spreadsheet cell's size), saying how much was left out", async () => {
+    const c = await createTestTenant(t.db);
+    const code = `${"x = 1\n".repeat(15_000)}print(x)\n`;
+    const proposed = await proposeAction(t.db, { tenantId: c.id, requester: c.requester, tool: "run_python", args: { code, language: "python" } });
+    const { events } = await searchAuditEvents(t.db, { tenantId: c.id, filters: { tool: "run_python" } });
+    const ofAction = events.filter((e) => e.actionId === proposed.actionId);
+    expect(ofAction.length).toBeGreaterThan(0);
+    const context = await auditExportContext(t.db, c.id, ofAction);
+    const written = context.get(String(ofAction[0].id))?.arguments ?? "";
+    const whole = JSON.stringify({ code, language: "python" }).length;
+    expect(written.slice(0, MAX_CONTEXT_CHARS)).toBe(canonicalJson({ code, language: "python" }).slice(0, MAX_CONTEXT_CHARS));
+    expect(written.slice(MAX_CONTEXT_CHARS)).toBe(`… [cut: ${whole - MAX_CONTEXT_CHARS} more characters; the action's page in Countersign shows them whole]`);
   });
 
   it("text search looks inside arguments and notes, within the tenant", async () => {
