@@ -55,11 +55,15 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   if (!["pending", "approved"].includes(action.status)) {
     throw new AppError("not_editable", `This action is ${action.status}; only pending or approved actions can be edited.`, 409);
   }
-  const standing = (await readVoterStanding(tx, { tenantId: input.tenantId, actionId: action.id, memberId: input.editor.userId }))?.refusal;
+  const found = await readVoterStanding(tx, { tenantId: input.tenantId, actionId: action.id, memberId: input.editor.userId });
+  const standing = found?.refusal;
   if (standing === "not_eligible" || standing === undefined) throw new AppError("not_eligible", "Your roles in this organisation do not allow you to edit this action.", 403);
   if (standing === "self_approval" || standing === "key_creator") {
     throw new AppError("self_edit", "You requested this action (yourself or through an API key you created); ask your agent for a new proposal instead.", 403);
   }
+  // Judged by the database clock, as the vote and the claim judge it: an edit would otherwise
+  // open a fresh window on an action agents were already told had expired.
+  if (found?.expired) throw new AppError("expired", "The approval window has closed; an expired action cannot be edited.", 409);
   if (input.payloadHash !== action.payloadHash) {
     throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
   }

@@ -307,6 +307,19 @@ describe("revisions", () => {
     const refunds = await t.db.refund.findMany({ where: { tenantId: a.id, amountMinor: 15_000 } });
     expect(refunds).toHaveLength(1);
   });
+
+  it("an action whose window closed is not edited back to life before the sweeper marks it expired (audited, no revision)", async () => {
+    const p = await pendingRefund(a, 21_000, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${p.actionId}::uuid`;
+    const error = await refusal(editAction(t.db, {
+      tenantId: a.id, actionId: p.actionId, editor: a.users.reviewer2.member, payloadHash: p.payloadHash,
+      args: { invoice_number: "INV-1043", amount_minor: 15_000, reason: "Customer overpaid" },
+    }));
+    expect(error).toMatchObject({ code: "expired", status: 409 });
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "pending", currentRevision: 1 });
+    expect(await t.db.actionRevision.count({ where: { actionId: p.actionId } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.edit_refused", status: "expired" } })).toBe(1);
+  });
 });
 
 describe("execution", () => {
