@@ -115,6 +115,22 @@ describe("proposals", () => {
     expect(revision.policyVersion).toBe(2);
   });
 
+  it("writes nothing for a member whose roles changed, or who was disabled, after the caller read them (a task reads them long before it proposes)", async () => {
+    const c = await createTestTenant(t.db);
+    const args = { invoice_number: "INV-1044", amount_minor: 1_000, reason: "Customer asked twice" };
+    const before = await t.db.action.count({ where: { tenantId: c.id } });
+    await t.db.membership.update({ where: { tenantId_userId: { tenantId: c.id, userId: c.users.requester.id } }, data: { roles: ["requester", "reviewer"] } });
+    const changed = await refusal(proposeAction(t.db, { tenantId: c.id, requester: c.requester, tool: "refund_invoice", args }));
+    expect(changed).toMatchObject({ code: "requester_changed", status: 409 });
+    // With the roles the database holds, the same member proposes.
+    const current = { ...c.requester, roles: ["reviewer", "requester"] } as typeof c.requester;
+    expect((await proposeAction(t.db, { tenantId: c.id, requester: current, tool: "refund_invoice", args })).state).toBe("pending");
+    await t.db.user.update({ where: { id: c.users.requester.id }, data: { disabledAt: new Date() } });
+    expect(await refusal(proposeAction(t.db, { tenantId: c.id, requester: current, tool: "refund_invoice", args }))).toMatchObject({ code: "requester_changed" });
+    expect(await t.db.action.count({ where: { tenantId: c.id } })).toBe(before + 1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: c.id, type: "action.refused" } })).toBe(2);
+  });
+
   it("refuses a __proto__ key before anything else sees it", async () => {
     const args = JSON.parse('{"invoice_number":"INV-1042","__proto__":{"polluted":true}}');
     const error = await refusalOrThrow(proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "get_invoice", args }));

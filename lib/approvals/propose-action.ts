@@ -176,7 +176,7 @@ async function proposeUnder(
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
   const row = await writeProposal(db, {
     actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
-    event, taskId: input.taskId ?? null, requesterUserId,
+    event, taskId: input.taskId ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
     requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
     requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
     stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
@@ -192,6 +192,9 @@ async function proposeUnder(
   if (!row.written) {
     if (row.refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
     if (row.refusal === "agents_paused") return refuse(agentsPausedError());
+    if (row.refusal === "requester_changed") {
+      return refuse(new AppError("requester_changed", "Your membership or roles in this organisation changed while this was being proposed; nothing was proposed.", 409));
+    }
     if (row.refusal === "submit_key_taken") {
       // A concurrent duplicate was written first: that one is this request's action.
       const winner = await submittedUnder(db, input, tenant.id, submitKey!, requestHash!);

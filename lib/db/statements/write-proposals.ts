@@ -18,6 +18,8 @@ export type ProposalRow = {
   event: AttestedAuditBody;
   taskId: string | null;
   requesterUserId: string | null;
+  /** A member requester's roles as the policy was told them (the write checks they still are). */
+  requesterRoles: string[] | null;
   requesterApiKeyId: string | null;
   requesterLabel: string;
   kind: string;
@@ -63,16 +65,18 @@ export type ProposalRow = {
  * the assessment; `api_key_revoked` — the requesting API key may no longer act; `submit_key_taken`
  * — the key already submitted an action under this Idempotency-Key (a retry, or a concurrent
  * duplicate that won); `agents_paused` — the tenant's agents, or the requesting key, are paused
- * (agent-pause-rules.ts).
+ * (agent-pause-rules.ts); `requester_changed` — the member who requested it is no longer a member
+ * with the roles the policy was told (a task proposes long after it read them), or is disabled.
  */
 export type ProposalWritten =
   | { written: true; expiresAt: Date | null }
-  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" };
+  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" };
 
 /**
  * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
  * their first revisions and snapshots. A proposal is written only if the tenant's domains and
- * policy are still those it was assessed under, and none while the tenant's agents or the
+ * policy are still those it was assessed under, its member requester (if any) still holds the roles
+ * it was assessed with, and none while the tenant's agents or the
  * requesting key are paused (agent-pause-rules.ts), and one an API key requested only if the key may
  * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
  * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
@@ -80,11 +84,11 @@ export type ProposalWritten =
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean }>(q, Prisma.sql`
+  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
-        event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterApiKeyId" uuid, "requesterLabel" text,
+        event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterRoles" text[], "requesterApiKeyId" uuid, "requesterLabel" text,
         kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, "submitKey" text,
         "submitRequestHash" text, "untrustedValues" text[], status "ActionStatus",
         "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
@@ -97,10 +101,14 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
         ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
         (EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
-          AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")) AS assessed_current
+          AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")) AS assessed_current,
+        (i."requesterUserId" IS NULL OR EXISTS (
+          SELECT 1 FROM "Membership" m JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
+          WHERE m."tenantId" = i."tenantId" AND m."userId" = i."requesterUserId"
+            AND (i."requesterRoles" IS NULL OR (m.roles::text[] @> i."requesterRoles" AND m.roles::text[] <@ i."requesterRoles")))) AS requester_current
       FROM input i
     ),
-    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current),
+    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
         reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", "untrustedValues", status, "requiresApproval", "currentRevision",
@@ -132,7 +140,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       WHERE c.snapshot IS NOT NULL
     )
     SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
-      c.assessed_current AS "assessedCurrent"
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent"
     FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row): ProposalWritten => {
@@ -140,6 +148,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
     if (found?.written) return { written: true, expiresAt: found.expiresAt };
     if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
     if (found?.paused) return { written: false, refusal: "agents_paused" };
+    if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
     if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
     return { written: false, refusal: "stale_assessment" };
   });
