@@ -46,66 +46,69 @@ export const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
  */
 export async function createNextRevision(tx: SqlClient, input: NextRevisionInput): Promise<NextRevision> {
   const { action, tool } = input;
-  const loaded = await loadTenantPolicy(tx, action.tenantId);
-  if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
-  const assessment = await assessPayload(tx, {
-    tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
-    reason: action.reason,
-    // The untrusted text the proposal was assessed against: an edit keeps the provenance and
-    // injection tags of the fields it did not change.
-    untrustedValues: action.untrustedValues,
-    revision: action.currentRevision + 1,
-  });
-  const { decision, hash } = assessment;
   const revision = action.currentRevision + 1;
   const isCode = tool.kind === "code";
-  const columns = payloadColumns(tool.kind, input.args, assessment.datasets);
   const previousArgs = toolArgsOf(action);
-  const diff: PayloadDiff = {
-    // On the compute pool: its cost grows with the texts and the code.
-    ...(await computeRevisionDiff({
-      ...(input.snapshotChange
-        ? { before: input.snapshotChange.before, after: input.snapshotChange.after, prefix: "snapshot", words: false }
-        : {
-            before: isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
-            after: isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
-            prefix: "",
-            words: true,
-          }),
-      code: isCode ? { before: String(previousArgs.code ?? ""), after: String(input.args.code ?? "") } : null,
-    })),
-    removedTags: removedTags(action.riskTags, assessment.riskTags),
-  };
-  const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
-  const revised = auditBodyOf({
-    tenantId: action.tenantId, actor: input.actor, type: "action.revised", outcome: "ok",
-    subject: { type: "action", id: action.id }, actionId: action.id, tool: tool.name,
-    riskLevel: assessment.riskLevel, requester: action.requesterLabel, status,
-    data: {
-      fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
-      effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
-      removedTags: (diff.removedTags ?? []).map((t) => (t.path ? `${t.id} (${t.path})` : t.id)),
-    },
+  // On the compute pool: its cost grows with the texts and the code. It does not depend on the policy.
+  const changes = await computeRevisionDiff({
+    ...(input.snapshotChange
+      ? { before: input.snapshotChange.before, after: input.snapshotChange.after, prefix: "snapshot", words: false }
+      : {
+          before: isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
+          after: isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
+          prefix: "",
+          words: true,
+        }),
+    code: isCode ? { before: String(previousArgs.code ?? ""), after: String(input.args.code ?? "") } : null,
   });
-  const written = await writeNextRevision(tx, {
-    tenantId: action.tenantId, actionId: action.id, fromRevision: action.currentRevision, revisionId: randomUUID(), revision,
-    ...columns, sandboxSpec: assessment.sandboxSpec, policyVersion: loaded.policy.version,
-    policyDecision: decision as unknown as JsonObject, requiresApproval: decision.effect === "require_approval",
-    quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
-    payloadHash: hash.hash, hashAlgorithm: hash.algorithm, hashVersion: hash.version,
-    riskTags: assessment.riskTags, riskLevel: assessment.riskLevel, riskRank: RISK_RANK[assessment.riskLevel],
-    preview: assessment.preview, scanFindings: assessment.scanFindings, diff: diff as unknown as JsonObject,
-    origin: input.origin, createdByUserId: input.createdByUserId,
-    snapshot: assessment.snapshot, snapshotHash: snapshotHash(assessment.snapshot),
-    status, statusReason: decision.reason,
-    ttlSeconds: decision.effect === "deny" ? null : decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds,
-    events: [...(input.precedingEvents ?? []), revised],
-    // The task waits on this action: a new revision the policy decided at once, or one that
-    // answers an invalidation, is news for its run loop.
-    wake: status !== "pending" || Boolean(input.precedingEvents?.length),
-  });
-  if (!written) {
-    throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
+  // The write refuses an assessment a policy (or domains) saved meanwhile has overtaken: then the
+  // payload is assessed again under the one in force.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const loaded = await loadTenantPolicy(tx, action.tenantId);
+    if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
+    const assessment = await assessPayload(tx, {
+      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
+      reason: action.reason,
+      // The untrusted text the proposal was assessed against: an edit keeps the provenance and
+      // injection tags of the fields it did not change.
+      untrustedValues: action.untrustedValues,
+      revision,
+    });
+    const { decision, hash } = assessment;
+    const columns = payloadColumns(tool.kind, input.args, assessment.datasets);
+    const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags, assessment.riskTags) };
+    const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
+    const revised = auditBodyOf({
+      tenantId: action.tenantId, actor: input.actor, type: "action.revised", outcome: "ok",
+      subject: { type: "action", id: action.id }, actionId: action.id, tool: tool.name,
+      riskLevel: assessment.riskLevel, requester: action.requesterLabel, status,
+      data: {
+        fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
+        effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
+        removedTags: (diff.removedTags ?? []).map((t) => (t.path ? `${t.id} (${t.path})` : t.id)),
+      },
+    });
+    const written = await writeNextRevision(tx, {
+      tenantId: action.tenantId, actionId: action.id, fromRevision: action.currentRevision, revisionId: randomUUID(), revision,
+      ...columns, sandboxSpec: assessment.sandboxSpec, domains: loaded.tenant.domains, policyVersion: loaded.policy.version,
+      policyDecision: decision as unknown as JsonObject, requiresApproval: decision.effect === "require_approval",
+      quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
+      payloadHash: hash.hash, hashAlgorithm: hash.algorithm, hashVersion: hash.version,
+      riskTags: assessment.riskTags, riskLevel: assessment.riskLevel, riskRank: RISK_RANK[assessment.riskLevel],
+      preview: assessment.preview, scanFindings: assessment.scanFindings, diff: diff as unknown as JsonObject,
+      origin: input.origin, createdByUserId: input.createdByUserId,
+      snapshot: assessment.snapshot, snapshotHash: snapshotHash(assessment.snapshot),
+      status, statusReason: decision.reason,
+      ttlSeconds: decision.effect === "deny" ? null : decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds,
+      events: [...(input.precedingEvents ?? []), revised],
+      // The task waits on this action: a new revision the policy decided at once, or one that
+      // answers an invalidation, is news for its run loop.
+      wake: status !== "pending" || Boolean(input.precedingEvents?.length),
+    });
+    if (written.written) return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
+    if (written.refusal === "stale_revision") {
+      throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
+    }
   }
-  return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
+  throw new Error(`Revision ${revision} of action ${action.id} could not be written: the tenant's policy kept changing.`);
 }

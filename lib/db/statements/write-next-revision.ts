@@ -5,6 +5,7 @@ import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
+import { assessedCurrentSql } from "@/lib/db/statements/assessment-rules";
 
 export type NextRevisionRow = {
   tenantId: string;
@@ -17,6 +18,8 @@ export type NextRevisionRow = {
   code: string | null;
   language: string | null;
   sandboxSpec: JsonObject | null;
+  /** The tenant's domains and policy version the revision was assessed under: nothing is written if either changed. */
+  domains: string[];
   policyVersion: number;
   policyDecision: JsonObject;
   requiresApproval: boolean;
@@ -46,16 +49,27 @@ export type NextRevisionRow = {
 };
 
 /**
+ * Written, or why nothing was: `stale_revision` — revision n is no longer current;
+ * `stale_assessment` — the tenant's domains or policy changed since the revision was assessed
+ * (assessment-rules.ts).
+ */
+export type NextRevisionWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_revision" | "stale_assessment" };
+
+/**
  * Revision n+1 of an action, in one statement: revision n superseded and its votes void, the new
  * revision with its request snapshot, the action pointed at it (new hash, status, expiry from the
- * database clock, unconsumed), the audit events and the task's wake-up. Run it in a transaction
- * that holds `lockAction`. Null: revision n was no longer current; nothing was written.
+ * database clock, unconsumed), the audit events and the task's wake-up — only if revision n is
+ * still current and the assessment still holds. Run it in a transaction that holds `lockAction`.
  */
-export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<{ expiresAt: Date | null } | null> {
-  const [written] = await query<{ expiresAt: Date | null }>(tx, Prisma.sql`
-    WITH superseded AS (
+export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<NextRevisionWritten> {
+  const [result] = await query<{ assessedCurrent: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
+    WITH assessed AS (
+      SELECT ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS current
+    ),
+    superseded AS (
       UPDATE "ActionRevision" SET status = 'superseded'
       WHERE "actionId" = ${row.actionId}::uuid AND "tenantId" = ${row.tenantId}::uuid AND revision = ${row.fromRevision} AND status = 'current'
+        AND (SELECT current FROM assessed)
       RETURNING id
     ),
     voided AS (
@@ -94,6 +108,7 @@ export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Pr
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM moved`, Prisma.sql`${row.wake}`)})
-    SELECT "expiresAt" FROM moved`);
-  return written ?? null;
+    SELECT a.current AS "assessedCurrent", m.id IS NOT NULL AS written, m."expiresAt" FROM assessed a LEFT JOIN moved m ON true`);
+  if (result.written) return { written: true, expiresAt: result.expiresAt };
+  return { written: false, refusal: result.assessedCurrent ? "stale_revision" : "stale_assessment" };
 }

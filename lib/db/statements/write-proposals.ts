@@ -5,6 +5,7 @@ import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
+import { assessedCurrentSql } from "@/lib/db/statements/assessment-rules";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -100,8 +101,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       SELECT i.*,
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
         ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
-        (EXISTS (SELECT 1 FROM "Tenant" t WHERE t.id = i."tenantId" AND t.domains = i.domains)
-          AND NOT EXISTS (SELECT 1 FROM "ToolPolicy" p WHERE p."tenantId" = i."tenantId" AND p.version > i."policyVersion")) AS assessed_current,
+        ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
         (i."requesterUserId" IS NULL OR EXISTS (
           SELECT 1 FROM "Membership" m JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
           WHERE m."tenantId" = i."tenantId" AND m."userId" = i."requesterUserId"
