@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { collectUntrustedStrings, stripInvisible, unwrapUntrustedToolOutput, wrapUntrustedToolOutput } from "@/lib/agent/untrusted";
+import { collectUntrustedStrings, keepUntrustedStrings, MAX_KEPT_UNTRUSTED_CHARS, MAX_KEPT_UNTRUSTED_STRINGS, stripInvisible, unwrapUntrustedToolOutput, wrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 
 describe("wrapUntrustedToolOutput", () => {
   it("marks the output as untrusted data and round-trips JSON", () => {
@@ -87,6 +87,26 @@ describe("collectUntrustedStrings", () => {
 });
 
 // Each must finish well inside the test timeout with the right text.
+describe("keepUntrustedStrings", () => {
+  it("keeps the most recent strings, at most MAX_KEPT_UNTRUSTED_STRINGS of them and MAX_KEPT_UNTRUSTED_CHARS in all", () => {
+    let kept: string[] = [];
+    // 30 outputs of a 100,000-character page each: about 3 MB read, never more than the budget kept.
+    for (let i = 0; i < 30; i++) kept = keepUntrustedStrings(kept, { page: `page ${String(i).padStart(2, "0")} ${"w".repeat(99_990)}` });
+    expect(kept.reduce((n, s) => n + s.length, 0)).toBeLessThanOrEqual(MAX_KEPT_UNTRUSTED_CHARS);
+    expect(kept.at(-1)?.startsWith("page 29 ")).toBe(true);
+    expect(kept.some((s) => s.startsWith("page 00 "))).toBe(false);
+    // Many short strings: the count bound.
+    for (let i = 0; i < 300; i++) kept = keepUntrustedStrings(kept, [`short string number ${i}`]);
+    expect(kept).toHaveLength(MAX_KEPT_UNTRUSTED_STRINGS);
+    expect(kept.at(-1)).toBe("short string number 299");
+    // One string longer than the whole budget keeps its end (what was read last).
+    const huge = keepUntrustedStrings([], `${"a".repeat(MAX_KEPT_UNTRUSTED_CHARS)}the end of it`);
+    expect(huge).toHaveLength(1);
+    expect(huge[0]).toHaveLength(MAX_KEPT_UNTRUSTED_CHARS);
+    expect(huge[0].endsWith("the end of it")).toBe(true);
+  });
+});
+
 describe("untrusted output on 100,000 adversarial characters", () => {
   const n = 100_000;
   const content = (output: string) => unwrapUntrustedToolOutput(wrapUntrustedToolOutput("t", output, { maxChars: 2 * n }))?.content;

@@ -129,3 +129,30 @@ export function collectUntrustedStrings(output: unknown): string[] {
   visit(output, 0);
   return [...found];
 }
+
+/** How much untrusted text an agent session or task keeps for provenance: the most recent first. */
+export const MAX_KEPT_UNTRUSTED_STRINGS = 200;
+export const MAX_KEPT_UNTRUSTED_CHARS = 1_000_000;
+
+/**
+ * The untrusted strings kept so far, with those found in `output` added: at most
+ * MAX_KEPT_UNTRUSTED_STRINGS strings and MAX_KEPT_UNTRUSTED_CHARS characters in all, the most
+ * recent kept. Every later proposal carries them (assessed, stored, and read back with its
+ * action), so what one long run of tool output adds must not grow without bound.
+ */
+export function keepUntrustedStrings(kept: readonly string[], output: unknown): string[] {
+  const all = [...new Set([...kept, ...collectUntrustedStrings(output)])];
+  const out: string[] = [];
+  let chars = 0;
+  for (let i = all.length - 1; i >= 0 && out.length < MAX_KEPT_UNTRUSTED_STRINGS; i--) {
+    const room = MAX_KEPT_UNTRUSTED_CHARS - chars;
+    if (all[i].length > room) {
+      // The latest string alone may be longer than everything kept: its end is what the agent read last.
+      if (out.length === 0) out.push(all[i].slice(-room));
+      break;
+    }
+    chars += all[i].length;
+    out.push(all[i]);
+  }
+  return out.reverse();
+}

@@ -6,7 +6,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/lib/db/client";
 import { isAppError, toPublicError } from "@/lib/errors";
-import { collectUntrustedStrings, stripInvisible } from "@/lib/agent/untrusted";
+import { keepUntrustedStrings, stripInvisible } from "@/lib/agent/untrusted";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { noteApiKeyRefusal } from "@/lib/api/agent-request";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
@@ -19,7 +19,6 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export const REASON_META_KEY = "countersign/reason";
 
 /** Strings of tool output a session remembers for provenance: the most recent ones. */
-const MAX_UNTRUSTED = 200;
 
 /** What one MCP session acts as and remembers between its requests. */
 export type GatewaySessionState = {
@@ -92,7 +91,7 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
         reason: typeof reason === "string" ? reason : undefined,
         untrustedValues: session.untrusted, signal: stop.signal, onProgress,
         onOutput: (output) => {
-          session.untrusted = [...new Set([...session.untrusted, ...collectUntrustedStrings(output)])].slice(-MAX_UNTRUSTED);
+          session.untrusted = keepUntrustedStrings(session.untrusted, output);
         },
         origin: session.origin, progressIntervalMs: session.progressIntervalMs,
       });

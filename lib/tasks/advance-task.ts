@@ -8,7 +8,7 @@ import type { GateOutcome } from "@/lib/agent/gate-outcome";
 import { assistantMessageFromTurn, type ChatMessage, type ChatModel } from "@/lib/agent/model";
 import { parseToolCall, toolSpecsForModel } from "@/lib/agent/tool-specs";
 import { gateOutcomeToolMessage, toolResultMessage } from "@/lib/agent/tool-messages";
-import { collectUntrustedStrings } from "@/lib/agent/untrusted";
+import { keepUntrustedStrings } from "@/lib/agent/untrusted";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import type { Requester } from "@/lib/approvals/actors";
@@ -18,7 +18,6 @@ import { toolsForTenant } from "@/lib/tools/tenant-tools";
 
 export const MAX_REVIEW_CYCLES = readEnv("COUNTERSIGN_MAX_REVIEW_CYCLES") ?? 5;
 export const MAX_MODEL_TURNS = readEnv("COUNTERSIGN_MAX_MODEL_TURNS") ?? 20;
-const MAX_UNTRUSTED = 200;
 
 /** `paused`: the stop button holds the tenant's agents; the task goes on from here once resumed. */
 export type StepResult = "continue" | "waiting" | "paused" | "done" | "lease_lost";
@@ -99,7 +98,7 @@ function executedMessage(entry: { callId: string; tool: string }, status: string
 }
 
 function remember(state: RunState, output: unknown) {
-  state.untrusted = [...new Set([...state.untrusted, ...collectUntrustedStrings(output)])].slice(-MAX_UNTRUSTED);
+  state.untrusted = keepUntrustedStrings(state.untrusted, output);
 }
 
 /** Tool calls of the last assistant message that have neither a tool message nor a pending entry. */
