@@ -24,6 +24,7 @@ export function RiskTagList({ tags }: { tags: RiskTag[] }) {
             <span className="text-xs">
               {SOURCE[tag.source] ?? tag.source}
               {tag.path ? ` · ${tag.path}` : ""}
+              {tag.moreFields > 0 ? ` and ${tag.moreFields} more ${tag.moreFields === 1 ? "field" : "fields"}` : ""}
               {tag.line ? ` · line ${tag.line}` : ""}
             </span>
           </div>

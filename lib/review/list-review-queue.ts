@@ -96,7 +96,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       kind: row.kind,
       summary: summaryOf(revision?.preview, row.tool),
       riskLevel: row.riskLevel,
-      riskTags: tags.slice(0, 4).map(({ id, severity, reason, fields }) => ({ id, severity, reason, fields })),
+      riskTags: tags.slice(0, 4).map(({ id, severity, reason, fields, moreFields }) => ({ id, severity, reason, fields, moreFields })),
       moreTags: Math.max(0, tags.length - 4),
       requesterLabel: row.requesterLabel,
       task: row.task,

@@ -8,8 +8,11 @@ export type QueueItem = {
   kind: "tool" | "code";
   summary: string;
   riskLevel: RiskLevel;
-  /** The highest-severity findings of the current revision (at most four), one per tag id with the fields it was found in. */
-  riskTags: Array<{ id: string; severity: RiskLevel; reason: string; fields: string[] }>;
+  /**
+   * The highest-severity findings of the current revision (at most four), one per tag id with the
+   * fields it was found in (at most MAX_GROUP_FIELDS listed, `moreFields` counting the rest).
+   */
+  riskTags: Array<{ id: string; severity: RiskLevel; reason: string; fields: string[]; moreFields: number }>;
   moreTags: number;
   requesterLabel: string;
   task: { id: string; instruction: string } | null;

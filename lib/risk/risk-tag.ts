@@ -27,3 +27,27 @@ export function riskLevel(tags: readonly Pick<RiskTag, "severity">[]): RiskLevel
   for (const t of tags) if (RISK_RANK[t.severity] > RISK_RANK[level]) level = t.severity;
   return level;
 }
+
+/**
+ * A tag's `path` is at most this many characters. Paths are built from argument keys, which the
+ * agent chooses (an upstream tool may accept any extra key, and a body may hold 256 KB): uncut,
+ * one 250 KB key over an array of 99 URLs made 99 tags of 250 KB each, stored with the revision
+ * and parsed for every queue row. A real path (`args.items[2].to`) is far shorter; 200 is the
+ * length a reason is cut at too, so a listed tag (at most MAX_LISTED + 1) stays a few hundred bytes.
+ */
+export const MAX_TAG_PATH = 200;
+
+/**
+ * `path` cut to MAX_TAG_PATH characters, marked with "…" where it was cut: its start and its end
+ * are kept, since the end names the element (`…"][17]`) and tells sibling fields apart. Never
+ * splits a surrogate pair.
+ */
+export function boundedPath(path: string): string {
+  if (path.length <= MAX_TAG_PATH) return path;
+  const keep = MAX_TAG_PATH - 1;
+  let head = path.slice(0, Math.ceil(keep / 2));
+  let tail = path.slice(path.length - Math.floor(keep / 2));
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
+  return `${head}…${tail}`;
+}

@@ -5,7 +5,7 @@ import { detectInjection, normalizeForMatching } from "./detect-injection";
 import { quoteForReason } from "./display-text";
 import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
 import { ipLiteralForm, isIpLiteral } from "./ip-literal";
-import { RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
+import { boundedPath, RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
 import { SubstringIndex } from "./substring-index";
 import { countsByKind, listed, MORE_TAGS } from "./listed";
 
@@ -74,7 +74,7 @@ const BASE64_RUN = /[A-Za-z0-9+/_-]{80,}={0,2}/g;
  * recipients, URLs, encoded runs, bulk scope), provenance (argument text taken
  * from untrusted tool output), text that reads like an injected instruction (in
  * the arguments or in the untrusted text the agent read), and code scan findings.
- * Highest severity first; one tag per (id, path, line).
+ * Highest severity first; one tag per (id, path, line); each path at most MAX_TAG_PATH characters.
  */
 export function riskTagsFor(input: RiskInput): RiskTag[] {
   const tags: RiskTag[] = [];
@@ -131,7 +131,11 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
     add({ id: `scan.${f.rule}`, severity: f.severity, reason: f.message, source: "scan", line: f.line });
   }
 
-  return listedTags(dedupe(tags).sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]));
+  // Every tag leaves through here, so this is where its path is bounded: after dedupe and the cap,
+  // so tags at distinct fields stay distinct however alike their cut paths are.
+  return listedTags(dedupe(tags).sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity])).map((t) =>
+    t.path === undefined ? t : { ...t, path: boundedPath(t.path) },
+  );
 }
 
 /**
