@@ -29,7 +29,8 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
   const action = await db.action.findFirstOrThrow({
     where: { id: own.id, tenantId: scope.tenantId },
     include: {
-      revisions: { where: { status: "current" } },
+      // The revision the state was read with (an edit may have made a newer one since).
+      revisions: { where: { revision: own.currentRevision } },
       decisions: { orderBy: { createdAt: "asc" }, include: { revision: { select: { revision: true } } } },
       executions: { orderBy: { startedAt: "desc" }, take: 1 },
     },
@@ -44,7 +45,7 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
   return {
     id: action.id,
     state: own.state,
-    statusReason: own.expired ? "The approval window closed before a decision." : action.statusReason,
+    statusReason: own.expired ? "The approval window closed before a decision." : own.statusReason,
     kind: action.kind,
     tool: action.tool,
     args: action.kind === "tool" ? ((revision?.args as Record<string, unknown> | null) ?? null) : null,
@@ -54,11 +55,11 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
     requester: action.requesterLabel,
     riskLevel: action.riskLevel,
     riskTags: Array.isArray(revision?.riskTags) ? (revision.riskTags as Array<Record<string, unknown>>) : [],
-    revision: action.currentRevision,
-    payloadHash: action.payloadHash,
+    revision: own.currentRevision,
+    payloadHash: own.payloadHash,
     quorum: action.quorum,
     approvals: action.decisions.filter((d) => d.verdict === "approve" && !d.void && d.revisionId === revision?.id).length,
-    expiresAt: action.expiresAt?.toISOString() ?? null,
+    expiresAt: own.expiresAt?.toISOString() ?? null,
     createdAt: action.createdAt.toISOString(),
     decidedAt: action.decidedAt?.toISOString() ?? null,
     decisions: action.decisions.map((d) => ({

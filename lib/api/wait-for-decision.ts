@@ -37,17 +37,15 @@ export async function waitForDecision(
     if (options.signal?.aborted) break;
     action = await findScopedAction(db, scope);
   }
-  const detail = await db.action.findFirstOrThrow({
-    where: { id: action.id, tenantId: scope.tenantId },
-    select: { currentRevision: true, payloadHash: true, statusReason: true, expiresAt: true },
-  });
+  // State, revision and hash from one read: an edit between two reads would pair "approved"
+  // (revision n) with revision n+1's hash.
   return {
     id: action.id,
     state: action.state,
     decided: action.state !== "pending",
-    revision: detail.currentRevision,
-    payloadHash: detail.payloadHash,
-    reason: action.expired ? "The approval window closed before a decision." : detail.statusReason,
-    expiresAt: detail.expiresAt?.toISOString() ?? null,
+    revision: action.currentRevision,
+    payloadHash: action.payloadHash,
+    reason: action.expired ? "The approval window closed before a decision." : action.statusReason,
+    expiresAt: action.expiresAt?.toISOString() ?? null,
   };
 }

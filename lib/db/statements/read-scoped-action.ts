@@ -7,6 +7,10 @@ export type ScopedActionRow = {
   kind: "tool" | "code";
   status: string;
   payloadHash: string;
+  /** The revision `payloadHash` is of, read in the same statement as the status. */
+  currentRevision: number;
+  statusReason: string | null;
+  expiresAt: Date | null;
   /** Pending or approved with its window closed by the database clock, whether or not the sweeper has marked it yet. */
   expired: boolean;
 };
@@ -23,7 +27,8 @@ export async function readScopedAction(
   input: { tenantId: string; actionId: string; apiKeyId: string | null },
 ): Promise<{ keyRevoked: boolean; action: ScopedActionRow | null }> {
   const [row] = await query<ScopedActionRow & { keyLive: boolean }>(q, Prisma.sql`
-    SELECT k.live AS "keyLive", a.id, a.kind::text AS kind, a.status::text AS status, a."payloadHash",
+    SELECT k.live AS "keyLive", a.id, a.kind::text AS kind, a.status::text AS status, a."payloadHash", a."currentRevision",
+      a."statusReason", a."expiresAt",
       (a.status IN ('pending', 'approved') AND a."expiresAt" IS NOT NULL AND a."expiresAt" <= now()) AS expired
     FROM (SELECT (${input.apiKeyId}::uuid IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`${input.apiKeyId}::uuid`)}) AS live) k
     LEFT JOIN "Action" a ON k.live AND a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid
