@@ -22,12 +22,19 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
   const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
     const locked = await lockMembershipForRoles(tx, { tenantId: input.tenantId, membershipId: input.membershipId });
     if (!locked) throw new AppError("not_found", "That member was not found.", 404);
-    const { member, adminIds } = locked;
+    const { member, adminIds, adminUserIds } = locked;
     const before = ALL_ROLES.filter((role) => member.roles.includes(role));
+    // The one who asks is an admin now, under the lock every role change takes: one demoted a
+    // moment ago (their request already past the boundary's check) changes nothing.
+    if (input.actor.type !== "user" || !input.actor.id || !adminUserIds.includes(input.actor.id)) {
+      return { refused: { id: member.id, email: member.email, before, reason: "not_admin" as const } };
+    }
     const changed = before.join(",") !== roles.join(",");
     if (!changed) return { roles, changed };
     const losesAdmin = before.includes("admin") && !roles.includes("admin");
-    if (losesAdmin && adminIds.filter((id) => id !== member.id).length === 0) return { refused: { id: member.id, email: member.email, before } };
+    if (losesAdmin && adminIds.filter((id) => id !== member.id).length === 0) {
+      return { refused: { id: member.id, email: member.email, before, reason: "last_admin" as const } };
+    }
     await tx.membership.update({ where: { id: member.id, tenantId: input.tenantId }, data: { roles } });
     // A member who loses a role is signed out of every session, in this same transaction.
     const losesRole = before.some((role) => !roles.includes(role));
@@ -40,12 +47,14 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
   }));
   if ("refused" in result && result.refused) {
     // Refusals are audited too, in their own transaction (the attempted change was rolled back).
-    const { id, email, before } = result.refused;
+    const { id, email, before, reason } = result.refused;
     await appendAuditEvent(db, {
       tenantId: input.tenantId, actor: input.actor, type: "member.roles_refused", outcome: "refused", subject: { type: "membership", id },
-      data: { member: email, before, requested: roles, reason: "last_admin" },
+      data: { member: email, before, requested: roles, reason },
     });
-    throw markAudited(new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409));
+    throw markAudited(reason === "not_admin"
+      ? new AppError("forbidden", "Only admins may change roles, and you are no longer an admin here.", 403)
+      : new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409));
   }
   return result;
 }

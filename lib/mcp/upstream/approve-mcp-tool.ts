@@ -53,6 +53,7 @@ export async function approveMcpTool(db: Db, input: ApproveMcpToolInput): Promis
     });
     if (!result.approved) {
       if (result.refusal === "not_found") throw new AppError("not_found", "That MCP tool was not found.", 404);
+      if (result.refusal === "not_admin") throw new AppError("forbidden", "Only admins may approve MCP tools, and you are no longer an admin here.", 403);
       throw new AppError("stale_definition", `The server's definition of ${tool.qualifiedName} changed since you opened the page: reload it and review the definition again.`, 409);
     }
     void requestSeal(db, input.tenantId);

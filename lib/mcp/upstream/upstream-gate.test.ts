@@ -166,6 +166,17 @@ describe("refusals", () => {
     expect(refused).toHaveLength(12);
     expect(refused.map((e) => (e.data as { code: string }).code)).toEqual(expect.arrayContaining(["forbidden", "invalid_mcp_server", "stdio_not_enabled", "stdio_command_not_allowed"]));
   });
+
+  it("refuses an approval by an admin demoted after their request was authorised: the statement that pins checks the role", async () => {
+    const view = (await serverView(a, "everything")).tools.find((x) => x.status === "new" && x.pendingHash);
+    if (!view) throw new Error("no tool of everything waits for approval");
+    // The roles the request boundary read (admin), for a member who is not an admin in the database now.
+    const stale = { ...a.users.reviewer.member, roles: ["admin" as const] };
+    const error = await refusal(approveMcpTool(t.db, { tenantId: a.id, admin: stale, toolId: view.id, definitionHash: view.pendingHash! }));
+    expect(error).toMatchObject({ code: "forbidden", status: 403 });
+    expect((await serverView(a, "everything")).tools.find((x) => x.id === view.id)).toMatchObject({ status: "new", pendingHash: view.pendingHash });
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "mcp.tool_approved", tool: view.qualifiedName } })).toBe(0);
+  });
 });
 
 describe("a stdio server on the operator's list", () => {
