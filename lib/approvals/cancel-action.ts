@@ -16,7 +16,7 @@ export type CancelInput = {
   reason?: string;
 };
 
-/** Withdraws a pending or approved (unexecuted) action, in one transaction holding its lock. Refusals are audited. */
+/** Withdraws a pending or approved (unexecuted, unexpired) action, in one transaction holding its lock. Refusals are audited. */
 export async function cancelAction(db: Db, input: CancelInput): Promise<{ status: "cancelled" }> {
   const reason = input.reason?.trim() || null;
   const refusal = await sqlTransaction(db, async (tx): Promise<AppError | null> => {
@@ -30,7 +30,7 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
       if (!own && !input.requester.isAdmin) error = new AppError("forbidden", "Only the requester or an admin may cancel this action.", 403);
       else {
         const cancelled = await settleAction(tx, {
-          tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled",
+          tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled", unexpired: true,
           reason: reason ?? "Cancelled by the requester.",
           event: auditBodyOf({
             tenantId: input.tenantId, actor: input.actor, type: "action.cancelled", outcome: "ok", subject: { type: "action", id: action.id },
@@ -38,7 +38,13 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
             data: { revision: action.currentRevision, reason },
           }),
         });
-        if (!cancelled) error = new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
+        // Under the action's lock its status cannot have moved: a pending or approved action the
+        // statement did not settle had expired (database clock), whether or not the sweeper marked it.
+        if (!cancelled) {
+          error = action.status === "pending" || action.status === "approved"
+            ? new AppError("expired", "The approval window has closed; the action expired and can no longer be cancelled.", 409)
+            : new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
+        }
       }
     }
     if (error) {

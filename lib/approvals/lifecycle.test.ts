@@ -445,6 +445,14 @@ describe("execution", () => {
     expect(other.code).toBe("forbidden");
     await cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: actorOf(a), requester: { userId: a.users.requester.id } });
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("cancelled");
+
+    // Past its window (database clock), before the sweeper marks it: expired, not cancelled.
+    const late = await pendingRefund(a, 1_450, "INV-1043");
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${late.actionId}::uuid`;
+    const expired = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: late.actionId, actor: actorOf(a), requester: { userId: a.users.requester.id } }));
+    expect(expired).toMatchObject({ code: "expired", status: 409 });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: late.actionId } })).status).toBe("pending");
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.cancel_refused", status: "expired" } })).toBe(1);
   });
 
   it("an opted-out customer's email is refused before review and says why", async () => {

@@ -8,17 +8,23 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 /**
  * Moves one action from one of `from` to the end state `to` (expired, invalidated, cancelled) with
  * the reason the requester and the agent will read, in one statement with its audit event and
- * its task's wake-up. False: the action was not in one of `from`; nothing was written.
+ * its task's wake-up. False: the action was not in one of `from` (or, with `unexpired`, its window
+ * had closed); nothing was written.
  */
 export async function settleAction(
   q: Queryable,
-  input: { tenantId: string; actionId: string; from: ActionStatus[]; to: ActionStatus; reason: string; event: AttestedAuditBody },
+  input: {
+    tenantId: string; actionId: string; from: ActionStatus[]; to: ActionStatus; reason: string; event: AttestedAuditBody;
+    /** Only while its approval window is open (database clock): an expired action is not settled otherwise. */
+    unexpired?: boolean;
+  },
 ): Promise<boolean> {
   const rows = await query<{ id: string }>(q, Prisma.sql`
     WITH settled AS (
       UPDATE "Action" SET status = ${input.to}::"ActionStatus", "statusReason" = ${input.reason}, "updatedAt" = now(),
         "decidedAt" = COALESCE("decidedAt", now())
       WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid AND status::text = ANY(${input.from}::text[])
+        AND (NOT ${input.unexpired ?? false} OR "expiresAt" IS NULL OR "expiresAt" > now())
       RETURNING id, "taskId"
     ),
     ${auditCte(input.event, { gate: "settled" })},
