@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MORE_TAGS } from "@/lib/risk/listed";
-import type { RiskTag } from "@/lib/risk/risk-tag";
+import { boundedPath, MAX_TAG_PATH, type RiskTag } from "@/lib/risk/risk-tag";
 import { diffCode, diffFields, listedChanges, removedTags } from "./payload-diff";
 
 const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join("\n") + "\n";
@@ -68,6 +68,17 @@ describe("removedTags", () => {
     const after = [tag("recipient.outside-domain", "to"), more];
     expect(removedTags(before, after).map((t) => t.id)).toEqual(["provenance.untrusted"]);
     expect(removedTags(before, [tag("recipient.outside-domain", "to")]).map((t) => `${t.id} ${t.path}`)).toEqual(["recipient.outside-domain cc", "provenance.untrusted body"]);
+  });
+
+  // Revisions stored before tag paths were bounded (MAX_TAG_PATH) hold paths of any length.
+  it("compares a stored long path as its bounded form, and never carries a long path forward", () => {
+    const long = `args.${"k".repeat(250_000)}[3]`;
+    const before = [tag("url.unknown-host", long), tag("provenance.untrusted", long)];
+    const after = [tag("url.unknown-host", boundedPath(long))];
+    const removed = removedTags(before, after);
+    expect(removed.map((t) => t.id)).toEqual(["provenance.untrusted"]);
+    expect(removed[0].path).toBe(boundedPath(long));
+    expect(removed[0].path!.length).toBeLessThanOrEqual(MAX_TAG_PATH);
   });
 });
 

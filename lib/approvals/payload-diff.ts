@@ -1,6 +1,6 @@
 import { diffLines, diffWordsWithSpace } from "diff";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
-import type { RiskTag } from "@/lib/risk/risk-tag";
+import { boundedPath, type RiskTag } from "@/lib/risk/risk-tag";
 import { MAX_LISTED, MORE_TAGS } from "@/lib/risk/listed";
 
 /**
@@ -119,7 +119,9 @@ function joinChangedRuns(words: WordChange[]): WordChange[] {
  * did not happen.
  */
 export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[]): RemovedTag[] {
-  const key = (t: Pick<RiskTag, "id" | "path">) => `${t.id}\u0000${t.path ?? ""}`;
+  // Paths compared and kept as new tags store them (bounded): a revision stored before paths were
+  // bounded neither reports its long-path tags as removed nor carries those paths forward.
+  const key = (t: Pick<RiskTag, "id" | "path">) => `${t.id}\u0000${t.path === undefined ? "" : boundedPath(t.path)}`;
   const kept = new Set(after.map(key));
   const afterCounted = after.some((t) => t.id === MORE_TAGS);
   const idsAfter = new Set(after.map((t) => t.id));
@@ -127,7 +129,7 @@ export function removedTags(before: readonly RiskTag[], after: readonly RiskTag[
   return before.flatMap((t) => {
     if (kept.has(key(t)) || seen.has(key(t)) || (afterCounted && idsAfter.has(t.id))) return [];
     seen.add(key(t));
-    return [{ id: t.id, severity: t.severity, reason: t.reason, ...(t.path === undefined ? {} : { path: t.path }) }];
+    return [{ id: t.id, severity: t.severity, reason: t.reason, ...(t.path === undefined ? {} : { path: boundedPath(t.path) }) }];
   });
 }
 
