@@ -1,5 +1,5 @@
 import type { RiskTag } from "@/lib/risk/risk-tag";
-import { groupRiskTags } from "@/lib/risk/group-risk-tags";
+import { groupRiskTags, moreFieldsText } from "@/lib/risk/group-risk-tags";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 const TONE = {
@@ -24,7 +24,7 @@ export function RiskTagList({ tags }: { tags: RiskTag[] }) {
             <span className="text-xs">
               {SOURCE[tag.source] ?? tag.source}
               {tag.path ? ` · ${tag.path}` : ""}
-              {tag.moreFields > 0 ? ` and ${tag.moreFields} more ${tag.moreFields === 1 ? "field" : "fields"}` : ""}
+              {moreFieldsText(tag.moreFields)}
               {tag.line ? ` · line ${tag.line}` : ""}
             </span>
           </div>

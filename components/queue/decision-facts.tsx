@@ -1,4 +1,5 @@
 import type { QueueItem } from "@/lib/review/queue-item";
+import { moreFieldsText } from "@/lib/risk/group-risk-tags";
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 
@@ -23,7 +24,7 @@ export function DecisionFacts({ items }: { items: QueueItem[] }) {
             <p className="mt-1 flex flex-wrap gap-1" aria-label="Top risk tags">
               {item.riskTags.map((tag) => (
                 <span key={tag.id} title={tag.reason} className={`rounded px-1.5 py-0.5 text-xs ${TAG_TONE[tag.severity]}`}>
-                  {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>}{tag.moreFields > 0 && <span> and {tag.moreFields} more {tag.moreFields === 1 ? "field" : "fields"}</span>} <span className="font-normal">({tag.severity})</span>
+                  {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>}{moreFieldsText(tag.moreFields)} <span className="font-normal">({tag.severity})</span>
                 </span>
               ))}
               {item.moreTags > 0 && <span className="px-1 text-xs text-slate-600">+{item.moreTags} more</span>}

@@ -11,6 +11,7 @@ import { TimeLeft } from "@/components/ui/time";
 import { bulkRefusal, isBulkCandidate } from "@/lib/review/bulk-eligibility";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 import type { QueueItem } from "@/lib/review/queue-item";
+import { moreFieldsText } from "@/lib/risk/group-risk-tags";
 import { ReviewDialog } from "@/components/queue/review-dialog";
 import { DecisionFacts } from "@/components/queue/decision-facts";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
@@ -280,7 +281,7 @@ export function QueueList({ items }: { items: QueueItem[] }) {
                 <div className="mt-1 flex flex-wrap gap-1">
                   {item.riskTags.map((tag) => (
                     <span key={tag.id} title={tag.reason} className={`rounded px-1.5 py-0.5 text-xs ${TAG_TONE[tag.severity]}`}>
-                      {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>}{tag.moreFields > 0 && <span> and {tag.moreFields} more {tag.moreFields === 1 ? "field" : "fields"}</span>} <span className="font-normal">({tag.severity})</span>
+                      {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>}{moreFieldsText(tag.moreFields)} <span className="font-normal">({tag.severity})</span>
                     </span>
                   ))}
                   {item.moreTags > 0 && <span className="px-1 text-xs text-slate-500">+{item.moreTags} more</span>}

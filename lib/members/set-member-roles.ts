@@ -20,13 +20,14 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
   if (!isUuid(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
   const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const locked = await lockMembershipForRoles(tx, { tenantId: input.tenantId, membershipId: input.membershipId });
+    const actorUserId = input.actor.type === "user" ? (input.actor.id ?? null) : null;
+    const locked = await lockMembershipForRoles(tx, { tenantId: input.tenantId, membershipId: input.membershipId, actorUserId });
     if (!locked) throw new AppError("not_found", "That member was not found.", 404);
-    const { member, adminIds, adminUserIds } = locked;
+    const { member, adminIds, actorIsAdmin } = locked;
     const before = ALL_ROLES.filter((role) => member.roles.includes(role));
     // The one who asks is an admin now, under the lock every role change takes: one demoted a
     // moment ago (their request already past the boundary's check) changes nothing.
-    if (input.actor.type !== "user" || !input.actor.id || !adminUserIds.includes(input.actor.id)) {
+    if (!actorIsAdmin) {
       return { refused: { id: member.id, email: member.email, before, reason: "not_admin" as const } };
     }
     const changed = before.join(",") !== roles.join(",");

@@ -45,3 +45,8 @@ export function groupRiskTags(tags: readonly RiskTag[]): GroupedRiskTag[] {
   }
   return [...groups.values()].map(({ group: g }) => ({ ...g, path: g.fields.length ? g.fields.join(", ") : g.path }));
 }
+
+/** What follows a finding's listed fields: " and N more field(s)", or nothing when it lists them all. */
+export function moreFieldsText(moreFields: number): string {
+  return moreFields > 0 ? ` and ${moreFields} more ${moreFields === 1 ? "field" : "fields"}` : "";
+}

@@ -4,7 +4,8 @@ import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 /**
  * Whether user `userId` is an admin of `tenantId` now (membership with the admin role, user not
  * disabled), its membership row share-locked: the rule a statement that acts for an admin applies
- * to the admin, beside the request boundary's check. A role change locks the admin memberships
+ * to the admin, beside the request boundary's check (approve-mcp-tool.ts, and a role change through
+ * lock-membership-for-roles.ts). A role change locks the admin memberships
  * FOR UPDATE (lock-membership-for-roles.ts), so a demotion and the act are ordered, never
  * interleaved.
  */

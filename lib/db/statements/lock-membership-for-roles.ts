@@ -1,21 +1,27 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
+import { adminNowSql } from "@/lib/db/statements/admin-rules";
 
 /**
  * Inside a role change's transaction: locks the tenant's admin memberships (in id order, so two
  * admins changing each other's roles at once take them in the same order and cannot both remove
- * the last admin), then the target membership with its user's email. `adminUserIds`: who is an
- * admin under those locks (the one who asks must still be). Null: no such member.
+ * the last admin), then the target membership with its user's email. `actorIsAdmin`: whether the
+ * one who asks is an admin under those locks (admin-rules.ts, the rule every admin act applies).
+ * Null: no such member.
  */
 export async function lockMembershipForRoles(
   tx: Queryable,
-  input: { tenantId: string; membershipId: string },
-): Promise<{ member: { id: string; userId: string; roles: Role[]; email: string }; adminIds: string[]; adminUserIds: string[] } | null> {
-  const admins = await query<{ id: string; userId: string }>(tx, Prisma.sql`
-    SELECT id, "userId"::text AS "userId" FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`);
-  const [member] = await query<{ id: string; userId: string; roles: Role[]; email: string }>(tx, Prisma.sql`
-    SELECT m.id, m."userId"::text AS "userId", m.roles::text[] AS roles, u.email FROM "Membership" m JOIN "User" u ON u.id = m."userId"
+  input: { tenantId: string; membershipId: string; actorUserId: string | null },
+): Promise<{ member: { id: string; userId: string; roles: Role[]; email: string }; adminIds: string[]; actorIsAdmin: boolean } | null> {
+  const admins = await query<{ id: string }>(tx, Prisma.sql`
+    SELECT id FROM "Membership" WHERE "tenantId" = ${input.tenantId}::uuid AND 'admin' = ANY(roles) ORDER BY id FOR UPDATE`);
+  const [member] = await query<{ id: string; userId: string; roles: Role[]; email: string; actorIsAdmin: boolean }>(tx, Prisma.sql`
+    SELECT m.id, m."userId"::text AS "userId", m.roles::text[] AS roles, u.email,
+      ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.actorUserId}::uuid`)} AS "actorIsAdmin"
+    FROM "Membership" m JOIN "User" u ON u.id = m."userId"
     WHERE m.id = ${input.membershipId}::uuid AND m."tenantId" = ${input.tenantId}::uuid FOR UPDATE OF m`);
-  return member ? { member, adminIds: admins.map((a) => a.id), adminUserIds: admins.map((a) => a.userId) } : null;
+  if (!member) return null;
+  const { actorIsAdmin, ...target } = member;
+  return { member: target, adminIds: admins.map((a) => a.id), actorIsAdmin };
 }
