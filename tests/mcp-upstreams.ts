@@ -11,8 +11,10 @@ import { z } from "zod";
 
 /**
  * Real upstream MCP servers for tests: `@modelcontextprotocol/server-everything` from
- * node_modules (stdio, or its Streamable HTTP mode in a child process), and a small counter
- * server built with the SDK's McpServer whose tool description a test can change (the rug pull).
+ * node_modules (stdio, or its Streamable HTTP mode in a child process); a small counter server
+ * built with the SDK's McpServer whose tool description, input schema and answer size a test can
+ * change (the rug pull, an oversized answer); and a server built with the SDK's low-level Server
+ * that lists its tools in pages (an oversized tool list).
  */
 
 /** The server-everything entry point (its package's `bin`). */
@@ -59,8 +61,8 @@ export type CounterUpstream = RunningUpstream & {
   calls: () => number;
   /** What the server says the tool does from now on (a rug pull when it changes after approval). */
   setDescription: (text: string) => void;
-  /** The fields the server says the tool takes from now on (its input schema, beside `by`). */
-  addInputFields: (fields: Record<string, z.ZodType>) => void;
+  /** The extra fields the server says the tool takes from now on (its input schema, beside `by`). */
+  setExtraInputFields: (fields: Record<string, z.ZodType>) => void;
   /** How many spaces the tool's answer ends with from now on (an answer too large to read). */
   setReplyPadding: (chars: number) => void;
   /** The Authorization headers the server received, in order (to prove a secret header reaches it). */
@@ -106,7 +108,7 @@ export async function startCounterServer(options: { token: string }): Promise<Co
     setDescription: (text) => {
       description = text;
     },
-    addInputFields: (fields) => {
+    setExtraInputFields: (fields) => {
       extraFields = fields;
     },
     setReplyPadding: (chars) => {

@@ -101,7 +101,7 @@ test.describe("upstream MCP servers", () => {
       const listed = await e2eDb().mcpTool.findFirstOrThrow({ where: { tenantId: tenant.id, serverId }, select: { id: true, pendingHash: true } });
       await approveMcpTool(e2eDb(), { tenantId: tenant.id, admin, toolId: listed.id, definitionHash: listed.pendingHash! });
       // The server now says the tool takes 150 more fields: 150 changed paths, and `required`.
-      counter.addInputFields(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${String(i).padStart(3, "0")}`, z.string()])));
+      counter.setExtraInputFields(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${String(i).padStart(3, "0")}`, z.string()])));
       expect(await refreshMcpServer(e2eDb(), { tenantId: tenant.id, admin, serverId })).toMatchObject({ ok: true, held: ["counter__count"] });
 
       await signIn(page, tenant.users.admin.email, TEST_PASSWORD);

@@ -18,8 +18,6 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 /** The `_meta` key a client may put the agent's reason for a call under (shown to reviewers). */
 export const REASON_META_KEY = "countersign/reason";
 
-/** Strings of tool output a session remembers for provenance: the most recent ones. */
-
 /** What one MCP session acts as and remembers between its requests. */
 export type GatewaySessionState = {
   db: Db;
