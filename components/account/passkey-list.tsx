@@ -11,7 +11,7 @@ import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/bro
 type Actions = {
   begin: (raw: unknown) => Promise<ActionResult<PublicKeyCredentialCreationOptionsJSON>>;
   complete: (raw: unknown) => Promise<ActionResult<{ id: string; name: string }>>;
-  remove: (raw: unknown) => Promise<ActionResult<{ removed: boolean }>>;
+  remove: (raw: unknown) => Promise<ActionResult<{ removed: boolean; reopened: number }>>;
 };
 
 const when = (date: Date) => `${date.toISOString().replace("T", " ").slice(0, 16)} UTC`;
@@ -52,7 +52,7 @@ export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[];
   const remove = (passkey: PasskeySummary) => {
     startTransition(async () => {
       const result = await actions.remove({ passkeyId: passkey.id });
-      setMessage(result.ok ? { ok: true, text: `Passkey “${passkey.name}” removed.` } : { ok: false, text: result.error.message });
+      setMessage(result.ok ? { ok: true, text: removedText(passkey.name, result.data.reopened) } : { ok: false, text: result.error.message });
       router.refresh();
     });
   };
@@ -79,6 +79,9 @@ export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[];
           ))}
         </ul>
       )}
+      {passkeys.length > 0 && (
+        <p className="text-xs text-slate-600">Removing a passkey withdraws the approvals it signed for actions that have not run yet: they go back to the review queue.</p>
+      )}
       <form onSubmit={add} aria-label="Add a passkey" className="flex flex-wrap items-end gap-2">
         <span>
           <label htmlFor={nameId} className="block text-sm font-medium">Passkey name</label>
@@ -89,4 +92,10 @@ export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[];
       {message && <p role={message.ok ? "status" : "alert"} className={`text-sm ${message.ok ? "text-emerald-800" : "text-red-800"}`}>{message.text}</p>}
     </div>
   );
+}
+
+function removedText(name: string, reopened: number): string {
+  if (reopened === 0) return `Passkey “${name}” removed.`;
+  const actions = reopened === 1 ? "1 action you approved with it had" : `${reopened} actions you approved with it had`;
+  return `Passkey “${name}” removed. ${actions} not run yet; your approval no longer counts, so they are back in the review queue.`;
 }

@@ -13,6 +13,7 @@ import { lockAction, type LockedAction } from "@/lib/db/statements/lock-action";
 import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/record-execution";
 import { renewExecutionLease } from "@/lib/db/statements/renew-execution-lease";
+import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
@@ -191,7 +192,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   return { kind: "recorded", outcome: await record(tx, claimed, { ok: applied.ok, result: applied.result }, 0, input.actor) };
 }
 
-/** A refusal, audited in the claim's transaction; expiry and a tampered payload also settle the action. */
+/** A refusal, audited in the claim's transaction; expiry and a tampered payload also settle the action, and an approval whose approvals stopped counting goes back to the queue. */
 async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction | null, refusal: ClaimRefusal): Promise<Step> {
   const known = refusal.startsWith("not_executable.") ? null : REFUSALS[refusal as keyof typeof REFUSALS];
   const status = refusal.slice("not_executable.".length);
@@ -202,6 +203,7 @@ async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction |
   };
   let details: unknown;
   let settled = false;
+  let reopened = false;
   if (action && refusal === "expired") {
     settled = await settleAction(tx, {
       tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "expired",
@@ -219,6 +221,10 @@ async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction |
     });
   } else if (action && refusal === "already_executed") {
     details = { execution: await readLatestExecution(tx, { tenantId: input.tenantId, actionId: action.id }) };
+  } else if (action && refusal === "no_quorum") {
+    // Approved, but its approvals no longer count (an approver disabled, say): back to the queue,
+    // where reviewers can see it, rather than approved forever with nothing able to run it.
+    reopened = (await reopenLostApprovals(tx, { cause: "quorum_lost", tenantId: input.tenantId, actionId: action.id }, input.actor)).length > 0;
   }
   if (!settled) {
     await insertAuditEvent(tx, auditBodyOf({
@@ -228,7 +234,8 @@ async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction |
   }
   // A tampered payload keeps the code agents already handle; its message says it was invalidated.
   const code = refusal === "payload_tampered" ? "hash_mismatch" : refusal;
-  return { kind: "refused", error: new AppError(code, message, known?.status ?? 409, details) };
+  const said = reopened ? `${message} It is back in the review queue.` : message;
+  return { kind: "refused", error: new AppError(code, said, known?.status ?? 409, details) };
 }
 
 /**

@@ -80,6 +80,13 @@ export const AUDIT_EVENT_SCHEMAS = {
     reason: z.enum(["hash_mismatch", "state_changed"]), revision: count, expected: hash.optional(), before: hash.optional(), after: hash.optional(),
   }),
   "action.cancelled": z.strictObject({ revision: count, reason: text.nullable() }),
+  // An approved action whose approvals stopped counting before it ran, back in the review queue:
+  // a member who approved lost their deciding roles, a passkey that signed an approval was
+  // removed, or a claim found no quorum (e.g. the approver's user was disabled).
+  "action.reopened": z.strictObject({
+    revision: count, cause: z.enum(["roles_removed", "passkey_removed", "quorum_lost"]), member: text.optional(), passkeyId: id.optional(),
+    approvals: count, quorum: count,
+  }),
   "action.edit_refused": namedRefusal,
   "action.cancel_refused": namedRefusal,
   "decision.recorded": z.strictObject({

@@ -7,12 +7,14 @@ import { ALL_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
+import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
 /**
  * Replaces a member's roles in one tenant, audited with before and after; a member who loses a
- * role has every session ended in the same transaction. The tenant's admin
+ * role has every session ended, and each approved action whose approvals stop counting without
+ * theirs goes back to the review queue, in the same transaction. The tenant's admin
  * memberships are locked first, so two admins demoting each other at once cannot leave the
  * organisation without an admin: the last admin's admin role cannot be removed.
  */
@@ -44,6 +46,11 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
       tenantId: input.tenantId, actor: input.actor, type: "member.roles_changed", outcome: "ok", subject: { type: "membership", id: member.id },
       data: { member: member.email, before, after: roles, sessionsEnded },
     });
+    // Approvals of theirs that no longer count go back to the queue with it, not left approved
+    // where no claim would run them and no reviewer would see them.
+    if (losesRole) {
+      await reopenLostApprovals(tx, { cause: "roles_removed", tenantId: input.tenantId, userId: member.userId, member: member.email }, input.actor);
+    }
     return { roles, changed };
   }));
   if ("refused" in result && result.refused) {

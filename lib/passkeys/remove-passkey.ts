@@ -2,25 +2,35 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { removePasskeyRow } from "@/lib/db/statements/remove-passkey";
+import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
 import type { PasskeyOwner } from "@/lib/passkeys/finish-passkey-registration";
 
 /**
  * Removes one of the member's own passkeys: it never signs again (a vote it signed after this is
- * refused), decisions it signed keep naming it. Audited (`passkey.removed`) in every organisation
- * the member belongs to, in the statement that removes it. Another member's passkey is not found.
+ * refused), and the approvals it signed stop counting — those whose actions have not run go back to
+ * the review queue in the same transaction; decisions it signed keep naming it. Audited
+ * (`passkey.removed`) in every organisation the member belongs to, in the statement that removes
+ * it. Another member's passkey is not found.
  */
-export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "sessionId">; passkeyId: string }): Promise<void> {
+export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "sessionId">; passkeyId: string }): Promise<{ reopened: number }> {
   const notFound = new AppError("not_found", "That passkey was not found among yours.", 404);
   if (!isUuid(input.passkeyId)) throw notFound;
   const passkey = await db.passkey.findFirst({ where: { id: input.passkeyId, userId: input.owner.id, removedAt: null }, select: { name: true, credentialId: true } });
   if (!passkey) throw notFound;
+  const actor = { type: "user" as const, id: input.owner.id, label: input.owner.email };
   const events = input.owner.tenantIds.map((tenantId) => auditBodyOf({
-    tenantId, actor: { type: "user", id: input.owner.id, label: input.owner.email }, type: "passkey.removed", outcome: "ok",
+    tenantId, actor, type: "passkey.removed", outcome: "ok",
     subject: { type: "passkey", id: input.passkeyId },
     data: { passkeyId: input.passkeyId, name: passkey.name, credentialId: passkey.credentialId, member: input.owner.email },
   }));
-  if (!(await removePasskeyRow(db, { userId: input.owner.id, passkeyId: input.passkeyId, events }))) throw notFound;
+  const reopened = await db.$transaction(async (tx) => {
+    if (!(await removePasskeyRow(tx, { userId: input.owner.id, passkeyId: input.passkeyId, events }))) return null;
+    // The approvals it signed that have not run stop counting (approval-rules.ts): back to review.
+    return reopenLostApprovals(tx, { cause: "passkey_removed", passkeyId: input.passkeyId, member: input.owner.email }, actor);
+  });
+  if (!reopened) throw notFound;
   for (const tenantId of input.owner.tenantIds) void requestSeal(db, tenantId);
+  return { reopened: reopened.length };
 }

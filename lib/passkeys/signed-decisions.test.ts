@@ -276,4 +276,40 @@ describe("signed approvals", () => {
     const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId }, include: { snapshots: true } });
     expect(started.receipt.snapshotHash).toBe(revision.snapshots.find((s) => s.phase === "request")?.hash ?? snapshotHash(null));
   });
+
+  it("removing a passkey withdraws the approvals it signed that have not run: those actions go back to review; others stay approved", async () => {
+    const u = a.users.reviewer2;
+    const usual = keys.get(u.id)!;
+    const backup = await register(u, "Backup");
+    keys.set(u.id, usual);
+    const signedWithBackup = await proposeHighRisk(1_000_000);
+    const signedWithUsual = await proposeHighRisk(1_100_000);
+    for (const p of [signedWithBackup, signedWithUsual]) {
+      expect(await approve(a.users.reviewer, p.actionId, p.payloadHash, (await signFor(a.users.reviewer, p.actionId, p.payloadHash)).response))
+        .toMatchObject({ status: "pending" });
+    }
+    expect(await approve(u, signedWithBackup.actionId, signedWithBackup.payloadHash, (await signFor(u, signedWithBackup.actionId, signedWithBackup.payloadHash, backup)).response))
+      .toMatchObject({ status: "approved", approvals: 2 });
+    expect(await approve(u, signedWithUsual.actionId, signedWithUsual.payloadHash, (await signFor(u, signedWithUsual.actionId, signedWithUsual.payloadHash)).response))
+      .toMatchObject({ status: "approved", approvals: 2 });
+
+    const removed = (await listPasskeys(t.db, u.id)).find((k) => k.name === "Backup")!;
+    await removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId: removed.id });
+
+    const reopened = await t.db.action.findUniqueOrThrow({ where: { id: signedWithBackup.actionId } });
+    expect(reopened).toMatchObject({ status: "pending", decidedAt: null });
+    expect(reopened.statusReason).toMatch(/removed the passkey that signed their approval.*\(1 of 2 approvals still count\.\)/);
+    const event = await t.db.auditEvent.findFirstOrThrow({ where: { actionId: signedWithBackup.actionId, type: "action.reopened" } });
+    expect(event).toMatchObject({ actorId: u.id, status: "pending" });
+    expect(event.data).toEqual({ revision: 1, cause: "passkey_removed", member: u.email, passkeyId: removed.id, approvals: 1, quorum: 2 });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: signedWithUsual.actionId } })).status).toBe("approved");
+    expect(await t.db.auditEvent.count({ where: { actionId: signedWithUsual.actionId, type: "action.reopened" } })).toBe(0);
+    // The decision and its signature stay on record; a third reviewer's signed approval completes it again.
+    expect(await t.db.decisionSignature.count({ where: { passkeyId: removed.id } })).toBe(1);
+    const third = a.users.reviewer3;
+    const spare = await register(third, "Spare");
+    expect(await approve(third, signedWithBackup.actionId, signedWithBackup.payloadHash, (await signFor(third, signedWithBackup.actionId, signedWithBackup.payloadHash, spare)).response))
+      .toMatchObject({ status: "approved", approvals: 2 });
+    await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
 });

@@ -66,6 +66,7 @@ async function resolvePending(
         if (error instanceof AppError && error.code === "already_executed") return null; // recorded by whoever ran it; read next pass
         if (error instanceof AppError && error.code === "expired") return outcome({ kind: "expired", tool: entry.tool });
         if (error instanceof AppError && error.code === "agents_paused") return null; // runs once the agents are resumed
+        if (error instanceof AppError && error.code === "no_quorum") return null; // its approvals stopped counting: back in review
         return outcome({ kind: "failed", tool: entry.tool, reason: toPublicError(error, "task execution").body.message });
       }
     case "succeeded":

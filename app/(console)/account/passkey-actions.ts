@@ -27,9 +27,9 @@ export const completePasskeyRegistration = memberAction(
 );
 
 export const removePasskeyAction = memberAction({ name: "account.passkey_remove", input: z.strictObject({ passkeyId: z.uuid() }) }, async (input, member) => {
-  await removePasskey(getDb(), {
+  const { reopened } = await removePasskey(getDb(), {
     owner: { id: member.user.id, email: member.user.email, tenantIds: member.memberships.map((m) => m.tenantId) }, passkeyId: input.passkeyId,
   });
   revalidatePath("/account");
-  return { removed: true };
+  return { removed: true, reopened };
 });

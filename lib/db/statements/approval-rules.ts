@@ -28,11 +28,22 @@ export function voterRefusalSql(voter: Sql): Sql {
 }
 
 /**
- * Distinct members whose recorded `verdict` on revision `r`, for exactly `payloadHash`, still
- * counts: not void, and cast by someone who may decide it now (voterRefusalSql).
+ * Whether decision `d` on revision `r`, recorded as `verdict` for exactly `payloadHash`, still
+ * counts: not void, cast by someone who may decide it now (voterRefusalSql), and — an approval of a
+ * revision whose rule requires a passkey signature — signed with a passkey that has not been
+ * removed since (removing a passkey withdraws the approvals it signed that have not run).
  */
+export function decisionCountsSql(verdict: "approve" | "reject", payloadHash: Sql): Sql {
+  const signed = verdict === "approve"
+    ? Prisma.sql`AND ((r."policyDecision"->>'signature') IS DISTINCT FROM 'required' OR EXISTS (
+        SELECT 1 FROM "DecisionSignature" ds JOIN "Passkey" p ON p.id = ds."passkeyId" WHERE ds."decisionId" = d.id AND p."removedAt" IS NULL))`
+    : Prisma.empty;
+  return Prisma.sql`(d.verdict = ${verdict}::"Verdict" AND NOT d.void AND d."payloadHash" = ${payloadHash}
+      AND ${voterRefusalSql(Prisma.sql`d."reviewerId"`)} IS NULL ${signed})`;
+}
+
+/** Distinct members whose recorded `verdict` on revision `r`, for exactly `payloadHash`, still counts (decisionCountsSql). */
 export function countedVotesSql(verdict: "approve" | "reject", payloadHash: Sql): Sql {
   return Prisma.sql`(SELECT count(DISTINCT d."reviewerId")::int FROM "Decision" d
-    WHERE d."revisionId" = r.id AND d.verdict = ${verdict}::"Verdict" AND NOT d.void AND d."payloadHash" = ${payloadHash}
-      AND ${voterRefusalSql(Prisma.sql`d."reviewerId"`)} IS NULL)`;
+    WHERE d."revisionId" = r.id AND ${decisionCountsSql(verdict, payloadHash)})`;
 }

@@ -1,0 +1,133 @@
+import { Client } from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "@/tests/refusal";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { setMemberRoles } from "@/lib/members/set-member-roles";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
+
+/**
+ * An approved action whose approvals stop counting before it runs goes back to the review queue
+ * (action.reopened), in the transaction that made them stop counting — not left approved where
+ * no claim would run it and no reviewer would see it.
+ */
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => t?.drop());
+
+async function approvedRefund(tenant: TestTenant, invoice: string, by: TestUser) {
+  const p = await proposeAction(t.db, {
+    tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+    args: { invoice_number: invoice, amount_minor: 1_000, reason: "Goods returned" },
+  });
+  if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+  expect(await decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: by.member }))
+    .toMatchObject({ status: "approved" });
+  return p;
+}
+
+const execute = (tenant: TestTenant, p: { actionId: string; payloadHash: string }) =>
+  executeAction(t.db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test executor" } });
+
+const statusOf = async (actionId: string) => (await t.db.action.findUniqueOrThrow({ where: { id: actionId } })).status;
+const reopenedEvents = (actionId: string) => t.db.auditEvent.findMany({ where: { actionId, type: "action.reopened" }, orderBy: { id: "asc" } });
+const admin = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
+const membershipOf = (tenant: TestTenant, u: TestUser) => t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: u.id } });
+
+describe("approvals that stop counting", () => {
+  it("a member who loses their reviewer role puts the unexecuted actions they approved back in review; executed ones and others' approvals stay", async () => {
+    const a = await createTestTenant(t.db);
+    const theirs = await approvedRefund(a, "INV-1044", a.users.reviewer);
+    const ran = await approvedRefund(a, "INV-1043", a.users.reviewer);
+    expect((await execute(a, ran)).state).toBe("succeeded");
+    const someoneElses = await approvedRefund(a, "INV-1044", a.users.reviewer2);
+
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: (await membershipOf(a, a.users.reviewer)).id, roles: ["requester"], actor: admin(a) });
+
+    expect(await statusOf(theirs.actionId)).toBe("pending");
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: theirs.actionId } });
+    expect(action.decidedAt).toBeNull();
+    expect(action.statusReason).toMatch(new RegExp(`${a.users.reviewer.email}'s approval no longer counts.*\\(0 of 1 approvals still count\\.\\)`));
+    const [event] = await reopenedEvents(theirs.actionId);
+    expect(event).toMatchObject({ outcome: "ok", status: "pending", actorId: a.users.admin.id });
+    expect(event.data).toEqual({ revision: 1, cause: "roles_removed", member: a.users.reviewer.email, approvals: 0, quorum: 1 });
+    expect(await statusOf(ran.actionId)).toBe("succeeded");
+    expect(await statusOf(someoneElses.actionId)).toBe("approved");
+    expect(await reopenedEvents(ran.actionId)).toHaveLength(0);
+    expect(await reopenedEvents(someoneElses.actionId)).toHaveLength(0);
+
+    // The action page shows the vote as no longer counting; nothing runs it until someone approves it again.
+    const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer2.id, roles: ["reviewer"] }, theirs.actionId);
+    expect(detail).toMatchObject({ status: "pending", approvals: 0 });
+    expect(detail!.decisions.map((d) => ({ reviewerId: d.reviewerId, counts: d.counts }))).toEqual([{ reviewerId: a.users.reviewer.id, counts: false }]);
+    expect(await refusal(execute(a, theirs))).toMatchObject({ code: "not_executable.pending" });
+    expect(await decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer2.member }))
+      .toMatchObject({ status: "approved", approvals: 1 });
+    expect((await execute(a, theirs)).state).toBe("succeeded");
+    await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+
+  it("an approver disabled outside the console: the claim finds no quorum, refuses, and puts the action back in review in the same transaction", async () => {
+    const a = await createTestTenant(t.db);
+    const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
+    await t.db.user.update({ where: { id: a.users.reviewer.id }, data: { disabledAt: new Date() } });
+
+    const error = await refusal(execute(a, p));
+    expect(error).toMatchObject({ code: "no_quorum", status: 409 });
+    expect(error.message).toMatch(/back in the review queue/);
+    expect(await statusOf(p.actionId)).toBe("pending");
+    expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
+    const [event] = await reopenedEvents(p.actionId);
+    expect(event.data).toEqual({ revision: 1, cause: "quorum_lost", approvals: 0, quorum: 1 });
+    expect(await t.db.auditEvent.count({ where: { actionId: p.actionId, type: "execution.refused", status: "no_quorum" } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+
+  it("a role removal racing an execution: the action either runs or goes back to review, never both", async () => {
+    const a = await createTestTenant(t.db);
+    const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
+    const membership = await membershipOf(a, a.users.reviewer);
+    // Hold the action's row so both the claim and the role change's reopen queue up behind it.
+    const holder = new Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
+      const run = execute(a, p).then((o) => ({ ran: o.state }), (e: { code?: string }) => ({ refused: e.code }));
+      const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+      await waitForLockWaiters(2);
+      await holder.query("COMMIT");
+      const [outcome] = await Promise.all([run, demote]);
+      const executions = await t.db.execution.count({ where: { actionId: p.actionId } });
+      const reopened = (await reopenedEvents(p.actionId)).length;
+      expect(executions + reopened).toBe(1);
+      if ("ran" in outcome) expect(await statusOf(p.actionId)).toBe("succeeded");
+      else expect(await statusOf(p.actionId)).toBe("pending");
+    } finally {
+      await holder.end();
+    }
+  });
+});
+
+/** Waits until `n` backends wait on a lock (the claim's and the reopen's). */
+async function waitForLockWaiters(n: number) {
+  const probe = new Client({ connectionString: t.url });
+  await probe.connect();
+  try {
+    await expect.poll(async () => {
+      const { rows } = await probe.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return rows[0].n;
+    }, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(n);
+  } finally {
+    await probe.end();
+  }
+}

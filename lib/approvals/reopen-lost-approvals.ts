@@ -1,0 +1,48 @@
+import type { Queryable } from "@/lib/db/sql";
+import { auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { lockLostApprovals, reopenActions, type LostApprovalScope } from "@/lib/db/statements/reopen-lost-approvals";
+
+/** Why approvals stopped counting, and who it names. */
+export type LostApprovalCause =
+  | { cause: "roles_removed"; tenantId: string; userId: string; member: string }
+  | { cause: "passkey_removed"; passkeyId: string; member: string }
+  | { cause: "quorum_lost"; tenantId: string; actionId: string };
+
+function scopeOf(lost: LostApprovalCause): LostApprovalScope {
+  switch (lost.cause) {
+    case "roles_removed": return { kind: "member", tenantId: lost.tenantId, userId: lost.userId };
+    case "passkey_removed": return { kind: "passkey", passkeyId: lost.passkeyId };
+    case "quorum_lost": return { kind: "action", tenantId: lost.tenantId, actionId: lost.actionId };
+  }
+}
+
+function reasonOf(lost: LostApprovalCause): string {
+  switch (lost.cause) {
+    case "roles_removed": return `Back in review: ${lost.member}'s approval no longer counts, because their reviewer roles were removed`;
+    case "passkey_removed": return `Back in review: ${lost.member} removed the passkey that signed their approval, so it no longer counts`;
+    case "quorum_lost": return "Back in review: the approvals on record no longer make a quorum";
+  }
+}
+
+/**
+ * Puts back in the review queue every approved action, not yet run, whose approvals stopped
+ * counting because of `lost` (approval-rules.ts decides what counts; a claim would refuse them
+ * all). Call it in the transaction that made them stop counting, after the change: its locks and
+ * its audit events (`action.reopened`, one per action) commit with it. Returns the ids reopened.
+ */
+export async function reopenLostApprovals(tx: Queryable, lost: LostApprovalCause, actor: AuditActor): Promise<string[]> {
+  const found = await lockLostApprovals(tx, scopeOf(lost));
+  const events = found.map((action) => ({
+    actionId: action.id,
+    event: auditTemplateOf({
+      tenantId: action.tenantId, actor, type: "action.reopened", outcome: "ok", subject: { type: "action", id: action.id },
+      actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "pending",
+      data: {
+        revision: action.revision, cause: lost.cause,
+        ...(lost.cause === "quorum_lost" ? {} : { member: lost.member }),
+        ...(lost.cause === "passkey_removed" ? { passkeyId: lost.passkeyId } : {}),
+      },
+    }, ["approvals", "quorum"]),
+  }));
+  return reopenActions(tx, { events, reason: reasonOf(lost) });
+}
