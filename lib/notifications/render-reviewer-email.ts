@@ -13,7 +13,7 @@ export type ActionFacts = {
   currency: string;
   expiresAt: Date | null;
   requester: string;
-  reason: "pending" | "escalated" | "expiry_warning";
+  reason: "pending" | "escalated" | "expiry_warning" | "reopened";
   /** escalated: how long it had waited. */
   waitedSeconds: number | null;
 };
@@ -45,6 +45,7 @@ function lead(facts: ActionFacts): string {
     return `This action has waited ${facts.waitedSeconds ? formatPolicyDuration(facts.waitedSeconds) : "a while"} for review, so it is escalated to you.`;
   }
   if (facts.reason === "expiry_warning") return `This action expires at ${when(facts.expiresAt)} unless it is decided; then it is not run.`;
+  if (facts.reason === "reopened") return "This action was approved, but an approval of it no longer counts (its reviewer's roles or passkey were removed), so it waits for review again.";
   return "An action is waiting for your review.";
 }
 
@@ -67,7 +68,7 @@ const FOOTER = [
 
 /** One action's email. Plain text; the only link is the action's page (never a decision). */
 export function renderImmediateEmail(facts: ActionFacts, consoleUrl: string): RenderedEmail {
-  const prefix = facts.reason === "escalated" ? "Escalated" : facts.reason === "expiry_warning" ? "Expires soon" : "Review";
+  const prefix = { escalated: "Escalated", expiry_warning: "Expires soon", reopened: "Review again", pending: "Review" }[facts.reason];
   return {
     subject: oneLine(`[Countersign] ${prefix}: ${facts.tool} - ${facts.summary} - ${facts.riskLevel} risk`, 200),
     text: [`${oneLine(facts.tenantName, 80)}: ${lead(facts)}`, "", ...details(facts, consoleUrl), ...FOOTER].join("\n"),

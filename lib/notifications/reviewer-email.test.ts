@@ -16,6 +16,7 @@ import { pumpReviewerEmails } from "@/lib/notifications/run-reviewer-email-worke
 import { redactSmtpSecrets } from "@/lib/notifications/send-smtp";
 import { setEmailMode } from "@/lib/notifications/set-email-mode";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
+import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
 import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
 import { createServer } from "node:http";
@@ -187,6 +188,29 @@ describe("reviewer emails", () => {
     for (const member of [requester, auditor, admin]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(0);
     expect(server.mails).toHaveLength(3);
     expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, status: "sent" } })).toBe(3);
+  });
+
+  it("an approved action reopened because its approver lost their role emails the reviewers who have not voted, once, saying why", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const proposed = await pendingRefund(tenant, 2_500);
+    await pumpUntilQuiet(tenant);
+    const { reviewer, reviewer2, reviewer3, admin } = tenant.users;
+    expect(await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, verdict: "approve", payloadHash: proposed.payloadHash, reviewer: reviewer.member }))
+      .toMatchObject({ status: "approved" });
+    const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: reviewer.id } });
+    await setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: admin.id, label: admin.email } });
+    await pumpUntilQuiet(tenant);
+    await pumpUntilQuiet(tenant);
+
+    for (const member of [reviewer2, reviewer3]) {
+      const again = mailsTo(server.mails, member.email).filter((mail) => mail.subject.includes("Review again"));
+      expect(again, member.email).toHaveLength(1);
+      expect(again[0].text).toMatch(/an approval of it no longer counts .* so it waits for review again/);
+      expect(again[0].text).toContain(`Open:      ${actionLink(proposed.actionId)}`);
+    }
+    // The member whose approval stopped counting is not asked again (and is no longer a reviewer).
+    expect(mailsTo(server.mails, reviewer.email).filter((mail) => mail.subject.includes("Review again"))).toHaveLength(0);
   });
 
   it("sends nothing for actions that run or are refused without review", async () => {

@@ -33,7 +33,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
  * `type`, kept beside the list so the two cannot drift. Only literals: no input reaches it.
  */
 export const WEBHOOK_EVENT_SOURCES: Record<WebhookEventType, string> = {
-  "action.pending": `(e.type = 'action.proposed' AND e.status = 'pending') OR (e.type = 'action.revised')`,
+  "action.pending": `(e.type = 'action.proposed' AND e.status = 'pending') OR e.type IN ('action.revised', 'action.reopened')`,
   "action.decided": `e.type = 'decision.recorded' AND e.status IN ('approved', 'rejected')`,
   "action.escalated": `e.type = 'action.escalated'`,
   "action.expired": `e.type = 'action.expired'`,

@@ -5,8 +5,8 @@ import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/
 /**
  * The reviewer-email producer, in one statement: for each tenant whose cursor no other worker
  * holds (`SKIP LOCKED`), the sealed leaves after it (up to `batch`) that ask for reviewers —
- * an action proposed pending or revised (its eligible roles), escalated (the rule's role) or
- * warned of its expiry (its eligible roles) — become one outbox row per member who may act on
+ * an action proposed pending or revised (its eligible roles), escalated (the rule's role),
+ * warned of its expiry or reopened after its approvals stopped counting (its eligible roles) — become one outbox row per member who may act on
  * it: a member of the tenant with such a role, not its requester, not disabled, who has not voted
  * on that revision, for an action still pending at that revision. Unique per (action, revision,
  * member, reason), so a repeated pass adds nothing. Digest members' rows are due at the end of
@@ -30,11 +30,12 @@ export async function enqueueReviewerEmails(
     ),
     asks AS (
       SELECT l."tenantId", l.seq, l."actionId", (l.data->>'revision')::int AS revision,
-        CASE l.type WHEN 'action.escalated' THEN 'escalated' WHEN 'action.expiry_warned' THEN 'expiry_warning' ELSE 'pending' END AS reason,
+        CASE l.type WHEN 'action.escalated' THEN 'escalated' WHEN 'action.expiry_warned' THEN 'expiry_warning' WHEN 'action.reopened' THEN 'reopened'
+          ELSE 'pending' END AS reason,
         CASE WHEN l.type = 'action.escalated' THEN ARRAY[l.data->>'role'] END AS roles
       FROM leaves l
       WHERE l."actionId" IS NOT NULL AND l.data ? 'revision'
-        AND ((l.type = 'action.proposed' AND l.status = 'pending') OR l.type IN ('action.revised', 'action.escalated', 'action.expiry_warned'))
+        AND ((l.type = 'action.proposed' AND l.status = 'pending') OR l.type IN ('action.revised', 'action.escalated', 'action.expiry_warned', 'action.reopened'))
     ),
     targets AS (
       SELECT k."tenantId", k.seq, k."actionId", k.revision, k.reason, m."userId", u.email, m."emailMode"

@@ -6,7 +6,7 @@ import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/
  * The Slack outbox's producer, in one statement: for each tenant's integration not being handled
  * by another worker (`SKIP LOCKED`), the sealed leaves after its cursor (up to `batch`). An action
  * that starts waiting for review (proposed pending, or revised) gets its message row; any later
- * event about an action with a row (a vote, expiry, invalidation, cancellation, execution) marks
+ * event about an action with a row (a vote, expiry, invalidation, cancellation, reopening, execution) marks
  * it due again, so the worker renders the action's state at send time and updates the message.
  * An escalation whose rule names a channel (`action.escalated` with `data.channel`) gets a notice
  * row, unique per sealed leaf, so it is posted once however often the log is read. The cursor
@@ -22,7 +22,7 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
     leaves AS (
       SELECT cfg."tenantId", s.seq, e."actionId", e.type, e.data,
         (e.type = 'action.proposed' AND e.status = 'pending') OR e.type = 'action.revised' AS opens,
-        e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled',
+        e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled', 'action.reopened',
           'execution.succeeded', 'execution.failed', 'execution.unknown') AS touches
       FROM cfg
       ${sealsAfterCursorSql("cfg", input.batch)}

@@ -3,7 +3,7 @@ import { query, type Queryable } from "@/lib/db/sql";
 
 export type LeasedReviewerEmail = {
   id: string; tenantId: string; actionId: string; revision: number; userId: string; toAddress: string;
-  reason: "pending" | "escalated" | "expiry_warning"; mode: "immediate" | "digest"; attempts: number;
+  reason: "pending" | "escalated" | "expiry_warning" | "reopened"; mode: "immediate" | "digest"; attempts: number;
 };
 
 /**
