@@ -1,7 +1,7 @@
 import type { DecisionView, RevisionView } from "@/lib/review/action-detail";
 import { formatUtcTime } from "@/components/actions/format";
 
-/** Every vote on every revision; votes on superseded revisions are void and say so. */
+/** Every vote on every revision; votes on superseded revisions are void, and votes that no longer count, say so. */
 export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
   if (decisions.length === 0) return <p className="text-slate-600">No decisions yet.</p>;
   return (
@@ -15,6 +15,11 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
             <span className="font-medium">{d.reviewer}</span>
             <span className="text-xs text-slate-600">revision {d.revision} · {formatUtcTime(d.createdAt)}</span>
             {d.void && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">void — revision superseded</span>}
+            {!d.void && !d.counts && (
+              <span className="rounded bg-amber-50 px-1.5 text-xs text-amber-900">
+                no longer counts — the reviewer may not decide it now{d.signedWith ? ", or the passkey was removed" : ""}
+              </span>
+            )}
           </div>
           {d.note && <p className="mt-0.5 whitespace-pre-wrap break-words text-slate-700">“{d.note}”</p>}
           {d.signedWith && (

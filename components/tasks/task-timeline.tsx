@@ -87,7 +87,7 @@ function ExecutionView({ execution, kind }: { execution: TimelineExecution; kind
 }
 
 function ActionView({ action }: { action: TimelineAction }) {
-  const approvals = action.decisions.filter((d) => !d.void && d.verdict === "approve" && d.revision === action.revision).length;
+  const approvals = action.decisions.filter((d) => d.counts && d.verdict === "approve" && d.revision === action.revision).length;
   return (
     <div className="space-y-2">
       <p className="flex flex-wrap items-center gap-2 text-sm">
@@ -115,7 +115,7 @@ function ActionView({ action }: { action: TimelineAction }) {
               <span className={d.verdict === "approve" ? "font-medium text-emerald-800" : "font-medium text-red-800"}>
                 {d.verdict === "approve" ? "Approved" : "Rejected"}
               </span>{" "}
-              by {d.reviewer} <span className="text-xs text-slate-500">({formatUtc(d.at)}, revision {d.revision}{d.void ? ", void: the revision changed" : ""})</span>
+              by {d.reviewer} <span className="text-xs text-slate-500">({formatUtc(d.at)}, revision {d.revision}{d.void ? ", void: the revision changed" : ""}{!d.void && !d.counts ? ", no longer counts" : ""})</span>
               {d.note && <PlainText className="text-slate-800" text={`“${d.note}”`} />}
             </li>
           ))}

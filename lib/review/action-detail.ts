@@ -40,6 +40,12 @@ export type DecisionView = {
   note: string | null;
   revision: number;
   void: boolean;
+  /**
+   * Whether it counts toward the current revision's outcome (lib/db/statements/approval-rules.ts):
+   * false for a void vote and — while the action is pending or approved — for one whose reviewer
+   * lost the standing to decide or whose signing passkey was removed since.
+   */
+  counts: boolean;
   createdAt: string;
   /** The passkey signature the vote carries, if any. */
   signedWith: { passkeyName: string; receiptHash: string; userVerified: boolean; backupState: boolean } | null;

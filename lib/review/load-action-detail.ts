@@ -7,6 +7,7 @@ import { hasPermission } from "@/lib/auth/permissions";
 import { readStateNow } from "@/lib/review/read-state-now";
 import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
+import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
 import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
@@ -70,9 +71,12 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   }));
   const current = revisions.find((r) => r.revision === action.currentRevision) ?? revisions[0];
 
+  // While the decision still matters, which votes count is asked of the rule a claim applies; after
+  // it, the record shows the votes as they were used.
+  const counting = LIVE_STATES.has(action.status) ? await readCountingDecisions(db, { tenantId: viewer.tenantId, actionIds: [action.id] }) : null;
   const decisions = action.decisions.map((d): DecisionView => ({
     id: d.id, reviewer: label(d.reviewerId), reviewerId: d.reviewerId, verdict: d.verdict, note: d.note,
-    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(),
+    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, counts: counting ? counting.has(d.id) : !d.void, createdAt: d.createdAt.toISOString(),
     signedWith: d.signature,
   }));
   const snapshots = action.snapshots.map((s): SnapshotView => ({
@@ -99,7 +103,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     decidedAt: action.decidedAt?.toISOString() ?? null,
     currentRevision: action.currentRevision,
     payloadHash: action.payloadHash,
-    approvals: currentVotes.filter((d) => d.verdict === "approve").length,
+    approvals: currentVotes.filter((d) => d.verdict === "approve" && d.counts).length,
     revisions,
     current,
     decisions,

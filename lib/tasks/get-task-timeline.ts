@@ -1,4 +1,5 @@
 import type { DbTx } from "@/lib/db/client";
+import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
 import { decodeStoredText } from "@/lib/db/stored-text";
 import type { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";
 import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outcome";
@@ -12,7 +13,11 @@ import { ARTIFACT_LISTING, artifactViewOf, type ArtifactView } from "@/lib/execu
 /** Longest text shown for one model message or tool output (the rest is marked as cut). */
 const MAX_TEXT = 8_000;
 
-export type TimelineDecision = { reviewer: string; verdict: Verdict; note: string | null; at: Date; void: boolean; revision: number };
+export type TimelineDecision = {
+  reviewer: string; verdict: Verdict; note: string | null; at: Date; void: boolean; revision: number;
+  /** Whether it counts toward the action's outcome (see DecisionView.counts in lib/review/action-detail.ts). */
+  counts: boolean;
+};
 
 export type TimelineExecution = {
   status: string;
@@ -137,7 +142,7 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       id: true, tool: true, kind: true, status: true, statusReason: true, riskLevel: true, requiresApproval: true, quorum: true,
       currentRevision: true, reason: true, expiresAt: true, createdAt: true, agentCallId: true,
       revisions: { where: { revision: { gt: 1 } }, select: { revision: true, args: true, code: true, language: true, origin: true } },
-      decisions: { orderBy: { createdAt: "asc" }, select: { reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
+      decisions: { orderBy: { createdAt: "asc" }, select: { id: true, reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
       executions: {
         orderBy: { startedAt: "asc" },
         select: {
@@ -152,6 +157,10 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
     ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: input.tenantId } } }, select: { id: true, email: true } })
     : [];
   const reviewerLabel = new Map(reviewers.map((u) => [u.id, u.email]));
+  // While a decision still matters, which votes count is the claim's rule; after it, the votes as used.
+  const undecided = actions.filter((a) => a.status === "pending" || a.status === "approved");
+  const counting = await readCountingDecisions(db, { tenantId: input.tenantId, actionIds: undecided.map((a) => a.id) });
+  const undecidedIds = new Set(undecided.map((a) => a.id));
 
   const views = new Map<string, TimelineAction>();
   const byCallId = new Map<string, TimelineAction>();
@@ -161,6 +170,7 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       requiresApproval: a.requiresApproval, quorum: a.quorum, revision: a.currentRevision, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt,
       decisions: a.decisions.map((d) => ({
         reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
+        counts: undecidedIds.has(a.id) ? counting.has(d.id) : !d.void,
       })),
       revisedArgs: revisedArgsOf(a),
       executions: a.executions.map(({ revision: _revision, ...e }) => ({
