@@ -19,7 +19,7 @@ import { leaseSlackMessages } from "@/lib/db/statements/lease-slack-messages";
 import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
 import { refusal } from "@/tests/refusal";
 import { SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
-import { startSlackLink } from "@/lib/slack/start-slack-link";
+import { SLACK_LINK_CODE_TTL_SECONDS, startSlackLink } from "@/lib/slack/start-slack-link";
 import { slackSignature } from "@/lib/slack/verify-slack-signature";
 import { unsignedSlackCallbackAuditFor } from "@/lib/slack/audit-unsigned-slack-callback";
 
@@ -458,6 +458,34 @@ describe("Slack: signed callbacks decide through the console's decision function
       ["slack.user_linked", null], ["slack.callback_refused", "bad_link_code"],
     ]);
     expect(events[3].actorId).toBe(tenant.users.reviewer.id);
+  });
+
+  it("a link code lapses ten minutes after it was issued by the database clock, the one its redemption checks; a new code replaces an unused one", async () => {
+    const tenant = await slackTenant();
+    const userId = tenant.users.reviewer2.id;
+    const [{ before }] = await t.db.$queryRaw<Array<{ before: Date }>>`SELECT now() AS before`;
+    const first = await startSlackLink(t.db, { tenantId: tenant.id, userId });
+    const [{ after }] = await t.db.$queryRaw<Array<{ after: Date }>>`SELECT now() AS after`;
+    // What the member is shown is what is stored: ten minutes from the database's now (stored to the millisecond).
+    const stored = await t.db.slackUserLink.findUniqueOrThrow({ where: { tenantId_userId: { tenantId: tenant.id, userId } } });
+    expect(stored.codeExpiresAt?.getTime()).toBe(first.expiresAt.getTime());
+    expect(first.expiresAt.getTime()).toBeGreaterThanOrEqual(before.getTime() + SLACK_LINK_CODE_TTL_SECONDS * 1000 - 1);
+    expect(first.expiresAt.getTime()).toBeLessThanOrEqual(after.getTime() + SLACK_LINK_CODE_TTL_SECONDS * 1000 + 1);
+
+    const second = await startSlackLink(t.db, { tenantId: tenant.id, userId });
+    expect(await t.db.slackUserLink.count({ where: { tenantId: tenant.id, userId } })).toBe(1);
+    const replaced = await command(tenant, "U0REVIEWER2", `link ${first.code}`);
+    expect(((await replaced.json()) as { text: string }).text).toMatch(/unknown, used or expired/);
+
+    // Past its expiry by the database clock: it links nothing.
+    await t.db.$executeRaw`UPDATE "SlackUserLink" SET "codeExpiresAt" = clock_timestamp() - interval '1 millisecond' WHERE "tenantId" = ${tenant.id}::uuid AND "userId" = ${userId}::uuid`;
+    const lapsed = await command(tenant, "U0REVIEWER2", `link ${second.code}`);
+    expect(((await lapsed.json()) as { text: string }).text).toMatch(/unknown, used or expired/);
+    expect(await t.db.slackUserLink.findUniqueOrThrow({ where: { tenantId_userId: { tenantId: tenant.id, userId } } })).toMatchObject({ slackUserId: null, linkedAt: null });
+
+    const third = await startSlackLink(t.db, { tenantId: tenant.id, userId });
+    const linked = await command(tenant, "U0REVIEWER2", `link ${third.code}`);
+    expect(((await linked.json()) as { text: string }).text).toMatch(/^Linked/);
   });
 });
 

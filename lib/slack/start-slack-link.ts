@@ -1,5 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { Db } from "@/lib/db/client";
+import { writeSlackLinkCode } from "@/lib/db/statements/write-slack-link-code";
 
 /** Ten minutes to send the code to the Slack app. */
 export const SLACK_LINK_CODE_TTL_SECONDS = 600;
@@ -18,12 +19,9 @@ export function slackLinkCodeHash(code: string): string {
 export async function startSlackLink(db: Db, input: { tenantId: string; userId: string }): Promise<{ code: string; expiresAt: Date }> {
   const raw = Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join("");
   const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
-  const expiresAt = new Date(Date.now() + SLACK_LINK_CODE_TTL_SECONDS * 1000);
-  const codeHash = slackLinkCodeHash(code);
-  await db.slackUserLink.upsert({
-    where: { tenantId_userId: { tenantId: input.tenantId, userId: input.userId } },
-    create: { tenantId: input.tenantId, userId: input.userId, codeHash, codeExpiresAt: expiresAt },
-    update: { codeHash, codeExpiresAt: expiresAt },
+  // The expiry is set by the database clock, the one the redeeming statement checks it against.
+  const { codeExpiresAt } = await writeSlackLinkCode(db, {
+    tenantId: input.tenantId, userId: input.userId, codeHash: slackLinkCodeHash(code), ttlSeconds: SLACK_LINK_CODE_TTL_SECONDS,
   });
-  return { code, expiresAt };
+  return { code, expiresAt: codeExpiresAt };
 }
