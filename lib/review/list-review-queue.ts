@@ -8,9 +8,11 @@ import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
+import { readReviewQueueKeys } from "@/lib/db/statements/read-review-queue-keys";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
+const OWN_REQUESTS_SHOWN = 20;
 
 export type ReviewQueue = {
   items: QueueItem[];
@@ -23,7 +25,7 @@ export type ReviewQueue = {
 type ReviewerRef = { tenantId: string; userId: string; roles: Role[] };
 
 const ROW_SELECT = {
-  id: true, tool: true, kind: true, riskLevel: true, riskRank: true, requesterLabel: true, stepKey: true,
+  id: true, tool: true, kind: true, riskLevel: true, requesterLabel: true, stepKey: true,
   expiresAt: true, currentRevision: true, payloadHash: true, quorum: true,
   task: { select: { id: true, instruction: true } },
   revisions: {
@@ -37,50 +39,39 @@ const ROW_SELECT = {
 
 /**
  * The pending actions this reviewer may decide in this tenant, riskiest first, then soonest to
- * expire: one limit query walking the (tenantId, status, riskRank, expiresAt) index, keyset-paged.
- * The reviewer's own requests are never in the list (they may not decide them).
+ * expire, keyset-paged: which ones, and in what order, one statement decides by the database
+ * clock (readReviewQueueKeys); their details are then read by id. The reviewer's own requests are
+ * never in the list (they may not decide them).
  */
-export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { after?: QueueCursor | null; now?: Date } = {}): Promise<ReviewQueue> {
-  const now = options.now ?? new Date();
-  const after = options.after;
-  const keyset: Prisma.ActionWhereInput = after
-    ? {
-        OR: [
-          { riskRank: { lt: after.riskRank } },
-          { riskRank: after.riskRank, expiresAt: { gt: new Date(after.expiresAt) } },
-          { riskRank: after.riskRank, expiresAt: new Date(after.expiresAt), id: { gt: after.id } },
-        ],
-      }
-    : {};
-  const rows = await db.action.findMany({
-    where: {
-      tenantId: reviewer.tenantId,
-      status: "pending",
-      expiresAt: { gt: now },
-      eligibleRoles: { hasSome: reviewer.roles },
-      AND: [{ OR: [{ requesterUserId: null }, { requesterUserId: { not: reviewer.userId } }] }, keyset],
-    },
-    orderBy: [{ riskRank: "desc" }, { expiresAt: "asc" }, { id: "asc" }],
-    take: QUEUE_PAGE_SIZE + 1,
-    select: ROW_SELECT,
+export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { after?: QueueCursor | null } = {}): Promise<ReviewQueue> {
+  const after = options.after ?? null;
+  const keys = await readReviewQueueKeys(db, {
+    tenantId: reviewer.tenantId, userId: reviewer.userId, roles: reviewer.roles, after,
+    limit: QUEUE_PAGE_SIZE + 1, ownLimit: after ? 0 : OWN_REQUESTS_SHOWN,
   });
-  const page = rows.slice(0, QUEUE_PAGE_SIZE);
+  const queued = keys.filter((key) => !key.own);
+  const pageKeys = queued.slice(0, QUEUE_PAGE_SIZE);
+  const ownKeys = keys.filter((key) => key.own);
+  const [rows, ownRows] = await Promise.all([
+    pageKeys.length
+      ? db.action.findMany({ where: { tenantId: reviewer.tenantId, id: { in: pageKeys.map((key) => key.id) } }, select: ROW_SELECT })
+      : Promise.resolve([]),
+    ownKeys.length
+      ? db.action.findMany({
+          where: { tenantId: reviewer.tenantId, id: { in: ownKeys.map((key) => key.id) } },
+          select: { id: true, tool: true, riskLevel: true, expiresAt: true, revisions: { where: { status: "current" }, select: { preview: true } } },
+        })
+      : Promise.resolve([]),
+  ]);
+  const page = inOrderOf(pageKeys, rows);
   const revisionIds = page.flatMap((row) => row.revisions.map((r) => r.id));
-  const [votes, ownRequests, states] = await Promise.all([
+  const [votes, states] = await Promise.all([
     revisionIds.length
       ? db.decision.findMany({
           where: { tenantId: reviewer.tenantId, revisionId: { in: revisionIds }, void: false },
           select: { revisionId: true, reviewerId: true, verdict: true },
         })
       : Promise.resolve([]),
-    after
-      ? Promise.resolve([])
-      : db.action.findMany({
-          where: { tenantId: reviewer.tenantId, status: "pending", expiresAt: { gt: now }, requesterUserId: reviewer.userId },
-          orderBy: [{ riskRank: "desc" }, { expiresAt: "asc" }],
-          take: 20,
-          select: { id: true, tool: true, riskLevel: true, expiresAt: true, revisions: { where: { status: "current" }, select: { preview: true } } },
-        }),
     // Each row's state read now, compared with its request snapshot: a few reads for the whole page.
     stateChangesOf(db, reviewer.tenantId, page),
   ]);
@@ -113,19 +104,25 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       blockedReason: revision?.createdByUserId === reviewer.userId ? "You wrote this revision; another reviewer decides it." : null,
     };
   });
-  const last = page.at(-1);
+  const last = pageKeys.at(-1);
   const next =
-    rows.length > QUEUE_PAGE_SIZE && last?.expiresAt
+    queued.length > QUEUE_PAGE_SIZE && last
       ? encodeQueueCursor({ riskRank: last.riskRank, expiresAt: last.expiresAt.toISOString(), id: last.id })
       : null;
   return {
     items,
     next,
-    ownRequests: ownRequests.map((row) => ({
+    ownRequests: inOrderOf(ownKeys, ownRows).map((row) => ({
       id: row.id, tool: row.tool, riskLevel: row.riskLevel, expiresAt: row.expiresAt?.toISOString() ?? null,
       summary: summaryOf(row.revisions[0]?.preview, row.tool),
     })),
   };
+}
+
+/** The rows in the keys' order; a row gone since its key was read is left out. */
+function inOrderOf<R extends { id: string }>(keys: Array<{ id: string }>, rows: R[]): R[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return keys.flatMap((key) => byId.get(key.id) ?? []);
 }
 
 type Row = { tool: string; kind: "tool" | "code"; revisions: Array<{ args: unknown; code: string | null; language: string | null; snapshots: Array<{ data: unknown; hash: string }> }> };
