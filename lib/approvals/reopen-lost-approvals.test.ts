@@ -9,6 +9,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { listReviewQueue } from "@/lib/review/list-review-queue";
 
 /**
  * An approved action whose approvals stop counting before it runs goes back to the review queue
@@ -67,6 +68,8 @@ describe("approvals that stop counting", () => {
     const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer2.id, roles: ["reviewer"] }, theirs.actionId);
     expect(detail).toMatchObject({ status: "pending", approvals: 0 });
     expect(detail!.decisions.map((d) => ({ reviewerId: d.reviewerId, counts: d.counts }))).toEqual([{ reviewerId: a.users.reviewer.id, counts: false }]);
+    const queue = await listReviewQueue(t.db, { tenantId: a.id, userId: a.users.reviewer2.id, roles: ["reviewer"] });
+    expect(queue.items.find((item) => item.id === theirs.actionId)).toMatchObject({ approvals: 0, quorum: 1 });
     expect(await refusal(execute(a, theirs))).toMatchObject({ code: "not_executable.pending" });
     expect(await decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer2.member }))
       .toMatchObject({ status: "approved", approvals: 1 });

@@ -9,6 +9,7 @@ import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { readReviewQueueKeys } from "@/lib/db/statements/read-review-queue-keys";
+import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -65,13 +66,15 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
   ]);
   const page = inOrderOf(pageKeys, rows);
   const revisionIds = page.flatMap((row) => row.revisions.map((r) => r.id));
-  const [votes, states] = await Promise.all([
+  const [votes, counting, states] = await Promise.all([
     revisionIds.length
       ? db.decision.findMany({
           where: { tenantId: reviewer.tenantId, revisionId: { in: revisionIds }, void: false },
-          select: { revisionId: true, reviewerId: true, verdict: true },
+          select: { id: true, revisionId: true, reviewerId: true, verdict: true },
         })
       : Promise.resolve([]),
+    // Approvals are counted by the claim's rule: one whose reviewer lost the standing to decide does not count.
+    readCountingDecisions(db, { tenantId: reviewer.tenantId, actionIds: page.map((row) => row.id) }),
     // Each row's state read now, compared with its request snapshot: a few reads for the whole page.
     stateChangesOf(db, reviewer.tenantId, page),
   ]);
@@ -96,7 +99,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       expiresAt: row.expiresAt?.toISOString() ?? null,
       revision: row.currentRevision,
       payloadHash: row.payloadHash,
-      approvals: mine.filter((v) => v.verdict === "approve").length,
+      approvals: mine.filter((v) => v.verdict === "approve" && counting.has(v.id)).length,
       quorum: row.quorum,
       myVote,
       stateChanges: states[index]?.listed ?? null,
