@@ -17,7 +17,7 @@ import { DecisionHistory, RevisionHistory } from "@/components/actions/histories
 import { PreviewView, type EffectNow } from "@/components/actions/preview-view";
 import { RiskTagList } from "@/components/actions/risk-tags";
 import { RunInSandbox } from "@/components/actions/run-in-sandbox";
-import { JsonBlock, Section } from "@/components/actions/section";
+import { JsonBlock, ResultBlock, Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { StateFindings } from "@/components/actions/state-findings";
 import { ActionAutoRefresh } from "@/components/actions/auto-refresh";
@@ -166,7 +166,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
                     </div>
                     {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{visibleText(e.stdout)}</pre>}
                     {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{visibleText(e.stderr)}</pre>}
-                    {!e.stdout && !e.stderr && e.result !== null && <JsonBlock value={e.result} label="Result" />}
+                    {!e.stdout && !e.stderr && e.result !== null && <ResultBlock result={e.result} />}
                     <ArtifactList artifacts={e.artifacts} />
                   </li>
                 ))}

@@ -1,6 +1,7 @@
 import { RevealedText } from "@/components/ui/revealed-text";
 import { Collapsible } from "@/components/ui/collapsible";
 import { textSize } from "@/lib/review/text-size";
+import { RESULT_SHOWN_CHARACTERS, type ResultText, type UnpreparedResult } from "@/lib/review/result-text";
 
 /** One titled block of the action page. */
 export function Section({ title, id, aside, children }: { title: string; id: string; aside?: React.ReactNode; children: React.ReactNode }) {
@@ -18,7 +19,36 @@ export function Section({ title, id, aside, children }: { title: string; id: str
 /** Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. */
 export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; label?: string; sortKeys?: boolean }) {
   const shown = sortKeys ? sortedKeys(value) : value;
-  const text = JSON.stringify(shown, null, 2) ?? "";
+  return <TextBlock text={JSON.stringify(shown, null, 2) ?? ""} label={label} />;
+}
+
+/**
+ * An execution's result as the loader prepared it on the compute pool (lib/review/result-text.ts):
+ * its start, and a line saying how much is not shown.
+ */
+export function ResultBlock({ result }: { result: ResultText | UnpreparedResult }) {
+  if ("unprepared" in result) {
+    return (
+      <p role="note" className="rounded-md bg-orange-50 p-2 text-orange-950 ring-1 ring-orange-300">
+        The result ({result.characters.toLocaleString("en")} characters) could not be prepared in time, so it is not shown. Reload the page to try again.
+      </p>
+    );
+  }
+  return (
+    <>
+      <TextBlock text={result.text} label="Result" />
+      {result.omittedCharacters > 0 && (
+        <p role="note" className="text-xs text-slate-700">
+          {result.omittedCharacters.toLocaleString("en")} more characters not shown: the page shows the first {RESULT_SHOWN_CHARACTERS.toLocaleString("en")} of a result.
+          The console offers no download of it; the agent that requested the action reads the whole result of its latest run through the API (GET /api/v1/actions/{"{id}"}).
+        </p>
+      )}
+    </>
+  );
+}
+
+/** Untrusted text in a <pre>, revealed (hidden characters shown) and collapsed when long. */
+function TextBlock({ text, label }: { text: string; label?: string }) {
   return (
     <Collapsible size={textSize(text)} what={label ? label.toLowerCase() : "value"}>
       <pre aria-label={label} className="overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md bg-slate-50 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-900 ring-1 ring-inset ring-slate-200">

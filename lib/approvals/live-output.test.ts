@@ -77,7 +77,8 @@ it("output holding NUL bytes is stored and shown exactly, live and at the end", 
   const e = detail?.executions[0];
   expect(e).toMatchObject({ status: "succeeded", exitCode: 0, stdout: "a\u0000b\nc\u0000d\n" });
   expect(e?.stderr).toContain("UserWarning: e\u0000f\n");
-  expect((e?.result as { stdout?: string } | null)?.stdout).toBe("a\u0000b\nc\u0000d\n");
+  // The result, prepared for the page: the stored escape decoded, the NUL written as JSON writes it.
+  expect(e?.result).toMatchObject({ text: expect.stringContaining(`"stdout": "a\\u0000b\\nc\\u0000d\\n"`), omittedCharacters: 0 });
   // What the reviewer's page shows: the NUL as an escape, not as nothing.
   expect(visibleText(e?.stdout ?? "")).toBe("a\\x00b\nc\\x00d\n");
 

@@ -16,6 +16,7 @@ import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
 import type { RevealedSegment } from "@/lib/review/reveal-text";
+import type { ResultText } from "@/lib/review/result-text";
 import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
@@ -30,6 +31,7 @@ type Tasks = {
   compareStates: { input: StateCompareInput[]; output: StateComparison[] };
   datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };
   revealTexts: { input: string[]; output: RevealedSegment[][] };
+  resultTexts: { input: string[]; output: ResultText[] };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

@@ -57,3 +57,8 @@ export async function revealTexts({ started, input }) {
   markStarted(started);
   return reviewTasks.revealTexts(input);
 }
+
+export async function resultTexts({ started, input }) {
+  markStarted(started);
+  return reviewTasks.resultTexts(input);
+}

@@ -1,12 +1,14 @@
 // The review pages' work whose cost grows with the input, as pure functions of plain data: the
 // diff a new revision shows against the one it replaces (field by field, a changed text word by
 // word, code line by line), and a state read now compared with its request snapshot (hash and
-// field diff), and untrusted text with its hidden characters and lookalike letters revealed.
+// field diff), untrusted text with its hidden characters and lookalike letters revealed, and an
+// execution's result as the action page shows it (cut to a bound).
 // They run in the compute pool's worker threads (compute-pool.ts), never on a request thread.
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { diffCode, diffFields, type FieldChange, type LineChange } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { revealText, type RevealedSegment } from "@/lib/review/reveal-text";
+import { resultText, type ResultText } from "@/lib/review/result-text";
 
 export type RevisionDiffInput = {
   before: JsonObject | null;
@@ -47,4 +49,9 @@ export function compareStates(items: StateCompareInput[]): StateComparison[] {
 /** Each text as a reviewer must see it (reveal-text.ts), in order. */
 export function revealTexts(texts: string[]): RevealedSegment[][] {
   return texts.map(revealText);
+}
+
+/** Each stored execution result as the action page shows it (result-text.ts), in order. */
+export function resultTexts(storedJsons: string[]): ResultText[] {
+  return storedJsons.map((json) => resultText(json));
 }

@@ -2,6 +2,7 @@ import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
 import type { RiskLevel, RiskTag } from "@/lib/risk/risk-tag";
+import type { ResultText, UnpreparedResult } from "@/lib/review/result-text";
 
 export type ScanFindingView = { rule: string; line: number; column?: number; message: string; severity: RiskLevel };
 
@@ -71,7 +72,8 @@ export type ExecutionView = {
   truncated: boolean;
   durationMs: number | null;
   error: string | null;
-  result: JsonValue | null;
+  /** The result's start as shown (at most RESULT_SHOWN_CHARACTERS), prepared on the compute pool; null: none. */
+  result: ResultText | UnpreparedResult | null;
   startedAt: string;
   /** Files the run left in /mnt/out. */
   artifacts: ArtifactView[];

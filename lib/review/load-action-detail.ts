@@ -1,11 +1,13 @@
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
-import { decodeStoredJson, decodeStoredText } from "@/lib/db/stored-text";
+import { decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { datasetRefsOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { hasPermission } from "@/lib/auth/permissions";
 import { readStateNow } from "@/lib/review/read-state-now";
 import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
+import { readExecutionResults } from "@/lib/db/statements/read-execution-results";
+import { prepareResultTexts } from "@/lib/review/prepare-result-texts";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
 import { sortedTags } from "@/lib/review/list-review-queue";
@@ -33,6 +35,8 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       executions: {
         where: { tenantId: viewer.tenantId },
         orderBy: { startedAt: "desc" },
+        // A result may be megabytes: it is read as text and prepared off the request thread (below).
+        omit: { result: true },
         include: { artifacts: { where: { tenantId: viewer.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING } },
       },
     },
@@ -40,9 +44,12 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   if (!action) return null;
 
   const userIds = [...new Set([...action.decisions.map((d) => d.reviewerId), ...action.revisions.flatMap((r) => (r.createdByUserId ? [r.createdByUserId] : []))])];
-  const users = userIds.length
-    ? await db.user.findMany({ where: { id: { in: userIds }, memberships: { some: { tenantId: viewer.tenantId } } }, select: { id: true, email: true } })
-    : [];
+  const [users, results] = await Promise.all([
+    userIds.length
+      ? db.user.findMany({ where: { id: { in: userIds }, memberships: { some: { tenantId: viewer.tenantId } } }, select: { id: true, email: true } })
+      : [],
+    (action.executions.length ? readExecutionResults(db, { tenantId: viewer.tenantId, actionId: action.id }) : Promise.resolve([])).then(prepareResultTexts),
+  ]);
   const label = (id: string) => users.find((u) => u.id === id)?.email ?? "a former member";
   const revisionNumber = new Map(action.revisions.map((r) => [r.id, r.revision]));
 
@@ -117,7 +124,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     executions: action.executions.map((e) => ({
       id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
       stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
-      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: decodeStoredJson(e.result as JsonValue | null) ?? null, startedAt: e.startedAt.toISOString(),
+      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: results.get(e.id) ?? null, startedAt: e.startedAt.toISOString(),
       artifacts: e.artifacts.map((a) => artifactViewOf(action.id, a)),
     })),
     viewer: capabilities(viewer, {
