@@ -5,22 +5,31 @@ import { DECIDING_ROLES } from "@/lib/auth/permissions";
 /**
  * The rules of who may decide, as SQL fragments over an action `a` and its revision `r`: the one
  * definition the vote statement (cast-vote.ts) applies to the voter and the execution claim
- * (claim-approval.ts) applies to every recorded decision. Nothing here trusts a status column
- * or a count kept elsewhere.
+ * (claim-approval.ts) applies to every recorded decision and to a member who executes. Nothing
+ * here trusts a status column or a count kept elsewhere.
  */
 
 /**
- * Why member `voter` may not decide revision `r` of action `a`, or NULL when they may: a member of
- * the action's tenant (user not disabled) holding a role the revision names that also holds the
- * decide permission, and neither the requester, nor the creator of the API key that requested
- * it, nor the author of this revision.
+ * Whether user `userId` may decide in tenant `tenantId` now: a member there (user not disabled)
+ * holding a role with the decide permission — and, when `among` is given, one of those roles too.
+ * The rule for a voter (voterRefusalSql) and for a member who executes an approval
+ * (claim-approval.ts).
+ */
+export function mayDecideNowSql(tenantId: Sql, userId: Sql, among: Sql | null = null): Sql {
+  return Prisma.sql`EXISTS (
+    SELECT 1 FROM "Membership" decider_m JOIN "User" decider_u ON decider_u.id = decider_m."userId" AND decider_u."disabledAt" IS NULL
+    WHERE decider_m."tenantId" = ${tenantId} AND decider_m."userId" = ${userId}
+      AND decider_m.roles && ${[...DECIDING_ROLES]}::"Role"[]${among ? Prisma.sql` AND decider_m.roles && ${among}` : Prisma.empty})`;
+}
+
+/**
+ * Why member `voter` may not decide revision `r` of action `a`, or NULL when they may: one who may
+ * decide in the action's tenant now holding a role the revision names, and neither the requester,
+ * nor the creator of the API key that requested it, nor the author of this revision.
  */
 export function voterRefusalSql(voter: Sql): Sql {
   return Prisma.sql`CASE
-    WHEN NOT EXISTS (
-      SELECT 1 FROM "Membership" m JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
-      WHERE m."tenantId" = a."tenantId" AND m."userId" = ${voter}
-        AND m.roles && r."eligibleRoles" AND m.roles && ${[...DECIDING_ROLES]}::"Role"[]) THEN 'not_eligible'
+    WHEN NOT ${mayDecideNowSql(Prisma.sql`a."tenantId"`, voter, Prisma.sql`r."eligibleRoles"`)} THEN 'not_eligible'
     WHEN ${voter} = a."requesterUserId" THEN 'self_approval'
     WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'key_creator'
     WHEN ${voter} = r."createdByUserId" THEN 'own_edit'
