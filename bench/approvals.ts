@@ -143,7 +143,7 @@ for (const callers of LEVELS) {
         const voteStarted = performance.now();
         await decideAction(db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: tenant.users.reviewer.member });
         votes.push(performance.now() - voteStarted);
-        await executeAction(db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "bench" } });
+        await executeAction(db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "bench" } });
       }
     }),
   );

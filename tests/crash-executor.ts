@@ -25,6 +25,6 @@ tool.deliver = async (ctx, args) => {
 };
 
 const db = createDb(url, { max: 2 });
-await executeAction(db, { tenantId, actionId, payloadHash, actor: { type: "system", label: "crash-test" } });
+await executeAction(db, { tenantId, actionId, payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "crash-test" } });
 console.log("completed without crashing");
 process.exit(0);

@@ -14,7 +14,7 @@ await Promise.all(Array.from({ length: 10 }, () => db.$queryRaw`SELECT 1`));
 console.log("ready");
 await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once("line", () => resolve()));
 const outcomes = await Promise.allSettled(
-  Array.from({ length: Number(count) }, () => executeAction(db, { tenantId, actionId, payloadHash, actor: { type: "system", label: `racer ${process.pid}` } })),
+  Array.from({ length: Number(count) }, () => executeAction(db, { tenantId, actionId, payloadHash, executor: { type: "requester" }, actor: { type: "system", label: `racer ${process.pid}` } })),
 );
 console.log(JSON.stringify(outcomes.map((o) => (o.status === "fulfilled" ? o.value.state : String((o.reason as { code?: string }).code)))));
 await db.$disconnect();

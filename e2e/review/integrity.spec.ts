@@ -28,7 +28,7 @@ test.describe("what the decision rests on", () => {
     await expect(warning.getByRole("row").filter({ hasText: "amount_refunded_minor" })).toContainText("50.00");
 
     const approved = await actionRow(id);
-    await expect(executeAction(e2eDb(), { tenantId: tenant.id, actionId: id, payloadHash: approved.payloadHash, actor: system })).rejects.toMatchObject({ code: "state_changed" });
+    await expect(executeAction(e2eDb(), { tenantId: tenant.id, actionId: id, payloadHash: approved.payloadHash, executor: { type: "requester" }, actor: system })).rejects.toMatchObject({ code: "state_changed" });
     expect(await e2eDb().refund.count({ where: { tenantId: tenant.id } })).toBe(0);
 
     await page.reload();
@@ -71,7 +71,7 @@ test.describe("what the decision rests on", () => {
     const edited = await actionRow(id);
     expect(edited.status).toBe("pending");
     expect(edited.currentRevision).toBe(2);
-    await expect(executeAction(e2eDb(), { tenantId: tenant.id, actionId: id, payloadHash: firstHash, actor: system })).rejects.toMatchObject({ code: expect.stringMatching(/hash_mismatch|not_executable/) });
+    await expect(executeAction(e2eDb(), { tenantId: tenant.id, actionId: id, payloadHash: firstHash, executor: { type: "requester" }, actor: system })).rejects.toMatchObject({ code: expect.stringMatching(/hash_mismatch|not_executable/) });
     expect(await e2eDb().refund.count({ where: { tenantId: tenant.id } })).toBe(0);
     await page.reload();
     await expect(page.getByText("void — revision superseded")).toBeVisible();

@@ -86,7 +86,7 @@ describe("the stop button: a tenant's agents", () => {
     const proposed = await approvedRefund(tenant, key);
     await pause(tenant);
 
-    const run = () => executeAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: { type: "api_key", id: key.apiKeyId, label: key.label } });
+    const run = () => executeAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: { type: "api_key", id: key.apiKeyId, label: key.label } });
     expect(await refusal(run())).toMatchObject({ code: "agents_paused", status: 423 });
     const held = await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } });
     expect(held).toMatchObject({ status: "approved", consumedAt: null });
@@ -133,7 +133,7 @@ describe("the stop button: one API key", () => {
     expect(await refusal(propose(tenant, stopped))).toMatchObject({ code: "agents_paused", status: 423 });
     expect((await propose(tenant, running)).state).toBe("pending");
     expect((await propose(tenant, tenant.requester)).state).toBe("pending");
-    const run = () => executeAction(t.db, { tenantId: tenant.id, actionId: approved.actionId, payloadHash: approved.payloadHash, actor: { type: "api_key", id: stopped.apiKeyId, label: stopped.label } });
+    const run = () => executeAction(t.db, { tenantId: tenant.id, actionId: approved.actionId, payloadHash: approved.payloadHash, executor: { type: "requester" }, actor: { type: "api_key", id: stopped.apiKeyId, label: stopped.label } });
     expect(await refusal(run())).toMatchObject({ code: "agents_paused" });
 
     const other = await createTestTenant(t.db);

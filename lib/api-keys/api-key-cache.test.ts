@@ -184,7 +184,7 @@ describe("statements that act for a key", () => {
     try {
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [proposed.actionId]);
-      const executing = executeAction(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor: asKey(key.id) })
+      const executing = executeAction(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: asKey(key.id) })
         .then((outcome) => ({ outcome }), (error: unknown) => ({ error }));
       await expect.poll(async () => (await holder.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,

@@ -236,7 +236,7 @@ describe("streamExecution", async () => {
 
   it.skipIf(!sandbox.available)("streams output lines then a result, and a second call replays the record without running again", async () => {
     const proposed = await approvedCode('print("hello")\nimport json\nprint(json.dumps({"n": 3}))');
-    const input = { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor };
+    const input = { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" as const }, actor };
     const events = await readEvents(streamExecution(t.db, input));
     const stdout = events.filter((e) => e.type === "stdout").map((e) => ("text" in e ? e.text : "")).join("");
     expect(stdout).toBe('hello\n{"n": 3}\n');
@@ -251,7 +251,7 @@ describe("streamExecution", async () => {
 
   it.skipIf(!sandbox.available)("aborts the sandbox run when the client disconnects", async () => {
     const proposed = await approvedCode('import time\nprint("start", flush=True)\ntime.sleep(20)\nprint("never")');
-    const stream = streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor });
+    const stream = streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor });
     const reader = stream.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('"start');
@@ -267,7 +267,7 @@ describe("streamExecution", async () => {
   it("answers a refused claim with an error line", async () => {
     const proposed = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "run_python", args: { code: "print(4)", language: "python" } });
     if (proposed.state !== "pending") throw new Error("expected pending");
-    const events = await readEvents(streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor }));
+    const events = await readEvents(streamExecution(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor }));
     expect(events).toEqual([{ type: "error", code: "not_executable.pending", message: expect.any(String) }]);
   });
 });

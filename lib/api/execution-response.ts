@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
+import type { Executor } from "@/lib/approvals/actors";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { NDJSON_CONTENT_TYPE, outcomeAsRecorded, resultEvent, streamExecution, streamOf, type RecordedExecution } from "@/lib/api/stream-execution";
 
@@ -12,6 +13,7 @@ export type ExecutionRequest = {
   tenantId: string;
   actionId: string;
   payloadHash: string;
+  executor: Executor;
   actor: AuditActor;
   kind: "tool" | "code";
   /** The action's state and current hash as just read (expiry by the database clock applied). */
@@ -32,7 +34,7 @@ export type ExecutionRequest = {
 export async function executionResponse(req: ExecutionRequest): Promise<Response> {
   const headers: Record<string, string> = { "Cache-Control": "no-store" };
   if (req.idempotencyKey) headers["Idempotency-Key"] = req.idempotencyKey;
-  const input = { tenantId: req.tenantId, actionId: req.actionId, payloadHash: req.payloadHash, actor: req.actor };
+  const input = { tenantId: req.tenantId, actionId: req.actionId, payloadHash: req.payloadHash, executor: req.executor, actor: req.actor };
   if (req.kind === "code" || req.format === "stream") {
     const ndjson = { ...headers, "Content-Type": NDJSON_CONTENT_TYPE, "X-Accel-Buffering": "no" };
     const refusedUpFront = !STREAMABLE_STATES.has(req.state) || (req.state === "approved" && req.payloadHash !== req.currentHash);

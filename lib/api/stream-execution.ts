@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
+import type { Executor } from "@/lib/approvals/actors";
 import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import type { StreamEvent } from "@/lib/api/schemas";
 
@@ -11,6 +12,7 @@ export type StreamExecutionInput = {
   actionId: string;
   /** The hash the caller holds; the claim refuses any other. */
   payloadHash: string;
+  executor: Executor;
   actor: AuditActor;
   /** The request's signal: a client that goes away aborts the sandbox run. */
   signal?: AbortSignal;
@@ -98,6 +100,7 @@ export function streamExecution(db: Db, input: StreamExecutionInput): ReadableSt
         tenantId: input.tenantId,
         actionId: input.actionId,
         payloadHash: input.payloadHash,
+        executor: input.executor,
         actor: input.actor,
         onOutput: (stream, text) => send({ type: stream, text }),
         signal: abort.signal,

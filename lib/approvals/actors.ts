@@ -6,6 +6,13 @@ export type Requester =
   | { type: "user"; userId: string; label: string; roles: Role[] }
   | { type: "api_key"; apiKeyId: string; label: string };
 
+/**
+ * Who runs an approved action: a member from the console, whom the claim itself checks may decide
+ * in the action's tenant now; or the requester running its own action — its API key (the claim
+ * refuses it once revoked) or the task runner. No default: every caller says which.
+ */
+export type Executor = { type: "member"; userId: string } | { type: "requester" };
+
 /** A member deciding, editing or cancelling. Roles come from the database, never from the client. */
 export type Member = { userId: string; label: string; roles: Role[] };
 

@@ -35,7 +35,7 @@ describe("racing executors (real concurrency against PostgreSQL)", () => {
     const p = await approvedRefund(amount);
     const attempts = await Promise.allSettled(
       Array.from({ length: 60 }, () =>
-        executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "racer" } }),
+        executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "racer" } }),
       ),
     );
     const winners = attempts.filter((r) => r.status === "fulfilled");
@@ -108,7 +108,7 @@ describe("crash safety (a killed process, for real)", () => {
     // Recovery has nothing to do: the claim and its effect were one transaction.
     expect(await recoverStaleExecutions(t.db)).toEqual([]);
 
-    const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "retry" } });
+    const outcome = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "retry" } });
     expect(outcome.state).toBe("succeeded");
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: amount } })).toBe(1);
     expect(await t.db.execution.findFirstOrThrow({ where: { actionId: p.actionId } })).toMatchObject({ status: "succeeded", attempts: 1 });
@@ -129,7 +129,7 @@ describe("crash safety (a killed process, for real)", () => {
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("unknown");
     expect(await t.db.auditEvent.count({ where: { actionId: p.actionId, type: "execution.unknown" } })).toBe(1);
     // Its approval was used: it cannot be executed again.
-    await expect(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "retry" } }))
+    await expect(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "retry" } }))
       .rejects.toMatchObject({ code: "already_executed" });
     expect(await recoverStaleExecutions(t.db)).toEqual([]);
     await expectEventsToFitTheirSchemas(t.db, a.id);

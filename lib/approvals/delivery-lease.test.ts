@@ -38,7 +38,7 @@ const actor = { type: "system" as const, label: "lease-test" };
 
 it("a run longer than its lease keeps the lease renewed: recovery running all the while never takes it", async () => {
   const p = await approvedCode("import time\ntime.sleep(7.5)\nprint('done')"); // over twice the lease
-  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
+  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor });
   let taken = 0;
   let settled = false;
   void running.finally(() => (settled = true)).catch(() => {});
@@ -55,7 +55,7 @@ it("a run longer than its lease keeps the lease renewed: recovery running all th
 it("a delivery whose lease was taken over reports the state recovery recorded, and writes no second outcome", async () => {
   // Still running whenever the test gets to look, however slow the machine: the takeover stops it.
   const p = await approvedCode("import time\ntime.sleep(60)\nprint('late')");
-  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
+  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor });
   const executing = () => t.db.execution.findFirst({ where: { actionId: p.actionId, status: "executing" } });
   await expect.poll(executing, { timeout: 30_000 }).not.toBeNull();
   const execution = await executing();

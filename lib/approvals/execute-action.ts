@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
 import { AppError, isAppError, markAudited, OutcomeUnknownError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import type { Executor } from "@/lib/approvals/actors";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { claimApproval, type ClaimRefusal } from "@/lib/db/statements/claim-approval";
@@ -51,6 +52,8 @@ export type ExecuteInput = {
   actionId: string;
   /** The hash the caller holds: execution refuses if it is not the current revision's. Null: none sent. */
   payloadHash: string | null;
+  /** Who runs it: a member must be allowed to decide now, checked by the claim (actors.ts). */
+  executor: Executor;
   actor: AuditActor;
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   signal?: AbortSignal;
@@ -60,6 +63,7 @@ const ABSENT_SNAPSHOT_HASH = snapshotHash(null);
 
 /** The words a refusal carries to the person or agent that asked. */
 const REFUSALS: Record<Exclude<ClaimRefusal, `not_executable.${string}`>, { status: number; message: string }> = {
+  executor_not_allowed: { status: 403, message: "You may no longer decide actions in this organisation, so you cannot execute this one; ask a reviewer to run it." },
   not_found: { status: 404, message: "That action was not found." },
   already_executed: { status: 409, message: "This approval has already been used; an approval executes once." },
   expired: { status: 409, message: "The approval expired before it was executed." },
@@ -161,7 +165,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   };
   const claim = await claimApproval(tx, {
     tenantId: input.tenantId, actionId: action.id, revisionId: action.revisionId, callerHash: input.payloadHash,
-    recomputedHash: recomputed, liveSnapshot: live,
+    executingMemberId: input.executor.type === "member" ? input.executor.userId : null, recomputedHash: recomputed, liveSnapshot: live,
     // Re-queueing after the effect's guard tripped: the claim's last check (the state) refuses,
     // whatever the re-read says, once every other rule has passed.
     liveSnapshotHash: attempt.kind === "requeue" ? "moved" : snapshotHash(live), absentSnapshotHash: ABSENT_SNAPSHOT_HASH,

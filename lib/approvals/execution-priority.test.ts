@@ -41,7 +41,7 @@ it("runs an approved action ahead of work that was already waiting for a connect
     sqlQuery(single, Prisma.sql`SELECT pg_sleep(0.03)`).then(() => void finished.push(`ordinary ${i + 1}`)),
   );
   const execution = executeAction(single, {
-    tenantId: tenant.id, actionId: proposal.actionId, payloadHash: proposal.payloadHash, actor: { type: "system", label: "test" },
+    tenantId: tenant.id, actionId: proposal.actionId, payloadHash: proposal.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "test" },
   }).then((outcome) => {
     finished.push("execution");
     return outcome;

@@ -107,7 +107,7 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
       const first = await approvedRefund(fresh, 10_000 + round, "INV-1043");
       const second = await approvedRefund(fresh, 20_000 + round, "INV-1043");
       const outcomes = await Promise.all(
-        [first, second].map((p) => outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor }))),
+        [first, second].map((p) => outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor }))),
       );
       expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(1);
       expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
@@ -131,7 +131,7 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
        WHERE "tenantId" = $1 AND number = 'INV-1044'`,
       [fresh.id],
     );
-    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor }));
+    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor }));
     // The invoice stayed as the reviewer saw it until the refund committed.
     expect(await cut.result()).toEqual({ ok: false, code: "55P03" });
     expect(outcome).toEqual({ ok: true });
@@ -154,7 +154,7 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
       `UPDATE "Customer" SET "optOut" = true, version = version + 1 WHERE "tenantId" = $1 AND "externalRef" = 'CUST-001'`,
       [fresh.id],
     );
-    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor }));
+    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor }));
     expect(await optOut.result()).toEqual({ ok: false, code: "55P03" });
     expect(outcome).toEqual({ ok: true });
     expect(await t.db.emailOutbox.count({ where: { tenantId: fresh.id } })).toBe(1);
@@ -164,7 +164,7 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
     const fresh = await createTestTenant(t.db);
     const p = await approvedRefund(fresh, 10_000, "INV-1044");
     await t.db.invoice.updateMany({ where: { tenantId: fresh.id, number: "INV-1044" }, data: { status: "cancelled", version: { increment: 1 } } });
-    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor })))
+    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor })))
       .toEqual({ ok: false, code: "state_changed" });
     expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(0);
     expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
@@ -184,7 +184,7 @@ describe("an effect that cannot be written leaves nothing half done", () => {
     const fresh = await createTestTenant(t.db);
     const p = await approvedRefund(fresh, 10_000, "INV-1044");
     replaceApply("refund_invoice", async () => ({ stateChanged: "The invoice moved." }));
-    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor })))
+    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor })))
       .toEqual({ ok: false, code: "state_changed" });
     expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
     expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
@@ -206,7 +206,7 @@ describe("an effect that cannot be written leaves nothing half done", () => {
     const fresh = await createTestTenant(t.db);
     const p = await approvedRefund(fresh, 10_000, "INV-1044");
     replaceApply("refund_invoice", apply);
-    const outcome = await executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor });
+    const outcome = await executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor });
     expect(outcome.state).toBe("failed");
     const executions = await t.db.execution.findMany({ where: { actionId: p.actionId } });
     expect(executions.map((e) => e.status)).toEqual(["failed"]);
@@ -225,7 +225,7 @@ describe("execution rests on the decisions, not on a status column (defect 2)", 
     });
     if (p.state !== "pending") throw new Error("expected pending");
     await t.db.$executeRaw`UPDATE "Action" SET status = 'approved' WHERE id = ${p.actionId}::uuid`;
-    const outcome = await outcomeOf(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor }));
+    const outcome = await outcomeOf(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor }));
     expect(outcome).toEqual({ ok: false, code: "no_quorum" });
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 4_242 } })).toBe(0);
     expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
@@ -248,7 +248,7 @@ describe("execution rests on the decisions, not on a status column (defect 2)", 
     ]);
     await t.db.$executeRaw`UPDATE "Action" SET "payloadHash" = ${forged} WHERE id = ${p.actionId}::uuid`;
     // The caller sends the hash now stored (what the HTTP API does when the agent sends none).
-    const outcome = await outcomeOf(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: forged, actor }));
+    const outcome = await outcomeOf(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: forged, executor: { type: "requester" }, actor }));
     expect(outcome).toEqual({ ok: false, code: "no_quorum" });
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: { in: [1_000, 400_000] } } })).toBe(0);
   });
@@ -265,7 +265,7 @@ describe("execution rests on the decisions, not on a status column (defect 2)", 
     const fresh = await createTestTenant(t.db);
     const p = await approvedRefund(fresh, 1_002, "INV-1044");
     await t.db.membership.updateMany({ where: { tenantId: fresh.id, userId: fresh.users.reviewer.id }, data: { roles: ["auditor"] } });
-    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor }));
+    const outcome = await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor }));
     expect(outcome).toEqual({ ok: false, code: "no_quorum" });
     expect(await t.db.refund.count({ where: { tenantId: fresh.id } })).toBe(0);
   });
@@ -296,7 +296,7 @@ describe("no approving one's own request through an API key (defect 3)", () => {
       },
     });
     await t.db.$executeRaw`UPDATE "Action" SET status = 'approved' WHERE id = ${p.actionId}::uuid`;
-    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, actor })))
+    expect(await outcomeOf(executeAction(t.db, { tenantId: fresh.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor })))
       .toEqual({ ok: false, code: "no_quorum" });
     // Another reviewer can.
     await t.db.$executeRaw`UPDATE "Action" SET status = 'pending' WHERE id = ${p.actionId}::uuid`;

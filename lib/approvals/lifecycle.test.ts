@@ -240,7 +240,7 @@ describe("decisions", () => {
       expect(await vote(a.users.reviewer)).toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
       expect((await refusal(vote(a.users.reviewer))).code).toBe("already_voted");
       expect(await vote(a.users.reviewer2)).toMatchObject({ status: "approved", approvals: 2 });
-      const outcome = await executeAction(other, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+      const outcome = await executeAction(other, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) });
       expect(outcome.state).toBe("succeeded");
     } finally {
       await other.$disconnect();
@@ -288,7 +288,7 @@ describe("decisions", () => {
       tenantId: a.id, actionId: p.actionId, verdict: "reject", note: "Wrong customer", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member,
     });
     expect(out.status).toBe("rejected");
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("not_executable.rejected");
   });
 });
@@ -308,7 +308,7 @@ describe("revisions", () => {
     expect(await t.db.decision.count({ where: { actionId: p.actionId, void: true } })).toBe(1);
 
     // The old approval's hash no longer executes anything, and votes on it are refused.
-    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }))).code)
+    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }))).code)
       .toBe("hash_mismatch");
     expect((await refusal(decideAction(t.db, {
       tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer3.member,
@@ -318,7 +318,7 @@ describe("revisions", () => {
       tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer2.member,
     }))).code).toBe("own_edit");
     await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer.member });
-    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: next.payloadHash, actor: actorOf(a) });
+    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: next.payloadHash, executor: { type: "requester" }, actor: actorOf(a) });
     expect(done.state).toBe("succeeded");
     const refunds = await t.db.refund.findMany({ where: { tenantId: a.id, amountMinor: 15_000 } });
     expect(refunds).toHaveLength(1);
@@ -347,9 +347,9 @@ describe("execution", () => {
 
   it("executes once; a replay of the consumed approval is refused with the recorded result", async () => {
     const p = await approved(a, 5_000);
-    const first = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) });
+    const first = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) });
     expect(first.state).toBe("succeeded");
-    const replay = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const replay = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(replay.code).toBe("already_executed");
     expect(replay.details).toMatchObject({ execution: { id: first.executionId, status: "succeeded" } });
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 5_000 } })).toBe(1);
@@ -358,7 +358,7 @@ describe("execution", () => {
 
   it("refuses an approval presented in another tenant", async () => {
     const p = await approved(a, 6_000);
-    const error = await refusal(executeAction(t.db, { tenantId: b.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(b) }));
+    const error = await refusal(executeAction(t.db, { tenantId: b.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(b) }));
     expect(error.code).toBe("not_found");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("approved");
   });
@@ -371,7 +371,7 @@ describe("execution", () => {
       t.ownerDb.$executeRaw`UPDATE "ActionRevision" SET args = jsonb_set(args, '{amount_minor}', '700000') WHERE "actionId" = ${p.actionId}::uuid`,
       t.ownerDb.$executeRaw`ALTER TABLE "ActionRevision" ENABLE TRIGGER USER`,
     ]);
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("hash_mismatch");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("invalidated");
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: { in: [7_000, 700_000] } } })).toBe(0);
@@ -380,13 +380,13 @@ describe("execution", () => {
   it("refuses when the tool was changed behind the app's back", async () => {
     const p = await approved(a, 8_000);
     await t.db.$executeRaw`UPDATE "Action" SET tool = 'cancel_invoice' WHERE id = ${p.actionId}::uuid`;
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("hash_mismatch");
   });
 
   it("refuses a hash the caller holds that is not the approved one", async () => {
     const p = await approved(a, 8_500);
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: "f".repeat(64), actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: "f".repeat(64), executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("hash_mismatch");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("approved");
   });
@@ -394,7 +394,7 @@ describe("execution", () => {
   it("invalidates and queues a fresh revision when the invoice changed between approval and execution", async () => {
     const p = await approved(a, 9_000);
     await t.db.invoice.updateMany({ where: { tenantId: a.id, number: "INV-1044" }, data: { amountPaidMinor: { increment: 1 }, version: { increment: 1 } } });
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("state_changed");
     const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
     expect(action).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
@@ -425,7 +425,7 @@ describe("execution", () => {
   it("an approval whose window closed never executes; it is reported as expired, not rejected — by the execution or by the sweeper", async () => {
     const p = await approved(a, 1_300, "INV-1043");
     await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${p.actionId}::uuid`;
-    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(error.code).toBe("expired");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("expired");
     expect(await t.db.auditEvent.findFirst({ where: { actionId: p.actionId, type: "action.expired" } })).toMatchObject({ data: { detectedBy: "execution" } });
@@ -435,7 +435,7 @@ describe("execution", () => {
     await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${unswept.actionId}::uuid`;
     expect(await expireDueActions(t.db)).toBeGreaterThanOrEqual(1);
     expect((await t.db.action.findUniqueOrThrow({ where: { id: unswept.actionId } })).status).toBe("expired");
-    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: unswept.actionId, payloadHash: unswept.payloadHash, actor: actorOf(a) }))).code)
+    expect((await refusal(executeAction(t.db, { tenantId: a.id, actionId: unswept.actionId, payloadHash: unswept.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }))).code)
       .toBe("expired");
   });
 
@@ -474,7 +474,7 @@ describe("execution", () => {
     if (p.state !== "pending") throw new Error("expected pending");
     await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
     await t.db.customer.updateMany({ where: { tenantId: a.id, externalRef: "CUST-002" }, data: { optOut: true, version: { increment: 1 } } });
-    const invalidated = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: actorOf(a) }));
+    const invalidated = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
     expect(invalidated.code).toBe("state_changed");
     expect(await t.db.emailOutbox.count({ where: { tenantId: a.id, toAddress: "ap@initech.example" } })).toBe(0);
     const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });

@@ -23,7 +23,7 @@ it("a running execution's output is in its row while it runs, for every page tha
   if (p.state !== "pending") return expect.fail(`expected pending, got ${p.state}`);
   await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member });
 
-  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test" } });
+  const running = executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "test" } });
   // Looked for for as long as the run lasts (its 6 s pause leaves a loaded machine time to look).
   let settled = false;
   void running.finally(() => (settled = true)).catch(() => {});
@@ -55,7 +55,7 @@ it("output holding NUL bytes is stored and shown exactly, live and at the end", 
 
   const streamed: string[] = [];
   const running = executeAction(t.db, {
-    tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test" },
+    tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "test" },
     onOutput: (stream, text) => stream === "stdout" && streamed.push(text),
   });
   let settled = false;

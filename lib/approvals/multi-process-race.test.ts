@@ -55,7 +55,7 @@ describe("execution races across processes sharing one database", () => {
     const worker = await startRacer("tests/race-worker.ts", []);
     for (const racer of [...consoles, worker]) racer.child.stdin.write("go\n");
     const here = await Promise.allSettled(
-      Array.from({ length: 15 }, () => executeAction(t.db, { tenantId: a.id, actionId: email.id, payloadHash: email.payloadHash, actor: { type: "system", label: "here" } })),
+      Array.from({ length: 15 }, () => executeAction(t.db, { tenantId: a.id, actionId: email.id, payloadHash: email.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "here" } })),
     );
     const elsewhere = (await Promise.all(consoles.map(lastLine))).flatMap((line) => JSON.parse(line) as string[]);
     expect(await lastLine(worker)).toBe("done");

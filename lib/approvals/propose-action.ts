@@ -210,7 +210,7 @@ async function proposeUnder(
     return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };
   }
   if (decision.effect === "allow") {
-    const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, actor });
+    const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor });
     return { state: "allowed", actionId, reason: decision.reason, execution };
   }
   return {

@@ -33,7 +33,7 @@ async function currentTags(actionId: string): Promise<RiskTag[]> {
 async function approveAndRun(outcome: ProposalOutcome) {
   if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
   await decideAction(t.db, { tenantId: a.id, actionId: outcome.actionId, verdict: "approve", payloadHash: outcome.payloadHash, reviewer: a.users.reviewer.member });
-  return executeAction(t.db, { tenantId: a.id, actionId: outcome.actionId, payloadHash: outcome.payloadHash, actor: actor() });
+  return executeAction(t.db, { tenantId: a.id, actionId: outcome.actionId, payloadHash: outcome.payloadHash, executor: { type: "requester" }, actor: actor() });
 }
 
 describe("arguments checked against the state they rest on", () => {

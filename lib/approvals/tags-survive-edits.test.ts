@@ -143,7 +143,7 @@ describe("the requester's timeline shows the revision that ran", () => {
 
     await decideAction(t.db, { tenantId: a.id, actionId: outcome.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer2.member });
     const executed = await executeAction(t.db, {
-      tenantId: a.id, actionId: outcome.actionId, payloadHash: next.payloadHash,
+      tenantId: a.id, actionId: outcome.actionId, payloadHash: next.payloadHash, executor: { type: "requester" },
       actor: { type: "user", id: a.users.requester.id, label: a.users.requester.email },
     });
     expect(executed.state).toBe("succeeded");

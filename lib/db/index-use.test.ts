@@ -123,7 +123,7 @@ describe("index use: statements whose cost must not grow with history", () => {
       for (const reviewer of [tenant.users.reviewer, tenant.users.reviewer2]) {
         await decideAction(db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, verdict: "approve", note: "ok", reviewer: reviewer.member });
       }
-      const outcome = await executeAction(db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, actor });
+      const outcome = await executeAction(db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor });
       expect(outcome.state).toBe("succeeded");
       // An allowed read runs at once.
       const read = await proposeAction(db, { tenantId: tenant.id, requester: tenant.requester, tool: "get_invoice", args: { invoice_number: "INV-1042" }, reason: "Look" });

@@ -93,7 +93,7 @@ describe.each(MODES)("files in and out (%s)", (mode) => {
     expect(detail?.current.preview?.summary).toContain(`buckets-a (${ROWS_BYTES.length} bytes, sha256 ${ROWS_SHA.slice(0, 12)}`);
     expect(detail?.current.datasets).toEqual([{ name: "buckets-a", sha256: ROWS_SHA, bytes: ROWS_BYTES.length }]);
 
-    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
+    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: SYSTEM });
     expect(done.result.stderr).toBe("");
     expect(done.state).toBe("succeeded");
     const stdout = String(done.result.stdout);
@@ -111,7 +111,7 @@ describe.each(MODES)("files in and out (%s)", (mode) => {
     const p = await approvedRun(a, `print(open('/mnt/data/moving-${mode}.json').read())`, [`moving-${mode}`]);
     await t.db.dataset.update({ where: { tenantId_name: { tenantId: a.id, name: `moving-${mode}` } }, data: { content: [{ v: 2 }] } });
 
-    const refused = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM }));
+    const refused = await refusal(executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: SYSTEM }));
     expect(refused.code).toBe("state_changed");
     expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
     // Revision 2 waits for a decision on the new bytes, under a new hash.
@@ -138,7 +138,7 @@ describe.each(MODES)("files in and out (%s)", (mode) => {
     ].join("\n");
     const p = await approvedRun(a, code);
     const handedOut = pool?.stats().handedOut ?? 0;
-    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
+    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: SYSTEM });
     expect(done.state).toBe("succeeded");
     if (pool) expect(pool.stats().handedOut).toBe(handedOut + 1);
     const listed = done.result.artifacts as { name: string; content_type: string; size_bytes: number; sha256: string }[];
@@ -179,7 +179,7 @@ describe.each(MODES)("files in and out (%s)", (mode) => {
     try {
       const code = "for i in range(3):\n    open(f'/mnt/out/part-{i}.csv', 'w').write('x\\n')\nprint('wrote 3')";
       const p = await approvedRun(a, code);
-      const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
+      const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: SYSTEM });
       expect(done.state).toBe("failed");
       expect(done.result.stdout).toBe("wrote 3\n");
       expect(done.result.artifacts_refused).toMatch(/more than 2 files in \/mnt\/out.*SANDBOX_ARTIFACT_MAX_COUNT.*none were kept/);
@@ -192,7 +192,7 @@ describe.each(MODES)("files in and out (%s)", (mode) => {
 
   it("a link left in /mnt/out is refused, never followed", async () => {
     const p = await approvedRun(a, "import pathlib\npathlib.Path('/mnt/out/secret').symlink_to('/etc/hostname')\n");
-    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: SYSTEM });
+    const done = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: SYSTEM });
     expect(done.state).toBe("failed");
     expect(done.result.artifacts_refused).toContain("/mnt/out/secret is not a plain file");
     expect(await t.db.executionArtifact.count({ where: { executionId: done.executionId } })).toBe(0);

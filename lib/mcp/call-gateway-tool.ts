@@ -109,7 +109,9 @@ async function awaitDecision(
       case "approved": {
         await progress(`Approved; executing revision ${revision}.`);
         try {
-          const run = await executeAction(db, { tenantId: call.tenantId, actionId: pending.actionId, payloadHash: wait.payloadHash, actor, signal: call.signal });
+          const run = await executeAction(db, {
+            tenantId: call.tenantId, actionId: pending.actionId, payloadHash: wait.payloadHash, executor: { type: "requester" }, actor, signal: call.signal,
+          });
           return executedResult(tool, call, { ...run, id: run.executionId, status: run.state }, false, at);
         } catch (error) {
           if (!isAppError(error)) throw error;

@@ -90,7 +90,7 @@ describe("a policy rule that requires gVisor", () => {
       expect(revisionHash(payload).hash).toBe(action.payloadHash);
 
       await decideAction(t.db, { tenantId: a.id, actionId: high.actionId, verdict: "approve", payloadHash: high.payloadHash, reviewer: a.users.reviewer.member });
-      const run = await executeAction(t.db, { tenantId: a.id, actionId: high.actionId, payloadHash: high.payloadHash, actor: admin() });
+      const run = await executeAction(t.db, { tenantId: a.id, actionId: high.actionId, payloadHash: high.payloadHash, executor: { type: "requester" }, actor: admin() });
       expect(run).toMatchObject({ state: "succeeded", isolation: "gvisor", result: { stdout: `${GVISOR_KERNEL_RELEASE}\n` } });
       expect(await t.db.execution.findFirstOrThrow({ where: { actionId: high.actionId } })).toMatchObject({ isolation: "gvisor" });
 

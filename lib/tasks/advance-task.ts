@@ -57,7 +57,7 @@ async function resolvePending(
     case "approved":
       try {
         const run = await executeAction(db, {
-          tenantId: task.tenantId, actionId: entry.actionId, payloadHash: action.payloadHash,
+          tenantId: task.tenantId, actionId: entry.actionId, payloadHash: action.payloadHash, executor: { type: "requester" },
           actor: agentActor(task.id, task.requesterLabel),
         });
         return executedMessage(entry, run.state, run.result, state);

@@ -2,14 +2,14 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
-import { countedVotesSql } from "@/lib/db/statements/approval-rules";
+import { countedVotesSql, mayDecideNowSql } from "@/lib/db/statements/approval-rules";
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
 
 /** Why an approval may not execute; `not_executable.<status>` for an action that is not approved. */
 export type ClaimRefusal =
-  | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
+  | "executor_not_allowed" | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
   | "payload_tampered" | "no_quorum" | "api_key_revoked" | "agents_paused" | "state_changed";
 
 export type ClaimInput = {
@@ -19,6 +19,12 @@ export type ClaimInput = {
   revisionId: string;
   /** The hash the caller holds, or null when it sends none. */
   callerHash: string | null;
+  /**
+   * The member who executes it (from the console), who must be allowed to decide in the action's
+   * tenant now; null when the requester runs its own action (its API key, if it has one, is
+   * checked below).
+   */
+  executingMemberId: string | null;
   /** SHA-256 of the canonical payload, recomputed from the stored revision. */
   recomputedHash: string;
   /** The live state, re-read under lock just now, and its hash; `absentHash` is the hash of no snapshot. */
@@ -35,7 +41,10 @@ export type ClaimInput = {
 
 /**
  * The one use of an approval, in one statement that checks everything execution rests on and says
- * why it refused: unconsumed and not already run; unexpired (database clock); the caller's hash,
+ * why it refused: the member who executes it, if a member does, may decide in the action's tenant
+ * now (approval-rules.ts: a role removed or a user disabled while the execution waits for the
+ * action's lock still stops it, and nothing about the action is answered or settled for them
+ * first); unconsumed and not already run; unexpired (database clock); the caller's hash,
  * if any, is the current revision's; the revision is current and its stored hashes equal the hash
  * recomputed from its payload; for an action that needs approval, a quorum of valid approvals of
  * exactly that hash and no valid rejection (approval-rules.ts — the same rule the vote counts
@@ -64,6 +73,8 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
     ),
     verdict AS (
       SELECT s.*, CASE
+          WHEN ${input.executingMemberId}::uuid IS NOT NULL
+            AND NOT ${mayDecideNowSql(Prisma.sql`s."tenantId"`, Prisma.sql`${input.executingMemberId}::uuid`)} THEN 'executor_not_allowed'
           WHEN s.consumed OR s.status IN ('executing', 'succeeded', 'failed', 'unknown') THEN 'already_executed'
           WHEN s.status = 'expired' OR (s.status IN ('pending', 'approved') AND s.expired) THEN 'expired'
           WHEN ${input.callerHash}::text IS NOT NULL AND ${input.callerHash}::text <> s."actionHash" THEN 'hash_mismatch'

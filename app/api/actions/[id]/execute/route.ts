@@ -27,6 +27,8 @@ export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
     return executionResponse({
       db, tenantId: member.tenant.id, actionId: action.id, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       payloadHash: parsed.data.payloadHash,
+      // The claim checks that this member may still decide here (the boundary's check ran before it).
+      executor: { type: "member", userId: member.user.id },
       actor: memberAuditActor({ userId: member.user.id, label: member.user.email, roles: member.roles }),
       signal: request.signal, format: "stream",
     });

@@ -26,6 +26,8 @@ export const POST = apiRoute(
       db, tenantId: tenant.id, actionId: action.id, actor, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       // Without a hash the caller executes whatever revision was approved; with one, only that one.
       payloadHash: body.payloadHash ?? action.payloadHash,
+      // findScopedAction found the action only because this key proposed it.
+      executor: { type: "requester" },
       signal: request.signal, format: "auto", idempotencyKey,
     });
   },
