@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "pg";
+import { refusal } from "@/tests/refusal";
+import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
+import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
+import { proposeAction } from "@/lib/approvals/propose-action";
+import { decideAction } from "@/lib/approvals/decide-action";
+import { executeAction } from "@/lib/approvals/execute-action";
+import { setMemberRoles } from "@/lib/members/set-member-roles";
+
+/**
+ * A member who runs an approval from the console must be allowed to decide in its tenant when the
+ * claim runs, not only when the request passed the boundary: a reviewer role removed, or a user
+ * disabled, in between — also while the execution waits for the action's lock — stops it.
+ */
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => t?.drop());
+
+/** A refund approved by `tenant`'s reviewer; another member executes it in these tests, so the approval itself stays valid. */
+async function approvedRefund(tenant: TestTenant, amountMinor: number) {
+  const p = await proposeAction(t.db, {
+    tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+    args: { invoice_number: "INV-1044", amount_minor: amountMinor, reason: "Customer overpaid" },
+  });
+  if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+  await decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: tenant.users.reviewer.member });
+  return p;
+}
+
+/** As the console route runs it: the member executes, and is the audit actor. */
+function executeAs(tenant: TestTenant, member: TestUser, p: { actionId: string; payloadHash: string }) {
+  return executeAction(t.db, {
+    tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash,
+    executor: { type: "member", userId: member.id }, actor: { type: "user", id: member.id, label: member.email },
+  });
+}
+
+async function removeReviewerRole(tenant: TestTenant, member: TestUser) {
+  const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: member.id } });
+  await setMemberRoles(t.db, {
+    tenantId: tenant.id, membershipId: membership.id, roles: ["requester"],
+    actor: { type: "user", id: tenant.users.admin.id, label: tenant.users.admin.email },
+  });
+}
+
+/** Refused as `executor_not_allowed`, audited as the member's refused execution, and nothing else happened. */
+async function expectRefusedAndUntouched(tenant: TestTenant, member: TestUser, p: { actionId: string }, amountMinor: number, error: unknown) {
+  expect(error).toMatchObject({ code: "executor_not_allowed", status: 403 });
+  const refused = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, actionId: p.actionId, type: "execution.refused" } });
+  expect(refused).toEqual([expect.objectContaining({ status: "executor_not_allowed", outcome: "refused", actorType: "user", actorId: member.id })]);
+  expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "approved", consumedAt: null });
+  expect(await t.db.execution.count({ where: { actionId: p.actionId } })).toBe(0);
+  expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor } })).toBe(0);
+}
+
+describe("a member executing an approval", () => {
+  it("is refused once their reviewer role was removed; the approval stays unused, and a reviewer can still run it", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, 1_101);
+    await removeReviewerRole(tenant, tenant.users.reviewer2);
+    await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_101, await refusal(executeAs(tenant, tenant.users.reviewer2, p)));
+
+    expect((await executeAs(tenant, tenant.users.reviewer3, p)).state).toBe("succeeded");
+    expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor: 1_101 } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("is refused once their user was disabled", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, 1_102);
+    await t.db.user.update({ where: { id: tenant.users.reviewer2.id }, data: { disabledAt: new Date() } });
+    await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_102, await refusal(executeAs(tenant, tenant.users.reviewer2, p)));
+  });
+
+  it("is refused when the role removal commits while the execution waits for the action's lock (real concurrency against PostgreSQL)", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, 1_103);
+    // The console request has passed the boundary (the member was a reviewer then); another
+    // connection holds the action's row, so the claim waits for it.
+    const holder = new Client({ connectionString: t.url });
+    await holder.connect();
+    let outcome: { error: unknown } | { executed: unknown };
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
+      const executing = executeAs(tenant, tenant.users.reviewer2, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
+      await expect.poll(async () => (await holder.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+      await removeReviewerRole(tenant, tenant.users.reviewer2);
+      await holder.query("COMMIT");
+      outcome = await executing;
+    } finally {
+      await holder.end();
+    }
+    expect(outcome).toHaveProperty("error");
+    await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_103, "error" in outcome ? outcome.error : null);
+  });
+});
