@@ -11,40 +11,38 @@ export type CancelInput = {
   tenantId: string;
   actionId: string;
   actor: AuditActor;
-  /** Only the requester (user or API key) or an admin may cancel. */
-  requester: { userId?: string; apiKeyId?: string; isAdmin?: boolean };
+  /** The API key asking: only the key that proposed the action may withdraw it. */
+  apiKeyId: string;
   reason?: string;
 };
 
-/** Withdraws a pending or approved (unexecuted, unexpired) action, in one transaction holding its lock. Refusals are audited. */
+/**
+ * Withdraws a pending or approved (unexecuted, unexpired) action for the API key that proposed it,
+ * in one transaction holding its lock. Refusals are audited.
+ */
 export async function cancelAction(db: Db, input: CancelInput): Promise<{ status: "cancelled" }> {
   const reason = input.reason?.trim() || null;
   const refusal = await sqlTransaction(db, async (tx): Promise<AppError | null> => {
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     let error: AppError | null = null;
     if (!action) error = new AppError("not_found", "That action was not found.", 404);
+    else if (action.requesterApiKeyId !== input.apiKeyId) error = new AppError("forbidden", "Only the API key that proposed this action may cancel it.", 403);
     else {
-      const own =
-        (input.requester.userId && action.requesterUserId === input.requester.userId) ||
-        (input.requester.apiKeyId && action.requesterApiKeyId === input.requester.apiKeyId);
-      if (!own && !input.requester.isAdmin) error = new AppError("forbidden", "Only the requester or an admin may cancel this action.", 403);
-      else {
-        const cancelled = await settleAction(tx, {
-          tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled", unexpired: true,
-          reason: reason ?? "Cancelled by the requester.",
-          event: auditBodyOf({
-            tenantId: input.tenantId, actor: input.actor, type: "action.cancelled", outcome: "ok", subject: { type: "action", id: action.id },
-            actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "cancelled",
-            data: { revision: action.currentRevision, reason },
-          }),
-        });
-        // Under the action's lock its status cannot have moved: a pending or approved action the
-        // statement did not settle had expired (database clock), whether or not the sweeper marked it.
-        if (!cancelled) {
-          error = action.status === "pending" || action.status === "approved"
-            ? new AppError("expired", "The approval window has closed; the action expired and can no longer be cancelled.", 409)
-            : new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
-        }
+      const cancelled = await settleAction(tx, {
+        tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled", unexpired: true,
+        reason: reason ?? "Cancelled by the requester.",
+        event: auditBodyOf({
+          tenantId: input.tenantId, actor: input.actor, type: "action.cancelled", outcome: "ok", subject: { type: "action", id: action.id },
+          actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "cancelled",
+          data: { revision: action.currentRevision, reason },
+        }),
+      });
+      // Under the action's lock its status cannot have moved: a pending or approved action the
+      // statement did not settle had expired (database clock), whether or not the sweeper marked it.
+      if (!cancelled) {
+        error = action.status === "pending" || action.status === "approved"
+          ? new AppError("expired", "The approval window has closed; the action expired and can no longer be cancelled.", 409)
+          : new AppError("not_cancellable", `This action is ${action.status}; it can no longer be cancelled.`, 409);
       }
     }
     if (error) {

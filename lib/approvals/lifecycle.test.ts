@@ -9,6 +9,8 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { cancelAction } from "@/lib/approvals/cancel-action";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
@@ -439,17 +441,36 @@ describe("execution", () => {
       .toBe("expired");
   });
 
-  it("cancel: only the requester or an admin, only before execution", async () => {
-    const p = await pendingRefund(a, 1_400, "INV-1043");
-    const other = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: actorOf(a), requester: { userId: a.users.reviewer.id } }));
-    expect(other.code).toBe("forbidden");
-    await cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: actorOf(a), requester: { userId: a.users.requester.id } });
+  it("cancel: only the API key that proposed the action, only before it expires", async () => {
+    const newKey = async (name: string) => {
+      const { apiKey } = await createApiKey(t.db, { tenantId: a.id, name, allowedTools: ["refund_invoice"], createdById: a.users.admin.id });
+      const label = apiKeyLabel(apiKey.name);
+      return { id: apiKey.id, requester: { type: "api_key" as const, apiKeyId: apiKey.id, label }, actor: { type: "api_key" as const, id: apiKey.id, label } };
+    };
+    const [key, otherKey] = [await newKey("canceller"), await newKey("other-agent")];
+    const proposeRefund = async (amountMinor: number) => {
+      const outcome = await proposeAction(t.db, {
+        tenantId: a.id, requester: key.requester, tool: "refund_invoice", args: { invoice_number: "INV-1043", amount_minor: amountMinor, reason: "Customer overpaid" },
+      });
+      if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
+      return outcome;
+    };
+    const p = await proposeRefund(1_400);
+    const other = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: otherKey.actor, apiKeyId: otherKey.id }));
+    expect(other).toMatchObject({ code: "forbidden", status: 403 });
+    // Nor can any key withdraw what a member proposed.
+    const members = await pendingRefund(a, 1_420, "INV-1043");
+    expect(await refusal(cancelAction(t.db, { tenantId: a.id, actionId: members.actionId, actor: key.actor, apiKeyId: key.id }))).toMatchObject({ code: "forbidden" });
+    expect(await t.db.action.count({ where: { id: { in: [p.actionId, members.actionId] }, status: "pending" } })).toBe(2);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.cancel_refused", status: "forbidden" } })).toBe(2);
+
+    await cancelAction(t.db, { tenantId: a.id, actionId: p.actionId, actor: key.actor, apiKeyId: key.id });
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("cancelled");
 
     // Past its window (database clock), before the sweeper marks it: expired, not cancelled.
-    const late = await pendingRefund(a, 1_450, "INV-1043");
+    const late = await proposeRefund(1_450);
     await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() - interval '1 millisecond' WHERE id = ${late.actionId}::uuid`;
-    const expired = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: late.actionId, actor: actorOf(a), requester: { userId: a.users.requester.id } }));
+    const expired = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: late.actionId, actor: key.actor, apiKeyId: key.id }));
     expect(expired).toMatchObject({ code: "expired", status: 409 });
     expect((await t.db.action.findUniqueOrThrow({ where: { id: late.actionId } })).status).toBe("pending");
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.cancel_refused", status: "expired" } })).toBe(1);

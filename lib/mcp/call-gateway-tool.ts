@@ -166,7 +166,7 @@ async function awaitDecision(
 async function cancelled(db: Db, tool: GatewayTool, call: GatewayCall, actionId: string, actor: AuditActor, at: Meta): Promise<CallToolResult> {
   const why = typeof call.signal.reason === "string" ? call.signal.reason : "The MCP client cancelled the call.";
   try {
-    await cancelAction(db, { tenantId: call.tenantId, actionId, actor, requester: { apiKeyId: call.key.id }, reason: why });
+    await cancelAction(db, { tenantId: call.tenantId, actionId, actor, apiKeyId: call.key.id, reason: why });
   } catch (error) {
     // Decided, run or expired meanwhile: the refusal is audited; there is nothing left to withdraw.
     if (!isAppError(error)) console.error("[countersign] cancelling an MCP call's action failed:", error);

@@ -12,7 +12,7 @@ export const POST = apiRoute(
   async ({ db, key, tenant, params, body, actor }) => {
     const action = await findScopedAction(db, { tenantId: tenant.id, actionId: params.id, apiKeyId: key.id });
     if (action.state === "expired") throw new AppError("not_cancellable", "This action is expired; it can no longer be cancelled.", 409);
-    await cancelAction(db, { tenantId: tenant.id, actionId: action.id, actor, requester: { apiKeyId: key.id }, reason: body.reason });
+    await cancelAction(db, { tenantId: tenant.id, actionId: action.id, actor, apiKeyId: key.id, reason: body.reason });
     return Response.json({ id: action.id, state: "cancelled" }, { headers: { "Cache-Control": "no-store" } });
   },
 );
