@@ -35,7 +35,7 @@ async function approvedRefund(tenant: TestTenant, invoice: string, by: TestUser)
 }
 
 const execute = (tenant: TestTenant, p: { actionId: string; payloadHash: string }) =>
-  executeAction(t.db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test executor" } });
+  executeAction(t.db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, actor: { type: "system", label: "test executor" }, executor: { type: "requester" } });
 
 const statusOf = async (actionId: string) => (await t.db.action.findUniqueOrThrow({ where: { id: actionId } })).status;
 const reopenedEvents = (actionId: string) => t.db.auditEvent.findMany({ where: { actionId, type: "action.reopened" }, orderBy: { id: "asc" } });
