@@ -75,6 +75,10 @@ const REFUSALS: Record<Exclude<ClaimRefusal, `not_executable.${string}`>, { stat
   },
   state_changed: { status: 409, message: "The state this approval rested on changed since review, so it was invalidated." },
   api_key_revoked: { status: 409, message: "The API key that proposed this action has been revoked, so its approval cannot be used; nothing was executed." },
+  requester_inactive: {
+    status: 409,
+    message: "The member who requested this action is no longer an active member who may start tasks here, so its approval cannot be used; nothing was executed.",
+  },
   agents_paused: { status: 423, message: agentsPausedError().message },
 };
 

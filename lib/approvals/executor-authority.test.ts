@@ -102,3 +102,60 @@ describe("a member executing an approval", () => {
     await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_103, "error" in outcome ? outcome.error : null);
   });
 });
+
+describe("an approval of an action a member requested", () => {
+  /** As a task runs it: the requester's own approved action. */
+  const executeForRequester = (tenant: TestTenant, p: { actionId: string; payloadHash: string }) =>
+    executeAction(t.db, {
+      tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" },
+      actor: { type: "agent", id: "task", label: `agent for ${tenant.users.requester.email}` },
+    });
+
+  async function expectRequesterRefused(tenant: TestTenant, p: { actionId: string }, amountMinor: number, error: unknown) {
+    expect(error).toMatchObject({ code: "requester_inactive", status: 409 });
+    expect((error as Error).message).toMatch(/no longer an active member/);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, actionId: p.actionId, type: "execution.refused", status: "requester_inactive" } })).toBe(1);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).toMatchObject({ status: "approved", consumedAt: null });
+    expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor } })).toBe(0);
+  }
+
+  it("is not used once the requester's user is disabled, or they may no longer start tasks; it is used again once they may", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, 1_201);
+    const q = await approvedRefund(tenant, 1_202);
+    await t.db.user.update({ where: { id: tenant.users.requester.id }, data: { disabledAt: new Date() } });
+    await expectRequesterRefused(tenant, p, 1_201, await refusal(executeForRequester(tenant, p)));
+
+    await t.db.user.update({ where: { id: tenant.users.requester.id }, data: { disabledAt: null } });
+    const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: tenant.users.requester.id } });
+    await t.db.membership.update({ where: { id: membership.id }, data: { roles: ["auditor"] } });
+    await expectRequesterRefused(tenant, q, 1_202, await refusal(executeForRequester(tenant, q)));
+
+    await t.db.membership.update({ where: { id: membership.id }, data: { roles: ["requester"] } });
+    expect((await executeForRequester(tenant, q)).state).toBe("succeeded");
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("is refused when the requester is disabled while the execution waits for the action's lock (real concurrency against PostgreSQL)", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, 1_203);
+    const holder = new Client({ connectionString: t.url });
+    await holder.connect();
+    let outcome: { error: unknown } | { executed: unknown };
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
+      const executing = executeForRequester(tenant, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
+      await expect.poll(async () => (await holder.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+      await t.db.user.update({ where: { id: tenant.users.requester.id }, data: { disabledAt: new Date() } });
+      await holder.query("COMMIT");
+      outcome = await executing;
+    } finally {
+      await holder.end();
+    }
+    expect(outcome).toHaveProperty("error");
+    await expectRequesterRefused(tenant, p, 1_203, "error" in outcome ? outcome.error : null);
+  });
+});

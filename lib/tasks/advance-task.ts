@@ -1,3 +1,4 @@
+import { hasPermission } from "@/lib/auth/permissions";
 import type OpenAI from "openai";
 import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
@@ -127,11 +128,13 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
   const membership = task.requesterUserId
     ? await db.membership.findUnique({
         where: { tenantId_userId: { tenantId: task.tenantId, userId: task.requesterUserId } },
-        select: { roles: true, user: { select: { email: true } } },
+        select: { roles: true, user: { select: { email: true, disabledAt: true } } },
       })
     : null;
-  if (!membership || !task.requesterUserId) {
-    await finish(db, claimed, state, "failed", null, "The requester is no longer a member of this organisation.");
+  // Whatever this read says, an approval is used only while the requester may still act: the
+  // claim checks it itself (requester-rules.ts). This stops the model's turns for one who may not.
+  if (!membership || !task.requesterUserId || membership.user.disabledAt || !hasPermission(membership.roles, "tasks:use")) {
+    await finish(db, claimed, state, "failed", null, "The requester is no longer a member of this organisation who may run tasks.");
     return "done";
   }
   const requester: Requester = { type: "user", userId: task.requesterUserId, label: membership.user.email, roles: membership.roles };

@@ -6,11 +6,12 @@ import { countedVotesSql, mayDecideNowSql } from "@/lib/db/statements/approval-r
 import { auditCte } from "@/lib/db/statements/insert-audit-events";
 import { agentsPausedSql } from "@/lib/db/statements/agent-pause-rules";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
+import { requesterMayActSql } from "@/lib/db/statements/requester-rules";
 
 /** Why an approval may not execute; `not_executable.<status>` for an action that is not approved. */
 export type ClaimRefusal =
   | "executor_not_allowed" | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
-  | "payload_tampered" | "no_quorum" | "api_key_revoked" | "agents_paused" | "state_changed";
+  | "payload_tampered" | "no_quorum" | "api_key_revoked" | "requester_inactive" | "agents_paused" | "state_changed";
 
 export type ClaimInput = {
   tenantId: string;
@@ -50,7 +51,8 @@ export type ClaimInput = {
  * exactly that hash and no valid rejection (approval-rules.ts — the same rule the vote counts
  * with, never a status column or a counter); the key that proposed it, if one did, is not revoked
  * (api-key-rules.ts: a revocation that commits while an execution waits for the action's lock
- * still stops it); the stop button does not hold the tenant's agents or the requesting key
+ * still stops it), and the member who requested it, if one did, may still have agents act for them
+ * (requester-rules.ts: a member of the tenant, not disabled, who may start tasks); the stop button does not hold the tenant's agents or the requesting key
  * (agent-pause-rules.ts: the approval stays unused until they are resumed); and
  * the state it rests on is unchanged. If nothing
  * refuses, the same statement consumes the approval, creates the execution with its idempotency
@@ -61,7 +63,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
   const recomputed = Prisma.sql`${input.recomputedHash}::text`;
   const [row] = await query<{ refusal: ClaimRefusal | null; status: string }>(tx, Prisma.sql`
     WITH subject AS (
-      SELECT a.id, a."tenantId", a."requesterApiKeyId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
+      SELECT a.id, a."tenantId", a."requesterApiKeyId", a."requesterUserId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
         (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired,
         r.id AS "revisionId", r.revision, r.status::text AS "revisionStatus", r."payloadHash" AS "revisionHash", r."requiresApproval", r.quorum,
         ${countedVotesSql("approve", recomputed)} AS approvals,
@@ -83,6 +85,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
             OR s."revisionHash" <> ${recomputed} OR s."actionHash" <> ${recomputed} THEN 'payload_tampered'
           WHEN s."requiresApproval" AND (s.approvals < s.quorum OR s.rejections > 0) THEN 'no_quorum'
           WHEN s."requesterApiKeyId" IS NOT NULL AND NOT ${apiKeyIsLiveSql(Prisma.sql`s."requesterApiKeyId"`)} THEN 'api_key_revoked'
+          WHEN s."requesterUserId" IS NOT NULL AND NOT ${requesterMayActSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterUserId"`)} THEN 'requester_inactive'
           WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`)} THEN 'agents_paused'
           WHEN s."requestSnapshotHash" <> ${input.liveSnapshotHash} THEN 'state_changed'
         END AS refusal
