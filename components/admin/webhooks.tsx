@@ -6,7 +6,7 @@ import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
-type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string }>>;
+type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>>;
 type ById = (raw: unknown) => Promise<ActionResult<{ id: string }>>;
 
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : "—");
@@ -108,7 +108,7 @@ export type WebhookEndpointRow = {
 
 export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: WebhookEndpointRow[]; rotate: Rotate; remove: ById }) {
   const router = useRouter();
-  const [rotated, setRotated] = useState<{ url: string; secret: string; until: string } | null>(null);
+  const [rotated, setRotated] = useState<{ url: string; secret: string; until: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
 
@@ -136,7 +136,9 @@ export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: Web
   return (
     <div className="space-y-3">
       {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
-      {rotated && <SecretOnce label={rotated.url} secret={rotated.secret} note={`The previous secret also signs until ${when(rotated.until)}.`} />}
+      {rotated && <SecretOnce label={rotated.url} secret={rotated.secret} note={rotated.until
+        ? `The previous secret also signs until ${when(rotated.until)}.`
+        : "Only this secret signs from now on: the previous one is not kept beside it."} />}
       <ul className="divide-y divide-slate-100">
         {endpoints.map((endpoint) => (
           <li key={endpoint.id} className="flex flex-wrap items-start justify-between gap-3 py-2">

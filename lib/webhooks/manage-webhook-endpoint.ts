@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { auditBodyOf, auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { deleteWebhookEndpoint } from "@/lib/db/statements/delete-webhook-endpoint";
 import { redeliverWebhook } from "@/lib/db/statements/redeliver-webhook";
@@ -29,12 +29,11 @@ async function endpointOf(db: Db, input: Target) {
  * endpoint's row is locked from the read of its current secret to the write, so of two rotations
  * at once the second keeps the first's new secret as its previous one.
  */
-export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date }> {
+export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date | null }> {
   if (!isUuid(input.id)) throw notFound();
   const secret = newWebhookSecret();
   const { rotationOverlapSeconds } = webhookSettings();
-  const previousValidUntil = new Date(Date.now() + rotationOverlapSeconds * 1000);
-  await sqlTransaction(db, async (tx) => {
+  const previousValidUntil = await sqlTransaction(db, async (tx) => {
     const endpoint = await lockWebhookEndpoint(tx, { tenantId: input.tenantId, endpointId: input.id });
     if (!endpoint) throw notFound();
     let previous: string | undefined;
@@ -46,12 +45,13 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
     const rotated = await rotateWebhookSecret(tx, {
       tenantId: input.tenantId, endpointId: input.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
       secrets: sealWebhookSecrets({ current: secret, ...(previous ? { previous } : {}) }, input.tenantId, input.id),
-      event: auditBodyOf({
+      event: auditTemplateOf({
         tenantId: input.tenantId, actor: input.actor, type: "webhook.secret_rotated", outcome: "ok", subject: { type: "webhook", id: input.id },
-        data: { url: endpoint.url, previousValidUntil: previous ? previousValidUntil.toISOString() : "" },
-      }),
+        data: { url: endpoint.url },
+      }, ["previousValidUntil"]),
     });
     if (!rotated) throw notFound();
+    return rotated.previousValidUntil;
   });
   void requestSeal(db, input.tenantId);
   return { secret, previousValidUntil };

@@ -234,7 +234,12 @@ describe("signed webhooks", () => {
   it("signs with the old and the new secret during a rotation, so receivers verify with either", async () => {
     const tenant = await createTestTenant(t.db);
     const hook = await receiverFor(tenant);
-    const { secret: next } = await rotateWebhookEndpointSecret(t.db, { tenantId: tenant.id, id: hook.id, actor: adminOf(tenant) });
+    const { secret: next, previousValidUntil } = await rotateWebhookEndpointSecret(t.db, { tenantId: tenant.id, id: hook.id, actor: adminOf(tenant) });
+    // What the admin is told is what the outbox signs by, and what the audit log records: the database's.
+    const stored = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(previousValidUntil).toEqual(stored.previousSecretUntil);
+    const event = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, type: "webhook.secret_rotated" } });
+    expect(event.data).toMatchObject({ previousValidUntil: stored.previousSecretUntil!.toISOString() });
     await pendingRefund(tenant);
     await pumpUntilQuiet();
     const [{ body, headers }] = hook.received;

@@ -6,20 +6,26 @@ import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 /**
  * Replaces an endpoint's sealed secrets (the new one, and the old one kept as previous) and opens
  * the overlap during which deliveries carry both signatures, with its audit event, in one
- * statement. False: no such endpoint in the tenant.
+ * statement: the overlap's end, by the database clock, is returned and filled into the event's
+ * `previousValidUntil` (a template: auditTemplateOf) — null and "" when no previous secret was
+ * kept. Null: no such endpoint in the tenant.
  */
 export async function rotateWebhookSecret(
   q: Queryable,
   input: { tenantId: string; endpointId: string; secrets: string; overlapSeconds: number; event: AttestedAuditBody },
-): Promise<boolean> {
-  const rows = await query<{ id: string }>(q, Prisma.sql`
+): Promise<{ previousValidUntil: Date | null } | null> {
+  const [row] = await query<{ previousValidUntil: Date | null }>(q, Prisma.sql`
     WITH rotated AS (
       UPDATE "WebhookEndpoint" SET secrets = ${input.secrets}, "previousSecretUntil" = now() + make_interval(secs => ${input.overlapSeconds})
       WHERE id = ${input.endpointId}::uuid AND "tenantId" = ${input.tenantId}::uuid
-      RETURNING id
+      RETURNING id, CASE WHEN ${input.overlapSeconds}::int > 0 THEN "previousSecretUntil" END AS "previousValidUntil"
     ),
-    events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM rotated),
+    events AS (
+      SELECT ${JSON.stringify(input.event)}::jsonb || jsonb_build_object('data', ${JSON.stringify(input.event.data)}::jsonb || jsonb_build_object('previousValidUntil',
+        COALESCE(to_char(r."previousValidUntil" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ''))) AS event
+      FROM rotated r
+    ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
-    SELECT id FROM rotated`);
-  return rows.length > 0;
+    SELECT "previousValidUntil" FROM rotated`);
+  return row ?? null;
 }

@@ -27,10 +27,10 @@ const rotate = memberAction(
   async ({ id }, member) => {
     const { secret, previousValidUntil } = await rotateWebhookEndpointSecret(getDb(), { tenantId: member.tenant.id, id, actor: actorOf(member) });
     revalidatePath("/admin/webhooks");
-    return { secret, previousValidUntil: previousValidUntil.toISOString() };
+    return { secret, previousValidUntil: previousValidUntil?.toISOString() ?? null };
   },
 );
-export async function rotateWebhookSecretAction(raw: unknown): Promise<ActionResult<{ secret: string; previousValidUntil: string }>> {
+export async function rotateWebhookSecretAction(raw: unknown): Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>> {
   return rotate(raw);
 }
 
