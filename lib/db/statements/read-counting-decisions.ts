@@ -10,10 +10,15 @@ import { decisionCountsSql } from "@/lib/db/statements/approval-rules";
 export async function readCountingDecisions(q: Queryable, input: { tenantId: string; actionIds: string[] }): Promise<Set<string>> {
   if (input.actionIds.length === 0) return new Set();
   const rows = await query<{ id: string }>(q, Prisma.sql`
-    SELECT d.id FROM "Action" a
+    SELECT counted.id FROM "Action" a
     JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
-    JOIN "Decision" d ON d."revisionId" = r.id
-    WHERE a.id = ANY(${input.actionIds}::uuid[]) AND a."tenantId" = ${input.tenantId}::uuid
-      AND (${decisionCountsSql("approve", Prisma.sql`r."payloadHash"`)} OR ${decisionCountsSql("reject", Prisma.sql`r."payloadHash"`)})`);
+    -- Per revision, by its index: the page's few rows, never the whole table.
+    CROSS JOIN LATERAL (
+      SELECT d.id FROM "Decision" d
+      WHERE d."revisionId" = r.id
+        AND (${decisionCountsSql("approve", Prisma.sql`r."payloadHash"`)} OR ${decisionCountsSql("reject", Prisma.sql`r."payloadHash"`)})
+      OFFSET 0 -- kept a per-row subquery: flattened into a join, the planner may read the whole index
+    ) counted
+    WHERE a.id = ANY(${input.actionIds}::uuid[]) AND a."tenantId" = ${input.tenantId}::uuid`);
   return new Set(rows.map((row) => row.id));
 }
