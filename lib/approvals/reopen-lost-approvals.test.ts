@@ -10,6 +10,7 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { listReviewQueue } from "@/lib/review/list-review-queue";
+import { loadActionView } from "@/lib/api/load-action-view";
 
 /**
  * An approved action whose approvals stop counting before it runs goes back to the review queue
@@ -70,6 +71,7 @@ describe("approvals that stop counting", () => {
     expect(detail!.decisions.map((d) => ({ reviewerId: d.reviewerId, counts: d.counts }))).toEqual([{ reviewerId: a.users.reviewer.id, counts: false }]);
     const queue = await listReviewQueue(t.db, { tenantId: a.id, userId: a.users.reviewer2.id, roles: ["reviewer"] });
     expect(queue.items.find((item) => item.id === theirs.actionId)).toMatchObject({ approvals: 0, quorum: 1 });
+    expect(await loadActionView(t.db, { tenantId: a.id, actionId: theirs.actionId, apiKeyId: null })).toMatchObject({ state: "pending", approvals: 0, quorum: 1 });
     expect(await refusal(execute(a, theirs))).toMatchObject({ code: "not_executable.pending" });
     expect(await decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer2.member }))
       .toMatchObject({ status: "approved", approvals: 1 });
@@ -116,6 +118,36 @@ describe("approvals that stop counting", () => {
     } finally {
       await holder.end();
     }
+  });
+});
+
+describe("approvals that stop counting, against concurrent votes (real concurrency against PostgreSQL)", () => {
+  it("a vote and the removal of the voter's role at once never leave an action approved on a vote that does not count", async () => {
+    const a = await createTestTenant(t.db);
+    const membership = await membershipOf(a, a.users.reviewer);
+    const setRoles = (roles: ("reviewer" | "requester")[]) =>
+      setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles, actor: admin(a) });
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 12; round++) {
+      const p = await proposeAction(t.db, {
+        tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+        args: { invoice_number: "INV-1044", amount_minor: 2_000 + round, reason: "Goods returned" },
+      });
+      if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+      const [vote] = await Promise.allSettled([
+        decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member }),
+        setRoles(["requester"]),
+      ]);
+      const action = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
+      // Whichever went first: the vote refused, or counted and then withdrawn — never approved on it.
+      expect(action.status, `round ${round}`).toBe("pending");
+      const reopened = (await reopenedEvents(p.actionId)).length;
+      outcomes.add(vote.status === "fulfilled" ? `counted, then reopened (${reopened})` : `refused (${reopened})`);
+      if (vote.status === "fulfilled") expect(reopened).toBe(1);
+      else expect(reopened).toBe(0);
+      await setRoles(["reviewer"]);
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
   });
 });
 

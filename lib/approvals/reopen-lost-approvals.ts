@@ -1,17 +1,17 @@
 import type { Queryable } from "@/lib/db/sql";
 import { auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { lockLostApprovals, reopenActions, type LostApprovalScope } from "@/lib/db/statements/reopen-lost-approvals";
+import { lockApprovalsInScope, reopenActions, type LostApprovalScope } from "@/lib/db/statements/reopen-lost-approvals";
 
 /** Why approvals stopped counting, and who it names. */
 export type LostApprovalCause =
   | { cause: "roles_removed"; tenantId: string; userId: string; member: string }
-  | { cause: "passkey_removed"; passkeyId: string; member: string }
+  | { cause: "passkey_removed"; passkeyId: string; tenantIds: string[]; member: string }
   | { cause: "quorum_lost"; tenantId: string; actionId: string };
 
 function scopeOf(lost: LostApprovalCause): LostApprovalScope {
   switch (lost.cause) {
     case "roles_removed": return { kind: "member", tenantId: lost.tenantId, userId: lost.userId };
-    case "passkey_removed": return { kind: "passkey", passkeyId: lost.passkeyId };
+    case "passkey_removed": return { kind: "passkey", passkeyId: lost.passkeyId, tenantIds: lost.tenantIds };
     case "quorum_lost": return { kind: "action", tenantId: lost.tenantId, actionId: lost.actionId };
   }
 }
@@ -31,7 +31,9 @@ function reasonOf(lost: LostApprovalCause): string {
  * its audit events (`action.reopened`, one per action) commit with it. Returns the ids reopened.
  */
 export async function reopenLostApprovals(tx: Queryable, lost: LostApprovalCause, actor: AuditActor): Promise<string[]> {
-  const found = await lockLostApprovals(tx, scopeOf(lost));
+  // Locks first, then judges: a change committed by another transaction before the locks were
+  // granted (another removal, a vote) is seen by the judgement (reopen-lost-approvals.ts).
+  const found = await lockApprovalsInScope(tx, scopeOf(lost));
   const events = found.map((action) => ({
     actionId: action.id,
     event: auditTemplateOf({

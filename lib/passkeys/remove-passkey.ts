@@ -28,7 +28,7 @@ export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "
   const reopened = await db.$transaction(async (tx) => {
     if (!(await removePasskeyRow(tx, { userId: input.owner.id, passkeyId: input.passkeyId, events }))) return null;
     // The approvals it signed that have not run stop counting (approval-rules.ts): back to review.
-    return reopenLostApprovals(tx, { cause: "passkey_removed", passkeyId: input.passkeyId, member: input.owner.email }, actor);
+    return reopenLostApprovals(tx, { cause: "passkey_removed", passkeyId: input.passkeyId, tenantIds: input.owner.tenantIds, member: input.owner.email }, actor);
   });
   if (!reopened) throw notFound;
   for (const tenantId of input.owner.tenantIds) void requestSeal(db, tenantId);

@@ -13,23 +13,28 @@ import { DECIDING_ROLES } from "@/lib/auth/permissions";
  * Whether user `userId` may decide in tenant `tenantId` now: a member there (user not disabled)
  * holding a role with the decide permission — and, when `among` is given, one of those roles too.
  * The rule for a voter (voterRefusalSql) and for a member who executes an approval
- * (claim-approval.ts).
+ * (claim-approval.ts). With `lock`, the membership row is share-locked until the transaction ends:
+ * a role change locks it FOR UPDATE (lock-membership-for-roles.ts), so the act and the change are
+ * ordered — an act that commits first is seen by the change's reopening of lost approvals
+ * (reopen-lost-approvals.ts), and one that waits sees the change.
  */
-export function mayDecideNowSql(tenantId: Sql, userId: Sql, among: Sql | null = null): Sql {
+export function mayDecideNowSql(tenantId: Sql, userId: Sql, among: Sql | null = null, options: { lock?: boolean } = {}): Sql {
   return Prisma.sql`EXISTS (
     SELECT 1 FROM "Membership" decider_m JOIN "User" decider_u ON decider_u.id = decider_m."userId" AND decider_u."disabledAt" IS NULL
     WHERE decider_m."tenantId" = ${tenantId} AND decider_m."userId" = ${userId}
-      AND decider_m.roles && ${[...DECIDING_ROLES]}::"Role"[]${among ? Prisma.sql` AND decider_m.roles && ${among}` : Prisma.empty})`;
+      AND decider_m.roles && ${[...DECIDING_ROLES]}::"Role"[]${among ? Prisma.sql` AND decider_m.roles && ${among}` : Prisma.empty}
+    ${options.lock ? Prisma.sql`FOR SHARE OF decider_m` : Prisma.empty})`;
 }
 
 /**
  * Why member `voter` may not decide revision `r` of action `a`, or NULL when they may: one who may
  * decide in the action's tenant now holding a role the revision names, and neither the requester,
- * nor the creator of the API key that requested it, nor the author of this revision.
+ * nor the creator of the API key that requested it, nor the author of this revision. `lock`: as
+ * for mayDecideNowSql (the vote statement locks its voter's membership).
  */
-export function voterRefusalSql(voter: Sql): Sql {
+export function voterRefusalSql(voter: Sql, options: { lock?: boolean } = {}): Sql {
   return Prisma.sql`CASE
-    WHEN NOT ${mayDecideNowSql(Prisma.sql`a."tenantId"`, voter, Prisma.sql`r."eligibleRoles"`)} THEN 'not_eligible'
+    WHEN NOT ${mayDecideNowSql(Prisma.sql`a."tenantId"`, voter, Prisma.sql`r."eligibleRoles"`, options)} THEN 'not_eligible'
     WHEN ${voter} = a."requesterUserId" THEN 'self_approval'
     WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'key_creator'
     WHEN ${voter} = r."createdByUserId" THEN 'own_edit'

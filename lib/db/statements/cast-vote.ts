@@ -113,7 +113,7 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
         (r."policyDecision"->>'signature') IS NOT DISTINCT FROM 'required' AS "signatureRequired",
         COALESCE((SELECT s.hash FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1), ${input.absentSnapshotHash})
           AS "snapshotHash",
-        ${voterRefusalSql(reviewer)} AS "voterRefusal",
+        ${voterRefusalSql(reviewer, { lock: true })} AS "voterRefusal",
         EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}) AS voted,
         ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals,
         (r."policyDecision"->>'minViewSeconds')::int AS "minViewSeconds",

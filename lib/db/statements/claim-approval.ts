@@ -76,7 +76,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
     verdict AS (
       SELECT s.*, CASE
           WHEN ${input.executingMemberId}::uuid IS NOT NULL
-            AND NOT ${mayDecideNowSql(Prisma.sql`s."tenantId"`, Prisma.sql`${input.executingMemberId}::uuid`)} THEN 'executor_not_allowed'
+            AND NOT ${mayDecideNowSql(Prisma.sql`s."tenantId"`, Prisma.sql`${input.executingMemberId}::uuid`, null, { lock: true })} THEN 'executor_not_allowed'
           WHEN s.consumed OR s.status IN ('executing', 'succeeded', 'failed', 'unknown') THEN 'already_executed'
           WHEN s.status = 'expired' OR (s.status IN ('pending', 'approved') AND s.expired) THEN 'expired'
           WHEN ${input.callerHash}::text IS NOT NULL AND ${input.callerHash}::text <> s."actionHash" THEN 'hash_mismatch'

@@ -4,6 +4,8 @@ import type { RiskLevel } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { countedVotesSql } from "@/lib/db/statements/approval-rules";
+import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
+import { requesterMayActSql } from "@/lib/db/statements/requester-rules";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 
 /**
@@ -13,7 +15,7 @@ import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
  */
 export type LostApprovalScope =
   | { kind: "member"; tenantId: string; userId: string }
-  | { kind: "passkey"; passkeyId: string }
+  | { kind: "passkey"; passkeyId: string; tenantIds: string[] }
   | { kind: "action"; tenantId: string; actionId: string };
 
 export type LostApproval = {
@@ -25,14 +27,21 @@ export type LostApproval = {
   revision: number;
 };
 
+/** An action still to be decided or run, whose window is open (database clock), whose current revision needs approval. */
+function undecidedSql(): Sql {
+  return Prisma.sql`a.status IN ('pending', 'approved') AND a."consumedAt" IS NULL AND a."expiresAt" > now() AND r."requiresApproval"`;
+}
+
 /**
- * An approved action that has not run and whose window is open (database clock), whose current
- * revision needs approval and whose valid approvals (approval-rules.ts, the rule the vote and the
- * claim count with) no longer make its quorum: its status says approved, but no claim would run it.
+ * An approved action that has not run, whose valid approvals (approval-rules.ts, the rule the vote
+ * and the claim count with) no longer make its quorum: its status says approved, but no claim
+ * would run it. One whose proposing key is revoked, or whose requester may no longer act, is left
+ * as it is: no claim would run it whatever reviewers decided, so it is not put before them again.
  */
 function lostSql(): Sql {
-  return Prisma.sql`a.status = 'approved' AND a."consumedAt" IS NULL AND a."expiresAt" > now() AND r."requiresApproval"
-    AND ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} < r.quorum`;
+  return Prisma.sql`a.status = 'approved' AND ${undecidedSql()} AND ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} < r.quorum
+    AND (a."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`a."requesterApiKeyId"`)})
+    AND (a."requesterUserId" IS NULL OR ${requesterMayActSql(Prisma.sql`a."tenantId"`, Prisma.sql`a."requesterUserId"`)})`;
 }
 
 function scopeSql(scope: LostApprovalScope): Sql {
@@ -41,7 +50,7 @@ function scopeSql(scope: LostApprovalScope): Sql {
       return Prisma.sql`a."tenantId" = ${scope.tenantId}::uuid AND EXISTS (SELECT 1 FROM "Decision" d
         WHERE d."revisionId" = r.id AND d."reviewerId" = ${scope.userId}::uuid AND d.verdict = 'approve')`;
     case "passkey":
-      return Prisma.sql`EXISTS (SELECT 1 FROM "Decision" d JOIN "DecisionSignature" s ON s."decisionId" = d.id
+      return Prisma.sql`a."tenantId" = ANY(${scope.tenantIds}::uuid[]) AND EXISTS (SELECT 1 FROM "Decision" d JOIN "DecisionSignature" s ON s."decisionId" = d.id
         WHERE d."revisionId" = r.id AND d.verdict = 'approve' AND s."passkeyId" = ${scope.passkeyId}::uuid)`;
     case "action":
       return Prisma.sql`a."tenantId" = ${scope.tenantId}::uuid AND a.id = ${scope.actionId}::uuid`;
@@ -49,22 +58,25 @@ function scopeSql(scope: LostApprovalScope): Sql {
 }
 
 /**
- * Locks (in id order, until the transaction ends) and reads the approvals in `scope` that no
- * longer make a quorum. Run it in the transaction that made them stop counting, after the change,
- * and pass what it found, with one audit event each, to `reopenActions`.
+ * Locks (in id order, until the transaction ends) and reads every undecided or approved action in
+ * `scope` — whether or not its approvals still count as this statement's snapshot sees them: a
+ * vote, a claim or another change that could move them waits for these locks, or was committed
+ * before they were granted, so `reopenActions`, a statement after this one, judges each on
+ * everything committed. Run it in the transaction that made approvals stop counting, after the
+ * change, and pass what it found, with one audit event each, to `reopenActions`.
  */
-export async function lockLostApprovals(tx: Queryable, scope: LostApprovalScope): Promise<LostApproval[]> {
+export async function lockApprovalsInScope(tx: Queryable, scope: LostApprovalScope): Promise<LostApproval[]> {
   return query<LostApproval>(tx, Prisma.sql`
     SELECT a.id, a."tenantId", a.tool, a."riskLevel"::text AS "riskLevel", a."requesterLabel", r.revision
     FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
-    WHERE ${scopeSql(scope)} AND ${lostSql()}
+    WHERE ${scopeSql(scope)} AND ${undecidedSql()}
     ORDER BY a.id
     FOR UPDATE OF a`);
 }
 
 /**
- * Puts approved actions whose approvals no longer make a quorum back in the review queue, in one
- * statement that checks that again for each (so one a claim used meanwhile stays as it is): status
+ * Of the actions `lockApprovalsInScope` locked, puts back in the review queue the approved ones
+ * whose approvals no longer make a quorum (lostSql), in one statement: status
  * pending, undecided, with the reason the requester and the agent will read; each one's
  * `action.reopened` event (`events`, keyed by action id; the statement fills in `approvals` and
  * `quorum`) is written only if that action moved. Returns the ids it reopened.
@@ -86,7 +98,7 @@ export async function reopenActions(
     reopened AS (
       UPDATE "Action" a SET status = 'pending', "decidedAt" = NULL, "updatedAt" = now(),
         "statusReason" = ${input.reason} || ' (' || l.approvals || ' of ' || l.quorum || ' approvals still count.)'
-      FROM lost l WHERE a.id = l.id
+      FROM lost l WHERE a.id = l.id AND a.status = 'approved' AND a."consumedAt" IS NULL
       RETURNING a.id
     ),
     events AS (
