@@ -115,8 +115,9 @@ async function awaitDecision(
           return executedResult(tool, call, { ...run, id: run.executionId, status: run.state }, false, at);
         } catch (error) {
           if (!isAppError(error)) throw error;
-          if (error.code === "state_changed") {
-            // The approval was invalidated and a fresh revision waits for review: keep waiting for it.
+          if (error.code === "state_changed" || error.code === "no_quorum") {
+            // The approval was invalidated and a fresh revision waits for review, or its approvals
+            // stopped counting and it is back in review: keep waiting for the decision.
             await progress(error.message);
             continue;
           }

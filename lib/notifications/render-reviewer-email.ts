@@ -45,7 +45,7 @@ function lead(facts: ActionFacts): string {
     return `This action has waited ${facts.waitedSeconds ? formatPolicyDuration(facts.waitedSeconds) : "a while"} for review, so it is escalated to you.`;
   }
   if (facts.reason === "expiry_warning") return `This action expires at ${when(facts.expiresAt)} unless it is decided; then it is not run.`;
-  if (facts.reason === "reopened") return "This action was approved, but an approval of it no longer counts (its reviewer's roles or passkey were removed), so it waits for review again.";
+  if (facts.reason === "reopened") return "This action was approved, but an approval of it no longer counts (its reviewer may no longer decide, or the passkey that signed it was removed), so it waits for review again.";
   return "An action is waiting for your review.";
 }
 
