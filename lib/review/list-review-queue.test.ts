@@ -58,4 +58,25 @@ describe("listReviewQueue", () => {
     expect(second.ownRequests).toEqual([]);
     expect([...first.items, ...second.items].map((i) => i.id)).toEqual(expected.map((row) => row.id));
   });
+
+  it("treats a cursor the statement could not bind as the first page: a time PostgreSQL rejects, a huge rank, an id that is not a uuid", async () => {
+    const tenant = await createTestTenant(t.db);
+    await proposeRefund(tenant, 2_000);
+    const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const id = "00000000-0000-4000-8000-000000000000";
+    for (const value of [
+      { riskRank: 1, expiresAt: "-200000-01-01T00:00:00Z", id },
+      { riskRank: 2 ** 40, expiresAt: "2030-01-01T00:00:00Z", id },
+      { riskRank: 1, expiresAt: "2030-01-01T00:00:00Z", id: "-".repeat(36) },
+    ]) {
+      const after = decodeQueueCursor(cursor(value));
+      expect(after, JSON.stringify(value)).toBeNull();
+      expect((await listReviewQueue(t.db, reviewerOf(tenant), { after })).items).toHaveLength(1);
+    }
+    // One JavaScript reads loosely ("1" is a day in 2001) is written back in the one form the statement binds.
+    const loose = decodeQueueCursor(cursor({ riskRank: 1, expiresAt: "1", id }));
+    expect(loose?.expiresAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    await expect(listReviewQueue(t.db, reviewerOf(tenant), { after: loose })).resolves.toBeDefined();
+    expect(decodeQueueCursor(cursor({ riskRank: 1, expiresAt: "2030-01-01", id }))).toEqual({ riskRank: 1, expiresAt: "2030-01-01T00:00:00.000Z", id });
+  });
 });

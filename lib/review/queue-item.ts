@@ -1,5 +1,6 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
+import { isUuid } from "@/lib/db/uuid";
 
 /** One row of the review queue, as the page (and its client list) receives it. */
 export type QueueItem = {
@@ -46,16 +47,22 @@ export function encodeQueueCursor(cursor: QueueCursor): string {
 }
 
 /** A malformed cursor is treated as "first page", never as an error. */
+/** 9999-12-31T23:59:59.999Z: later than any expiry, earlier than PostgreSQL's limit. */
+const LATEST_CURSOR_TIME = 253_402_300_799_999;
+
 export function decodeQueueCursor(raw: string | undefined | null): QueueCursor | null {
   if (!raw || raw.length > 300) return null;
   try {
     const value = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<QueueCursor>;
+    // Only what the statement can bind: a small integer rank, a time PostgreSQL and JavaScript
+    // both hold (written back in one form), a uuid. Anything else is the first page.
+    const at = typeof value.expiresAt === "string" ? Date.parse(value.expiresAt) : Number.NaN;
     if (
-      typeof value.riskRank === "number" && Number.isInteger(value.riskRank) &&
-      typeof value.expiresAt === "string" && !Number.isNaN(Date.parse(value.expiresAt)) &&
-      typeof value.id === "string" && /^[0-9a-f-]{36}$/.test(value.id)
+      typeof value.riskRank === "number" && Number.isInteger(value.riskRank) && Math.abs(value.riskRank) <= 1000 &&
+      at >= 0 && at <= LATEST_CURSOR_TIME &&
+      typeof value.id === "string" && isUuid(value.id)
     ) {
-      return { riskRank: value.riskRank, expiresAt: value.expiresAt, id: value.id };
+      return { riskRank: value.riskRank, expiresAt: new Date(at).toISOString(), id: value.id };
     }
   } catch {
     // fall through
