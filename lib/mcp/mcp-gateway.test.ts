@@ -226,6 +226,37 @@ describe("tools/call through the gate", () => {
     await client.close();
   });
 
+  it("an approval that no longer counts when the call runs puts the action back in review, and the call keeps waiting for the next decision", async () => {
+    const tenant = await createTestTenant(t.db);
+    const key = await keyFor(tenant, ["cancel_invoice"]);
+    const { client } = await connect(key.secret, (request) => handleMcpRequest(request, { progressIntervalMs: 50 }));
+    const progress = progressRecorder();
+    const call = track(client.callTool({ name: "cancel_invoice", arguments: { invoice_number: "INV-1045", reason: "Issued twice by mistake" } }, undefined, {
+      onprogress: progress.onprogress,
+    }) as Promise<CallToolResult>);
+    await progress.enough;
+    const action = await onlyPendingActionOf(key.id);
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: action.id } });
+    // An approval on record whose reviewer's account is disabled (outside the console, after the vote).
+    await t.db.$transaction([
+      t.db.user.update({ where: { id: tenant.users.reviewer.id }, data: { disabledAt: new Date() } }),
+      t.db.decision.create({
+        data: { tenantId: tenant.id, actionId: action.id, revisionId: revision.id, reviewerId: tenant.users.reviewer.id, verdict: "approve", payloadHash: action.payloadHash },
+      }),
+      t.db.action.update({ where: { id: action.id }, data: { status: "approved", decidedAt: new Date() } }),
+    ]);
+    await expect.poll(async () => t.db.auditEvent.count({ where: { actionId: action.id, type: "action.reopened" } }), EVENTUALLY).toBe(1);
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("pending");
+    expect(call.settled).toBe(false);
+
+    await decideAction(t.db, { tenantId: tenant.id, actionId: action.id, reviewer: tenant.users.reviewer2.member, verdict: "approve", payloadHash: action.payloadHash });
+    const result = await call.promise;
+    expect(result.isError).toBe(false);
+    expect(progress.seen.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringMatching(/back in the review queue/)]));
+    expect(await t.db.execution.count({ where: { actionId: action.id } })).toBe(1);
+    await client.close();
+  });
+
   it("a rejection returns the reviewer's reason as an error result, and nothing runs", async () => {
     const key = await keyFor(a, ["refund_invoice"]);
     const { client } = await connect(key.secret);
