@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "pg";
+import { whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -179,22 +180,14 @@ describe("statements that act for a key", () => {
     // The agent's execute request has passed every check before the claim (findScopedAction: the
     // key was live); another connection holds the action's row, so the claim waits for it.
     await findScopedAction(t.db, { tenantId: a.id, actionId: proposed.actionId, apiKeyId: key.id });
-    const holder = new Client({ connectionString: t.url });
-    await holder.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [proposed.actionId]);
-      const executing = executeAction(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: asKey(key.id) })
+    const executing = await whileActionLocked(t.url, proposed.actionId, async (waiters) => {
+      const run = executeAction(t.db, { tenantId: a.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: asKey(key.id) })
         .then((outcome) => ({ outcome }), (error: unknown) => ({ error }));
-      await expect.poll(async () => (await holder.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )).rows[0].n, EVENTUALLY).toBeGreaterThan(0);
+      await waiters(1);
       await revokeApiKey(t.db, { tenantId: a.id, id: key.id, actor: admin() });
-      await holder.query("COMMIT");
-      expect(await executing).toMatchObject({ error: { code: "api_key_revoked", status: 409 } });
-    } finally {
-      await holder.end();
-    }
+      return { run };
+    });
+    expect(await executing.run).toMatchObject({ error: { code: "api_key_revoked", status: 409 } });
     expect(await t.db.execution.count({ where: { actionId: proposed.actionId } })).toBe(0);
     expect((await t.db.invoice.findFirstOrThrow({ where: { tenantId: a.id, number: "INV-1045" } })).status).toBe("open");
     expect((await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).status).toBe("approved");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "pg";
 import { refusal } from "@/tests/refusal";
+import { whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -82,22 +82,13 @@ describe("a member executing an approval", () => {
     const p = await approvedRefund(tenant, 1_103);
     // The console request has passed the boundary (the member was a reviewer then); another
     // connection holds the action's row, so the claim waits for it.
-    const holder = new Client({ connectionString: t.url });
-    await holder.connect();
-    let outcome: { error: unknown } | { executed: unknown };
-    try {
-      await holder.query("BEGIN");
-      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
-      const executing = executeAs(tenant, tenant.users.reviewer2, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
-      await expect.poll(async () => (await holder.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )).rows[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+    const executing = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const run = executeAs(tenant, tenant.users.reviewer2, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
+      await waiters(1);
       await removeReviewerRole(tenant, tenant.users.reviewer2);
-      await holder.query("COMMIT");
-      outcome = await executing;
-    } finally {
-      await holder.end();
-    }
+      return { run }; // not awaited here: it waits for the lock this holds
+    });
+    const outcome = await executing.run;
     expect(outcome).toHaveProperty("error");
     await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_103, "error" in outcome ? outcome.error : null);
   });
@@ -139,22 +130,13 @@ describe("an approval of an action a member requested", () => {
   it("is refused when the requester is disabled while the execution waits for the action's lock (real concurrency against PostgreSQL)", async () => {
     const tenant = await createTestTenant(t.db);
     const p = await approvedRefund(tenant, 1_203);
-    const holder = new Client({ connectionString: t.url });
-    await holder.connect();
-    let outcome: { error: unknown } | { executed: unknown };
-    try {
-      await holder.query("BEGIN");
-      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
-      const executing = executeForRequester(tenant, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
-      await expect.poll(async () => (await holder.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )).rows[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+    const executing = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const run = executeForRequester(tenant, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
+      await waiters(1);
       await t.db.user.update({ where: { id: tenant.users.requester.id }, data: { disabledAt: new Date() } });
-      await holder.query("COMMIT");
-      outcome = await executing;
-    } finally {
-      await holder.end();
-    }
+      return { run }; // not awaited here: it waits for the lock this holds
+    });
+    const outcome = await executing.run;
     expect(outcome).toHaveProperty("error");
     await expectRequesterRefused(tenant, p, 1_203, "error" in outcome ? outcome.error : null);
   });

@@ -1,6 +1,6 @@
-import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
+import { whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -100,24 +100,18 @@ describe("approvals that stop counting", () => {
     const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
     const membership = await membershipOf(a, a.users.reviewer);
     // Hold the action's row so both the claim and the role change's reopen queue up behind it.
-    const holder = new Client({ connectionString: t.url });
-    await holder.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [p.actionId]);
+    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
       const run = execute(a, p).then((o) => ({ ran: o.state }), (e: { code?: string }) => ({ refused: e.code }));
       const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
-      await waitForLockWaiters(2);
-      await holder.query("COMMIT");
-      const [outcome] = await Promise.all([run, demote]);
-      const executions = await t.db.execution.count({ where: { actionId: p.actionId } });
-      const reopened = (await reopenedEvents(p.actionId)).length;
-      expect(executions + reopened).toBe(1);
-      if ("ran" in outcome) expect(await statusOf(p.actionId)).toBe("succeeded");
-      else expect(await statusOf(p.actionId)).toBe("pending");
-    } finally {
-      await holder.end();
-    }
+      await waiters(2);
+      return { both: Promise.all([run, demote]) }; // not awaited here: they wait for the lock this holds
+    });
+    const [outcome] = await both.both;
+    const executions = await t.db.execution.count({ where: { actionId: p.actionId } });
+    const reopened = (await reopenedEvents(p.actionId)).length;
+    expect(executions + reopened).toBe(1);
+    if ("ran" in outcome) expect(await statusOf(p.actionId)).toBe("succeeded");
+    else expect(await statusOf(p.actionId)).toBe("pending");
   });
 });
 
@@ -150,19 +144,3 @@ describe("approvals that stop counting, against concurrent votes (real concurren
     expect(outcomes.size).toBeGreaterThan(0);
   });
 });
-
-/** Waits until `n` backends wait on a lock (the claim's and the reopen's). */
-async function waitForLockWaiters(n: number) {
-  const probe = new Client({ connectionString: t.url });
-  await probe.connect();
-  try {
-    await expect.poll(async () => {
-      const { rows } = await probe.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return rows[0].n;
-    }, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(n);
-  } finally {
-    await probe.end();
-  }
-}

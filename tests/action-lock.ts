@@ -1,0 +1,31 @@
+import { Client } from "pg";
+import { expect } from "vitest";
+
+/** How long waiting for a backend to queue on a lock may take on a loaded machine (not a speed assertion). */
+const EVENTUALLY = { timeout: 30_000, interval: 20 };
+
+/**
+ * Holds an action's row lock (FOR UPDATE) from another connection while `during` runs, and
+ * commits after it: what `during` starts that locks the action — a vote, a claim, a reopen — queues
+ * behind it. `during` gets `waiters(n)`, which resolves once `n` backends wait on a lock, so a
+ * test can order "the claim waits" before "the change commits". Return what waits on the lock
+ * wrapped (`{ run }`), never the bare promise: awaiting it before the commit would wait forever.
+ */
+export async function whileActionLocked<T>(databaseUrl: string, actionId: string, during: (waiters: (n: number) => Promise<void>) => Promise<T>): Promise<T> {
+  const holder = new Client({ connectionString: databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [actionId]);
+    const waiters = async (n: number) => {
+      await expect.poll(async () => (await holder.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, EVENTUALLY).toBeGreaterThanOrEqual(n);
+    };
+    const value = await during(waiters);
+    await holder.query("COMMIT");
+    return value;
+  } finally {
+    await holder.end();
+  }
+}
