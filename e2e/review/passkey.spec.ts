@@ -112,4 +112,29 @@ test.describe("passkeys and signed approvals", () => {
     await expect(page.getByRole("alert").filter({ hasText: "add one on your account page" })).toBeVisible();
     expect(await db.decision.count({ where: { actionId: id } })).toBe(0);
   });
+
+  test("removing a passkey withdraws the approval it signed on an action that has not run: the page says so, and the action is back in review", async ({ page, browser }) => {
+    const tenant = await seedTenant();
+    await requireSignaturesFromHighRisk(tenant);
+    const { id } = await propose(tenant, "refund_invoice", LARGE_REFUND);
+    for (const [reviewer, shown] of [[tenant.users.reviewer, "1 of 2"], [tenant.users.reviewer2, "2 of 2"]] as const) {
+      const other = reviewer === tenant.users.reviewer ? page : await browser.newPage();
+      await signInAs(other, reviewer.email);
+      await virtualAuthenticator(other);
+      await addPasskey(other, "Laptop");
+      await other.goto(`/actions/${id}`);
+      await other.getByRole("button", { name: "Approve", exact: true }).click();
+      await expect(other.getByRole("status").filter({ hasText: shown })).toBeVisible();
+      if (other !== page) await other.close();
+    }
+    expect((await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("approved");
+
+    await page.goto("/account");
+    await expect(page.getByText("Removing a passkey withdraws the approvals it signed")).toBeVisible();
+    await page.getByRole("button", { name: "Remove passkey Laptop" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "1 action you approved with it had not run yet" })).toBeVisible();
+    expect((await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
+    await page.goto(`/actions/${id}`);
+    await expect(page.getByText(/no longer counts/)).toBeVisible();
+  });
 });
