@@ -142,7 +142,7 @@ export const AUDIT_EVENT_SCHEMAS = {
   "member.email_mode_changed": z.strictObject({ before: z.enum(["immediate", "digest"]), after: z.enum(["immediate", "digest"]) }),
   "member.roles_refused": z.strictObject({ member: text, before: z.array(text), requested: z.array(text), reason: z.enum(["last_admin", "not_admin"]) }),
   "policy.saved": z.strictObject({ version: count, baseVersion: count, comment: text.nullable(), tools: z.array(text) }),
-  "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "too_complex", "stale_base_version"]), errors: z.array(text).optional() }),
+  "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "too_complex", "stale_base_version", "not_admin"]), errors: z.array(text).optional() }),
   "audit.exported": z.strictObject({ format: z.enum(["csv", "json", "jsonl"]), filters: text }),
   "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
   "account.password_changed": z.strictObject({ otherSessionsEnded: count }),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "pg";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
@@ -84,5 +85,49 @@ describe("savePolicy past the compute pool's budget", () => {
       outcome: "refused", data: { baseVersion: latest.version, reason: "too_complex" },
     });
     expect(await savePolicy(t.db, { tenantId: a.id, baseVersion: latest.version, document: largePolicy(), actor: actor() })).toEqual({ version: latest.version + 1 });
+  });
+});
+
+describe("savePolicy by someone who is no longer an admin", () => {
+  const latestOf = async (tenantId: string) => (await t.db.toolPolicy.findFirstOrThrow({ where: { tenantId }, orderBy: { version: "desc" } })).version;
+  const expectRefusedAndUnsaved = async (tenantId: string, userId: string, error: unknown, versionBefore: number) => {
+    expect(error).toMatchObject({ code: "forbidden", status: 403, message: "Only admins may save the policy, and you are no longer an admin here." });
+    expect(await latestOf(tenantId)).toBe(versionBefore);
+    expect(await t.db.auditEvent.count({ where: { tenantId, type: "policy.saved" } })).toBe(0);
+    expect(await t.db.auditEvent.findFirstOrThrow({ where: { tenantId, type: "policy.save_refused" } })).toMatchObject({
+      actorId: userId, outcome: "refused", data: { baseVersion: versionBefore, reason: "not_admin" },
+    });
+  };
+
+  it("saves nothing for a member who is not an admin (refused 403, audited)", async () => {
+    const c = await createTestTenant(t.db);
+    // The reviewer stands for an admin demoted after their request passed the boundary.
+    const formerAdmin = { type: "user" as const, id: c.users.reviewer.id, label: c.users.reviewer.email };
+    const e = await refusal(savePolicy(t.db, { tenantId: c.id, baseVersion: 1, document: DEFAULT_POLICY, actor: formerAdmin }));
+    await expectRefusedAndUnsaved(c.id, c.users.reviewer.id, e, 1);
+  });
+
+  it("is refused when the admin's demotion commits while the save waits for their membership (real concurrency against PostgreSQL)", async () => {
+    const c = await createTestTenant(t.db);
+    const admin = { type: "user" as const, id: c.users.admin.id, label: c.users.admin.email };
+    // The demotion is under way (the role change holds the admin's membership row) when the save,
+    // already past the boundary, reaches its statement.
+    const demotion = new Client({ connectionString: t.url });
+    await demotion.connect();
+    let outcome: { error: unknown } | { saved: unknown };
+    try {
+      await demotion.query("BEGIN");
+      await demotion.query(`UPDATE "Membership" SET roles = '{reviewer}' WHERE "tenantId" = $1 AND "userId" = $2`, [c.id, c.users.admin.id]);
+      const saving = savePolicy(t.db, { tenantId: c.id, baseVersion: 1, document: DEFAULT_POLICY, actor: admin }).then((saved) => ({ saved }), (error: unknown) => ({ error }));
+      await expect.poll(async () => (await demotion.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+      await demotion.query("COMMIT");
+      outcome = await saving;
+    } finally {
+      await demotion.end();
+    }
+    expect(outcome).toHaveProperty("error");
+    await expectRefusedAndUnsaved(c.id, c.users.admin.id, "error" in outcome ? outcome.error : null, 1);
   });
 });

@@ -30,7 +30,8 @@ async function auditRefusal(db: Db, input: SavePolicyInput, data: Omit<AuditEven
  * ids, tool names that name the tenant's tools, every CEL condition compiled and type-checked
  * against its tool's arguments); then one conditional INSERT writes n+1 only
  * if n is still the newest version, so an admin who edited a stale version is refused rather than
- * silently overwriting a colleague's save. Policy rows are never updated. Audited, refusals too.
+ * silently overwriting a colleague's save, and only if the one saving is an admin when it runs
+ * (not only when their request arrived). Policy rows are never updated. Audited, refusals too.
  */
 export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
@@ -56,9 +57,11 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
       data: { version, baseVersion: input.baseVersion, comment, tools: Object.keys(result.policy.tools).sort() },
     }),
   });
-  if (!saved) {
-    await auditRefusal(db, input, { reason: "stale_base_version" });
-    throw markAudited(new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409));
+  if (!saved.saved) {
+    await auditRefusal(db, input, { reason: saved.refusal });
+    throw markAudited(saved.refusal === "not_admin"
+      ? new AppError("forbidden", "Only admins may save the policy, and you are no longer an admin here.", 403)
+      : new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409));
   }
   void requestSeal(db, input.tenantId);
   return { version };
