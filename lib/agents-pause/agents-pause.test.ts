@@ -207,3 +207,34 @@ describe("the stop button: running tasks", () => {
     expect((await t.db.task.findUniqueOrThrow({ where: { id: taskId } })).status).toBe("completed");
   });
 });
+
+describe("the stop button pressed by someone who is no longer an admin", () => {
+  it("neither pauses nor resumes the tenant's agents or a key (refused 403, audited); the pause stays as it was", async () => {
+    const tenant = await createTestTenant(t.db);
+    const key = await agentKey(tenant, "watched");
+    // The reviewer stands for an admin demoted after their request passed the boundary.
+    const formerAdmin = { type: "user" as const, id: tenant.users.reviewer.id, label: tenant.users.reviewer.email };
+    const forbiddenAgents = { code: "forbidden", status: 403, message: "Only admins may pause or resume agents, and you are no longer an admin here." };
+    expect(await refusal(setAgentsPause(t.db, { tenantId: tenant.id, paused: true, reason: "x", actor: formerAdmin }))).toMatchObject(forbiddenAgents);
+    expect(await readAgentsPause(t.db, tenant.id)).toBeNull();
+    await pause(tenant);
+    expect(await refusal(setAgentsPause(t.db, { tenantId: tenant.id, paused: false, actor: formerAdmin }))).toMatchObject(forbiddenAgents);
+    expect(await readAgentsPause(t.db, tenant.id)).toMatchObject({ by: tenant.users.admin.email, reason: "refunds misbehaving" });
+    expect((await eventsOf(tenant, "tenant.agents_pause_refused")).map((e) => ({ actorId: e.actorId, outcome: e.outcome, data: e.data }))).toEqual([
+      { actorId: formerAdmin.id, outcome: "refused", data: { operation: "pause", reason: "not_admin" } },
+      { actorId: formerAdmin.id, outcome: "refused", data: { operation: "resume", reason: "not_admin" } },
+    ]);
+    expect((await eventsOf(tenant, "tenant.agents_paused")).length).toBe(1);
+    expect((await eventsOf(tenant, "tenant.agents_resumed")).length).toBe(0);
+
+    const forbiddenKey = { code: "forbidden", status: 403, message: "Only admins may manage API keys, and you are no longer an admin here." };
+    expect(await refusal(setApiKeyPause(t.db, { tenantId: tenant.id, id: key.apiKeyId, paused: true, actor: formerAdmin }))).toMatchObject(forbiddenKey);
+    expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: key.apiKeyId } })).pausedAt).toBeNull();
+    await setApiKeyPause(t.db, { tenantId: tenant.id, id: key.apiKeyId, paused: true, actor: adminOf(tenant) });
+    expect(await refusal(setApiKeyPause(t.db, { tenantId: tenant.id, id: key.apiKeyId, paused: false, actor: formerAdmin }))).toMatchObject(forbiddenKey);
+    expect((await t.db.apiKey.findUniqueOrThrow({ where: { id: key.apiKeyId } })).pausedAt).toBeInstanceOf(Date);
+    expect((await eventsOf(tenant, "api_key.refused")).map((e) => (e.data as { operation: string }).operation)).toEqual(["pause", "resume"]);
+    expect((await eventsOf(tenant, "api_key.resumed")).length).toBe(0);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+});

@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { setAgentsPaused } from "@/lib/db/statements/set-agents-paused";
-import { AppError } from "@/lib/errors";
+import { AppError, markAudited } from "@/lib/errors";
 
 export type SetAgentsPauseInput = {
   tenantId: string;
@@ -20,7 +20,8 @@ export type SetAgentsPauseInput = {
  * tool call; resumed, everything goes on from where it stopped. Every one of those checks is made
  * by the statement that would act (agent-pause-rules.ts), so the pause holds from its commit on,
  * in every process. Pausing a paused tenant (or resuming a running one) changes and audits
- * nothing.
+ * nothing. Only by someone who is an admin when it runs: one demoted after their request passed
+ * the boundary is refused (403, audited).
  */
 export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promise<{ paused: boolean; pausedAt: Date | null; changed: boolean }> {
   const reason = input.paused ? (input.reason ?? "").trim().slice(0, 500) || null : null;
@@ -36,7 +37,15 @@ export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promis
         }),
     }),
   );
-  if (!result) throw new AppError("not_found", "That organisation was not found.", 404);
+  if (result.outcome === "not_found") throw new AppError("not_found", "That organisation was not found.", 404);
+  // Resuming, or pausing, is an admin's act like any other: one no longer an admin does neither.
+  if (result.outcome === "not_admin") {
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor: input.actor, type: "tenant.agents_pause_refused", outcome: "refused", subject: { type: "tenant", id: input.tenantId },
+      data: { operation: input.paused ? "pause" : "resume", reason: "not_admin" },
+    });
+    throw markAudited(new AppError("forbidden", "Only admins may pause or resume agents, and you are no longer an admin here.", 403));
+  }
   if (result.changed) void requestSeal(db, input.tenantId);
   return { paused: result.pausedAt !== null, pausedAt: result.pausedAt, changed: result.changed };
 }

@@ -46,6 +46,26 @@ describe("createApiKey", () => {
   });
 });
 
+describe("API keys by someone who is no longer an admin", () => {
+  it("creates no key and revokes none (refused 403, audited as api_key.refused)", async () => {
+    const c = await createTestTenant(t.db);
+    const { apiKey } = await createApiKey(t.db, { tenantId: c.id, name: "live-bot", allowedTools: ["get_invoice"], createdById: c.users.admin.id });
+    // The reviewer stands for an admin demoted after their request passed the boundary.
+    const formerAdmin = { type: "user" as const, id: c.users.reviewer.id, label: c.users.reviewer.email };
+    const forbidden = { code: "forbidden", status: 403, message: "Only admins may manage API keys, and you are no longer an admin here." };
+    expect(await refusal(createApiKey(t.db, { tenantId: c.id, name: "sneaky-bot", allowedTools: ["get_invoice"], createdById: formerAdmin.id }))).toMatchObject(forbidden);
+    expect(await refusal(revokeApiKey(t.db, { tenantId: c.id, id: apiKey.id, actor: formerAdmin }))).toMatchObject(forbidden);
+    expect((await t.db.apiKey.findMany({ where: { tenantId: c.id } })).map((k) => ({ name: k.name, revokedAt: k.revokedAt }))).toEqual([{ name: "live-bot", revokedAt: null }]);
+    expect(await t.db.auditEvent.count({ where: { tenantId: c.id, type: { in: ["api_key.revoked"] } } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { tenantId: c.id, type: "api_key.created" } })).toBe(1);
+    const refused = await t.db.auditEvent.findMany({ where: { tenantId: c.id, type: "api_key.refused" }, orderBy: { id: "asc" } });
+    expect(refused.map((e) => ({ actorId: e.actorId, outcome: e.outcome, subjectId: e.subjectId, data: e.data }))).toEqual([
+      { actorId: formerAdmin.id, outcome: "refused", subjectId: null, data: { operation: "create", name: "sneaky-bot", reason: "not_admin" } },
+      { actorId: formerAdmin.id, outcome: "refused", subjectId: apiKey.id, data: { operation: "revoke", name: "live-bot", prefix: apiKey.prefix, reason: "not_admin" } },
+    ]);
+  });
+});
+
 describe("authenticateApiKey", () => {
   it("resolves a valid secret to its key and tenant, and records use at most once a minute, off the request path", async () => {
     const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name: "agent-1", allowedTools: ["get_invoice"], createdById: a.users.admin.id });

@@ -1,18 +1,21 @@
 import { z } from "zod";
-import { thenSeal } from "@/lib/audit/seal-audit-chain";
+import { randomUUID } from "node:crypto";
+import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";
+import { insertApiKey } from "@/lib/db/statements/insert-api-key";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import { generateApiKeySecret, hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
-import { API_KEY_PUBLIC_SELECT, type ApiKeySummary } from "@/lib/api-keys/api-key-summary";
+import type { ApiKeySummary } from "@/lib/api-keys/api-key-summary";
 
 export type CreateApiKeyInput = {
   tenantId: string;
   name: string;
   /** Tools this key may propose; each must be one of the tenant's tools (built-in, or an approved MCP tool). */
   allowedTools: string[];
-  /** The admin creating it (the caller has checked `admin:manage`). */
+  /** The admin creating it: an admin when the key is written, not only when the request arrived. */
   createdById: string;
 };
 
@@ -44,19 +47,15 @@ export async function createApiKey(db: Db, input: CreateApiKeyInput): Promise<{ 
   const actor: AuditActor = { type: "user", id: input.createdById, label: creator.user.email };
 
   const { prefix, secret } = generateApiKeySecret();
-  const apiKey = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
-    const created = await tx.apiKey.create({
-      data: {
-        tenantId: input.tenantId, name: name.data, prefix, secretHash: hashApiKeySecret(secret),
-        allowedTools: tools, createdById: input.createdById,
-      },
-      select: API_KEY_PUBLIC_SELECT,
-    });
-    await appendAuditEvent(tx, {
-      tenantId: input.tenantId, actor, type: "api_key.created", outcome: "ok", subject: { type: "api_key", id: created.id },
-      data: { name: created.name, prefix: created.prefix, allowedTools: created.allowedTools },
-    });
-    return created;
-  }));
+  const id = randomUUID();
+  const apiKey = await insertApiKey(db, {
+    id, tenantId: input.tenantId, name: name.data, prefix, secretHash: hashApiKeySecret(secret), allowedTools: tools, createdById: input.createdById,
+    created: auditBodyOf({
+      tenantId: input.tenantId, actor, type: "api_key.created", outcome: "ok", subject: { type: "api_key", id },
+      data: { name: name.data, prefix, allowedTools: tools },
+    }),
+  });
+  if (!apiKey) throw await refuseApiKeyAct(db, { tenantId: input.tenantId, actor, apiKeyId: null, data: { operation: "create", name: name.data } });
+  void requestSeal(db, input.tenantId);
   return { apiKey: { id: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, allowedTools: apiKey.allowedTools, createdAt: apiKey.createdAt }, secret };
 }

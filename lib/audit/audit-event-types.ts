@@ -115,9 +115,16 @@ export const AUDIT_EVENT_SCHEMAS = {
   "api.execute_requested": z.strictObject({ idempotencyKey: text, payloadHash: text.nullable() }),
   "api_key.created": z.strictObject({ name: text, prefix: text, allowedTools: z.array(text) }),
   "api_key.revoked": z.strictObject({ name: text, prefix: text }),
+  // An admin act on a key refused where it would have acted (not_admin: the one asking was no
+  // longer an admin when it ran). prefix: absent for a key never created.
+  "api_key.refused": z.strictObject({
+    operation: z.enum(["create", "revoke", "pause", "resume"]), name: text, prefix: text.optional(), reason: z.enum(["not_admin"]),
+  }),
   // The stop button (lib/agents-pause/): the tenant's agents, or one API key, paused and resumed.
   "tenant.agents_paused": z.strictObject({ reason: text.nullable() }),
   "tenant.agents_resumed": z.strictObject({ pausedSince: text }),
+  // not_admin: the one who pressed it was no longer an admin when its statement ran; nothing changed.
+  "tenant.agents_pause_refused": z.strictObject({ operation: z.enum(["pause", "resume"]), reason: z.enum(["not_admin"]) }),
   // Webhook endpoints (lib/webhooks/): registered, secret rotated, removed; a delivery sent again.
   "webhook.endpoint_created": z.strictObject({ url: text, events: z.array(text), allowPrivate: z.boolean() }),
   "webhook.secret_rotated": z.strictObject({ url: text, previousValidUntil: text }),

@@ -2,29 +2,36 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
+import { adminNowSql } from "@/lib/db/statements/admin-rules";
+
+export type ApiKeyRevocation = { outcome: "revoked"; id: string; revokedAt: Date; changed: boolean } | { outcome: "not_admin" } | { outcome: "not_found" };
 
 /**
  * Revokes one key of the tenant from now (database clock) in one statement with its
  * `api_key.revoked` event (written by the console: a key's name and prefix never change). The key's row is locked first, so of two revocations at once one
  * revokes and audits and the other sees it revoked: a revoked key keeps its original time and
- * `changed` is false (no second event). Null: no such key in this tenant.
+ * `changed` is false (no second event). Only someone who is an admin now revokes
+ * (admin-rules.ts, `byUserId`): one demoted after their request passed the boundary changes nothing.
  */
 export async function recordApiKeyRevocation(
   q: Queryable,
-  input: { tenantId: string; apiKeyId: string; event: AttestedAuditBody },
-): Promise<{ id: string; revokedAt: Date; changed: boolean } | null> {
-  const [row] = await query<{ id: string; revokedAt: Date; changed: boolean }>(q, Prisma.sql`
-    WITH target AS (
+  input: { tenantId: string; apiKeyId: string; byUserId: string; event: AttestedAuditBody },
+): Promise<ApiKeyRevocation> {
+  const [row] = await query<{ admin: boolean; id: string | null; revokedAt: Date | null; changed: boolean | null }>(q, Prisma.sql`
+    WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
+    target AS (
       SELECT id, "revokedAt" IS NULL AS active FROM "ApiKey"
       WHERE id = ${input.apiKeyId}::uuid AND "tenantId" = ${input.tenantId}::uuid FOR UPDATE
     ),
     revoked AS (
       UPDATE "ApiKey" k SET "revokedAt" = COALESCE(k."revokedAt", date_trunc('milliseconds', now()))
-      FROM target WHERE k.id = target.id
+      FROM target WHERE k.id = target.id AND (SELECT ok FROM admin)
       RETURNING k.id, k."revokedAt", target.active AS changed
     ),
     events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM revoked r WHERE r.changed),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
-    SELECT id, "revokedAt", changed FROM revoked`);
-  return row ?? null;
+    SELECT (SELECT ok FROM admin) AS admin, r.id::text AS id, r."revokedAt", r.changed FROM (SELECT 1) one LEFT JOIN revoked r ON true`);
+  if (!row.admin) return { outcome: "not_admin" };
+  if (row.id === null || row.revokedAt === null || row.changed === null) return { outcome: "not_found" };
+  return { outcome: "revoked", id: row.id, revokedAt: row.revokedAt, changed: row.changed };
 }

@@ -3,22 +3,29 @@ import { query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
+import { adminNowSql } from "@/lib/db/statements/admin-rules";
+
+export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | { outcome: "not_admin" } | { outcome: "not_found" };
 
 /**
  * Pauses or resumes a tenant's agents in one statement with its audit event. The tenant's row is
  * locked first, so of two clicks at once one changes and audits and the other finds it done
  * (`changed` false, no second event; a pause keeps its first time, author and reason). A resume
- * also wakes the tenant's unfinished tasks, which a pause left where they stopped. Null: no such
- * tenant. Run it in a transaction: the lock is held from the read to the write.
+ * also wakes the tenant's unfinished tasks, which a pause left where they stopped. The read under
+ * the lock also asks whether `byUserId` is an admin now (admin-rules.ts): one demoted after their
+ * request passed the boundary changes nothing. Run it in a transaction: the locks are held from
+ * the read to the write.
  */
 export async function setAgentsPaused(
   q: SqlClient,
   input: { tenantId: string; paused: boolean; byUserId: string; reason: string | null; event: (pausedSince: Date | null) => AttestedAuditBody },
-): Promise<{ changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | null> {
+): Promise<AgentsPauseChange> {
   // The event needs the pause's start, which only the row knows: read it under the same lock.
-  const [row] = await query<{ pausedAt: Date | null }>(q, Prisma.sql`
-    SELECT "agentsPausedAt" AS "pausedAt" FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR UPDATE`);
-  if (!row) return null;
+  const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
+    SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin
+    FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR UPDATE`);
+  if (!row) return { outcome: "not_found" };
+  if (!row.admin) return { outcome: "not_admin" };
   const changed = (row.pausedAt !== null) !== input.paused;
   const event = changed ? input.event(row.pausedAt) : null;
   const [updated] = await query<{ pausedAt: Date | null }>(q, Prisma.sql`
@@ -37,5 +44,5 @@ export async function setAgentsPaused(
     events AS (SELECT ${event === null ? null : JSON.stringify(event)}::jsonb AS event FROM updated WHERE ${event !== null}),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
     SELECT "agentsPausedAt" AS "pausedAt" FROM updated`);
-  return { changed, pausedAt: updated?.pausedAt ?? null, pausedSince: row.pausedAt };
+  return { outcome: "done", changed, pausedAt: updated?.pausedAt ?? null, pausedSince: row.pausedAt };
 }

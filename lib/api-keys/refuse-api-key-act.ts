@@ -1,0 +1,20 @@
+import type { Db } from "@/lib/db/client";
+import { AppError, markAudited } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import type { AuditEventData } from "@/lib/audit/audit-event-types";
+
+/**
+ * An act on an API key that its statement refused because the one asking is no longer an admin
+ * (admin-rules.ts): audited as `api_key.refused` in its own statement (nothing else was written),
+ * and the 403 to throw.
+ */
+export async function refuseApiKeyAct(
+  db: Db,
+  input: { tenantId: string; actor: AuditActor; apiKeyId: string | null; data: Omit<AuditEventData<"api_key.refused">, "reason"> },
+): Promise<AppError> {
+  await appendAuditEvent(db, {
+    tenantId: input.tenantId, actor: input.actor, type: "api_key.refused", outcome: "refused", subject: { type: "api_key", id: input.apiKeyId },
+    data: { ...input.data, reason: "not_admin" },
+  });
+  return markAudited(new AppError("forbidden", "Only admins may manage API keys, and you are no longer an admin here.", 403));
+}
