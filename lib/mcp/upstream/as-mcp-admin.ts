@@ -5,6 +5,11 @@ import { hasPermission } from "@/lib/auth/permissions";
 import type { Db } from "@/lib/db/client";
 import { AppError, isAppError, markAudited, wasAudited } from "@/lib/errors";
 
+/** What a statement that acts on MCP servers says when the one asking is no longer an admin (admin-rules.ts). */
+export function noLongerMcpAdmin(): AppError {
+  return new AppError("forbidden", "Only admins may manage MCP servers, and you are no longer an admin here.", 403);
+}
+
 /**
  * Runs one admin operation on upstream MCP servers: only for a member whose roles (read from the
  * database by the caller) include `admin:manage` — checked here too, not only at the request

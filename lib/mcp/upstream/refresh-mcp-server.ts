@@ -10,7 +10,7 @@ import { readMcpServer } from "@/lib/db/statements/read-mcp-server";
 import { recordMcpListFailure } from "@/lib/db/statements/record-mcp-list-failure";
 import { writeMcpToolList } from "@/lib/db/statements/write-mcp-tool-list";
 import { AppError, isAppError } from "@/lib/errors";
-import { asMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
+import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import { reconcileToolList } from "@/lib/mcp/upstream/reconcile-tool-list";
 import { openSecrets } from "@/lib/mcp/upstream/secret-box";
 import { listUpstreamTools, withUpstream, type UpstreamEndpoint } from "@/lib/mcp/upstream/upstream-client";
@@ -25,7 +25,8 @@ export type McpListing =
  * an admin; an approved tool the server now describes differently (description, schema,
  * annotations) is held — calls refused — with the change kept for an admin to review; tools it
  * no longer lists are gone. The pinned definitions never change here. A server that cannot be
- * reached or listed leaves everything as it was and says why.
+ * reached or listed leaves everything as it was and says why. What a listing found is recorded
+ * only for someone who is an admin when it is written (admin-rules.ts).
  */
 export async function refreshMcpServer(db: Db, input: { tenantId: string; admin: Member; serverId: string }): Promise<McpListing> {
   return asMcpAdmin(db, { tenantId: input.tenantId, admin: input.admin, operation: "refresh" }, async () => {
@@ -41,23 +42,24 @@ export async function refreshMcpServer(db: Db, input: { tenantId: string; admin:
       listed = await withUpstream(endpoint, (client, signal) => listUpstreamTools(client, endpoint, { signal }));
     } catch (error) {
       if (!isAppError(error)) throw error;
-      await recordMcpListFailure(db, {
-        tenantId: input.tenantId, serverId: server.id, message: error.message,
+      const recorded = await recordMcpListFailure(db, {
+        tenantId: input.tenantId, serverId: server.id, byUserId: input.admin.userId, message: error.message,
         failed: auditBodyOf({
           tenantId: input.tenantId, actor, type: "mcp.tools_list_failed", outcome: "error", subject: { type: "mcp_server", id: server.id },
           status: error.code, data: { server: server.name, code: error.code, message: error.message.slice(0, 500) },
         }),
       });
+      if (!recorded) throw noLongerMcpAdmin();
       void requestSeal(db, input.tenantId);
       return { ok: false as const, code: error.code, message: error.message };
     }
-    const listing = await recordListing(db, { tenantId: input.tenantId, serverId: server.id, actor }, listed);
+    const listing = await recordListing(db, { tenantId: input.tenantId, serverId: server.id, byUserId: input.admin.userId, actor }, listed);
     void requestSeal(db, input.tenantId);
     return listing;
   });
 }
 
-async function recordListing(db: Db, input: { tenantId: string; serverId: string; actor: AuditActor }, listed: Tool[]): Promise<McpListing> {
+async function recordListing(db: Db, input: { tenantId: string; serverId: string; byUserId: string; actor: AuditActor }, listed: Tool[]): Promise<McpListing> {
   return sqlTransaction(db, async (tx) => {
     // Locked in this order (server, then its tools) by every writer of a listing.
     const server = await readMcpServer(tx, { tenantId: input.tenantId, serverId: input.serverId, lock: true });
@@ -82,7 +84,8 @@ async function recordListing(db: Db, input: { tenantId: string; serverId: string
         },
       })),
     ];
-    await writeMcpToolList(tx, { tenantId: input.tenantId, serverId: server.id, tools: changes.writes, events });
+    const written = await writeMcpToolList(tx, { tenantId: input.tenantId, serverId: server.id, byUserId: input.byUserId, tools: changes.writes, events });
+    if (!written) throw noLongerMcpAdmin();
     return {
       ok: true as const, listed: listed.length, added: changes.added, held: changes.held.map((h) => h.qualifiedName), gone: changes.gone,
       returned: changes.returned, skipped: changes.skipped,

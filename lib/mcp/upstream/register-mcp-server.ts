@@ -6,7 +6,7 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { insertMcpServer } from "@/lib/db/statements/insert-mcp-server";
 import { AppError, describeInvalid } from "@/lib/errors";
-import { asMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
+import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import { refreshMcpServer, type McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
 import { sealSecrets } from "@/lib/mcp/upstream/secret-box";
 import { assertStdioCommandAllowed, checkedSecrets, checkedServerUrl, RegisterMcpServerSchema } from "@/lib/mcp/upstream/server-config";
@@ -39,7 +39,8 @@ export async function registerMcpServer(db: Db, input: RegisterMcpServerInput): 
         subject: { type: "mcp_server", id }, data: { server: spec.name, transport: spec.transport, url, command, args, secretNames },
       }),
     });
-    if (!written) throw new AppError("mcp_server_exists", `There is already an MCP server named ${spec.name} here: choose another name, or remove that one first.`, 409);
+    if (!written.inserted && written.refusal === "not_admin") throw noLongerMcpAdmin();
+    if (!written.inserted) throw new AppError("mcp_server_exists", `There is already an MCP server named ${spec.name} here: choose another name, or remove that one first.`, 409);
     void requestSeal(db, input.tenantId);
     return { serverId: id, name: spec.name };
   });

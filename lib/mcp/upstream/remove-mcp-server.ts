@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { deleteMcpServer } from "@/lib/db/statements/delete-mcp-server";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
-import { asMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
+import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 
 /**
  * Removes an upstream server and its tools (its secrets with it). Actions still waiting on one of
@@ -19,13 +19,14 @@ export async function removeMcpServer(db: Db, input: { tenantId: string; admin: 
       : null;
     if (!server) throw new AppError("not_found", "That MCP server was not found.", 404);
     const removed = await deleteMcpServer(db, {
-      tenantId: input.tenantId, serverId: input.serverId,
+      tenantId: input.tenantId, serverId: input.serverId, byUserId: input.admin.userId,
       removed: auditBodyOf({
         tenantId: input.tenantId, actor: memberAuditActor(input.admin), type: "mcp.server_removed", outcome: "ok",
         subject: { type: "mcp_server", id: input.serverId }, data: { server: server.name, tools: server._count.tools },
       }),
     });
-    if (!removed) throw new AppError("not_found", "That MCP server was not found.", 404);
+    if (!removed.removed && removed.refusal === "not_admin") throw noLongerMcpAdmin();
+    if (!removed.removed) throw new AppError("not_found", "That MCP server was not found.", 404);
     void requestSeal(db, input.tenantId);
     return { name: server.name };
   });

@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { readMcpServer } from "@/lib/db/statements/read-mcp-server";
 import { updateMcpServerSecrets } from "@/lib/db/statements/update-mcp-server-secrets";
 import { AppError, describeInvalid } from "@/lib/errors";
-import { asMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
+import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import { openSecrets, sealSecrets } from "@/lib/mcp/upstream/secret-box";
 import { checkedSecrets, MAX_SECRETS } from "@/lib/mcp/upstream/server-config";
 
@@ -37,13 +37,14 @@ export async function replaceMcpServerSecrets(db: Db, input: { tenantId: string;
     const secrets = checkedSecrets(server.transport, next);
     const secretNames = Object.keys(secrets);
     const changed = await updateMcpServerSecrets(db, {
-      tenantId: input.tenantId, serverId: server.id, fromSealed: server.sealedSecrets, secretNames, sealedSecrets: sealSecrets(secrets, bind),
+      tenantId: input.tenantId, serverId: server.id, byUserId: input.admin.userId, fromSealed: server.sealedSecrets, secretNames, sealedSecrets: sealSecrets(secrets, bind),
       changed: auditBodyOf({
         tenantId: input.tenantId, actor: memberAuditActor(input.admin), type: "mcp.server_secrets_changed", outcome: "ok",
         subject: { type: "mcp_server", id: server.id }, data: { server: server.name, secretNames },
       }),
     });
-    if (!changed) throw new AppError("stale_secrets", "Someone changed this server's secrets meanwhile: reload the page and enter yours again.", 409);
+    if (!changed.changed && changed.refusal === "not_admin") throw noLongerMcpAdmin();
+    if (!changed.changed) throw new AppError("stale_secrets", "Someone changed this server's secrets meanwhile: reload the page and enter yours again.", 409);
     void requestSeal(db, input.tenantId);
     return { secretNames };
   });

@@ -179,6 +179,30 @@ describe("refusals", () => {
   });
 });
 
+describe("MCP servers managed by an admin demoted after their request was authorised", () => {
+  it("registers, lists, re-keys and removes nothing: each statement that acts checks the role (refused 403, audited)", async () => {
+    // The roles the request boundary read (admin), for a member who is not an admin in the database now.
+    const stale = { ...a.users.reviewer.member, roles: ["admin" as const] };
+    const before = await serverView(a, "everything");
+    const toolsBefore = await t.db.mcpTool.findMany({ where: { serverId: before.id }, orderBy: { id: "asc" } });
+    const eventsBefore = await t.db.auditEvent.count({ where: { tenantId: a.id, type: { in: ["mcp.tools_listed", "mcp.server_registered", "mcp.server_secrets_changed", "mcp.server_removed"] } } });
+    const forbidden = { code: "forbidden", status: 403, message: "Only admins may manage MCP servers, and you are no longer an admin here." };
+
+    expect(await refusal(registerMcpServer(t.db, { tenantId: a.id, admin: stale, server: { name: "demoted", transport: "http", url: everything.url } }))).toMatchObject(forbidden);
+    expect(await refusal(refreshMcpServer(t.db, { tenantId: a.id, admin: stale, serverId: before.id }))).toMatchObject(forbidden);
+    expect(await refusal(replaceMcpServerSecrets(t.db, { tenantId: a.id, admin: stale, serverId: before.id, secrets: [{ name: "X-Api-Key", value: "planted" }] }))).toMatchObject(forbidden);
+    expect(await refusal(removeMcpServer(t.db, { tenantId: a.id, admin: stale, serverId: before.id }))).toMatchObject(forbidden);
+
+    expect(await t.db.mcpServer.count({ where: { tenantId: a.id, name: "demoted" } })).toBe(0);
+    expect(await serverView(a, "everything")).toEqual(before);
+    expect(await t.db.mcpTool.findMany({ where: { serverId: before.id }, orderBy: { id: "asc" } })).toEqual(toolsBefore);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: { in: ["mcp.tools_listed", "mcp.server_registered", "mcp.server_secrets_changed", "mcp.server_removed"] } } })).toBe(eventsBefore);
+    const refused = await t.db.auditEvent.findMany({ where: { tenantId: a.id, type: "mcp.server_refused", actorId: stale.userId }, orderBy: { id: "asc" } });
+    expect(refused.filter((e) => (e.data as { message: string }).message === forbidden.message).map((e) => (e.data as { operation: string }).operation))
+      .toEqual(["register", "refresh", "replace_secrets", "remove"]);
+  });
+});
+
 describe("a stdio server on the operator's list", () => {
   it("runs server-everything with its secret environment, and keeps the secret out of results, pages and the audit log", async () => {
     process.env.MCP_STDIO_COMMANDS = `/usr/bin/true, ${process.execPath}`;
