@@ -130,7 +130,9 @@ export const AUDIT_EVENT_SCHEMAS = {
   "webhook.secret_rotated": z.strictObject({ url: text, previousValidUntil: text }),
   "webhook.endpoint_removed": z.strictObject({ url: text }),
   "webhook.redelivered": z.strictObject({ deliveryId: id, eventType: text, messageId: text }),
-  "webhook.refused": z.strictObject({ url: text, reason: text }),
+  // reason: why a destination was refused, or not_admin (with the operation): the one asking was
+  // no longer an admin when its statement ran.
+  "webhook.refused": z.strictObject({ url: text, reason: text, operation: z.enum(["register", "rotate", "remove", "redeliver"]).optional() }),
   // The Slack app (lib/slack/): configured by an admin, a member's Slack user linked, and every
   // callback refused before it reached a decision (a refused vote is decision.refused). Never a secret.
   "slack.configured": z.strictObject({ channel: text, openOnlyFrom: text, secretsChanged: z.boolean() }),

@@ -11,8 +11,10 @@ import { AppError } from "@/lib/errors";
 import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";
 import { openWebhookSecrets, sealWebhookSecrets } from "@/lib/webhooks/webhook-secrets";
 import { webhookSettings } from "@/lib/webhooks/webhook-settings";
+import { refuseWebhookAct } from "@/lib/webhooks/refuse-webhook-act";
 
-type Target = { tenantId: string; id: string; actor: AuditActor };
+/** Each act is written only by someone who is an admin when its statement runs (admin-rules.ts): one demoted after their request passed the boundary is refused (403, audited). */
+type Target = { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } };
 
 const notFound = () => new AppError("not_found", "That webhook endpoint was not found.", 404);
 
@@ -33,7 +35,7 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
   if (!isUuid(input.id)) throw notFound();
   const secret = newWebhookSecret();
   const { rotationOverlapSeconds } = webhookSettings();
-  const previousValidUntil = await sqlTransaction(db, async (tx) => {
+  const rotation = await sqlTransaction(db, async (tx) => {
     const endpoint = await lockWebhookEndpoint(tx, { tenantId: input.tenantId, endpointId: input.id });
     if (!endpoint) throw notFound();
     let previous: string | undefined;
@@ -43,16 +45,20 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
       previous = undefined; // unreadable (the console's key changed): the new secret alone signs
     }
     const rotated = await rotateWebhookSecret(tx, {
-      tenantId: input.tenantId, endpointId: input.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
+      tenantId: input.tenantId, endpointId: input.id, byUserId: input.actor.id, overlapSeconds: previous ? rotationOverlapSeconds : 0,
       secrets: sealWebhookSecrets({ current: secret, ...(previous ? { previous } : {}) }, input.tenantId, input.id),
       event: auditTemplateOf({
         tenantId: input.tenantId, actor: input.actor, type: "webhook.secret_rotated", outcome: "ok", subject: { type: "webhook", id: input.id },
         data: { url: endpoint.url },
       }, ["previousValidUntil"]),
     });
-    if (!rotated) throw notFound();
-    return rotated.previousValidUntil;
+    if (!rotated.rotated && rotated.refusal === "not_found") throw notFound();
+    return { rotated, url: endpoint.url };
   });
+  if (!rotation.rotated.rotated) {
+    throw await refuseWebhookAct(db, { tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook", id: input.id }, url: rotation.url, operation: "rotate" });
+  }
+  const { previousValidUntil } = rotation.rotated;
   void requestSeal(db, input.tenantId);
   return { secret, previousValidUntil };
 }
@@ -61,28 +67,36 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
 export async function removeWebhookEndpoint(db: Db, input: Target): Promise<void> {
   const endpoint = await endpointOf(db, input);
   const removed = await deleteWebhookEndpoint(db, {
-    tenantId: input.tenantId, endpointId: input.id,
+    tenantId: input.tenantId, endpointId: input.id, byUserId: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "webhook.endpoint_removed", outcome: "ok", subject: { type: "webhook", id: input.id },
       data: { url: endpoint.url },
     }),
   });
-  if (!removed) throw notFound();
+  if (!removed.removed && removed.refusal === "not_admin") {
+    throw await refuseWebhookAct(db, { tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook", id: input.id }, url: endpoint.url, operation: "remove" });
+  }
+  if (!removed.removed) throw notFound();
   void requestSeal(db, input.tenantId);
 }
 
 /** Sends a delivered or failed delivery again (same `webhook-id`), with a fresh retry window. */
 export async function redeliverWebhookDelivery(db: Db, input: Target): Promise<void> {
   if (!isUuid(input.id)) throw new AppError("not_found", "That delivery was not found.", 404);
-  const delivery = await db.webhookDelivery.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { eventType: true, messageId: true, status: true } });
+  const delivery = await db.webhookDelivery.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { eventType: true, messageId: true, status: true, endpoint: { select: { url: true } } } });
   if (!delivery) throw new AppError("not_found", "That delivery was not found.", 404);
   const again = await redeliverWebhook(db, {
-    tenantId: input.tenantId, deliveryId: input.id, retryWindowSeconds: webhookSettings().retryWindowSeconds,
+    tenantId: input.tenantId, deliveryId: input.id, byUserId: input.actor.id, retryWindowSeconds: webhookSettings().retryWindowSeconds,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "webhook.redelivered", outcome: "ok", subject: { type: "webhook_delivery", id: input.id },
       data: { deliveryId: input.id, eventType: delivery.eventType, messageId: delivery.messageId },
     }),
   });
-  if (!again) throw new AppError("not_redeliverable", "That delivery is still being sent; it can be sent again once it is delivered or has failed.", 409);
+  if (!again.redelivered && again.refusal === "not_admin") {
+    throw await refuseWebhookAct(db, {
+      tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook_delivery", id: input.id }, url: delivery.endpoint.url, operation: "redeliver",
+    });
+  }
+  if (!again.redelivered) throw new AppError("not_redeliverable", "That delivery is still being sent; it can be sent again once it is delivered or has failed.", 409);
   void requestSeal(db, input.tenantId);
 }

@@ -9,6 +9,7 @@ import { checkDestination } from "@/lib/webhooks/destination-guard";
 import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";
 import { sealWebhookSecrets } from "@/lib/webhooks/webhook-secrets";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/webhook-events";
+import { refuseWebhookAct } from "@/lib/webhooks/refuse-webhook-act";
 
 export const RegisterWebhookSchema = z.strictObject({
   url: z.string().trim().min(1, "Enter the endpoint's URL.").max(2000, "The URL is too long."),
@@ -20,7 +21,8 @@ export const RegisterWebhookSchema = z.strictObject({
 /**
  * Registers an endpoint: the URL must be http(s) and resolve to public addresses only, unless the
  * admin explicitly allows a private host (then every delivery still connects to the address it
- * checked). The signing secret is returned once and stored sealed. A refusal is audited.
+ * checked). The signing secret is returned once and stored sealed. Only by someone who is an admin
+ * when it is written (admin-rules.ts). A refusal is audited.
  */
 export async function registerWebhookEndpoint(
   db: Db,
@@ -40,7 +42,7 @@ export async function registerWebhookEndpoint(
   const id = randomUUID();
   const secret = newWebhookSecret();
   const unique = [...new Set(events)];
-  await insertWebhookEndpoint(db, {
+  const written = await insertWebhookEndpoint(db, {
     id, tenantId: input.tenantId, url: checked.destination.url.href, description, events: unique, allowPrivate,
     secrets: sealWebhookSecrets({ current: secret }, input.tenantId, id), createdById: input.actor.id,
     event: auditBodyOf({
@@ -48,6 +50,9 @@ export async function registerWebhookEndpoint(
       data: { url: checked.destination.url.href, events: unique, allowPrivate },
     }),
   });
+  if (!written) {
+    throw await refuseWebhookAct(db, { tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook", id: null }, url: checked.destination.url.href, operation: "register" });
+  }
   void requestSeal(db, input.tenantId);
   return { id, secret };
 }

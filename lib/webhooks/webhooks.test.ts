@@ -12,7 +12,7 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { leaseWebhookDeliveries } from "@/lib/db/statements/lease-webhook-deliveries";
 import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
-import { redeliverWebhookDelivery, rotateWebhookEndpointSecret } from "@/lib/webhooks/manage-webhook-endpoint";
+import { redeliverWebhookDelivery, removeWebhookEndpoint, rotateWebhookEndpointSecret } from "@/lib/webhooks/manage-webhook-endpoint";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
 import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
 import { retryDelayMs } from "@/lib/webhooks/webhook-settings";
@@ -245,5 +245,36 @@ describe("signed webhooks", () => {
     const [{ body, headers }] = hook.received;
     expect(String(headers["webhook-signature"]).split(" ")).toHaveLength(2);
     for (const secret of [hook.secret, next]) expect(() => new Webhook(secret).verify(body, headers as Record<string, string>)).not.toThrow();
+  });
+});
+
+describe("webhooks managed by someone who is no longer an admin", () => {
+  it("registers, rotates, redelivers and removes nothing (refused 403, audited as webhook.refused not_admin)", async () => {
+    const tenant = await createTestTenant(t.db);
+    const hook = await receiverFor(tenant);
+    await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const endpointBefore = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    const delivery = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    expect(delivery.status).toBe("delivered");
+    // The reviewer stands for an admin demoted after their request passed the boundary.
+    const formerAdmin = { type: "user" as const, id: tenant.users.reviewer.id, label: tenant.users.reviewer.email };
+    const forbidden = { code: "forbidden", status: 403, message: "Only admins may manage webhooks, and you are no longer an admin here." };
+
+    expect(await refusal(registerWebhookEndpoint(t.db, { tenantId: tenant.id, actor: formerAdmin, fields: { url: hook.url, events: ["action.pending"], allowPrivate: true } })))
+      .toMatchObject(forbidden);
+    expect(await refusal(rotateWebhookEndpointSecret(t.db, { tenantId: tenant.id, id: hook.id, actor: formerAdmin }))).toMatchObject(forbidden);
+    expect(await refusal(redeliverWebhookDelivery(t.db, { tenantId: tenant.id, id: delivery.id, actor: formerAdmin }))).toMatchObject(forbidden);
+    expect(await refusal(removeWebhookEndpoint(t.db, { tenantId: tenant.id, id: hook.id, actor: formerAdmin }))).toMatchObject(forbidden);
+
+    expect(await t.db.webhookEndpoint.findMany({ where: { tenantId: tenant.id } })).toEqual([endpointBefore]);
+    expect(await t.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toEqual(delivery);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: { in: ["webhook.secret_rotated", "webhook.redelivered", "webhook.endpoint_removed"] } } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.endpoint_created" } })).toBe(1);
+    const refused = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: "webhook.refused" }, orderBy: { id: "asc" } });
+    expect(refused.map((e) => ({ actorId: e.actorId, data: e.data }))).toEqual(
+      ["register", "rotate", "redeliver", "remove"].map((operation) => ({ actorId: formerAdmin.id, data: { url: endpointBefore.url, reason: "not_admin", operation } })),
+    );
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
   });
 });

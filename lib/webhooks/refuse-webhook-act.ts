@@ -1,0 +1,19 @@
+import type { Db } from "@/lib/db/client";
+import { AppError, markAudited } from "@/lib/errors";
+import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+
+/**
+ * A webhook act that its statement refused because the one asking is no longer an admin
+ * (admin-rules.ts): audited as `webhook.refused` in its own statement (nothing else was written),
+ * and the 403 to throw.
+ */
+export async function refuseWebhookAct(
+  db: Db,
+  input: { tenantId: string; actor: AuditActor; subject: { type: "webhook" | "webhook_delivery"; id: string | null }; url: string; operation: "register" | "rotate" | "remove" | "redeliver" },
+): Promise<AppError> {
+  await appendAuditEvent(db, {
+    tenantId: input.tenantId, actor: input.actor, type: "webhook.refused", outcome: "refused", subject: input.subject,
+    data: { url: input.url.slice(0, 500), reason: "not_admin", operation: input.operation },
+  });
+  return markAudited(new AppError("forbidden", "Only admins may manage webhooks, and you are no longer an admin here.", 403));
+}
