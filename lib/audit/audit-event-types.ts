@@ -136,6 +136,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   // The Slack app (lib/slack/): configured by an admin, a member's Slack user linked, and every
   // callback refused before it reached a decision (a refused vote is decision.refused). Never a secret.
   "slack.configured": z.strictObject({ channel: text, openOnlyFrom: text, secretsChanged: z.boolean() }),
+  // not_admin: the one saving was no longer an admin when its statement ran; nothing changed.
+  "slack.configure_refused": z.strictObject({ channel: text, openOnlyFrom: text, reason: z.enum(["not_admin"]) }),
   "slack.user_linked": z.strictObject({ slackTeamId: text, slackUserId: text }),
   "slack.callback_refused": z.strictObject({
     reason: z.enum(["bad_signature", "old_timestamp", "not_configured", "malformed", "unlinked_user", "bad_link_code", "open_only", "not_found"]),

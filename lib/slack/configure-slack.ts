@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { upsertSlackIntegration } from "@/lib/db/statements/upsert-slack-integration";
-import { AppError, describeInvalid } from "@/lib/errors";
+import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 import { sealSlackSecrets } from "@/lib/slack/slack-secrets";
@@ -18,7 +18,8 @@ export const ConfigureSlackSchema = z.strictObject({
 
 /**
  * Saves the tenant's Slack app: the channel, the risk level from which messages offer "Open"
- * only, and (when given, both together) the bot token and signing secret, sealed. Audited.
+ * only, and (when given, both together) the bot token and signing secret, sealed — only by someone
+ * who is an admin when it is written (admin-rules.ts). Audited, a refusal too.
  */
 export async function configureSlack(db: Db, input: { tenantId: string; actor: AuditActor & { id: string }; fields: unknown }): Promise<void> {
   const parsed = ConfigureSlackSchema.safeParse(input.fields);
@@ -35,6 +36,13 @@ export async function configureSlack(db: Db, input: { tenantId: string; actor: A
       data: { channel, openOnlyFrom, secretsChanged: secrets !== null },
     }),
   });
-  if (!saved) throw new AppError("invalid_input", "Enter the Slack app's bot token and signing secret to connect it.", 400);
+  if (!saved.saved && saved.refusal === "not_admin") {
+    await appendAuditEvent(db, {
+      tenantId: input.tenantId, actor: input.actor, type: "slack.configure_refused", outcome: "refused", subject: { type: "slack", id: input.tenantId },
+      data: { channel, openOnlyFrom, reason: "not_admin" },
+    });
+    throw markAudited(new AppError("forbidden", "Only admins may connect Slack, and you are no longer an admin here.", 403));
+  }
+  if (!saved.saved) throw new AppError("invalid_input", "Enter the Slack app's bot token and signing secret to connect it.", 400);
   void requestSeal(db, input.tenantId);
 }

@@ -602,3 +602,28 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
     expect(await t.db.slackNotice.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ status: "done", ts: null, lastError: expect.stringMatching(/no longer waits/) });
   });
 });
+
+describe("Slack configured by someone who is no longer an admin", () => {
+  it("connects nothing and changes nothing (refused 403, audited as slack.configure_refused)", async () => {
+    const tenant = await slackTenant();
+    const before = await t.db.slackIntegration.findUniqueOrThrow({ where: { tenantId: tenant.id } });
+    const fresh = await createTestTenant(t.db);
+    // The reviewer stands for an admin demoted after their request passed the boundary.
+    const formerAdmin = (of: TestTenant) => ({ type: "user" as const, id: of.users.reviewer.id, label: of.users.reviewer.email });
+    const forbidden = { code: "forbidden", status: 403, message: "Only admins may connect Slack, and you are no longer an admin here." };
+    const fields = { channel: "C0PLANTED1", openOnlyFrom: "low", botToken: "xoxb-planted-token", signingSecret: "0123456789abcdef0123" };
+    expect(await refusal(configureSlack(t.db, { tenantId: tenant.id, actor: formerAdmin(tenant), fields }))).toMatchObject(forbidden);
+    expect(await refusal(configureSlack(t.db, { tenantId: tenant.id, actor: formerAdmin(tenant), fields: { channel: "C0PLANTED1", openOnlyFrom: "low" } }))).toMatchObject(forbidden);
+    expect(await refusal(configureSlack(t.db, { tenantId: fresh.id, actor: formerAdmin(fresh), fields }))).toMatchObject(forbidden);
+
+    expect(await t.db.slackIntegration.findUniqueOrThrow({ where: { tenantId: tenant.id } })).toEqual(before);
+    expect(await t.db.slackIntegration.findUnique({ where: { tenantId: fresh.id } })).toBeNull();
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "slack.configured" } })).toBe(1);
+    for (const [of, count] of [[tenant, 2], [fresh, 1]] as const) {
+      const refused = await t.db.auditEvent.findMany({ where: { tenantId: of.id, type: "slack.configure_refused" } });
+      expect(refused).toHaveLength(count);
+      expect(refused.every((e) => e.actorId === of.users.reviewer.id && (e.data as { reason: string }).reason === "not_admin")).toBe(true);
+    }
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+});
