@@ -53,14 +53,13 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
       }, ["previousValidUntil"]),
     });
     if (!rotated.rotated && rotated.refusal === "not_found") throw notFound();
-    return { rotated, url: endpoint.url };
+    return { ...rotated, url: endpoint.url };
   });
-  if (!rotation.rotated.rotated) {
+  if (!rotation.rotated) {
     throw await refuseWebhookAct(db, { tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook", id: input.id }, url: rotation.url, operation: "rotate" });
   }
-  const { previousValidUntil } = rotation.rotated;
   void requestSeal(db, input.tenantId);
-  return { secret, previousValidUntil };
+  return { secret, previousValidUntil: rotation.previousValidUntil };
 }
 
 /** Removes the endpoint and its outbox (nothing more is sent to it). */
