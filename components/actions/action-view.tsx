@@ -39,6 +39,10 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
   const previous = action.revisions.find((r) => r.revision === current.revision - 1) ?? null;
   const stateChangeRevision = current.diff?.fields.some((f) => f.path.startsWith("snapshot.")) ?? false;
   const notInspectable = current.riskTags.filter((t) => t.id === NOT_INSPECTABLE_TAG);
+  // Approvals on record for this revision that the claim would not count (lib/review/action-detail.ts).
+  const withdrawn = action.status === "pending"
+    ? action.decisions.filter((d) => d.revision === current.revision && d.verdict === "approve" && !d.void && !d.counts).length
+    : 0;
   return (
     <>
       <PageHeader title={<RevealedText text={summary} />}>
@@ -72,6 +76,14 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
       </dl>
 
       <StateFindings tags={current.riskTags} />
+
+      {withdrawn > 0 && (
+        <p role="note" className="mb-4 rounded-md border border-amber-300 bg-amber-50 px-4 py-2 text-[0.85rem] text-amber-950">
+          <span className="font-medium">Back in review: </span>
+          {withdrawn === 1 ? "an approval" : `${withdrawn} approvals`} of this revision no longer {withdrawn === 1 ? "counts" : "count"} — the
+          reviewer may no longer decide it, or the passkey that signed was removed — so it needs {action.quorum - action.approvals} more.
+        </p>
+      )}
 
       {action.statusReason && action.status !== "pending" && (
         <p className="mb-4 rounded-md border border-slate-200 bg-white px-4 py-2 text-[0.85rem]">

@@ -135,6 +135,7 @@ test.describe("passkeys and signed approvals", () => {
     await expect(page.getByRole("status").filter({ hasText: "1 action you approved with it had not run yet" })).toBeVisible();
     expect((await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
     await page.goto(`/actions/${id}`);
-    await expect(page.getByText(/no longer counts/)).toBeVisible();
+    await expect(page.getByRole("note").filter({ hasText: "Back in review: an approval of this revision no longer counts" })).toContainText("so it needs 1 more");
+    await expect(page.getByText(/no longer counts — the reviewer may not decide it now, or the passkey was removed/)).toBeVisible();
   });
 });

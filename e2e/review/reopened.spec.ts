@@ -25,7 +25,8 @@ test.describe("approvals that stop counting", () => {
     const row = page.locator(`[data-action-id="${action.id}"]`);
     await expect(row).toContainText("0 of 1 approval");
     await page.goto(`/actions/${action.id}`);
-    await expect(page.getByText(/no longer counts/)).toBeVisible();
+    await expect(page.getByRole("note").filter({ hasText: "Back in review: an approval of this revision no longer counts" })).toContainText("so it needs 1 more");
+    await expect(page.getByText(/no longer counts — the reviewer may not decide it now/)).toBeVisible();
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   });
 });
