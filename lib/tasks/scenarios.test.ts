@@ -77,6 +77,21 @@ describe("demo scenarios through the offline planner", () => {
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 45_000 } })).toBe(1);
   });
 
+  it("a requester disabled while their refund waits: the approved refund does not run, and the task stops saying why", async () => {
+    const b = await createTestTenant(t.db);
+    const { taskId } = await startTask(t.db, {
+      tenantId: b.id, requester: { userId: b.users.requester.id, label: b.users.requester.email }, instruction: "Refund 450.00 on INV-1043", planner: "offline",
+    });
+    await driveUntilIdle(t.db, offlinePlanner);
+    const [refund] = await t.db.action.findMany({ where: { taskId, status: "pending" } });
+    await decideAction(t.db, { tenantId: b.id, actionId: refund.id, verdict: "approve", payloadHash: refund.payloadHash, reviewer: b.users.reviewer.member });
+    await t.db.user.update({ where: { id: b.users.requester.id }, data: { disabledAt: new Date() } });
+    await driveUntilIdle(t.db, offlinePlanner);
+    expect(await task(taskId)).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer a member of this organisation who may run tasks/) });
+    expect(await t.db.execution.count({ where: { actionId: refund.id } })).toBe(0);
+    expect(await t.db.refund.count({ where: { tenantId: b.id } })).toBe(0);
+  });
+
   it("large refund: waits for two different reviewers before it runs", async () => {
     const id = await start("Refund $12,000 on INV-1044, duplicate payment");
     const [refund] = await pendingOf(id);
