@@ -4,6 +4,7 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { setAgentsPaused } from "@/lib/db/statements/set-agents-paused";
 import { AppError, markAudited } from "@/lib/errors";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export type SetAgentsPauseInput = {
   tenantId: string;
@@ -44,7 +45,7 @@ export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promis
       tenantId: input.tenantId, actor: input.actor, type: "tenant.agents_pause_refused", outcome: "refused", subject: { type: "tenant", id: input.tenantId },
       data: { operation: input.paused ? "pause" : "resume", reason: "not_admin" },
     });
-    throw markAudited(new AppError("forbidden", "Only admins may pause or resume agents, and you are no longer an admin here.", 403));
+    throw markAudited(noLongerAdmin("pause or resume agents"));
   }
   if (result.changed) void requestSeal(db, input.tenantId);
   return { paused: result.pausedAt !== null, pausedAt: result.pausedAt, changed: result.changed };

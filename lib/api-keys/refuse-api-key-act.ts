@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 /**
  * An act on an API key that its statement refused because the one asking is no longer an admin
@@ -16,5 +17,5 @@ export async function refuseApiKeyAct(
     tenantId: input.tenantId, actor: input.actor, type: "api_key.refused", outcome: "refused", subject: { type: "api_key", id: input.apiKeyId },
     data: { ...input.data, reason: "not_admin" },
   });
-  return markAudited(new AppError("forbidden", "Only admins may manage API keys, and you are no longer an admin here.", 403));
+  return markAudited(noLongerAdmin("manage API keys"));
 }

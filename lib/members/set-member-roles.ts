@@ -8,6 +8,7 @@ import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
 import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
@@ -61,7 +62,7 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
       data: { member: email, before, requested: roles, reason },
     });
     throw markAudited(reason === "not_admin"
-      ? new AppError("forbidden", "Only admins may change roles, and you are no longer an admin here.", 403)
+      ? noLongerAdmin("change roles")
       : new AppError("last_admin", `${email} is the only admin; make someone else an admin first.`, 409));
   }
   return result;

@@ -8,6 +8,7 @@ import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
 import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export type SavePolicyInput = {
   tenantId: string;
@@ -60,7 +61,7 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   if (!saved.saved) {
     await auditRefusal(db, input, { reason: saved.refusal });
     throw markAudited(saved.refusal === "not_admin"
-      ? new AppError("forbidden", "Only admins may save the policy, and you are no longer an admin here.", 403)
+      ? noLongerAdmin("save the policy")
       : new AppError("stale_policy", `Someone saved a newer policy since you opened version ${input.baseVersion}. Reload, re-apply your change and save again.`, 409));
   }
   void requestSeal(db, input.tenantId);

@@ -7,6 +7,7 @@ import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 import { sealSlackSecrets } from "@/lib/slack/slack-secrets";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export const ConfigureSlackSchema = z.strictObject({
   channel: z.string().trim().regex(SLACK_CHANNEL_ID, "Enter the channel's id (like C0123ABCD): in Slack, open the channel's details and copy it from the bottom."),
@@ -41,7 +42,7 @@ export async function configureSlack(db: Db, input: { tenantId: string; actor: A
       tenantId: input.tenantId, actor: input.actor, type: "slack.configure_refused", outcome: "refused", subject: { type: "slack", id: input.tenantId },
       data: { channel, openOnlyFrom, reason: "not_admin" },
     });
-    throw markAudited(new AppError("forbidden", "Only admins may connect Slack, and you are no longer an admin here.", 403));
+    throw markAudited(noLongerAdmin("connect Slack"));
   }
   if (!saved.saved) throw new AppError("invalid_input", "Enter the Slack app's bot token and signing secret to connect it.", 400);
   void requestSeal(db, input.tenantId);

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 /**
  * A webhook act that its statement refused because the one asking is no longer an admin
@@ -15,5 +16,5 @@ export async function refuseWebhookAct(
     tenantId: input.tenantId, actor: input.actor, type: "webhook.refused", outcome: "refused", subject: input.subject,
     data: { url: input.url.slice(0, 500), reason: "not_admin", operation: input.operation },
   });
-  return markAudited(new AppError("forbidden", "Only admins may manage webhooks, and you are no longer an admin here.", 403));
+  return markAudited(noLongerAdmin("manage webhooks"));
 }

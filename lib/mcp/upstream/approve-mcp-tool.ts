@@ -10,6 +10,7 @@ import { AppError } from "@/lib/errors";
 import { schemaProblem } from "@/lib/mcp/upstream/argument-validator";
 import { asMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import type { UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export type ApproveMcpToolInput = {
   tenantId: string;
@@ -53,7 +54,7 @@ export async function approveMcpTool(db: Db, input: ApproveMcpToolInput): Promis
     });
     if (!result.approved) {
       if (result.refusal === "not_found") throw new AppError("not_found", "That MCP tool was not found.", 404);
-      if (result.refusal === "not_admin") throw new AppError("forbidden", "Only admins may approve MCP tools, and you are no longer an admin here.", 403);
+      if (result.refusal === "not_admin") throw noLongerAdmin("approve MCP tools");
       throw new AppError("stale_definition", `The server's definition of ${tool.qualifiedName} changed since you opened the page: reload it and review the definition again.`, 409);
     }
     void requestSeal(db, input.tenantId);

@@ -4,10 +4,11 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { hasPermission } from "@/lib/auth/permissions";
 import type { Db } from "@/lib/db/client";
 import { AppError, isAppError, markAudited, wasAudited } from "@/lib/errors";
+import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 /** What a statement that acts on MCP servers says when the one asking is no longer an admin (admin-rules.ts). */
 export function noLongerMcpAdmin(): AppError {
-  return new AppError("forbidden", "Only admins may manage MCP servers, and you are no longer an admin here.", 403);
+  return noLongerAdmin("manage MCP servers");
 }
 
 /**
