@@ -80,7 +80,7 @@ export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[];
         </ul>
       )}
       {passkeys.length > 0 && (
-        <p className="text-xs text-slate-600">Removing a passkey withdraws the approvals it signed for actions that have not run yet: they go back to the review queue.</p>
+        <p className="text-xs text-slate-600">Removing a passkey withdraws the approvals it signed for actions that have not run yet: they go back to the review queue, where you can approve them again with another passkey.</p>
       )}
       <form onSubmit={add} aria-label="Add a passkey" className="flex flex-wrap items-end gap-2">
         <span>

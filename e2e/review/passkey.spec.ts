@@ -113,7 +113,7 @@ test.describe("passkeys and signed approvals", () => {
     expect(await db.decision.count({ where: { actionId: id } })).toBe(0);
   });
 
-  test("removing a passkey withdraws the approval it signed on an action that has not run: the page says so, and the action is back in review", async ({ page, browser }) => {
+  test("removing a passkey withdraws the approval it signed on an action that has not run: the page says so, the action is back in review, and a new passkey approves it again", async ({ page, browser }) => {
     const tenant = await seedTenant();
     await requireSignaturesFromHighRisk(tenant);
     const { id } = await propose(tenant, "refund_invoice", LARGE_REFUND);
@@ -137,5 +137,14 @@ test.describe("passkeys and signed approvals", () => {
     await page.goto(`/actions/${id}`);
     await expect(page.getByRole("note").filter({ hasText: "Back in review: an approval of this revision no longer counts" })).toContainText("so it needs 1 more");
     await expect(page.getByText(/no longer counts — the reviewer may not decide it now, or the passkey was removed/)).toBeVisible();
+
+    // Their withdrawn approval does not stop them deciding again: signed with a new passkey, it counts.
+    await addPasskey(page, "New laptop");
+    await page.goto(`/actions/${id}`);
+    await expect(page.getByText("You already approved this revision")).toHaveCount(0);
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(page.getByRole("status").filter({ hasText: "2 of 2" })).toBeVisible();
+    expect((await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("approved");
+    expect(await e2eDb().decision.count({ where: { actionId: id, reviewerId: tenant.users.reviewer.id } })).toBe(2);
   });
 });

@@ -74,6 +74,10 @@ describe("racing executors (real concurrency against PostgreSQL)", () => {
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    // Ordered by the action's lock (no unique index stands behind it: a reviewer may vote again once
+    // their vote stops counting), every other attempt sees the first and is refused as a repeat.
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(new Set(refused.map((r) => (r.reason as { code?: string }).code))).toEqual(new Set(["already_voted"]));
     expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(1);
   });

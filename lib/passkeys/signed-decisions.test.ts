@@ -23,6 +23,7 @@ import { relyingPartyOf } from "@/lib/passkeys/relying-party";
 import { removePasskey } from "@/lib/passkeys/remove-passkey";
 import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { pathToFileURL } from "node:url";
 
 /** The standalone verifier (scripts/verify-audit-export.mjs, stdlib only), loaded as an ES module. */
@@ -310,6 +311,42 @@ describe("signed approvals", () => {
     const spare = await register(third, "Spare");
     expect(await approve(third, signedWithBackup.actionId, signedWithBackup.payloadHash, (await signFor(third, signedWithBackup.actionId, signedWithBackup.payloadHash, spare)).response))
       .toMatchObject({ status: "approved", approvals: 2 });
+    await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+
+  it("a reviewer whose signed approval was withdrawn with its passkey may approve again with another; one whose approval counts may not", async () => {
+    const u = a.users.reviewer3;
+    const lost = await register(u, "Lost phone");
+    const p = await proposeHighRisk(1_150_000);
+    expect(await approve(a.users.reviewer, p.actionId, p.payloadHash, (await signFor(a.users.reviewer, p.actionId, p.payloadHash)).response))
+      .toMatchObject({ status: "pending", approvals: 1 });
+    expect(await approve(u, p.actionId, p.payloadHash, (await signFor(u, p.actionId, p.payloadHash, lost)).response))
+      .toMatchObject({ status: "approved", approvals: 2 });
+    const viewer = (userId: string) => ({ tenantId: a.id, userId, roles: ["reviewer" as const] });
+    expect((await loadActionDetail(t.db, viewer(u.id), p.actionId))!.viewer).toMatchObject({ myVote: "approve" });
+
+    const lostKey = (await listPasskeys(t.db, u.id)).find((k) => k.name === "Lost phone")!;
+    await removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId: lostKey.id });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } })).status).toBe("pending");
+    // Their approval no longer counts, so the page offers them the decision again.
+    const back = (await loadActionDetail(t.db, viewer(u.id), p.actionId))!;
+    expect(back.approvals).toBe(1);
+    expect(back.viewer).toMatchObject({ myVote: null, canDecide: true, decideBlockedReason: null });
+
+    // The reviewer whose approval still counts may not vote a second time, signed or not.
+    const again = await refusal(approve(a.users.reviewer, p.actionId, p.payloadHash, (await signFor(a.users.reviewer, p.actionId, p.payloadHash)).response));
+    expect(again.code).toBe("already_voted");
+    expect(await refusedEvent(p.actionId, "already_voted")).not.toBeNull();
+
+    const replacement = await register(u, "New phone");
+    expect(await approve(u, p.actionId, p.payloadHash, (await signFor(u, p.actionId, p.payloadHash, replacement)).response))
+      .toMatchObject({ status: "approved", approvals: 2 });
+    const decisions = await t.db.decision.findMany({ where: { actionId: p.actionId, reviewerId: u.id }, include: { signature: true }, orderBy: { createdAt: "asc" } });
+    expect(decisions.map((d) => d.signature?.passkeyName)).toEqual(["Lost phone", "New phone"]);
+    // Once approved, the record counts each reviewer's last vote: two of two, not three.
+    const done = (await loadActionDetail(t.db, viewer(a.users.reviewer2.id), p.actionId))!;
+    expect(done.decisions.filter((d) => d.counts).map((d) => d.signedWith?.passkeyName)).toHaveLength(2);
+    expect(done.decisions.find((d) => d.id === decisions[0].id)?.counts).toBe(false);
     await expectEventsToFitTheirSchemas(t.db, a.id);
   });
 });

@@ -82,7 +82,8 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
   const items = page.map((row, index): QueueItem => {
     const revision = row.revisions[0];
     const mine = votes.filter((v) => v.revisionId === revision?.id);
-    const myVote = mine.find((v) => v.reviewerId === reviewer.userId)?.verdict ?? null;
+    // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
+    const myVote = mine.find((v) => v.reviewerId === reviewer.userId && counting.has(v.id))?.verdict ?? null;
     const tags = groupRiskTags(sortedTags(revision?.riskTags));
     return {
       id: row.id,

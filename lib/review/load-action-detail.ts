@@ -79,11 +79,14 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   const current = revisions.find((r) => r.revision === action.currentRevision) ?? revisions[0];
 
   // While the decision still matters, which votes count is asked of the rule a claim applies; after
-  // it, the record shows the votes as they were used.
+  // it, the record shows the votes as they were used: a reviewer's last on the revision (one who
+  // decided again did so because their earlier vote had stopped counting).
   const counting = LIVE_STATES.has(action.status) ? await readCountingDecisions(db, { tenantId: viewer.tenantId, actionIds: [action.id] }) : null;
+  const lastOfReviewer = new Map(action.decisions.map((d) => [`${d.revisionId} ${d.reviewerId}`, d.id]));
   const decisions = action.decisions.map((d): DecisionView => ({
     id: d.id, reviewer: label(d.reviewerId), reviewerId: d.reviewerId, verdict: d.verdict, note: d.note,
-    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, counts: counting ? counting.has(d.id) : !d.void, createdAt: d.createdAt.toISOString(),
+    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(),
+    counts: counting ? counting.has(d.id) : !d.void && lastOfReviewer.get(`${d.revisionId} ${d.reviewerId}`) === d.id,
     signedWith: d.signature,
   }));
   const snapshots = action.snapshots.map((s): SnapshotView => ({
@@ -130,7 +133,8 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,
       standing: await readVoterStanding(db, { tenantId: viewer.tenantId, actionId: action.id, memberId: viewer.userId }),
-      myVote: currentVotes.find((d) => d.reviewerId === viewer.userId)?.verdict ?? null,
+      // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
+      myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
   };
 }

@@ -56,6 +56,15 @@ export function decisionCountsSql(verdict: "approve" | "reject", payloadHash: Sq
       AND ${voterRefusalSql(Prisma.sql`d."reviewerId"`)} IS NULL ${signed})`;
 }
 
+/**
+ * Whether decision `d` on revision `r` still counts, whichever its verdict (decisionCountsSql): the
+ * console shows it as counting, and a member who has one may not vote on the revision again. One
+ * that stopped counting (its signing passkey removed, say) leaves its member free to decide again.
+ */
+export function decisionStillCountsSql(payloadHash: Sql): Sql {
+  return Prisma.sql`(${decisionCountsSql("approve", payloadHash)} OR ${decisionCountsSql("reject", payloadHash)})`;
+}
+
 /** Distinct members whose recorded `verdict` on revision `r`, for exactly `payloadHash`, still counts (decisionCountsSql). */
 export function countedVotesSql(verdict: "approve" | "reject", payloadHash: Sql): Sql {
   return Prisma.sql`(SELECT count(DISTINCT d."reviewerId")::int FROM "Decision" d

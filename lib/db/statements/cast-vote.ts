@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
-import { countedVotesSql, voterRefusalSql } from "@/lib/db/statements/approval-rules";
+import { countedVotesSql, decisionStillCountsSql, voterRefusalSql } from "@/lib/db/statements/approval-rules";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 
@@ -85,7 +85,8 @@ type Row = {
  * a rejection stays possible on changed state); an approval of a revision whose rule
  * requires a signature carries a passkey signature whose receipt binds exactly this vote (and an
  * unused challenge issued to this member and session, the member's own live passkey, user
- * verification, a rising counter); one vote per member. If the vote
+ * verification, a rising counter); one counting vote per member (the action's lock orders two
+ * votes of one member: the second sees the first). If the vote
  * counts, the same statement records it, counts the revision's valid approvals (the same rule the
  * execution claim counts with), moves the action to approved or rejected, wakes its task and
  * appends the audit event. Run it in a transaction that holds `lockAction`: the count then sees
@@ -114,7 +115,9 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
         COALESCE((SELECT s.hash FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1), ${input.absentSnapshotHash})
           AS "snapshotHash",
         ${voterRefusalSql(reviewer, { lock: true })} AS "voterRefusal",
-        EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}) AS voted,
+        -- A vote of this member's that no longer counts (its passkey removed, say) does not stop them deciding again.
+        EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}
+          AND ${decisionStillCountsSql(Prisma.sql`r."payloadHash"`)}) AS voted,
         ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals,
         (r."policyDecision"->>'minViewSeconds')::int AS "minViewSeconds",
         LEAST(GREATEST(${input.viewedMs}::int, 0), floor(extract(epoch FROM now() - r."createdAt") * 1000)::int) AS "viewedMs"

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import { decisionCountsSql } from "@/lib/db/statements/approval-rules";
+import { decisionStillCountsSql } from "@/lib/db/statements/approval-rules";
 
 /**
  * The ids of the decisions on these actions' current revisions that count now, by the rule the
@@ -16,7 +16,7 @@ export async function readCountingDecisions(q: Queryable, input: { tenantId: str
     CROSS JOIN LATERAL (
       SELECT d.id FROM "Decision" d
       WHERE d."revisionId" = r.id
-        AND (${decisionCountsSql("approve", Prisma.sql`r."payloadHash"`)} OR ${decisionCountsSql("reject", Prisma.sql`r."payloadHash"`)})
+        AND ${decisionStillCountsSql(Prisma.sql`r."payloadHash"`)}
       OFFSET 0 -- kept a per-row subquery: flattened into a join, the planner may read the whole index
     ) counted
     WHERE a.id = ANY(${input.actionIds}::uuid[]) AND a."tenantId" = ${input.tenantId}::uuid`);
