@@ -5,6 +5,7 @@ import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
+import { lockLiveApiKey } from "@/lib/db/statements/lock-live-api-key";
 import { settleAction } from "@/lib/db/statements/settle-action";
 
 export type CancelInput = {
@@ -18,7 +19,8 @@ export type CancelInput = {
 
 /**
  * Withdraws a pending or approved (unexecuted, unexpired) action for the API key that proposed it,
- * in one transaction holding its lock. Refusals are audited.
+ * in one transaction holding the action's lock and the key's (a key revoked before the cancel is
+ * refused, one being revoked waits for it). Refusals are audited.
  */
 export async function cancelAction(db: Db, input: CancelInput): Promise<{ status: "cancelled" }> {
   const reason = input.reason?.trim() || null;
@@ -27,7 +29,9 @@ export async function cancelAction(db: Db, input: CancelInput): Promise<{ status
     let error: AppError | null = null;
     if (!action) error = new AppError("not_found", "That action was not found.", 404);
     else if (action.requesterApiKeyId !== input.apiKeyId) error = new AppError("forbidden", "Only the API key that proposed this action may cancel it.", 403);
-    else {
+    else if (!(await lockLiveApiKey(tx, { tenantId: input.tenantId, apiKeyId: input.apiKeyId }))) {
+      error = new AppError("api_key_revoked", "That API key has been revoked.", 401);
+    } else {
       const cancelled = await settleAction(tx, {
         tenantId: input.tenantId, actionId: action.id, from: ["pending", "approved"], to: "cancelled", unexpired: true,
         reason: reason ?? "Cancelled by the requester.",

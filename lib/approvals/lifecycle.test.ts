@@ -10,6 +10,8 @@ import { editAction } from "@/lib/approvals/edit-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { cancelAction } from "@/lib/approvals/cancel-action";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
+import { whileActionLocked } from "@/tests/action-lock";
 import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
@@ -474,6 +476,28 @@ describe("execution", () => {
     expect(expired).toMatchObject({ code: "expired", status: 409 });
     expect((await t.db.action.findUniqueOrThrow({ where: { id: late.actionId } })).status).toBe("pending");
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.cancel_refused", status: "expired" } })).toBe(1);
+
+    // A key revoked since the request was let in cancels nothing: the cancel checks the key itself.
+    const kept = await proposeRefund(1_460);
+    await revokeApiKey(t.db, { tenantId: a.id, id: key.id, actor: { type: "user", id: a.users.admin.id, label: a.users.admin.email } });
+    const revoked = await refusal(cancelAction(t.db, { tenantId: a.id, actionId: kept.actionId, actor: key.actor, apiKeyId: key.id }));
+    expect(revoked).toMatchObject({ code: "api_key_revoked", status: 401 });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: kept.actionId } })).status).toBe("pending");
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.cancel_refused", status: "api_key_revoked" } })).toBe(1);
+
+    // Revoked while the cancel is on its way (waiting for the action's lock): refused all the same.
+    const racing = await newKey("revoked-mid-cancel");
+    const inFlight = await proposeAction(t.db, {
+      tenantId: a.id, requester: racing.requester, tool: "refund_invoice", args: { invoice_number: "INV-1043", amount_minor: 1_470, reason: "Customer overpaid" },
+    });
+    const cancelling = await whileActionLocked(t.url, inFlight.actionId, async (waiters) => {
+      const run = cancelAction(t.db, { tenantId: a.id, actionId: inFlight.actionId, actor: racing.actor, apiKeyId: racing.id }).then(() => null, (error: unknown) => error);
+      await waiters(1);
+      await revokeApiKey(t.db, { tenantId: a.id, id: racing.id, actor: { type: "user", id: a.users.admin.id, label: a.users.admin.email } });
+      return { run };
+    });
+    expect(await cancelling.run).toMatchObject({ code: "api_key_revoked" });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: inFlight.actionId } })).status).toBe("pending");
   });
 
   it("an opted-out customer's email is refused before review and says why", async () => {
