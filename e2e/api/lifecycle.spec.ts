@@ -78,7 +78,7 @@ test.describe("decision, execution, cancellation", () => {
     expect(Date.now() - started).toBeLessThan(30_000);
 
     const view = await (await request.get(`/api/v1/actions/${pending.id}`, { headers: agent.headers })).json();
-    expect(view.decisions).toEqual([expect.objectContaining({ verdict: "approve", note: "Looks read-only", revision: 1, void: false })]);
+    expect(view.decisions).toEqual([expect.objectContaining({ verdict: "approve", note: "Looks read-only", revision: 1, void: false, counts: true })]);
   });
 
   test("a rejection reaches the agent with the reviewer's reason, and cannot be executed", async ({ request }) => {

@@ -5,6 +5,7 @@ import { readScopedAction } from "@/lib/db/statements/read-scoped-action";
 import { isUuid } from "@/lib/db/uuid";
 import { decodeStoredJson } from "@/lib/db/stored-text";
 import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 
 /** `apiKeyId`: the key whose own actions are visible; null for a member of the tenant (browser). */
 export type ActionScope = { tenantId: string; actionId: string; apiKeyId: string | null };
@@ -42,8 +43,10 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
     ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: scope.tenantId } } }, select: { id: true, name: true } })
     : [];
   const reviewerName = new Map(reviewers.map((r) => [r.id, r.name]));
-  // While the decision still matters, approvals are counted by the claim's rule (approval-rules.ts).
-  const counting = own.state === "pending" || own.state === "approved" ? await readCountingDecisions(db, { tenantId: scope.tenantId, actionIds: [action.id] }) : null;
+  // While the decision still matters, approvals are counted by the claim's rule (approval-rules.ts); after it, as they were used.
+  const counting = own.state === "pending" || own.state === "approved"
+    ? await readCountingDecisions(db, { tenantId: scope.tenantId, actionIds: [action.id] })
+    : decisionsAsUsed(action.decisions);
   const execution = action.executions[0];
   return {
     id: action.id,
@@ -61,7 +64,7 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
     revision: own.currentRevision,
     payloadHash: own.payloadHash,
     quorum: action.quorum,
-    approvals: action.decisions.filter((d) => d.verdict === "approve" && !d.void && d.revisionId === revision?.id && (counting?.has(d.id) ?? true)).length,
+    approvals: action.decisions.filter((d) => d.verdict === "approve" && !d.void && d.revisionId === revision?.id && counting.has(d.id)).length,
     expiresAt: own.expiresAt?.toISOString() ?? null,
     createdAt: action.createdAt.toISOString(),
     decidedAt: action.decidedAt?.toISOString() ?? null,
@@ -72,6 +75,7 @@ export async function loadActionView(db: DbTx, scope: ActionScope): Promise<Acti
       reviewer: reviewerName.get(d.reviewerId) ?? "a reviewer",
       decidedAt: d.createdAt.toISOString(),
       void: d.void,
+      counts: counting.has(d.id),
     })),
     execution: execution
       ? {

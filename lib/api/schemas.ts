@@ -119,6 +119,9 @@ export const DecisionEntrySchema = z.object({
   reviewer: z.string().describe("The reviewer's display name."),
   decidedAt: TimestampSchema,
   void: z.boolean().describe("True when the vote was on a revision that has since been superseded."),
+  counts: z.boolean().describe(
+    "True when the vote counts: while the action is pending or approved, by the rule its execution applies (a vote stops counting when its reviewer loses the standing to decide, or removes the passkey that signed it); once decided, each reviewer's last vote on the revision.",
+  ),
 });
 
 export const ActionViewSchema = z

@@ -1,3 +1,4 @@
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
@@ -498,6 +499,27 @@ describe("execution", () => {
     });
     expect(await cancelling.run).toMatchObject({ code: "api_key_revoked" });
     expect((await t.db.action.findUniqueOrThrow({ where: { id: inFlight.actionId } })).status).toBe("pending");
+
+    // A revocation under way when the cancel reaches the key: the cancel waits for it, and then refuses.
+    const third = await newKey("revoked-while-locked");
+    const waiting = await proposeAction(t.db, {
+      tenantId: a.id, requester: third.requester, tool: "refund_invoice", args: { invoice_number: "INV-1043", amount_minor: 1_480, reason: "Customer overpaid" },
+    });
+    const revoker = new Client({ connectionString: t.url });
+    await revoker.connect();
+    try {
+      await revoker.query("BEGIN");
+      await revoker.query(`UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1`, [third.id]);
+      const run = cancelAction(t.db, { tenantId: a.id, actionId: waiting.actionId, actor: third.actor, apiKeyId: third.id }).then(() => null, (error: unknown) => error);
+      await expect.poll(async () => (await revoker.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )).rows[0].n, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+      await revoker.query("COMMIT");
+      expect(await run).toMatchObject({ code: "api_key_revoked" });
+    } finally {
+      await revoker.end();
+    }
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: waiting.actionId } })).status).toBe("pending");
   });
 
   it("an opted-out customer's email is refused before review and says why", async () => {

@@ -24,6 +24,8 @@ import { removePasskey } from "@/lib/passkeys/remove-passkey";
 import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { loadActionView } from "@/lib/api/load-action-view";
+import { executeAction } from "@/lib/approvals/execute-action";
 import { pathToFileURL } from "node:url";
 
 /** The standalone verifier (scripts/verify-audit-export.mjs, stdlib only), loaded as an ES module. */
@@ -343,10 +345,20 @@ describe("signed approvals", () => {
       .toMatchObject({ status: "approved", approvals: 2 });
     const decisions = await t.db.decision.findMany({ where: { actionId: p.actionId, reviewerId: u.id }, include: { signature: true }, orderBy: { createdAt: "asc" } });
     expect(decisions.map((d) => d.signature?.passkeyName)).toEqual(["Lost phone", "New phone"]);
-    // Once approved, the record counts each reviewer's last vote: two of two, not three.
+    const approved = (await loadActionDetail(t.db, viewer(a.users.reviewer2.id), p.actionId))!;
+    expect(approved.approvals).toBe(2);
+    expect(approved.decisions.find((d) => d.id === decisions[0].id)?.counts).toBe(false);
+
+    // Once it has run, the record counts each reviewer's last vote: two of two, not three.
+    const ran = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "test" } });
+    expect(ran.state).toBe("succeeded");
     const done = (await loadActionDetail(t.db, viewer(a.users.reviewer2.id), p.actionId))!;
-    expect(done.decisions.filter((d) => d.counts).map((d) => d.signedWith?.passkeyName)).toHaveLength(2);
-    expect(done.decisions.find((d) => d.id === decisions[0].id)?.counts).toBe(false);
+    expect(done.status).toBe("succeeded");
+    expect(done.approvals).toBe(2);
+    expect(done.decisions.map((d) => d.counts)).toEqual([true, false, true]);
+    const api = await loadActionView(t.db, { tenantId: a.id, actionId: p.actionId, apiKeyId: null });
+    expect(api.approvals).toBe(2);
+    expect(api.decisions.map((d) => d.counts)).toEqual([true, false, true]);
     await expectEventsToFitTheirSchemas(t.db, a.id);
   });
 });

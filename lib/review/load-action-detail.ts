@@ -10,6 +10,7 @@ import { readExecutionResults } from "@/lib/db/statements/read-execution-results
 import { prepareResultTexts } from "@/lib/review/prepare-result-texts";
 import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
 import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
@@ -79,14 +80,13 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   const current = revisions.find((r) => r.revision === action.currentRevision) ?? revisions[0];
 
   // While the decision still matters, which votes count is asked of the rule a claim applies; after
-  // it, the record shows the votes as they were used: a reviewer's last on the revision (one who
-  // decided again did so because their earlier vote had stopped counting).
-  const counting = LIVE_STATES.has(action.status) ? await readCountingDecisions(db, { tenantId: viewer.tenantId, actionIds: [action.id] }) : null;
-  const lastOfReviewer = new Map(action.decisions.map((d) => [`${d.revisionId} ${d.reviewerId}`, d.id]));
+  // it, the record shows the votes as they were used.
+  const counting = LIVE_STATES.has(action.status)
+    ? await readCountingDecisions(db, { tenantId: viewer.tenantId, actionIds: [action.id] })
+    : decisionsAsUsed(action.decisions);
   const decisions = action.decisions.map((d): DecisionView => ({
     id: d.id, reviewer: label(d.reviewerId), reviewerId: d.reviewerId, verdict: d.verdict, note: d.note,
-    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(),
-    counts: counting ? counting.has(d.id) : !d.void && lastOfReviewer.get(`${d.revisionId} ${d.reviewerId}`) === d.id,
+    revision: revisionNumber.get(d.revisionId) ?? 0, void: d.void, createdAt: d.createdAt.toISOString(), counts: counting.has(d.id),
     signedWith: d.signature,
   }));
   const snapshots = action.snapshots.map((s): SnapshotView => ({

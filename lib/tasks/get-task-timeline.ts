@@ -1,5 +1,6 @@
 import type { DbTx } from "@/lib/db/client";
 import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 import { decodeStoredText } from "@/lib/db/stored-text";
 import type { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";
 import { parseGateOutcomeMessage, type GateOutcome } from "@/lib/agent/gate-outcome";
@@ -142,7 +143,10 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       id: true, tool: true, kind: true, status: true, statusReason: true, riskLevel: true, requiresApproval: true, quorum: true,
       currentRevision: true, reason: true, expiresAt: true, createdAt: true, agentCallId: true,
       revisions: { where: { revision: { gt: 1 } }, select: { revision: true, args: true, code: true, language: true, origin: true } },
-      decisions: { orderBy: { createdAt: "asc" }, select: { id: true, reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } } },
+      decisions: {
+        orderBy: { createdAt: "asc" },
+        select: { id: true, revisionId: true, reviewerId: true, verdict: true, note: true, createdAt: true, void: true, revision: { select: { revision: true } } },
+      },
       executions: {
         orderBy: { startedAt: "asc" },
         select: {
@@ -165,12 +169,13 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
   const views = new Map<string, TimelineAction>();
   const byCallId = new Map<string, TimelineAction>();
   for (const a of actions) {
+    const used = undecidedIds.has(a.id) ? counting : decisionsAsUsed(a.decisions);
     const view: TimelineAction = {
       id: a.id, tool: a.tool, kind: a.kind, status: a.status, statusReason: a.statusReason, riskLevel: a.riskLevel,
       requiresApproval: a.requiresApproval, quorum: a.quorum, revision: a.currentRevision, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt,
       decisions: a.decisions.map((d) => ({
         reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
-        counts: undecidedIds.has(a.id) ? counting.has(d.id) : !d.void,
+        counts: used.has(d.id),
       })),
       revisedArgs: revisedArgsOf(a),
       executions: a.executions.map(({ revision: _revision, ...e }) => ({
