@@ -20,6 +20,14 @@ import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
 import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
 import { createServer } from "node:http";
+import { randomUUID } from "node:crypto";
+import { SoftAuthenticator } from "@/tests/soft-authenticator";
+import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
+import { listPasskeys } from "@/lib/passkeys/list-passkeys";
+import { relyingPartyOf } from "@/lib/passkeys/relying-party";
+import { removePasskey } from "@/lib/passkeys/remove-passkey";
+import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
+import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 
 type Mail = { to: string[]; subject: string; text: string; messageId: string };
 
@@ -211,6 +219,48 @@ describe("reviewer emails", () => {
     }
     // The member whose approval stopped counting is not asked again (and is no longer a reviewer).
     expect(mailsTo(server.mails, reviewer.email).filter((mail) => mail.subject.includes("Review again"))).toHaveLength(0);
+  });
+
+  it("an action reopened because an approver removed the passkey that signed emails that approver too: they may approve it again", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db, { policy: { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: "high" } } });
+    const origin = "https://console.countersign.test";
+    const relyingParty = relyingPartyOf([origin]);
+    const { reviewer, reviewer2, reviewer3 } = tenant.users;
+    const signers = new Map<string, { authenticator: SoftAuthenticator; sessionId: string }>();
+    for (const member of [reviewer, reviewer2]) {
+      const signer = { authenticator: new SoftAuthenticator(origin), sessionId: randomUUID() };
+      const options = await startPasskeyRegistration(t.db, { tenantId: tenant.id, user: { id: member.id, email: member.email, name: member.email }, sessionId: signer.sessionId, relyingParty });
+      await finishPasskeyRegistration(t.db, {
+        owner: { id: member.id, email: member.email, sessionId: signer.sessionId, tenantIds: [tenant.id] }, name: "Laptop",
+        response: signer.authenticator.register(options), relyingParty,
+      });
+      signers.set(member.id, signer);
+    }
+    const proposed = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 1_150_000, reason: "Signed approval" },
+    });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    for (const member of [reviewer, reviewer2]) {
+      const { authenticator, sessionId } = signers.get(member.id)!;
+      const started = await startSignedApproval(t.db, { tenantId: tenant.id, userId: member.id, sessionId, actionId: proposed.actionId, payloadHash: proposed.payloadHash, relyingParty });
+      await decideAction(t.db, {
+        tenantId: tenant.id, actionId: proposed.actionId, verdict: "approve", payloadHash: proposed.payloadHash, reviewer: member.member,
+        assertion: { sessionId, response: authenticator.assert(started.options.challenge), relyingParty },
+      });
+    }
+    await pumpUntilQuiet(tenant);
+    const [laptop] = await listPasskeys(t.db, reviewer2.id);
+    await removePasskey(t.db, { owner: { id: reviewer2.id, email: reviewer2.email, tenantIds: [tenant.id] }, passkeyId: laptop.id });
+    await pumpUntilQuiet(tenant);
+    await pumpUntilQuiet(tenant);
+
+    const again = (member: { email: string }) => mailsTo(server.mails, member.email).filter((mail) => mail.subject.includes("Review again"));
+    expect(again(reviewer2)).toHaveLength(1);
+    expect(again(reviewer3)).toHaveLength(1);
+    // The approver whose approval still counts is not asked again.
+    expect(again(reviewer)).toHaveLength(0);
   });
 
   it("sends nothing for actions that run or are refused without review", async () => {

@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
+import { decisionStillCountsSql } from "@/lib/db/statements/approval-rules";
 import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/audit-cursor-rules";
 
 /**
@@ -45,7 +46,9 @@ export async function enqueueReviewerEmails(
       JOIN "Membership" m ON m."tenantId" = k."tenantId" AND m.roles::text[] && COALESCE(k.roles, r."eligibleRoles"::text[])
       JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
       WHERE m."userId" IS DISTINCT FROM a."requesterUserId"
-        AND NOT EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = m."userId")
+        -- Not one whose vote on it counts; one whose vote stopped counting (a removed passkey) may decide it again.
+        AND NOT EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = m."userId"
+          AND ${decisionStillCountsSql(Prisma.sql`r."payloadHash"`)})
     ),
     added AS (
       INSERT INTO "ReviewerEmail" (id, "tenantId", "actionId", revision, "userId", "toAddress", reason, mode, "auditSeq", "nextAttemptAt", "giveUpAt")
