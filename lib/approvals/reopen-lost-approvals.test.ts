@@ -79,6 +79,40 @@ describe("approvals that stop counting", () => {
     await expectEventsToFitTheirSchemas(t.db, a.id);
   });
 
+  it("a role given back approves again what the member had approved and the removal reopened: audited, and the claim runs it", async () => {
+    const a = await createTestTenant(t.db);
+    const theirs = await approvedRefund(a, "INV-1044", a.users.reviewer);
+    const membership = await membershipOf(a, a.users.reviewer);
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+    expect(await statusOf(theirs.actionId)).toBe("pending");
+    // Their vote does not count, and they may not cast another while they cannot decide.
+    expect(await refusal(decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer.member })))
+      .toMatchObject({ code: "not_eligible" });
+
+    // A role that does not decide changes nothing; the reviewer role given back approves it again.
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["auditor", "requester"], actor: admin(a) });
+    expect(await statusOf(theirs.actionId)).toBe("pending");
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester", "reviewer"], actor: admin(a) });
+    const action = await t.db.action.findUniqueOrThrow({ where: { id: theirs.actionId } });
+    expect(action.status).toBe("approved");
+    expect(action.decidedAt).not.toBeNull();
+    expect(action.statusReason).toMatch(new RegExp(`${a.users.reviewer.email}'s reviewer roles were given back.*\(1 of 1 approvals count\.\)`));
+    const reapproved = await t.db.auditEvent.findMany({ where: { actionId: theirs.actionId, type: "action.reapproved" } });
+    expect(reapproved).toHaveLength(1);
+    expect(reapproved[0]).toMatchObject({ outcome: "ok", status: "approved", actorId: a.users.admin.id });
+    expect(reapproved[0].data).toEqual({ revision: 1, cause: "roles_restored", member: a.users.reviewer.email, approvals: 1, quorum: 1 });
+    // Their one vote counts again, so a second is refused; the approval runs.
+    expect(await refusal(decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer.member })))
+      .toMatchObject({ code: "not_pending" });
+    expect((await execute(a, theirs)).state).toBe("succeeded");
+    // Giving the role back again later touches nothing that ran.
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+    await setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester", "reviewer"], actor: admin(a) });
+    expect(await statusOf(theirs.actionId)).toBe("succeeded");
+    expect(await t.db.auditEvent.count({ where: { actionId: theirs.actionId, type: "action.reapproved" } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+
   it("an approver disabled outside the console: the claim finds no quorum, refuses, and puts the action back in review in the same transaction", async () => {
     const a = await createTestTenant(t.db);
     const p = await approvedRefund(a, "INV-1044", a.users.reviewer);

@@ -1,6 +1,7 @@
 import type { Queryable } from "@/lib/db/sql";
 import { auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { lockApprovalsInScope, reopenActions, type LostApprovalScope } from "@/lib/db/statements/reopen-lost-approvals";
+import { reapproveActions } from "@/lib/db/statements/reapprove-actions";
 
 /** Why approvals stopped counting, and who it names. */
 export type LostApprovalCause =
@@ -47,4 +48,28 @@ export async function reopenLostApprovals(tx: Queryable, lost: LostApprovalCause
     }, ["approvals", "quorum"]),
   }));
   return reopenActions(tx, { events, reason: reasonOf(lost) });
+}
+
+/**
+ * The other way round: a member's deciding roles were given back, so their approvals count again.
+ * Every action of that tenant they approved that is pending (reopened when the roles went) and
+ * whose approvals make its quorum again is approved again (`action.reapproved`, one per action),
+ * in the transaction that gave the roles back; no vote of theirs could move it, since they have one
+ * that counts. Returns the ids approved.
+ */
+export async function reapproveRegainedApprovals(
+  tx: Queryable,
+  regained: { tenantId: string; userId: string; member: string },
+  actor: AuditActor,
+): Promise<string[]> {
+  const found = await lockApprovalsInScope(tx, { kind: "member", tenantId: regained.tenantId, userId: regained.userId });
+  const events = found.map((action) => ({
+    actionId: action.id,
+    event: auditTemplateOf({
+      tenantId: action.tenantId, actor, type: "action.reapproved", outcome: "ok", subject: { type: "action", id: action.id },
+      actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "approved",
+      data: { revision: action.revision, cause: "roles_restored", member: regained.member },
+    }, ["approvals", "quorum"]),
+  }));
+  return reapproveActions(tx, { events, reason: `Approved again: ${regained.member}'s reviewer roles were given back, so their approval counts again` });
 }

@@ -87,6 +87,9 @@ export const AUDIT_EVENT_SCHEMAS = {
     revision: count, cause: z.enum(["roles_removed", "passkey_removed", "quorum_lost"]), member: text.optional(), passkeyId: id.optional(),
     approvals: count, quorum: count,
   }),
+  // A reopened action approved again without a new vote: a member's deciding roles were given
+  // back, so their approval counts again and the approvals make the quorum once more.
+  "action.reapproved": z.strictObject({ revision: count, cause: z.literal("roles_restored"), member: text, approvals: count, quorum: count }),
   "action.edit_refused": namedRefusal,
   "action.cancel_refused": namedRefusal,
   "decision.recorded": z.strictObject({

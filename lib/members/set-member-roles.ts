@@ -7,7 +7,7 @@ import { ALL_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
-import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
+import { reapproveRegainedApprovals, reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
@@ -51,6 +51,10 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
     // where no claim would run them and no reviewer would see them.
     if (losesRole) {
       await reopenLostApprovals(tx, { cause: "roles_removed", tenantId: input.tenantId, userId: member.userId, member: member.email }, input.actor);
+    }
+    // And approvals that count again (a deciding role given back) approve again what they had approved.
+    if (roles.some((role) => !before.includes(role))) {
+      await reapproveRegainedApprovals(tx, { tenantId: input.tenantId, userId: member.userId, member: member.email }, input.actor);
     }
     return { roles, changed };
   }));

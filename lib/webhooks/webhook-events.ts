@@ -34,7 +34,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
  */
 export const WEBHOOK_EVENT_SOURCES: Record<WebhookEventType, string> = {
   "action.pending": `(e.type = 'action.proposed' AND e.status = 'pending') OR e.type IN ('action.revised', 'action.reopened')`,
-  "action.decided": `e.type = 'decision.recorded' AND e.status IN ('approved', 'rejected')`,
+  "action.decided": `(e.type = 'decision.recorded' AND e.status IN ('approved', 'rejected')) OR e.type = 'action.reapproved'`,
   "action.escalated": `e.type = 'action.escalated'`,
   "action.expired": `e.type = 'action.expired'`,
   "action.executed": `e.type = 'execution.succeeded'`,

@@ -22,7 +22,7 @@ export async function enqueueSlackMessages(q: Queryable, input: { retryWindowSec
     leaves AS (
       SELECT cfg."tenantId", s.seq, e."actionId", e.type, e.data,
         (e.type = 'action.proposed' AND e.status = 'pending') OR e.type = 'action.revised' AS opens,
-        e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled', 'action.reopened',
+        e.type IN ('action.proposed', 'action.revised', 'decision.recorded', 'action.expired', 'action.invalidated', 'action.cancelled', 'action.reopened', 'action.reapproved',
           'execution.succeeded', 'execution.failed', 'execution.unknown') AS touches
       FROM cfg
       ${sealsAfterCursorSql("cfg", input.batch)}

@@ -28,7 +28,7 @@ export type LostApproval = {
 };
 
 /** An action still to be decided or run, whose window is open (database clock), whose current revision needs approval. */
-function undecidedSql(): Sql {
+export function undecidedSql(): Sql {
   return Prisma.sql`a.status IN ('pending', 'approved') AND a."consumedAt" IS NULL AND a."expiresAt" > now() AND r."requiresApproval"`;
 }
 
@@ -40,7 +40,16 @@ function undecidedSql(): Sql {
  */
 function lostSql(): Sql {
   return Prisma.sql`a.status = 'approved' AND ${undecidedSql()} AND ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} < r.quorum
-    AND (a."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`a."requesterApiKeyId"`)})
+    AND ${requesterMayStillActSql()}`;
+}
+
+/**
+ * The action's requester may still have it run: its proposing key (if any) is not revoked, and the
+ * member who requested it (if any) may still act (a claim checks both). Reopens and re-approvals
+ * leave other actions as they are: no claim would run them whatever reviewers decided.
+ */
+export function requesterMayStillActSql(): Sql {
+  return Prisma.sql`(a."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`a."requesterApiKeyId"`)})
     AND (a."requesterUserId" IS NULL OR ${requesterMayActSql(Prisma.sql`a."tenantId"`, Prisma.sql`a."requesterUserId"`)})`;
 }
 
