@@ -29,4 +29,26 @@ test.describe("approvals that stop counting", () => {
     await expect(page.getByText(/no longer counts — the reviewer may not decide it now/)).toBeVisible();
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
   });
+
+  test("the admin gives the role back: the action the reviewer approved is approved again, and its page says why", async ({ page }) => {
+    const tenant = await seedTenant();
+    const action = await propose(tenant, "refund_invoice", SMALL_REFUND);
+    await decideAction(e2eDb(), {
+      tenantId: tenant.id, actionId: action.id, verdict: "approve", payloadHash: action.payloadHash, reviewer: tenant.users.reviewer.member,
+    });
+    await signInAs(page, tenant.users.admin.email);
+    await page.goto("/admin");
+    const roles = page.getByRole("form", { name: `Roles of ${tenant.users.reviewer.email}` });
+    await roles.getByRole("checkbox", { name: "requester" }).check();
+    await roles.getByRole("checkbox", { name: "reviewer" }).uncheck();
+    await roles.getByRole("button", { name: /Save roles/ }).click();
+    await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("pending");
+
+    await page.goto("/admin");
+    await roles.getByRole("checkbox", { name: "reviewer" }).check();
+    await roles.getByRole("button", { name: /Save roles/ }).click();
+    await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("approved");
+    await page.goto(`/actions/${action.id}`);
+    await expect(page.getByText(/Approved again: .*reviewer roles were given back, so their approval counts again/)).toBeVisible();
+  });
 });
