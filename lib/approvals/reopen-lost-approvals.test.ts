@@ -99,7 +99,7 @@ describe("approvals that stop counting", () => {
     expect(action.statusReason).toMatch(new RegExp(`${a.users.reviewer.email}'s reviewer roles were given back.*\(1 of 1 approvals count\.\)`));
     const reapproved = await t.db.auditEvent.findMany({ where: { actionId: theirs.actionId, type: "action.reapproved" } });
     expect(reapproved).toHaveLength(1);
-    expect(reapproved[0]).toMatchObject({ outcome: "ok", status: "approved", actorId: a.users.admin.id });
+    expect(reapproved[0]).toMatchObject({ outcome: "ok", status: "approved", actorId: a.users.admin.id, verdict: "approve", reviewerId: a.users.reviewer.id });
     expect(reapproved[0].data).toEqual({ revision: 1, cause: "roles_restored", member: a.users.reviewer.email, approvals: 1, quorum: 1 });
     // Their one vote counts again, so a second is refused; the approval runs.
     expect(await refusal(decideAction(t.db, { tenantId: a.id, actionId: theirs.actionId, verdict: "approve", payloadHash: theirs.payloadHash, reviewer: a.users.reviewer.member })))

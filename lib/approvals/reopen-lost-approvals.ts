@@ -51,9 +51,9 @@ export async function reopenLostApprovals(tx: Queryable, lost: LostApprovalCause
 }
 
 /**
- * The other way round: a member's deciding roles were given back, so their approvals count again.
+ * The other way round: a member was given a deciding role back, so their approvals count again.
  * Every action of that tenant they approved that is pending (reopened when the roles went) and
- * whose approvals make its quorum again is approved again (`action.reapproved`, one per action),
+ * whose approvals now make its quorum is approved (`action.reapproved`, one per action),
  * in the transaction that gave the roles back; no vote of theirs could move it, since they have one
  * that counts. Returns the ids approved.
  */
@@ -62,14 +62,16 @@ export async function reapproveRegainedApprovals(
   regained: { tenantId: string; userId: string; member: string },
   actor: AuditActor,
 ): Promise<string[]> {
-  const found = await lockApprovalsInScope(tx, { kind: "member", tenantId: regained.tenantId, userId: regained.userId });
+  const found = await lockApprovalsInScope(tx, { kind: "member", tenantId: regained.tenantId, userId: regained.userId }, { pendingOnly: true });
   const events = found.map((action) => ({
     actionId: action.id,
     event: auditTemplateOf({
       tenantId: action.tenantId, actor, type: "action.reapproved", outcome: "ok", subject: { type: "action", id: action.id },
       actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "approved",
+      // The approval that counts again: found by reviewer and verdict like the vote that cast it.
+      verdict: "approve", reviewerId: regained.userId,
       data: { revision: action.revision, cause: "roles_restored", member: regained.member },
     }, ["approvals", "quorum"]),
   }));
-  return reapproveActions(tx, { events, reason: `Approved again: ${regained.member}'s reviewer roles were given back, so their approval counts again` });
+  return reapproveActions(tx, { events, reason: `Approved: ${regained.member}'s reviewer roles were given back, so their approval counts again` });
 }

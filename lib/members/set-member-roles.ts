@@ -3,7 +3,7 @@ import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
-import { ALL_ROLES } from "@/lib/auth/permissions";
+import { ALL_ROLES, DECIDING_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
@@ -52,8 +52,8 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
     if (losesRole) {
       await reopenLostApprovals(tx, { cause: "roles_removed", tenantId: input.tenantId, userId: member.userId, member: member.email }, input.actor);
     }
-    // And approvals that count again (a deciding role given back) approve again what they had approved.
-    if (roles.some((role) => !before.includes(role))) {
+    // And approvals that count again (a deciding role given back) approve what they had approved.
+    if (roles.some((role) => !before.includes(role) && DECIDING_ROLES.includes(role))) {
       await reapproveRegainedApprovals(tx, { tenantId: input.tenantId, userId: member.userId, member: member.email }, input.actor);
     }
     return { roles, changed };

@@ -12,7 +12,8 @@ import { wakeTaskSql } from "@/lib/db/statements/wake-task";
  * with) make their quorum once more — an action reopened when a member's deciding roles were
  * removed, whose roles were then given back: their approval counts again, and no vote of theirs
  * could move it (they have one that counts). In one statement: status approved with the reason
- * the requester and the agent will read, the task woken, and each one's `action.reapproved` event
+ * the requester and the agent will read (no counting rejection: a rejection ends an action, so none
+ * is expected), the task woken, and each one's `action.reapproved` event
  * (`events`, keyed by action id; the statement fills in `approvals` and `quorum`) written only if
  * that action moved. The claim checks the approvals and the state they rest on again before
  * anything runs. Like a reopen, it leaves an action whose proposing key is revoked or whose
@@ -31,7 +32,8 @@ export async function reapproveActions(
       SELECT a.id, r.quorum, ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals
       FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
       WHERE a.id IN (SELECT "actionId" FROM given) AND a.status = 'pending' AND ${undecidedSql()}
-        AND ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} >= r.quorum AND ${requesterMayStillActSql()}
+        AND ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} >= r.quorum AND ${countedVotesSql("reject", Prisma.sql`r."payloadHash"`)} = 0
+        AND ${requesterMayStillActSql()}
     ),
     approved AS (
       UPDATE "Action" a SET status = 'approved', "decidedAt" = now(), "updatedAt" = now(),

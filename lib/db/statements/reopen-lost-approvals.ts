@@ -72,13 +72,15 @@ function scopeSql(scope: LostApprovalScope): Sql {
  * vote, a claim or another change that could move them waits for these locks, or was committed
  * before they were granted, so `reopenActions`, a statement after this one, judges each on
  * everything committed. Run it in the transaction that made approvals stop counting, after the
- * change, and pass what it found, with one audit event each, to `reopenActions`.
+ * change, and pass what it found, with one audit event each, to `reopenActions`. `pendingOnly`:
+ * only the pending ones (what a re-approval may move, reapprove-actions.ts), so approved actions'
+ * claims do not wait for it.
  */
-export async function lockApprovalsInScope(tx: Queryable, scope: LostApprovalScope): Promise<LostApproval[]> {
+export async function lockApprovalsInScope(tx: Queryable, scope: LostApprovalScope, options: { pendingOnly?: boolean } = {}): Promise<LostApproval[]> {
   return query<LostApproval>(tx, Prisma.sql`
     SELECT a.id, a."tenantId", a.tool, a."riskLevel"::text AS "riskLevel", a."requesterLabel", r.revision
     FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
-    WHERE ${scopeSql(scope)} AND ${undecidedSql()}
+    WHERE ${scopeSql(scope)} AND ${undecidedSql()}${options.pendingOnly ? Prisma.sql` AND a.status = 'pending'` : Prisma.empty}
     ORDER BY a.id
     FOR UPDATE OF a`);
 }
