@@ -1,6 +1,16 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { e2eDb, propose, seedTenant, signInAs, SMALL_REFUND } from "@/e2e/review/fixtures";
+
+/** On the admin page, as an admin: the member keeps requester and loses reviewer. Returns their roles form. */
+async function removeReviewerRole(page: Page, email: string): Promise<Locator> {
+  await page.goto("/admin");
+  const roles = page.getByRole("form", { name: `Roles of ${email}` });
+  await roles.getByRole("checkbox", { name: "requester" }).check();
+  await roles.getByRole("checkbox", { name: "reviewer" }).uncheck();
+  await roles.getByRole("button", { name: /Save roles/ }).click();
+  return roles;
+}
 
 test.describe("approvals that stop counting", () => {
   test("an admin removes a reviewer's role: the action they approved goes back to the queue, and its page says their vote no longer counts", async ({ page }) => {
@@ -12,11 +22,7 @@ test.describe("approvals that stop counting", () => {
     expect(decided.status).toBe("approved");
 
     await signInAs(page, tenant.users.admin.email);
-    await page.goto("/admin");
-    const roles = page.getByRole("form", { name: `Roles of ${tenant.users.reviewer.email}` });
-    await roles.getByRole("checkbox", { name: "requester" }).check();
-    await roles.getByRole("checkbox", { name: "reviewer" }).uncheck();
-    await roles.getByRole("button", { name: /Save roles/ }).click();
+    await removeReviewerRole(page, tenant.users.reviewer.email);
     await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("pending");
 
     await page.context().clearCookies();
@@ -37,11 +43,7 @@ test.describe("approvals that stop counting", () => {
       tenantId: tenant.id, actionId: action.id, verdict: "approve", payloadHash: action.payloadHash, reviewer: tenant.users.reviewer.member,
     });
     await signInAs(page, tenant.users.admin.email);
-    await page.goto("/admin");
-    const roles = page.getByRole("form", { name: `Roles of ${tenant.users.reviewer.email}` });
-    await roles.getByRole("checkbox", { name: "requester" }).check();
-    await roles.getByRole("checkbox", { name: "reviewer" }).uncheck();
-    await roles.getByRole("button", { name: /Save roles/ }).click();
+    const roles = await removeReviewerRole(page, tenant.users.reviewer.email);
     await expect.poll(async () => (await e2eDb().action.findUniqueOrThrow({ where: { id: action.id } })).status).toBe("pending");
 
     await page.goto("/admin");
