@@ -9,6 +9,7 @@ import type { Verdict } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { castVote, type VoteRefusal } from "@/lib/db/statements/cast-vote";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
@@ -124,6 +125,8 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       if (error instanceof InvalidPayloadError) return refused(error);
       throw error;
     }
+    // The voter's membership before the action: the lock order a role change keeps (lock-acting-membership.ts).
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.reviewer.userId });
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refused(refusalError("not_found", { status: "missing", revision: null }));
     const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;

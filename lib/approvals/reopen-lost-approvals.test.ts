@@ -178,3 +178,62 @@ describe("approvals that stop counting, against concurrent votes (real concurren
     expect(outcomes.size).toBeGreaterThan(0);
   });
 });
+
+describe("lock order: memberships before actions (real concurrency against PostgreSQL)", () => {
+  // An admin who also reviews acts on an action while a role change of another reviewer, who
+  // approved it, is under way. The role change locks memberships, then the actions; if the act
+  // took the action first and the admin's membership after, each would wait for the other and
+  // PostgreSQL would fail one of them as a deadlock. Both must finish, in some order.
+  async function adminWhoReviews(tenant: TestTenant) {
+    await t.db.membership.update({ where: { id: (await membershipOf(tenant, tenant.users.admin)).id }, data: { roles: ["admin", "reviewer"] } });
+    return { userId: tenant.users.admin.id, label: tenant.users.admin.email, roles: ["admin", "reviewer"] as ("admin" | "reviewer")[] };
+  }
+
+  it("the admin's vote and their removal of the other approver's role both finish: approved on two votes, then back in review", async () => {
+    const a = await createTestTenant(t.db);
+    const reviewingAdmin = await adminWhoReviews(a);
+    const p = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 150_000, reason: "Goods returned" },
+    });
+    if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+    expect(await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member }))
+      .toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
+    const membership = await membershipOf(a, a.users.reviewer);
+    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const vote = decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin });
+      await waiters(1);
+      const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+      await waiters(2);
+      return { both: Promise.allSettled([vote, demote]) };
+    });
+    const [vote, demote] = await both.both;
+    expect(vote).toMatchObject({ status: "fulfilled", value: { status: "approved" } });
+    expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
+    // The vote went first (it held the admin's membership); the role change then withdrew the other approval.
+    expect(await statusOf(p.actionId)).toBe("pending");
+    expect(await reopenedEvents(p.actionId)).toHaveLength(1);
+  });
+
+  it("the admin's execution and their removal of the approver's role both finish: it runs, and nothing is reopened", async () => {
+    const a = await createTestTenant(t.db);
+    const reviewingAdmin = await adminWhoReviews(a);
+    const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
+    const membership = await membershipOf(a, a.users.reviewer);
+    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const run = executeAction(t.db, {
+        tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash,
+        actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId },
+      });
+      await waiters(1);
+      const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+      await waiters(2);
+      return { both: Promise.allSettled([run, demote]) };
+    });
+    const [run, demote] = await both.both;
+    expect(run).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
+    expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
+    expect(await statusOf(p.actionId)).toBe("succeeded");
+    expect(await reopenedEvents(p.actionId)).toHaveLength(0);
+  });
+});

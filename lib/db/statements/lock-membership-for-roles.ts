@@ -8,7 +8,8 @@ import { adminNowSql } from "@/lib/db/statements/admin-rules";
  * admins changing each other's roles at once take them in the same order and cannot both remove
  * the last admin), then the target membership with its user's email. `actorIsAdmin`: whether the
  * one who asks is an admin under those locks (admin-rules.ts, the rule every admin act applies).
- * Null: no such member.
+ * Memberships before actions: the change locks the member's actions only after this, the order a
+ * vote and an execution keep too (lock-acting-membership.ts). Null: no such member.
  */
 export async function lockMembershipForRoles(
   tx: Queryable,
