@@ -24,6 +24,7 @@ import { removePasskey } from "@/lib/passkeys/remove-passkey";
 import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { reviewerSignals } from "@/lib/review/reviewer-signals";
 import { loadActionView } from "@/lib/api/load-action-view";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { pathToFileURL } from "node:url";
@@ -340,6 +341,7 @@ describe("signed approvals", () => {
     expect(again.code).toBe("already_voted");
     expect(await refusedEvent(p.actionId, "already_voted")).not.toBeNull();
 
+    const signalsBefore = (await reviewerSignals(t.db, a.id)).find((r) => r.reviewerId === u.id)!;
     const replacement = await register(u, "New phone");
     expect(await approve(u, p.actionId, p.payloadHash, (await signFor(u, p.actionId, p.payloadHash, replacement)).response))
       .toMatchObject({ status: "approved", approvals: 2 });
@@ -348,6 +350,8 @@ describe("signed approvals", () => {
     const approved = (await loadActionDetail(t.db, viewer(a.users.reviewer2.id), p.actionId))!;
     expect(approved.approvals).toBe(2);
     expect(approved.decisions.find((d) => d.id === decisions[0].id)?.counts).toBe(false);
+    // The reviewer signals count the approval given again as the one decision it repeats.
+    expect((await reviewerSignals(t.db, a.id)).find((r) => r.reviewerId === u.id)).toEqual(signalsBefore);
 
     // Once it has run, the record counts each reviewer's last vote: two of two, not three.
     const ran = await executeAction(t.db, { tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" }, actor: { type: "system", label: "test" } });

@@ -17,7 +17,9 @@ export type ReviewerSignalRow = {
 /**
  * Per reviewer, in one tenant, over decisions since `since`: how many, how many approvals, and the
  * medians of request→decision latency and of time on screen — automation-bias signals (a
- * reviewer who approves everything within seconds).
+ * reviewer who approves everything within seconds). One decision per reviewer and revision, their
+ * first: a vote given again because the first stopped counting (its passkey removed) is the same
+ * judgement, not a second one, and its latency is not the reviewer's.
  */
 export async function readReviewerSignals(q: Queryable, input: { tenantId: string; since: Date }): Promise<ReviewerSignalRow[]> {
   return query<ReviewerSignalRow>(q, Prisma.sql`
@@ -28,8 +30,11 @@ export async function readReviewerSignals(q: Queryable, input: { tenantId: strin
       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d."createdAt" - r."createdAt") * 1000)::float8 AS "medianLatencyMs",
       percentile_cont(0.5) WITHIN GROUP (ORDER BY d."viewedMs")::float8 AS "medianViewedMs",
       count(d."viewedMs")::int AS "viewedDecisions"
-    FROM "Decision" d JOIN "ActionRevision" r ON r.id = d."revisionId" AND r."tenantId" = d."tenantId"
-    WHERE d."tenantId" = ${input.tenantId}::uuid AND d."createdAt" >= ${input.since}
+    FROM (
+      SELECT DISTINCT ON (first."revisionId", first."reviewerId") first.* FROM "Decision" first
+      WHERE first."tenantId" = ${input.tenantId}::uuid AND first."createdAt" >= ${input.since}
+      ORDER BY first."revisionId", first."reviewerId", first."createdAt", first.id
+    ) d JOIN "ActionRevision" r ON r.id = d."revisionId" AND r."tenantId" = d."tenantId"
     GROUP BY d."reviewerId"
     ORDER BY decisions DESC, d."reviewerId"
     LIMIT 200`);
