@@ -9,7 +9,7 @@ import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { readReviewQueueKeys } from "@/lib/db/statements/read-review-queue-keys";
-import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { readCountingVotes } from "@/lib/db/statements/read-counting-decisions";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -65,25 +65,19 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       : Promise.resolve([]),
   ]);
   const page = inOrderOf(pageKeys, rows);
-  const revisionIds = page.flatMap((row) => row.revisions.map((r) => r.id));
-  const [votes, counting, states] = await Promise.all([
-    revisionIds.length
-      ? db.decision.findMany({
-          where: { tenantId: reviewer.tenantId, revisionId: { in: revisionIds }, void: false },
-          select: { id: true, revisionId: true, reviewerId: true, verdict: true },
-        })
-      : Promise.resolve([]),
-    // Approvals are counted by the claim's rule: one whose reviewer lost the standing to decide does not count.
-    readCountingDecisions(db, { tenantId: reviewer.tenantId, actionIds: page.map((row) => row.id) }),
+  const [counting, states] = await Promise.all([
+    // The votes that count, by the claim's rule (one whose reviewer lost the standing to decide does
+    // not), in one statement: the reviewer's own vote and the approvals are read together.
+    readCountingVotes(db, { tenantId: reviewer.tenantId, actionIds: page.map((row) => row.id) }),
     // Each row's state read now, compared with its request snapshot: a few reads for the whole page.
     stateChangesOf(db, reviewer.tenantId, page),
   ]);
 
   const items = page.map((row, index): QueueItem => {
     const revision = row.revisions[0];
-    const mine = votes.filter((v) => v.revisionId === revision?.id);
+    const votes = counting.filter((v) => v.revisionId === revision?.id);
     // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
-    const myVote = mine.find((v) => v.reviewerId === reviewer.userId && counting.has(v.id))?.verdict ?? null;
+    const myVote = votes.find((v) => v.reviewerId === reviewer.userId)?.verdict ?? null;
     const tags = groupRiskTags(sortedTags(revision?.riskTags));
     return {
       id: row.id,
@@ -100,7 +94,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       expiresAt: row.expiresAt?.toISOString() ?? null,
       revision: row.currentRevision,
       payloadHash: row.payloadHash,
-      approvals: mine.filter((v) => v.verdict === "approve" && counting.has(v.id)).length,
+      approvals: votes.filter((v) => v.verdict === "approve").length,
       quorum: row.quorum,
       myVote,
       stateChanges: states[index]?.listed ?? null,
