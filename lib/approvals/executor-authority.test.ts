@@ -77,20 +77,29 @@ describe("a member executing an approval", () => {
     await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_102, await refusal(executeAs(tenant, tenant.users.reviewer2, p)));
   });
 
-  it("is refused when the role removal commits while the execution waits for the action's lock (real concurrency against PostgreSQL)", async () => {
+  it("a role removal that comes while the execution waits for the action's lock waits for the execution, never lands inside it (real concurrency against PostgreSQL)", async () => {
     const tenant = await createTestTenant(t.db);
     const p = await approvedRefund(tenant, 1_103);
-    // The console request has passed the boundary (the member was a reviewer then); another
-    // connection holds the action's row, so the claim waits for it.
-    const executing = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const run = executeAs(tenant, tenant.users.reviewer2, p).then((executed) => ({ executed }), (error: unknown) => ({ error }));
+    // The console request has passed the boundary (the member is a reviewer); another connection
+    // holds the action's row, so the claim waits for it — holding the member's membership, which
+    // it locked first (lock-acting-membership.ts), so the role change waits for the execution.
+    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const run = executeAs(tenant, tenant.users.reviewer2, p);
       await waiters(1);
-      await removeReviewerRole(tenant, tenant.users.reviewer2);
-      return { run }; // not awaited here: it waits for the lock this holds
+      const settled = Promise.allSettled([run, removeReviewerRole(tenant, tenant.users.reviewer2)]);
+      await waiters(2);
+      return { settled }; // not awaited here: they wait for the lock this holds
     });
-    const outcome = await executing.run;
-    expect(outcome).toHaveProperty("error");
-    await expectRefusedAndUntouched(tenant, tenant.users.reviewer2, p, 1_103, "error" in outcome ? outcome.error : null);
+    const [executed, removed] = await both.settled;
+    expect(executed).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
+    expect(removed).toMatchObject({ status: "fulfilled" });
+    expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor: 1_103 } })).toBe(1);
+    // In that order in the record: the execution began while they were a reviewer, then the change.
+    const events = await t.db.auditEvent.findMany({
+      where: { tenantId: tenant.id, type: { in: ["execution.started", "member.roles_changed"] } }, orderBy: { id: "asc" }, select: { type: true },
+    });
+    expect(events.map((e) => e.type)).toEqual(["execution.started", "member.roles_changed"]);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, actionId: p.actionId, type: "execution.refused" } })).toBe(0);
   });
 });
 

@@ -203,11 +203,11 @@ describe("lock order: memberships before actions (real concurrency against Postg
     const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
       const vote = decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin });
       await waiters(1);
-      const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+      const settled = Promise.allSettled([vote, setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) })]);
       await waiters(2);
-      return { both: Promise.allSettled([vote, demote]) };
+      return { settled }; // not awaited here: they wait for the lock this holds
     });
-    const [vote, demote] = await both.both;
+    const [vote, demote] = await both.settled;
     expect(vote).toMatchObject({ status: "fulfilled", value: { status: "approved" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     // The vote went first (it held the admin's membership); the role change then withdrew the other approval.
@@ -226,11 +226,11 @@ describe("lock order: memberships before actions (real concurrency against Postg
         actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId },
       });
       await waiters(1);
-      const demote = setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) });
+      const settled = Promise.allSettled([run, setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) })]);
       await waiters(2);
-      return { both: Promise.allSettled([run, demote]) };
+      return { settled }; // not awaited here: they wait for the lock this holds
     });
-    const [run, demote] = await both.both;
+    const [run, demote] = await both.settled;
     expect(run).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     expect(await statusOf(p.actionId)).toBe("succeeded");

@@ -7,6 +7,8 @@ import { ALL_ROLES, DECIDING_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
+import { updateMembershipRoles } from "@/lib/db/statements/update-membership-roles";
+import { sqlTransaction } from "@/lib/db/sql";
 import { reapproveRegainedApprovals, reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
@@ -22,7 +24,9 @@ export type SetMemberRolesInput = { tenantId: string; membershipId: string; role
 export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promise<{ roles: Role[]; changed: boolean }> {
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));
   if (!isUuid(input.membershipId)) throw new AppError("not_found", "That member was not found.", 404);
-  const result = await thenSeal(db, input.tenantId, db.$transaction(async (tx) => {
+  // A plain pg transaction, not Prisma's interactive one: a change that waits for the locks of votes
+  // and executions under way (memberships before actions) has no client-side time limit to hit.
+  const result = await thenSeal(db, input.tenantId, sqlTransaction(db, async (tx) => {
     const actorUserId = input.actor.type === "user" ? (input.actor.id ?? null) : null;
     const locked = await lockMembershipForRoles(tx, { tenantId: input.tenantId, membershipId: input.membershipId, actorUserId });
     if (!locked) throw new AppError("not_found", "That member was not found.", 404);
@@ -39,7 +43,7 @@ export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promis
     if (losesAdmin && adminIds.filter((id) => id !== member.id).length === 0) {
       return { refused: { id: member.id, email: member.email, before, reason: "last_admin" as const } };
     }
-    await tx.membership.update({ where: { id: member.id, tenantId: input.tenantId }, data: { roles } });
+    await updateMembershipRoles(tx, { tenantId: input.tenantId, membershipId: member.id, roles });
     // A member who loses a role is signed out of every session, in this same transaction.
     const losesRole = before.some((role) => !roles.includes(role));
     const sessionsEnded = losesRole ? await endUserSessions(tx, member.userId, "roles_removed") : 0;
