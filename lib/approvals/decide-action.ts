@@ -125,11 +125,12 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       if (error instanceof InvalidPayloadError) return refused(error);
       throw error;
     }
-    // The voter's membership before the action: the lock order a role change keeps (lock-acting-membership.ts).
+    // The voter's membership, then the signing challenge and passkey, then the action: the order a
+    // role change and a passkey's removal keep (lock-acting-membership.ts).
     await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.reviewer.userId });
+    const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refused(refusalError("not_found", { status: "missing", revision: null }));
-    const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;
     if (checked && !checked.ok) {
       const details = { status: action.status, revision: action.currentRevision };
       return refused(new AppError("signature_invalid", checked.message, 403, details), { actionId: action.id, tool: action.tool });

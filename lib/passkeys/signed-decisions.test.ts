@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
+import { whileActionLocked } from "@/tests/action-lock";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -364,5 +365,28 @@ describe("signed approvals", () => {
     expect(api.approvals).toBe(2);
     expect(api.decisions.map((d) => d.counts)).toEqual([true, false, true]);
     await expectEventsToFitTheirSchemas(t.db, a.id);
+  });
+
+  it("a signed vote and the removal of its passkey at once both finish: the vote locks the passkey before the action, as the removal does (real concurrency against PostgreSQL)", async () => {
+    const u = a.users.reviewer3;
+    const tab = await register(u, "Two tabs");
+    const p = await proposeHighRisk(1_140_000);
+    expect(await approve(u, p.actionId, p.payloadHash, (await signFor(u, p.actionId, p.payloadHash, tab)).response))
+      .toMatchObject({ status: "pending", approvals: 1 });
+    // The same approval sent again from a second tab, while the first tab removes the passkey.
+    const again = (await signFor(u, p.actionId, p.payloadHash, tab)).response;
+    const passkeyId = (await listPasskeys(t.db, u.id)).find((k) => k.name === "Two tabs")!.id;
+    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const vote = approve(u, p.actionId, p.payloadHash, again);
+      await waiters(1);
+      const settled = Promise.allSettled([vote, removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId })]);
+      await waiters(2);
+      return { settled }; // not awaited here: they wait for the lock this holds
+    });
+    const [vote, removal] = await both.settled;
+    // The vote went first, while their approval still counted; then the removal withdrew it.
+    expect(vote).toMatchObject({ status: "rejected", reason: { code: "already_voted" } });
+    expect(removal).toMatchObject({ status: "fulfilled" });
+    expect((await loadActionDetail(t.db, { tenantId: a.id, userId: u.id, roles: ["reviewer"] }, p.actionId))!.approvals).toBe(0);
   });
 });
