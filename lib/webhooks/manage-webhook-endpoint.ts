@@ -4,6 +4,7 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { deleteWebhookEndpoint } from "@/lib/db/statements/delete-webhook-endpoint";
 import { redeliverWebhook } from "@/lib/db/statements/redeliver-webhook";
 import { rotateWebhookSecret } from "@/lib/db/statements/rotate-webhook-secret";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import { lockWebhookEndpoint } from "@/lib/db/statements/lock-webhook-endpoint";
 import { sqlTransaction } from "@/lib/db/sql";
 import { isUuid } from "@/lib/db/uuid";
@@ -36,6 +37,8 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
   const secret = newWebhookSecret();
   const { rotationOverlapSeconds } = webhookSettings();
   const rotation = await sqlTransaction(db, async (tx) => {
+    // The admin's membership before the endpoint (lock-acting-membership.ts).
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.actor.id });
     const endpoint = await lockWebhookEndpoint(tx, { tenantId: input.tenantId, endpointId: input.id });
     if (!endpoint) throw notFound();
     let previous: string | undefined;

@@ -4,6 +4,7 @@ import { memberAuditActor } from "@/lib/approvals/actors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import { sqlTransaction } from "@/lib/db/sql";
 import { lockMcpToolsOfServer } from "@/lib/db/statements/lock-mcp-tools-of-server";
 import { readMcpServer } from "@/lib/db/statements/read-mcp-server";
@@ -61,7 +62,9 @@ export async function refreshMcpServer(db: Db, input: { tenantId: string; admin:
 
 async function recordListing(db: Db, input: { tenantId: string; serverId: string; byUserId: string; actor: AuditActor }, listed: Tool[]): Promise<McpListing> {
   return sqlTransaction(db, async (tx) => {
-    // Locked in this order (server, then its tools) by every writer of a listing.
+    // The admin's membership first (lock-acting-membership.ts), then the server, then its tools, in
+    // that order by every writer of a listing.
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
     const server = await readMcpServer(tx, { tenantId: input.tenantId, serverId: input.serverId, lock: true });
     if (!server) throw new AppError("not_found", "That MCP server was removed while its tools were being listed.", 404);
     const stored = await lockMcpToolsOfServer(tx, { tenantId: input.tenantId, serverId: server.id });
