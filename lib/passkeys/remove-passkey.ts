@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { removePasskeyRow } from "@/lib/db/statements/remove-passkey";
 import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { isUuid } from "@/lib/db/uuid";
+import { sqlTransaction } from "@/lib/db/sql";
 import { AppError } from "@/lib/errors";
 import type { PasskeyOwner } from "@/lib/passkeys/finish-passkey-registration";
 
@@ -25,7 +26,9 @@ export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "
     subject: { type: "passkey", id: input.passkeyId },
     data: { passkeyId: input.passkeyId, name: passkey.name, credentialId: passkey.credentialId, member: input.owner.email },
   }));
-  const reopened = await db.$transaction(async (tx) => {
+  // A plain pg transaction, not Prisma's interactive one: the removal waits for a signed vote under
+  // way with this passkey (it locks the passkey before the action), with no client-side time limit.
+  const reopened = await sqlTransaction(db, async (tx) => {
     if (!(await removePasskeyRow(tx, { userId: input.owner.id, passkeyId: input.passkeyId, events }))) return null;
     // The approvals it signed that have not run stop counting (approval-rules.ts): back to review.
     return reopenLostApprovals(tx, { cause: "passkey_removed", passkeyId: input.passkeyId, tenantIds: input.owner.tenantIds, member: input.owner.email }, actor);
