@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
-import { whileActionLocked } from "@/tests/action-lock";
+import { settled, whileActionLocked } from "@/tests/action-lock";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -64,10 +64,10 @@ async function register(u: TestUser, name = "Laptop"): Promise<SoftAuthenticator
   return authenticator;
 }
 
-async function proposeHighRisk(amount = 1_200_000) {
+async function proposeHighRisk(amount = 1_200_000, invoice = "INV-1044") {
   const p = await proposeAction(t.db, {
     tenantId: a.id, requester: a.requester, tool: "refund_invoice",
-    args: { invoice_number: "INV-1044", amount_minor: amount, reason: "Signed approval test" },
+    args: { invoice_number: invoice, amount_minor: amount, reason: "Signed approval test" },
   });
   if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
   return p;
@@ -367,26 +367,40 @@ describe("signed approvals", () => {
     await expectEventsToFitTheirSchemas(t.db, a.id);
   });
 
-  it("a signed vote and the removal of its passkey at once both finish: the vote locks the passkey before the action, as the removal does (real concurrency against PostgreSQL)", async () => {
+  it("a signed vote and the removal of its passkey at once both finish: the vote locks the passkey before the action, as the removal does; a rejection given after is their one decision in the signals (real concurrency against PostgreSQL)", async () => {
     const u = a.users.reviewer3;
     const tab = await register(u, "Two tabs");
-    const p = await proposeHighRisk(1_140_000);
+    // An invoice of its own: the tests before this one refund most of INV-1044.
+    const paid = await t.db.invoice.findFirstOrThrow({ where: { tenantId: a.id, number: "INV-1044" } });
+    await t.db.invoice.create({
+      data: { tenantId: a.id, number: "INV-2044", customerId: paid.customerId, status: "paid", amountDueMinor: 0, amountPaidMinor: 1_200_000, dueDate: paid.dueDate },
+    });
+    const p = await proposeHighRisk(1_140_000, "INV-2044");
     expect(await approve(u, p.actionId, p.payloadHash, (await signFor(u, p.actionId, p.payloadHash, tab)).response))
       .toMatchObject({ status: "pending", approvals: 1 });
     // The same approval sent again from a second tab, while the first tab removes the passkey.
     const again = (await signFor(u, p.actionId, p.payloadHash, tab)).response;
     const passkeyId = (await listPasskeys(t.db, u.id)).find((k) => k.name === "Two tabs")!.id;
     const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const vote = approve(u, p.actionId, p.payloadHash, again);
+      const vote = settled(approve(u, p.actionId, p.payloadHash, again));
       await waiters(1);
-      const settled = Promise.allSettled([vote, removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId })]);
+      const removal = settled(removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId }));
       await waiters(2);
-      return { settled }; // not awaited here: they wait for the lock this holds
+      return { outcomes: Promise.all([vote, removal]) }; // not awaited here: they wait for the lock this holds
     });
-    const [vote, removal] = await both.settled;
+    const [vote, removal] = await both.outcomes;
     // The vote went first, while their approval still counted; then the removal withdrew it.
     expect(vote).toMatchObject({ status: "rejected", reason: { code: "already_voted" } });
     expect(removal).toMatchObject({ status: "fulfilled" });
     expect((await loadActionDetail(t.db, { tenantId: a.id, userId: u.id, roles: ["reviewer"] }, p.actionId))!.approvals).toBe(0);
+
+    // Their approval withdrawn, they reject it instead: the reviewer signals keep one decision for
+    // the revision, with the verdict they stand by.
+    const before = (await reviewerSignals(t.db, a.id)).find((r) => r.reviewerId === u.id)!;
+    expect(await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "reject", payloadHash: p.payloadHash, reviewer: u.member, note: "Not this amount" }))
+      .toMatchObject({ status: "rejected" });
+    const after = (await reviewerSignals(t.db, a.id)).find((r) => r.reviewerId === u.id)!;
+    expect(after.decisions).toBe(before.decisions);
+    expect(after.approvalRate * after.decisions).toBeCloseTo(before.approvalRate * before.decisions - 1);
   });
 });

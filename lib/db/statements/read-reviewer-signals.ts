@@ -17,9 +17,10 @@ export type ReviewerSignalRow = {
 /**
  * Per reviewer, in one tenant, over decisions since `since`: how many, how many approvals, and the
  * medians of request→decision latency and of time on screen — automation-bias signals (a
- * reviewer who approves everything within seconds). One decision per reviewer and revision, their
- * first: a vote given again because the first stopped counting (its passkey removed) is the same
- * judgement, not a second one, and its latency is not the reviewer's.
+ * reviewer who approves everything within seconds). One decision per reviewer and revision: a
+ * vote given again because the first stopped counting (its passkey removed) is not a second
+ * decision. Its verdict is their last (what they stand by, approve or reject); its latency and time
+ * on screen are their first vote's (how fast they first judged it), among the votes since `since`.
  */
 export async function readReviewerSignals(q: Queryable, input: { tenantId: string; since: Date }): Promise<ReviewerSignalRow[]> {
   return query<ReviewerSignalRow>(q, Prisma.sql`
@@ -31,9 +32,12 @@ export async function readReviewerSignals(q: Queryable, input: { tenantId: strin
       percentile_cont(0.5) WITHIN GROUP (ORDER BY d."viewedMs")::float8 AS "medianViewedMs",
       count(d."viewedMs")::int AS "viewedDecisions"
     FROM (
-      SELECT DISTINCT ON (first."revisionId", first."reviewerId") first.* FROM "Decision" first
-      WHERE first."tenantId" = ${input.tenantId}::uuid AND first."createdAt" >= ${input.since}
-      ORDER BY first."revisionId", first."reviewerId", first."createdAt", first.id
+      SELECT DISTINCT ON (v."revisionId", v."reviewerId") v."tenantId", v."revisionId", v."reviewerId", v.verdict,
+        first_value(v."createdAt") OVER votes AS "createdAt", first_value(v."viewedMs") OVER votes AS "viewedMs"
+      FROM "Decision" v
+      WHERE v."tenantId" = ${input.tenantId}::uuid AND v."createdAt" >= ${input.since}
+      WINDOW votes AS (PARTITION BY v."revisionId", v."reviewerId" ORDER BY v."createdAt", v.id)
+      ORDER BY v."revisionId", v."reviewerId", v."createdAt" DESC, v.id DESC
     ) d JOIN "ActionRevision" r ON r.id = d."revisionId" AND r."tenantId" = d."tenantId"
     GROUP BY d."reviewerId"
     ORDER BY decisions DESC, d."reviewerId"
