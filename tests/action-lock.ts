@@ -29,3 +29,12 @@ export async function whileActionLocked<T>(databaseUrl: string, actionId: string
     await holder.end();
   }
 }
+
+/**
+ * `promise`'s outcome as Promise.allSettled would give it, handled from the moment it is made: a
+ * test that starts an act, then waits for lock waiters before collecting it, never leaves an early
+ * rejection unhandled.
+ */
+export function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return promise.then((value) => ({ status: "fulfilled" as const, value }), (reason: unknown) => ({ status: "rejected" as const, reason }));
+}

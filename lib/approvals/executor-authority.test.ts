@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
-import { whileActionLocked } from "@/tests/action-lock";
+import { settled, whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -84,13 +84,13 @@ describe("a member executing an approval", () => {
     // holds the action's row, so the claim waits for it — holding the member's membership, which
     // it locked first (lock-acting-membership.ts), so the role change waits for the execution.
     const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const run = executeAs(tenant, tenant.users.reviewer2, p);
+      const run = settled(executeAs(tenant, tenant.users.reviewer2, p));
       await waiters(1);
-      const settled = Promise.allSettled([run, removeReviewerRole(tenant, tenant.users.reviewer2)]);
+      const removal = settled(removeReviewerRole(tenant, tenant.users.reviewer2));
       await waiters(2);
-      return { settled }; // not awaited here: they wait for the lock this holds
+      return { outcomes: Promise.all([run, removal]) }; // not awaited here: they wait for the lock this holds
     });
-    const [executed, removed] = await both.settled;
+    const [executed, removed] = await both.outcomes;
     expect(executed).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
     expect(removed).toMatchObject({ status: "fulfilled" });
     expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor: 1_103 } })).toBe(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
-import { whileActionLocked } from "@/tests/action-lock";
+import { settled, whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -201,13 +201,13 @@ describe("lock order: memberships before actions (real concurrency against Postg
       .toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
     const membership = await membershipOf(a, a.users.reviewer);
     const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const vote = decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin });
+      const vote = settled(decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin }));
       await waiters(1);
-      const settled = Promise.allSettled([vote, setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) })]);
+      const demote = settled(setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) }));
       await waiters(2);
-      return { settled }; // not awaited here: they wait for the lock this holds
+      return { outcomes: Promise.all([vote, demote]) }; // not awaited here: they wait for the lock this holds
     });
-    const [vote, demote] = await both.settled;
+    const [vote, demote] = await both.outcomes;
     expect(vote).toMatchObject({ status: "fulfilled", value: { status: "approved" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     // The vote went first (it held the admin's membership); the role change then withdrew the other approval.
@@ -221,16 +221,16 @@ describe("lock order: memberships before actions (real concurrency against Postg
     const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
     const membership = await membershipOf(a, a.users.reviewer);
     const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const run = executeAction(t.db, {
+      const run = settled(executeAction(t.db, {
         tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash,
         actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId },
-      });
+      }));
       await waiters(1);
-      const settled = Promise.allSettled([run, setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) })]);
+      const demote = settled(setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) }));
       await waiters(2);
-      return { settled }; // not awaited here: they wait for the lock this holds
+      return { outcomes: Promise.all([run, demote]) }; // not awaited here: they wait for the lock this holds
     });
-    const [run, demote] = await both.settled;
+    const [run, demote] = await both.outcomes;
     expect(run).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     expect(await statusOf(p.actionId)).toBe("succeeded");
