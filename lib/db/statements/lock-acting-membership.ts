@@ -9,9 +9,10 @@ import { query, type SqlClient } from "@/lib/db/sql";
  * call this before they lock the action (a signed vote, then its passkey: a passkey's removal locks
  * it before the actions it signed), and an admin's act that locks what it changes in a statement of
  * its own (an MCP server's listing, a webhook secret's rotation) before that. So none holds a row
- * while it waits for a membership a role change holds — the two would wait for each other, and
- * PostgreSQL would fail one as a deadlock. Whether the member may act is judged later, on this
- * locked row (approval-rules.ts, admin-rules.ts).
+ * while it waits for a membership a role change holds: a vote or an execution and a role change
+ * would wait for each other (PostgreSQL fails one as a deadlock), and a listing could close such a
+ * circle through a third transaction (a vote waiting for the MCP tool's row the listing holds).
+ * Whether the member may act is judged later, on this locked row (approval-rules.ts, admin-rules.ts).
  */
 export async function lockActingMembership(tx: SqlClient, input: { tenantId: string; userId: string }): Promise<void> {
   await query(tx, Prisma.sql`
