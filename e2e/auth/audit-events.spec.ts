@@ -92,6 +92,6 @@ test.describe("refused API-key uses in the audit log", () => {
     await expect.poll(async () => (await events()).length, { timeout: 100_000, intervals: [2_000] }).toBe(1);
     const [event] = await events();
     expect(event).toMatchObject({ outcome: "refused", subjectId: agent.keyId, status: "wrong_secret", data: { reason: "wrong_secret", attempts: 50 } });
-    expect(JSON.stringify(event.data)).not.toContain(forged.split("_").at(-1));
+    expect(JSON.stringify(event.data)).not.toContain(forged.slice(-43)); // its random part, which may itself contain "_"
   });
 });

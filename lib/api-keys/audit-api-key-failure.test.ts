@@ -52,7 +52,7 @@ describe("api_key.auth_failed", () => {
     const json = asJson(events[0]);
     expect(json).not.toContain(wrong);
     expect(json).not.toContain(key.secret);
-    expect(json).not.toContain(wrong.split("_").at(-1));
+    expect(json).not.toContain(wrong.slice(-43)); // its random part, which may itself contain "_"
   });
 
   it("a burst of 50 wrong secrets leaves one event with the count, not 50; the next window gets its own", async () => {
