@@ -9,7 +9,7 @@ export type CountingVote = { id: string; revisionId: string; reviewerId: string;
  * The decisions on these actions' current revisions that count now, by the rule the vote and the
  * claim count with (approval-rules.ts): what the console shows as counting, so it never says
  * approved by someone whose approval a claim would ignore. One statement gives both who voted and
- * whether it counts, so a page never shows a vote beside a count that has not seen it.
+ * whether it counts, so the review queue never shows a vote beside a count that has not seen it.
  */
 export async function readCountingVotes(q: Queryable, input: { tenantId: string; actionIds: string[] }): Promise<CountingVote[]> {
   if (input.actionIds.length === 0) return [];
