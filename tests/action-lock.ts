@@ -31,10 +31,24 @@ export async function whileActionLocked<T>(databaseUrl: string, actionId: string
 }
 
 /**
- * `promise`'s outcome as Promise.allSettled would give it, handled from the moment it is made: a
- * test that starts an act, then waits for lock waiters before collecting it, never leaves an early
- * rejection unhandled.
+ * Two acts queued behind an action's row lock in a known order: `first` starts and waits on a lock,
+ * then `second` starts and waits on one too, then the lock is released. Each outcome is handled
+ * from the moment its act starts (as Promise.allSettled gives it), so an early rejection is a result
+ * for the test to assert on, never an unhandled one.
  */
-export function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+export async function actInOrderBehindActionLock<A, B>(
+  databaseUrl: string, actionId: string, first: () => Promise<A>, second: () => Promise<B>,
+): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+  const queued = await whileActionLocked(databaseUrl, actionId, async (waiters) => {
+    const firstOutcome = settled(first());
+    await waiters(1);
+    const secondOutcome = settled(second());
+    await waiters(2);
+    return { outcomes: Promise.all([firstOutcome, secondOutcome]) }; // not awaited here: they wait for the lock this holds
+  });
+  return queued.outcomes;
+}
+
+function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
   return promise.then((value) => ({ status: "fulfilled" as const, value }), (reason: unknown) => ({ status: "rejected" as const, reason }));
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
-import { settled, whileActionLocked } from "@/tests/action-lock";
+import { actInOrderBehindActionLock, whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -83,14 +83,9 @@ describe("a member executing an approval", () => {
     // The console request has passed the boundary (the member is a reviewer); another connection
     // holds the action's row, so the claim waits for it — holding the member's membership, which
     // it locked first (lock-acting-membership.ts), so the role change waits for the execution.
-    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const run = settled(executeAs(tenant, tenant.users.reviewer2, p));
-      await waiters(1);
-      const removal = settled(removeReviewerRole(tenant, tenant.users.reviewer2));
-      await waiters(2);
-      return { outcomes: Promise.all([run, removal]) }; // not awaited here: they wait for the lock this holds
-    });
-    const [executed, removed] = await both.outcomes;
+    const [executed, removed] = await actInOrderBehindActionLock(t.url, p.actionId,
+      () => executeAs(tenant, tenant.users.reviewer2, p),
+      () => removeReviewerRole(tenant, tenant.users.reviewer2));
     expect(executed).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
     expect(removed).toMatchObject({ status: "fulfilled" });
     expect(await t.db.refund.count({ where: { tenantId: tenant.id, amountMinor: 1_103 } })).toBe(1);

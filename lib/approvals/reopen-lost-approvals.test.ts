@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
-import { settled, whileActionLocked } from "@/tests/action-lock";
+import { actInOrderBehindActionLock, whileActionLocked } from "@/tests/action-lock";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -188,6 +188,8 @@ describe("lock order: memberships before actions (real concurrency against Postg
     await t.db.membership.update({ where: { id: (await membershipOf(tenant, tenant.users.admin)).id }, data: { roles: ["admin", "reviewer"] } });
     return { userId: tenant.users.admin.id, label: tenant.users.admin.email, roles: ["admin", "reviewer"] as ("admin" | "reviewer")[] };
   }
+  const demoteToRequester = (tenant: TestTenant, membershipId: string) =>
+    setMemberRoles(t.db, { tenantId: tenant.id, membershipId, roles: ["requester"], actor: admin(tenant) });
 
   it("the admin's vote and their removal of the other approver's role both finish: approved on two votes, then back in review", async () => {
     const a = await createTestTenant(t.db);
@@ -200,14 +202,9 @@ describe("lock order: memberships before actions (real concurrency against Postg
     expect(await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: a.users.reviewer.member }))
       .toMatchObject({ status: "pending", approvals: 1, quorum: 2 });
     const membership = await membershipOf(a, a.users.reviewer);
-    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const vote = settled(decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin }));
-      await waiters(1);
-      const demote = settled(setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) }));
-      await waiters(2);
-      return { outcomes: Promise.all([vote, demote]) }; // not awaited here: they wait for the lock this holds
-    });
-    const [vote, demote] = await both.outcomes;
+    const [vote, demote] = await actInOrderBehindActionLock(t.url, p.actionId,
+      () => decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: reviewingAdmin }),
+      () => demoteToRequester(a, membership.id));
     expect(vote).toMatchObject({ status: "fulfilled", value: { status: "approved" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     // The vote went first (it held the admin's membership); the role change then withdrew the other approval.
@@ -220,17 +217,12 @@ describe("lock order: memberships before actions (real concurrency against Postg
     const reviewingAdmin = await adminWhoReviews(a);
     const p = await approvedRefund(a, "INV-1044", a.users.reviewer);
     const membership = await membershipOf(a, a.users.reviewer);
-    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const run = settled(executeAction(t.db, {
+    const [run, demote] = await actInOrderBehindActionLock(t.url, p.actionId,
+      () => executeAction(t.db, {
         tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash,
         actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId },
-      }));
-      await waiters(1);
-      const demote = settled(setMemberRoles(t.db, { tenantId: a.id, membershipId: membership.id, roles: ["requester"], actor: admin(a) }));
-      await waiters(2);
-      return { outcomes: Promise.all([run, demote]) }; // not awaited here: they wait for the lock this holds
-    });
-    const [run, demote] = await both.outcomes;
+      }),
+      () => demoteToRequester(a, membership.id));
     expect(run).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });
     expect(demote).toMatchObject({ status: "fulfilled", value: { changed: true } });
     expect(await statusOf(p.actionId)).toBe("succeeded");

@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
-import { settled, whileActionLocked } from "@/tests/action-lock";
+import { actInOrderBehindActionLock } from "@/tests/action-lock";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -381,14 +381,9 @@ describe("signed approvals", () => {
     // The same approval sent again from a second tab, while the first tab removes the passkey.
     const again = (await signFor(u, p.actionId, p.payloadHash, tab)).response;
     const passkeyId = (await listPasskeys(t.db, u.id)).find((k) => k.name === "Two tabs")!.id;
-    const both = await whileActionLocked(t.url, p.actionId, async (waiters) => {
-      const vote = settled(approve(u, p.actionId, p.payloadHash, again));
-      await waiters(1);
-      const removal = settled(removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId }));
-      await waiters(2);
-      return { outcomes: Promise.all([vote, removal]) }; // not awaited here: they wait for the lock this holds
-    });
-    const [vote, removal] = await both.outcomes;
+    const [vote, removal] = await actInOrderBehindActionLock(t.url, p.actionId,
+      () => approve(u, p.actionId, p.payloadHash, again),
+      () => removePasskey(t.db, { owner: { id: u.id, email: u.email, tenantIds: [a.id] }, passkeyId }));
     // The vote went first, while their approval still counted; then the removal withdrew it.
     expect(vote).toMatchObject({ status: "rejected", reason: { code: "already_voted" } });
     expect(removal).toMatchObject({ status: "fulfilled" });
