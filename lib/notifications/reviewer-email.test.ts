@@ -221,6 +221,48 @@ describe("reviewer emails", () => {
     expect(mailsTo(server.mails, reviewer.email).filter((mail) => mail.subject.includes("Review again"))).toHaveLength(0);
   });
 
+  it("an action reopened a second time at the same revision asks its reviewers again; two reopenings before one pass ask once", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3, admin } = tenant.users;
+    const approveAndDemote = async (actionId: string, payloadHash: string, member: typeof reviewer) => {
+      expect(await decideAction(t.db, { tenantId: tenant.id, actionId, verdict: "approve", payloadHash, reviewer: member.member }))
+        .toMatchObject({ status: "approved" });
+      const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: member.id } });
+      await setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: admin.id, label: admin.email } });
+    };
+    const againTo = (member: { email: string }, actionId: string) =>
+      mailsTo(server.mails, member.email).filter((mail) => mail.subject.includes("Review again") && mail.text.includes(actionLink(actionId)));
+
+    // Pumped after each reopening: two asks, two emails.
+    const first = await pendingRefund(tenant, 2_500);
+    await pumpUntilQuiet(tenant);
+    await approveAndDemote(first.actionId, first.payloadHash, reviewer);
+    await pumpUntilQuiet(tenant);
+    await pumpUntilQuiet(tenant);
+    expect(againTo(reviewer3, first.actionId)).toHaveLength(1);
+    await approveAndDemote(first.actionId, first.payloadHash, reviewer2);
+    await pumpUntilQuiet(tenant);
+    await pumpUntilQuiet(tenant);
+    expect(againTo(reviewer3, first.actionId)).toHaveLength(2);
+    expect(await t.db.action.findUniqueOrThrow({ where: { id: first.actionId } })).toMatchObject({ status: "pending", currentRevision: 1 });
+
+    // Both reopenings before one pass: one ask.
+    const tenant2 = await createTestTenant(t.db);
+    const second = await pendingRefund(tenant2, 2_500);
+    await pumpUntilQuiet(tenant2);
+    const members = tenant2.users;
+    for (const member of [members.reviewer, members.reviewer2]) {
+      expect(await decideAction(t.db, { tenantId: tenant2.id, actionId: second.actionId, verdict: "approve", payloadHash: second.payloadHash, reviewer: member.member }))
+        .toMatchObject({ status: "approved" });
+      const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant2.id, userId: member.id } });
+      await setMemberRoles(t.db, { tenantId: tenant2.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: members.admin.id, label: members.admin.email } });
+    }
+    await pumpUntilQuiet(tenant2);
+    await pumpUntilQuiet(tenant2);
+    expect(againTo(members.reviewer3, second.actionId)).toHaveLength(1);
+  });
+
   it("an action reopened because an approver removed the passkey that signed emails that approver too: they may approve it again", async () => {
     const server = await smtpServer();
     const tenant = await createTestTenant(t.db, { policy: { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: "high" } } });

@@ -10,7 +10,7 @@ import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/
  * warned of its expiry or reopened after its approvals stopped counting (its eligible roles) — become one outbox row per member who may act on
  * it: a member of the tenant with such a role, not its requester, not disabled, who has not voted
  * on that revision, for an action still pending at that revision. Unique per (action, revision,
- * member, reason), so a repeated pass adds nothing. Digest members' rows are due at the end of
+ * member, reason, leaf), so a repeated pass adds nothing, while a revision reopened again asks again. Digest members' rows are due at the end of
  * the current period; the cursor moves past every leaf read. Returns the rows added.
  */
 export async function enqueueReviewerEmails(
@@ -37,6 +37,9 @@ export async function enqueueReviewerEmails(
       FROM leaves l
       WHERE l."actionId" IS NOT NULL AND l.data ? 'revision'
         AND ((l.type = 'action.proposed' AND l.status = 'pending') OR l.type IN ('action.revised', 'action.escalated', 'action.expiry_warned', 'action.reopened'))
+        -- Reopened twice before this pass: asked once, by the later event.
+        AND NOT (l.type = 'action.reopened' AND EXISTS (SELECT 1 FROM leaves later WHERE later."tenantId" = l."tenantId"
+          AND later."actionId" = l."actionId" AND later.type = 'action.reopened' AND later.data->>'revision' = l.data->>'revision' AND later.seq > l.seq))
     ),
     targets AS (
       SELECT k."tenantId", k.seq, k."actionId", k.revision, k.reason, m."userId", u.email, m."emailMode"
@@ -58,7 +61,7 @@ export async function enqueueReviewerEmails(
           ELSE now() END,
         now() + make_interval(secs => ${input.digestSeconds}::int + ${input.retryWindowSeconds}::int)
       FROM targets t
-      ON CONFLICT ("actionId", revision, "userId", reason) DO NOTHING
+      ON CONFLICT ("actionId", revision, "userId", reason, "auditSeq") DO NOTHING
       RETURNING 1
     ),
     moved AS (
