@@ -168,7 +168,7 @@ export const AUDIT_EVENT_SCHEMAS = {
   // Never the password. invalid: wrong password; no_password: the account signs in by SSO only;
   // unverified_email: the SSO provider did not verify the address. attempts: 1, or coalesced.
   "auth.sign_in_failed": z.strictObject({
-    method: signInMethod, reason: z.enum(["invalid", "throttled", "disabled", "no_password", "unverified_email"]), ...signInClient,
+    method: signInMethod, reason: z.enum(["invalid", "throttled", "disabled", "no_password", "unverified_email", "password_changed"]), ...signInClient,
     attempts: count, coalesced: coalescedWindow.optional(),
   }),
   "auth.signed_out": z.strictObject({ sessionId: id, method: text, clientAddress: text.nullable() }),

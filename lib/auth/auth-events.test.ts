@@ -154,9 +154,15 @@ describe("password sign-ins in the audit log", () => {
   });
 });
 
+async function signedIn(userId: string, clientAddress: string | null): Promise<{ sessionId: string }> {
+  const session = await startSignedInSession(t.db, { userId, method: "credentials", verifiedPasswordHash: null, clientAddress, userAgent: null });
+  if (!session.started) throw new Error(`no session: ${session.refused}`);
+  return session;
+}
+
 describe("sign-out and tenant switches in the audit log", () => {
   it("signing out leaves one auth.signed_out per tenant; signing the same cookie out again adds none", async () => {
-    const { sessionId } = await startSignedInSession(t.db, { userId: both.id, method: "credentials", clientAddress: "192.0.2.200", userAgent: null });
+    const { sessionId } = await signedIn(both.id, "192.0.2.200");
     const signOut = () => authOptions.events!.signOut!({ token: { sub: both.id, sid: sessionId }, session: { expires: "", user: {} } });
     await signOut();
     await signOut();
@@ -167,7 +173,7 @@ describe("sign-out and tenant switches in the audit log", () => {
   });
 
   it("switching tenant leaves one auth.tenant_switched in the tenant switched to; staying, or a foreign tenant, leaves none", async () => {
-    const { sessionId } = await startSignedInSession(t.db, { userId: both.id, method: "credentials", clientAddress: null, userAgent: null });
+    const { sessionId } = await signedIn(both.id, null);
     const loaded = await loadActingMember(t.db, { userId: both.id, sessionId }, a.id);
     if (!loaded.ok) throw new Error(loaded.reason);
     const member = loaded.member;

@@ -84,8 +84,10 @@ export const authOptions: NextAuthOptions = {
         if (!result.ok) return {};
         // Session and `auth.signed_in` in one transaction; if it throws, next-auth refuses the
         // sign-in (`?error=Callback`, shown as `unrecorded`).
-        const { sessionId } = await startSignedInSession(getDb(), { userId: result.userId, method: "oidc", ...(await requestClient()) });
-        return { sub: result.userId, sid: sessionId };
+        const session = await startSignedInSession(getDb(), { userId: result.userId, method: "oidc", verifiedPasswordHash: null, ...(await requestClient()) });
+        // Disabled since the provider's profile was matched: no session, so no sign-in.
+        if (!session.started) return {};
+        return { sub: result.userId, sid: session.sessionId };
       }
       if (user) return user.sessionId ? { sub: user.id, sid: user.sessionId } : {};
       return { sub: token.sub, sid: token.sid };

@@ -19,7 +19,8 @@ type RequestHeaders = Parameters<typeof clientAddressFromHeaders>[0];
 /**
  * The email-and-password sign-in next-auth's credentials provider runs: the password check
  * (signInWithPassword: throttled, refusals audited in the account's tenants), then the session
- * and its `auth.signed_in` events in one transaction. If those events cannot be written the
+ * and its `auth.signed_in` events in one transaction, only if the password checked is still the
+ * account's (refused as `invalid` and audited as `password_changed` otherwise). If those events cannot be written the
  * sign-in is refused as `unrecorded` — a sign-in never goes unaudited.
  */
 export async function authorizeCredentials(
@@ -34,10 +35,13 @@ export async function authorizeCredentials(
   if (!result.ok) return result;
   try {
     const userAgent = headers instanceof Headers ? headers.get("user-agent") : headers?.["user-agent"];
-    const { sessionId } = await startSignedInSession(db, {
-      userId: result.userId, method: "credentials", clientAddress, userAgent: Array.isArray(userAgent) ? userAgent.join(" ") : (userAgent ?? null),
+    const session = await startSignedInSession(db, {
+      userId: result.userId, method: "credentials", verifiedPasswordHash: result.passwordHash, clientAddress,
+      userAgent: Array.isArray(userAgent) ? userAgent.join(" ") : (userAgent ?? null),
     });
-    return { ok: true, userId: result.userId, sessionId };
+    // The password changed, or the account was disabled, after the password was checked (audited there).
+    if (!session.started) return { ok: false, reason: "invalid" };
+    return { ok: true, userId: result.userId, sessionId: session.sessionId };
   } catch (error) {
     console.error(`[countersign] refused a sign-in that could not be recorded: ${(error as Error).message}`);
     return { ok: false, reason: "unrecorded" };

@@ -1,3 +1,4 @@
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
@@ -6,7 +7,10 @@ import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factor
 import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { changePassword, CURRENT_PASSWORD_CHECKS, type ChangePasswordInput } from "@/lib/auth/change-password";
 import { signInWithPassword } from "@/lib/auth/sign-in";
+import { hashPassword } from "@/lib/auth/password";
 import { startSession } from "@/lib/auth/start-session";
+import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
+import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 
 let t: TestDatabase;
 let tenant: TestTenant;
@@ -48,7 +52,7 @@ describe("changePassword", () => {
     expect([await live(here), await live(laptop), await live(phone), await live(bystander)]).toEqual([true, false, false, true]);
     expect((await t.db.session.findUniqueOrThrow({ where: { id: laptop.sessionId } })).revokedReason).toBe("password_changed");
 
-    expect(await signInWithPassword(t.db, { email: user.email, password: NEW_PASSWORD, clientAddress: "203.0.113.20" })).toEqual({ ok: true, userId: user.id });
+    expect(await signInWithPassword(t.db, { email: user.email, password: NEW_PASSWORD, clientAddress: "203.0.113.20" })).toMatchObject({ ok: true, userId: user.id });
     expect(await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.20" })).toEqual({ ok: false, reason: "invalid" });
 
     for (const tenantId of [tenant.id, other.id]) {
@@ -90,6 +94,48 @@ describe("changePassword", () => {
     // The demo password is long enough to be chosen.
     expect("countersign-demo".length).toBeGreaterThanOrEqual(15);
     expect(await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.22" })).toMatchObject({ ok: true });
+  });
+
+  it("a sign-in whose password was checked before a password change starts no session after it, audited as such", async () => {
+    const own = await createTestTenant(t.db);
+    const user = own.users.reviewer;
+    const here = await signedIn(user.id);
+    const checked = await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.30" });
+    if (!checked.ok) throw new Error(`sign-in refused: ${checked.reason}`);
+    await changePassword(t.db, input(here, user.email));
+
+    const session = await startSignedInSession(t.db, { userId: user.id, method: "credentials", verifiedPasswordHash: checked.passwordHash, clientAddress: "203.0.113.30", userAgent: null });
+    expect(session).toEqual({ started: false, refused: "password_changed" });
+    expect(await t.db.session.count({ where: { userId: user.id } })).toBe(1);
+    await signInFailureAuditFor(t.db).flush();
+    const refused = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: own.id, type: "auth.sign_in_failed" } });
+    expect(refused).toMatchObject({ actorId: user.id, outcome: "refused", data: { method: "password", reason: "password_changed", clientAddress: "203.0.113.30" } });
+    await expectEventsToFitTheirSchemas(t.db, own.id);
+  });
+
+  it("a sign-in that reaches its session while a password change is being written waits for it, then starts no session", async () => {
+    const own = await createTestTenant(t.db);
+    const user = own.users.reviewer;
+    const checked = await signInWithPassword(t.db, { email: user.email, password: TEST_PASSWORD, clientAddress: "203.0.113.31" });
+    if (!checked.ok) throw new Error(`sign-in refused: ${checked.reason}`);
+    // Another connection is inside a password change: it has written the new hash, not yet committed.
+    const changer = new Client({ connectionString: t.url });
+    await changer.connect();
+    try {
+      await changer.query("BEGIN");
+      await changer.query(`UPDATE "User" SET "passwordHash" = $2 WHERE id = $1`, [user.id, await hashPassword(NEW_PASSWORD)]);
+      const changerPid = (await changer.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+      const starting = startSignedInSession(t.db, { userId: user.id, method: "credentials", verifiedPasswordHash: checked.passwordHash, clientAddress: "203.0.113.31", userAgent: null })
+        .then((session) => ({ session }), (error: unknown) => ({ error }));
+      await expect.poll(async () => (await changer.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))", [changerPid],
+      )).rows[0].n, { timeout: 30_000, interval: 20 }).toBe(1);
+      await changer.query("COMMIT");
+      expect(await starting).toEqual({ session: { started: false, refused: "password_changed" } });
+    } finally {
+      await changer.end();
+    }
+    expect(await t.db.session.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("an account without a password (single sign-on) is told where to change it", async () => {

@@ -12,7 +12,8 @@ import {
 } from "@/lib/auth/sign-in-throttle";
 
 export type SignInResult =
-  | { ok: true; userId: string }
+  /** `passwordHash`: the hash the password was checked against; the session starts only if it is still the account's. */
+  | { ok: true; userId: string; passwordHash: string }
   | { ok: false; reason: "invalid" | "throttled" | "no_membership" | "unverified_email" };
 
 /** Why a sign-in was refused, as the sign-in page names it (`?error=`). */
@@ -83,5 +84,5 @@ export async function signInWithPassword(
   }
   // No membership, no tenant whose log could hold the refusal.
   if (user.memberships.length === 0) return { ok: false, reason: "no_membership" };
-  return { ok: true, userId: user.id };
+  return { ok: true, userId: user.id, passwordHash: user.passwordHash! };
 }

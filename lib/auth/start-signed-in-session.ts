@@ -3,26 +3,35 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { clientKeyFor } from "@/lib/auth/client-address";
 import { startSession, type SessionMethod } from "@/lib/auth/start-session";
+import { lockSigningInUser } from "@/lib/db/statements/lock-signing-in-user";
+import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 
 const AUDITED_METHOD = { credentials: "password", oidc: "oidc" } as const satisfies Record<SessionMethod, string>;
 
+export type SignedInSession = { started: true; sessionId: string; tenantIds: string[] } | { started: false; refused: "disabled" | "password_changed" };
+type Started = Extract<SignedInSession, { started: true }> | { started: false; refused: "disabled" | "password_changed"; email: string };
+
 /**
  * A sign-in's one change: the Session row its cookie will carry, and `auth.signed_in` in every
- * tenant the user is a member of (the session may act in any of them), in one transaction. A
- * sign-in is never unaudited: if the events cannot be written, no session starts and this throws,
- * and the caller refuses the sign-in.
+ * tenant the user is a member of (the session may act in any of them), in one transaction — which
+ * first checks, with the account's row share-locked, that it may still sign in: not disabled and,
+ * for a password sign-in, still holding the password hash just verified (`verifiedPasswordHash`),
+ * so a sign-in checked against a password changed meanwhile starts no session (lock-signing-in-user.ts);
+ * that refusal is audited as `auth.sign_in_failed`.
+ * A sign-in is never unaudited: if the events cannot be written, no session starts and this
+ * throws, and the caller refuses the sign-in.
  */
 export async function startSignedInSession(
   db: Db,
-  input: { userId: string; method: SessionMethod; clientAddress: string | null; userAgent: string | null },
-): Promise<{ sessionId: string; tenantIds: string[] }> {
-  const result = await db.$transaction(async (tx) => {
-    const user = await tx.user.findUniqueOrThrow({
-      where: { id: input.userId },
-      select: { email: true, memberships: { select: { tenantId: true }, orderBy: { tenantId: "asc" } } },
-    });
-    const { id: sessionId } = await startSession(tx, input);
-    const tenantIds = user.memberships.map((m) => m.tenantId);
+  input: { userId: string; method: SessionMethod; verifiedPasswordHash: string | null; clientAddress: string | null; userAgent: string | null },
+): Promise<SignedInSession> {
+  const result = await db.$transaction(async (tx): Promise<Started> => {
+    const user = await lockSigningInUser(tx, input);
+    if (!user) throw new Error(`The account ${input.userId} signing in was deleted meanwhile.`);
+    if (user.refused) return { started: false, refused: user.refused, email: user.email };
+    const memberships = await tx.membership.findMany({ where: { userId: input.userId }, select: { tenantId: true }, orderBy: { tenantId: "asc" } });
+    const { id: sessionId } = await startSession(tx, { userId: input.userId, method: input.method, clientAddress: input.clientAddress, userAgent: input.userAgent });
+    const tenantIds = memberships.map((m) => m.tenantId);
     for (const tenantId of tenantIds) {
       await appendAuditEvent(tx, {
         tenantId, actor: { type: "user", id: input.userId, label: user.email }, type: "auth.signed_in", outcome: "ok",
@@ -33,8 +42,13 @@ export async function startSignedInSession(
         },
       });
     }
-    return { sessionId, tenantIds };
+    return { started: true, sessionId, tenantIds };
   });
+  if (!result.started) {
+    // Audited like any refused sign-in, in the account's organisations.
+    signInFailureAuditFor(db).failed({ email: result.email, method: AUDITED_METHOD[input.method], reason: result.refused, clientAddress: input.clientAddress });
+    return { started: false, refused: result.refused };
+  }
   for (const tenantId of result.tenantIds) void requestSeal(db, tenantId);
   return result;
 }
