@@ -8,6 +8,7 @@ import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { LockedAction } from "@/lib/db/statements/lock-action";
 import { writeNextRevision } from "@/lib/db/statements/write-next-revision";
+import { readRequesterRoles } from "@/lib/db/statements/requester-roles";
 import { payloadColumns, toolArgsOf } from "@/lib/approvals/action-revision";
 import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { assessPayload } from "@/lib/approvals/assess-payload";
@@ -61,13 +62,15 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
         }),
     code: isCode ? { before: String(previousArgs.code ?? ""), after: String(input.args.code ?? "") } : null,
   });
-  // The write refuses an assessment a policy (or domains) saved meanwhile has overtaken: then the
-  // payload is assessed again under the one in force.
+  // The write refuses an assessment a policy (or domains, or the requester's roles) changed
+  // meanwhile has overtaken: then the payload is assessed again under those in force.
   for (let attempt = 0; attempt < 3; attempt++) {
     const loaded = await loadTenantPolicy(tx, action.tenantId);
     if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
+    // The policy sees the requesting member's roles as they are now, as it saw them for revision 1.
+    const requesterRoles = action.requesterUserId ? await readRequesterRoles(tx, { tenantId: action.tenantId, userId: action.requesterUserId }) : null;
     const assessment = await assessPayload(tx, {
-      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: [], policy: loaded.policy,
+      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: requesterRoles ?? [], policy: loaded.policy,
       reason: action.reason,
       // The untrusted text the proposal was assessed against: an edit keeps the provenance and
       // injection tags of the fields it did not change.
@@ -90,7 +93,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     });
     const written = await writeNextRevision(tx, {
       tenantId: action.tenantId, actionId: action.id, fromRevision: action.currentRevision, revisionId: randomUUID(), revision,
-      ...columns, sandboxSpec: assessment.sandboxSpec, domains: loaded.tenant.domains, policyVersion: loaded.policy.version,
+      requesterUserId: action.requesterUserId, requesterRoles, ...columns, sandboxSpec: assessment.sandboxSpec, domains: loaded.tenant.domains, policyVersion: loaded.policy.version,
       policyDecision: decision as unknown as JsonObject, requiresApproval: decision.effect === "require_approval",
       quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
       payloadHash: hash.hash, hashAlgorithm: hash.algorithm, hashVersion: hash.version,
@@ -110,5 +113,5 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
       throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
     }
   }
-  throw new Error(`Revision ${revision} of action ${action.id} could not be written: the tenant's policy kept changing.`);
+  throw new Error(`Revision ${revision} of action ${action.id} could not be written: the tenant's policy or its requester's roles kept changing.`);
 }

@@ -23,8 +23,8 @@ const asObject = (v: unknown): JsonObject | null => (typeof v === "object" && v 
  * The tenant's most recent actions (or the one named), each as the input its current revision's
  * policy decision read: the stored arguments, the state snapshot taken at request (for the tool's
  * facts such as a customer's verified domains), the stored risk level and tags, the tenant's
- * domains now, and the requester's roles now for a first revision (a reviewer's edit is assessed
- * with none, as createNextRevision does).
+ * domains now, and the requesting member's roles now (every revision is assessed with them, as
+ * proposeAction and createNextRevision do; none for an API key).
  */
 export async function recordedPolicyInputs(db: DbTx, input: { tenantId: string; limit: number; actionId?: string }): Promise<RecordedPolicyInput[]> {
   const [tenant, actions] = await Promise.all([
@@ -81,7 +81,7 @@ export async function recordedPolicyInputs(db: DbTx, input: { tenantId: string; 
         ...(isUpstreamToolName(action.tool) ? { unlisted: "require_approval" as const } : {}),
         context: {
           ...facts,
-          requesterRoles: rev.revision === 1 && action.requesterUserId ? (rolesOf.get(action.requesterUserId) ?? []) : [],
+          requesterRoles: action.requesterUserId ? (rolesOf.get(action.requesterUserId) ?? []) : [],
           tenantDomains: tenant.domains,
           customerVerifiedDomains: facts.customerVerifiedDomains ?? [],
           riskLevel: rev.riskLevel,

@@ -6,6 +6,7 @@ import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 import { assessedCurrentSql } from "@/lib/db/statements/assessment-rules";
+import { requesterRolesCurrentSql } from "@/lib/db/statements/requester-roles";
 
 export type NextRevisionRow = {
   tenantId: string;
@@ -18,6 +19,9 @@ export type NextRevisionRow = {
   code: string | null;
   language: string | null;
   sandboxSpec: JsonObject | null;
+  /** The requesting member (null: an API key) and the roles the revision was assessed with (null: no longer a member): nothing is written if they changed. */
+  requesterUserId: string | null;
+  requesterRoles: string[] | null;
   /** The tenant's domains and policy version the revision was assessed under: nothing is written if either changed. */
   domains: string[];
   policyVersion: number;
@@ -51,25 +55,26 @@ export type NextRevisionRow = {
 /**
  * Written, or why nothing was: `stale_revision` — revision n is no longer current;
  * `stale_assessment` — the tenant's domains or policy changed since the revision was assessed
- * (assessment-rules.ts).
+ * (assessment-rules.ts); `requester_changed` — so did the requesting member's roles.
  */
-export type NextRevisionWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_revision" | "stale_assessment" };
+export type NextRevisionWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_revision" | "stale_assessment" | "requester_changed" };
 
 /**
  * Revision n+1 of an action, in one statement: revision n superseded and its votes void, the new
  * revision with its request snapshot, the action pointed at it (new hash, status, expiry from the
  * database clock, unconsumed), the audit events and the task's wake-up — only if revision n is
- * still current and the assessment still holds. Run it in a transaction that holds `lockAction`.
+ * still current and the assessment still holds (the tenant's policy and domains, the requester's roles). Run it in a transaction that holds `lockAction`.
  */
 export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<NextRevisionWritten> {
-  const [result] = await query<{ assessedCurrent: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
-    WITH assessed AS (
-      SELECT ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS current
+  const [result] = await query<{ assessedCurrent: boolean; requesterCurrent: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
+    WITH checked AS (
+      SELECT ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS assessed,
+        ${requesterRolesCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.requesterUserId}::uuid`, Prisma.sql`${row.requesterRoles}::text[]`)} AS requester
     ),
     superseded AS (
       UPDATE "ActionRevision" SET status = 'superseded'
       WHERE "actionId" = ${row.actionId}::uuid AND "tenantId" = ${row.tenantId}::uuid AND revision = ${row.fromRevision} AND status = 'current'
-        AND (SELECT current FROM assessed)
+        AND (SELECT assessed AND requester FROM checked)
       RETURNING id
     ),
     voided AS (
@@ -108,7 +113,7 @@ export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Pr
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM moved`, Prisma.sql`${row.wake}`)})
-    SELECT a.current AS "assessedCurrent", m.id IS NOT NULL AS written, m."expiresAt" FROM assessed a LEFT JOIN moved m ON true`);
+    SELECT c.assessed AS "assessedCurrent", c.requester AS "requesterCurrent", m.id IS NOT NULL AS written, m."expiresAt" FROM checked c LEFT JOIN moved m ON true`);
   if (result.written) return { written: true, expiresAt: result.expiresAt };
-  return { written: false, refusal: result.assessedCurrent ? "stale_revision" : "stale_assessment" };
+  return { written: false, refusal: !result.assessedCurrent ? "stale_assessment" : !result.requesterCurrent ? "requester_changed" : "stale_revision" };
 }

@@ -1,6 +1,7 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { requesterRolesCurrentSql } from "@/lib/db/statements/requester-roles";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-key-rules";
@@ -102,10 +103,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
         ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
         ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
-        (i."requesterUserId" IS NULL OR EXISTS (
-          SELECT 1 FROM "Membership" m JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
-          WHERE m."tenantId" = i."tenantId" AND m."userId" = i."requesterUserId"
-            AND (i."requesterRoles" IS NULL OR (m.roles::text[] @> i."requesterRoles" AND m.roles::text[] <@ i."requesterRoles")))) AS requester_current
+        ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current
       FROM input i
     ),
     current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current),
