@@ -28,6 +28,12 @@ export type NextRevisionInput = {
   snapshotChange?: { before: JsonObject | null; after: JsonObject | null };
   /** Events that come first in the same statement (e.g. the invalidation this revision answers). */
   precedingEvents?: AttestedAuditBody[];
+  /**
+   * A person's revision (an edit, a re-read): written only while the current revision's window is
+   * still open when the revision is written, else refused as `expired` with this message. (A
+   * re-proposal after a state change is the execution's answer to a claim that found the window open.)
+   */
+  whileOpen?: string;
 };
 
 export type NextRevision = { revision: number; payloadHash: string; status: "pending" | "denied" | "approved"; expiresAt: Date | null };
@@ -103,12 +109,13 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
       snapshot: assessment.snapshot, snapshotHash: snapshotHash(assessment.snapshot),
       status, statusReason: decision.reason,
       ttlSeconds: decision.effect === "deny" ? null : decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds,
-      events: [...(input.precedingEvents ?? []), revised],
+      whileOpen: input.whileOpen !== undefined, events: [...(input.precedingEvents ?? []), revised],
       // The task waits on this action: a new revision the policy decided at once, or one that
       // answers an invalidation, is news for its run loop.
       wake: status !== "pending" || Boolean(input.precedingEvents?.length),
     });
     if (written.written) return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
+    if (written.refusal === "expired") throw new AppError("expired", input.whileOpen ?? "The approval window has closed.", 409);
     if (written.refusal === "stale_revision") {
       throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
     }

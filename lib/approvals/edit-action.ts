@@ -7,10 +7,13 @@ import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
 import { AppError, describeInvalid, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { createNextRevision, type NextRevision } from "@/lib/approvals/create-next-revision";
+
+const EXPIRED_MESSAGE = "The approval window has closed; an expired action cannot be edited.";
 
 export type EditInput = {
   tenantId: string;
@@ -50,6 +53,9 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
 }
 
 async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
+  // The editor's membership before the action (lock-acting-membership.ts): a role change waits for
+  // this edit, or commits first and the standing below sees it.
+  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.editor.userId });
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) throw new AppError("not_found", "That action was not found.", 404);
   if (!["pending", "approved"].includes(action.status)) {
@@ -62,8 +68,9 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
     throw new AppError("self_edit", "You requested this action (yourself or through an API key you created); ask your agent for a new proposal instead.", 403);
   }
   // Judged by the database clock, as the vote and the claim judge it: an edit would otherwise
-  // open a fresh window on an action agents were already told had expired.
-  if (found?.expired) throw new AppError("expired", "The approval window has closed; an expired action cannot be edited.", 409);
+  // open a fresh window on an action agents were already told had expired. The revision's write
+  // judges it again when it writes (the assessment in between takes time).
+  if (found?.expired) throw new AppError("expired", EXPIRED_MESSAGE, 409);
   if (input.payloadHash !== action.payloadHash) {
     throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
   }
@@ -74,6 +81,6 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${describeInvalid(parsed.error)}`, 400);
   return createNextRevision(tx, {
     action, tool, args: parsed.data, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,
-    actor: memberAuditActor(input.editor),
+    actor: memberAuditActor(input.editor), whileOpen: EXPIRED_MESSAGE,
   });
 }

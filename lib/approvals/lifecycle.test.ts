@@ -552,6 +552,38 @@ describe("execution", () => {
   });
 });
 
+describe("a window that closes while a vote or an execution waits for the action's lock", () => {
+  /** Closes the action's window a second from now, while `act` waits behind its lock past that moment. */
+  async function actingPastTheWindow(actionId: string, act: () => Promise<unknown>): Promise<unknown> {
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '1 second' WHERE id = ${actionId}::uuid`;
+    const { expiresAt } = await t.db.action.findUniqueOrThrow({ where: { id: actionId } });
+    const queued = await whileActionLocked(t.url, actionId, async (waiters) => {
+      const run = act().then(() => null, (error: unknown) => error);
+      await waiters(1);
+      while (Date.now() <= expiresAt!.getTime() + 100) await new Promise((resolve) => setTimeout(resolve, 50));
+      return { run };
+    });
+    return queued.run;
+  }
+
+  it("is judged when the vote or the claim runs, not when its transaction began: both are refused as expired", async () => {
+    const voted = await pendingRefund(a, 2_210);
+    const vote = await actingPastTheWindow(voted.actionId, () => decideAction(t.db, {
+      tenantId: a.id, actionId: voted.actionId, verdict: "approve", payloadHash: voted.payloadHash, reviewer: a.users.reviewer.member,
+    }));
+    expect(vote).toMatchObject({ code: "expired", status: 409 });
+    expect(await t.db.decision.count({ where: { actionId: voted.actionId } })).toBe(0);
+
+    const approved = await pendingRefund(a, 2_220);
+    await decideAction(t.db, { tenantId: a.id, actionId: approved.actionId, verdict: "approve", payloadHash: approved.payloadHash, reviewer: a.users.reviewer.member });
+    const execution = await actingPastTheWindow(approved.actionId, () => executeAction(t.db, {
+      tenantId: a.id, actionId: approved.actionId, payloadHash: approved.payloadHash, executor: { type: "requester" }, actor: actorOf(a),
+    }));
+    expect(execution).toMatchObject({ code: "expired", status: 409 });
+    expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 2_220 } })).toBe(0);
+  });
+});
+
 describe("audit", () => {
   it("every event written by all of the above fits its type's schema", async () => {
     for (const tenant of [a, b]) await expectEventsToFitTheirSchemas(t.db, tenant.id);

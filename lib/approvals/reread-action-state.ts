@@ -3,12 +3,15 @@ import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
 import { AppError } from "@/lib/errors";
 import { lockAction } from "@/lib/db/statements/lock-action";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { createNextRevision, type NextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+
+const EXPIRED_MESSAGE = "The approval window has closed; there is nothing to re-read.";
 
 export type RereadInput = {
   tenantId: string;
@@ -27,6 +30,8 @@ export type RereadInput = {
  */
 export async function rereadActionState(db: Db, input: RereadInput): Promise<NextRevision> {
   const next = await sqlTransaction(db, async (tx) => {
+    // The member's membership before the action (lock-acting-membership.ts), as an edit locks it.
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.member.userId });
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) throw new AppError("not_found", "That action was not found.", 404);
     if (action.status !== "pending") {
@@ -36,7 +41,7 @@ export async function rereadActionState(db: Db, input: RereadInput): Promise<Nex
     if (!standing || standing.refusal === "not_eligible") {
       throw new AppError("not_eligible", "Your roles in this organisation do not allow you to decide this action.", 403);
     }
-    if (standing.expired) throw new AppError("expired", "The approval window has closed; there is nothing to re-read.", 409);
+    if (standing.expired) throw new AppError("expired", EXPIRED_MESSAGE, 409);
     if (input.payloadHash !== action.payloadHash) {
       throw new AppError("stale_hash", `The action changed since you opened it; revision ${action.currentRevision} is current.`, 409);
     }
@@ -49,7 +54,7 @@ export async function rereadActionState(db: Db, input: RereadInput): Promise<Nex
     }
     return createNextRevision(tx, {
       action, tool, args, origin: `state re-read by ${input.member.label}`, createdByUserId: null,
-      actor: memberAuditActor(input.member), snapshotChange: { before: action.requestSnapshot, after: live },
+      actor: memberAuditActor(input.member), snapshotChange: { before: action.requestSnapshot, after: live }, whileOpen: EXPIRED_MESSAGE,
     });
   });
   void requestSeal(db, input.tenantId);

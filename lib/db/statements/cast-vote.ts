@@ -99,7 +99,7 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
   const [row] = await query<Row>(tx, Prisma.sql`
     WITH signer AS (
       SELECT c.id AS "challengeId", c."userId" AS "challengeUser", c."sessionId" AS "challengeSession", c."usedAt" IS NOT NULL AS used,
-        c."expiresAt" <= now() AS lapsed, c.receipt, c."receiptHash", c.receipt::jsonb AS r,
+        c."expiresAt" <= statement_timestamp() AS lapsed, c.receipt, c."receiptHash", c.receipt::jsonb AS r,
         encode(sha256(convert_to(c.receipt, 'UTF8')), 'hex') = c."receiptHash"
           AND c.challenge = rtrim(translate(encode(decode(c."receiptHash", 'hex'), 'base64'), '+/', '-_'), '=') AS "hashHolds",
         p.id AS "passkeyId", p."userId" AS "passkeyUser", p."removedAt" IS NOT NULL AS removed, p.counter AS "storedCounter",
@@ -109,7 +109,7 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
     ),
     subject AS (
       SELECT a.id, a.status::text AS status, a."taskId", r.id AS "revisionId", r.revision, r."payloadHash", r.quorum, r."policyVersion",
-        (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired,
+        (a."expiresAt" IS NULL OR a."expiresAt" <= statement_timestamp()) AS expired,
         to_char(a."expiresAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expiry,
         (r."policyDecision"->>'signature') IS NOT DISTINCT FROM 'required' AS "signatureRequired",
         COALESCE((SELECT s.hash FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1), ${input.absentSnapshotHash})

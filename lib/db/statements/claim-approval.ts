@@ -64,7 +64,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
   const [row] = await query<{ refusal: ClaimRefusal | null; status: string }>(tx, Prisma.sql`
     WITH subject AS (
       SELECT a.id, a."tenantId", a."requesterApiKeyId", a."requesterUserId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
-        (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired,
+        (a."expiresAt" IS NULL OR a."expiresAt" <= statement_timestamp()) AS expired,
         r.id AS "revisionId", r.revision, r.status::text AS "revisionStatus", r."payloadHash" AS "revisionHash", r."requiresApproval", r.quorum,
         ${countedVotesSql("approve", recomputed)} AS approvals,
         ${countedVotesSql("reject", recomputed)} AS rejections,

@@ -16,7 +16,7 @@ export type VoterStanding = {
  */
 export async function readVoterStanding(q: Queryable, input: { tenantId: string; actionId: string; memberId: string }): Promise<VoterStanding | null> {
   const [row] = await query<VoterStanding>(q, Prisma.sql`
-    SELECT ${voterRefusalSql(Prisma.sql`${input.memberId}::uuid`)} AS refusal, (a."expiresAt" IS NULL OR a."expiresAt" <= now()) AS expired
+    SELECT ${voterRefusalSql(Prisma.sql`${input.memberId}::uuid`)} AS refusal, (a."expiresAt" IS NULL OR a."expiresAt" <= statement_timestamp()) AS expired
     FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
     WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid`);
   return row ?? null;

@@ -46,6 +46,8 @@ export type NextRevisionRow = {
   /** Seconds from the database's now(); null: the revision never expires (denied). */
   ttlSeconds: number | null;
   statusReason: string;
+  /** Written only while revision n's window is open, by the clock when this statement starts (the transaction's may be older). */
+  whileOpen: boolean;
   /** Audit events, in order (e.g. action.invalidated, then action.revised). */
   events: AttestedAuditBody[];
   /** Wake the action's task (the new revision was decided by policy, or the old one was invalidated). */
@@ -55,9 +57,12 @@ export type NextRevisionRow = {
 /**
  * Written, or why nothing was: `stale_revision` — revision n is no longer current;
  * `stale_assessment` — the tenant's domains or policy changed since the revision was assessed
- * (assessment-rules.ts); `requester_changed` — so did the requesting member's roles.
+ * (assessment-rules.ts); `requester_changed` — so did the requesting member's roles; `expired` —
+ * `whileOpen` and revision n's window has closed.
  */
-export type NextRevisionWritten = { written: true; expiresAt: Date | null } | { written: false; refusal: "stale_revision" | "stale_assessment" | "requester_changed" };
+export type NextRevisionWritten =
+  | { written: true; expiresAt: Date | null }
+  | { written: false; refusal: "stale_revision" | "stale_assessment" | "requester_changed" | "expired" };
 
 /**
  * Revision n+1 of an action, in one statement: revision n superseded and its votes void, the new
@@ -66,15 +71,17 @@ export type NextRevisionWritten = { written: true; expiresAt: Date | null } | { 
  * still current and the assessment still holds (the tenant's policy and domains, the requester's roles). Run it in a transaction that holds `lockAction`.
  */
 export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<NextRevisionWritten> {
-  const [result] = await query<{ assessedCurrent: boolean; requesterCurrent: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
+  const [result] = await query<{ assessedCurrent: boolean; requesterCurrent: boolean; open: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
     WITH checked AS (
       SELECT ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS assessed,
-        ${requesterRolesCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.requesterUserId}::uuid`, Prisma.sql`${row.requesterRoles}::text[]`)} AS requester
+        ${requesterRolesCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.requesterUserId}::uuid`, Prisma.sql`${row.requesterRoles}::text[]`)} AS requester,
+        (NOT ${row.whileOpen} OR EXISTS (SELECT 1 FROM "Action" a WHERE a.id = ${row.actionId}::uuid AND a."tenantId" = ${row.tenantId}::uuid
+          AND a."expiresAt" > statement_timestamp())) AS open
     ),
     superseded AS (
       UPDATE "ActionRevision" SET status = 'superseded'
       WHERE "actionId" = ${row.actionId}::uuid AND "tenantId" = ${row.tenantId}::uuid AND revision = ${row.fromRevision} AND status = 'current'
-        AND (SELECT assessed AND requester FROM checked)
+        AND (SELECT assessed AND requester AND open FROM checked)
       RETURNING id
     ),
     voided AS (
@@ -113,7 +120,8 @@ export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Pr
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM moved`, Prisma.sql`${row.wake}`)})
-    SELECT c.assessed AS "assessedCurrent", c.requester AS "requesterCurrent", m.id IS NOT NULL AS written, m."expiresAt" FROM checked c LEFT JOIN moved m ON true`);
+    SELECT c.assessed AS "assessedCurrent", c.requester AS "requesterCurrent", c.open, m.id IS NOT NULL AS written, m."expiresAt" FROM checked c LEFT JOIN moved m ON true`);
   if (result.written) return { written: true, expiresAt: result.expiresAt };
+  if (!result.open) return { written: false, refusal: "expired" };
   return { written: false, refusal: !result.assessedCurrent ? "stale_assessment" : !result.requesterCurrent ? "requester_changed" : "stale_revision" };
 }
