@@ -334,6 +334,38 @@ describe("reviewer emails", () => {
     expect(mailsTo(server.mails, tenant.users.reviewer.email)).toHaveLength(1);
   });
 
+  it("a digest is sent only for what its member is still asked: not after they lost the role, not for an action they have voted on since", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer2, reviewer3, admin } = tenant.users;
+    for (const member of [reviewer2, reviewer3]) {
+      await setEmailMode(t.db, { tenantId: tenant.id, userId: member.id, mode: "digest", actor: { type: "user", id: member.id, label: member.email } });
+    }
+    // Above the two-approver threshold: one vote leaves each still pending.
+    const actions = [await pendingRefund(tenant, 150_000), await pendingRefund(tenant, 160_000)];
+    await pumpUntilQuiet(tenant);
+    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: { in: [reviewer2.id, reviewer3.id] }, status: "pending" } })).toBe(4);
+
+    // Before the period ends: reviewer2 is offboarded, reviewer3 approves the first.
+    const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: reviewer2.id } });
+    await setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: admin.id, label: admin.email } });
+    expect(await decideAction(t.db, { tenantId: tenant.id, actionId: actions[0].actionId, verdict: "approve", payloadHash: actions[0].payloadHash, reviewer: reviewer3.member }))
+      .toMatchObject({ status: "pending" });
+    const afterPeriod = new Date(Date.now() + 61 * 60_000);
+    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    await pumpUntilQuiet(tenant, { now: afterPeriod });
+
+    expect(mailsTo(server.mails, reviewer2.email)).toHaveLength(0);
+    const digests = mailsTo(server.mails, reviewer3.email);
+    expect(digests).toHaveLength(1);
+    expect(digests[0].text).toContain(actionLink(actions[1].actionId));
+    expect(digests[0].text).not.toContain(actionLink(actions[0].actionId));
+    const statuses = async (userId: string) =>
+      (await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id, userId }, orderBy: { auditSeq: "asc" } })).map((row) => row.status);
+    expect(await statuses(reviewer2.id)).toEqual(["skipped", "skipped"]);
+    expect(await statuses(reviewer3.id)).toEqual(["skipped", "sent"]);
+  });
+
   it("a digest member gets one email per period listing the actions still waiting; an immediate member one per action", async () => {
     await clearOfDigestBoundary();
     const server = await smtpServer();

@@ -5,6 +5,7 @@ import { enqueueReviewerEmails } from "@/lib/db/statements/enqueue-reviewer-emai
 import { leaseReviewerEmails, type LeasedReviewerEmail } from "@/lib/db/statements/lease-reviewer-emails";
 import { recordReviewerEmailAttempt } from "@/lib/db/statements/record-reviewer-email-attempt";
 import { readActionFacts } from "@/lib/notifications/read-action-facts";
+import { readStillAskedEmails } from "@/lib/db/statements/read-still-asked-emails";
 import { renderDigestEmail, renderImmediateEmail, type RenderedEmail } from "@/lib/notifications/render-reviewer-email";
 import { reviewerEmailSettings } from "@/lib/notifications/reviewer-email-settings";
 import { sendSmtp } from "@/lib/notifications/send-smtp";
@@ -41,7 +42,9 @@ async function attempt(db: Db, workerId: string, rows: LeasedReviewerEmail[], sm
   const retryAfterSeconds = retryDelayMs(Math.max(...rows.map((row) => row.attempts)), settings.retryBaseMs) / 1000;
   let email: RenderedEmail | null = null;
   try {
-    const facts = await readActionFacts(db, rows);
+    // Sent only if the member is still asked (an offboarded member, or one who voted since, is not).
+    const asked = await readStillAskedEmails(db, { ids });
+    const facts = await readActionFacts(db, rows.filter((row) => asked.has(row.id)));
     const live = rows.filter((row) => facts.has(row.id));
     const stale = rows.filter((row) => !facts.has(row.id)).map((row) => row.id);
     if (stale.length > 0) await recordReviewerEmailAttempt(db, { ids: stale, workerId, outcome: "skipped", error: null, retryAfterSeconds: 0 });

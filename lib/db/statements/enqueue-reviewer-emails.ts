@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import { decisionStillCountsSql } from "@/lib/db/statements/approval-rules";
+import { memberStillAskedSql } from "@/lib/db/statements/reviewer-ask-rules";
 import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/audit-cursor-rules";
 
 /**
@@ -8,8 +8,8 @@ import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/
  * holds (`SKIP LOCKED`), the sealed leaves after it (up to `batch`) that ask for reviewers —
  * an action proposed pending or revised (its eligible roles), escalated (the rule's role),
  * warned of its expiry or reopened after its approvals stopped counting (its eligible roles) — become one outbox row per member who may act on
- * it: a member of the tenant with such a role, not its requester, not disabled, who has not voted
- * on that revision, for an action still pending at that revision. Unique per (action, revision,
+ * it (reviewer-ask-rules.ts: a member of the tenant with such a role, not its requester, not
+ * disabled, with no vote on that revision that counts), for an action still pending at that revision. Unique per (action, revision,
  * member, reason, leaf), so a repeated pass adds nothing, while a revision reopened again asks again. Digest members' rows are due at the end of
  * the current period; the cursor moves past every leaf read. Returns the rows added.
  */
@@ -47,11 +47,8 @@ export async function enqueueReviewerEmails(
       JOIN "Action" a ON a.id = k."actionId" AND a."tenantId" = k."tenantId" AND a.status = 'pending' AND a."currentRevision" = k.revision
       JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = k.revision
       JOIN "Membership" m ON m."tenantId" = k."tenantId" AND m.roles::text[] && COALESCE(k.roles, r."eligibleRoles"::text[])
-      JOIN "User" u ON u.id = m."userId" AND u."disabledAt" IS NULL
-      WHERE m."userId" IS DISTINCT FROM a."requesterUserId"
-        -- Not one whose vote on it counts; one whose vote stopped counting (a removed passkey) may decide it again.
-        AND NOT EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = m."userId"
-          AND ${decisionStillCountsSql(Prisma.sql`r."payloadHash"`)})
+      JOIN "User" u ON u.id = m."userId"
+      WHERE ${memberStillAskedSql(Prisma.sql`m."userId"`, Prisma.sql`k.roles`)}
     ),
     added AS (
       INSERT INTO "ReviewerEmail" (id, "tenantId", "actionId", revision, "userId", "toAddress", reason, mode, "auditSeq", "nextAttemptAt", "giveUpAt")
