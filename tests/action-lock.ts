@@ -5,6 +5,21 @@ import { expect } from "vitest";
 const EVENTUALLY = { timeout: 30_000, interval: 20 };
 
 /**
+ * How many backends wait for a lock `holder`'s transaction holds — directly, or behind one that
+ * does — never another test's lock waits in the same database.
+ */
+export async function queuedBehind(holder: Client): Promise<number> {
+  const { rows } = await holder.query<{ n: number }>(`
+    WITH RECURSIVE queued(pid) AS (
+      SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))
+      UNION
+      SELECT a.pid FROM pg_stat_activity a JOIN queued q ON q.pid = ANY (pg_blocking_pids(a.pid))
+    )
+    SELECT count(*)::int AS n FROM queued`);
+  return rows[0].n;
+}
+
+/**
  * Holds an action's row lock (FOR UPDATE) from another connection while `during` runs, and
  * commits after it: what `during` starts that locks the action — a vote, a claim, a reopen — queues
  * behind it. `during` gets `waiters(n)`, which resolves once `n` backends wait on a lock, so a
@@ -18,19 +33,8 @@ export async function whileActionLocked<T>(databaseUrl: string, actionId: string
   try {
     await holder.query("BEGIN");
     await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [actionId]);
-    const holderPid = (await holder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-    // Only backends that wait because of this lock count — directly, or behind one that does —
-    // never another test's lock waits in the same database.
     const waiters = async (n: number) => {
-      await expect.poll(async () => (await holder.query<{ n: number }>(
-        `WITH RECURSIVE queued(pid) AS (
-           SELECT pid FROM pg_stat_activity WHERE $1::int = ANY (pg_blocking_pids(pid))
-           UNION
-           SELECT a.pid FROM pg_stat_activity a JOIN queued q ON q.pid = ANY (pg_blocking_pids(a.pid))
-         )
-         SELECT count(*)::int AS n FROM queued`,
-        [holderPid],
-      )).rows[0].n, EVENTUALLY).toBeGreaterThanOrEqual(n);
+      await expect.poll(() => queuedBehind(holder), EVENTUALLY).toBeGreaterThanOrEqual(n);
     };
     const value = await during(waiters);
     await holder.query("COMMIT");

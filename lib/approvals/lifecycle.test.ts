@@ -12,7 +12,7 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { cancelAction } from "@/lib/approvals/cancel-action";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
-import { whileActionLocked } from "@/tests/action-lock";
+import { queuedBehind, whileActionLocked } from "@/tests/action-lock";
 import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
@@ -511,9 +511,7 @@ describe("execution", () => {
       await revoker.query("BEGIN");
       await revoker.query(`UPDATE "ApiKey" SET "revokedAt" = now() WHERE id = $1`, [third.id]);
       const run = cancelAction(t.db, { tenantId: a.id, actionId: waiting.actionId, actor: third.actor, apiKeyId: third.id }).then(() => null, (error: unknown) => error);
-      await expect.poll(async () => (await revoker.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )).rows[0].n, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+      await expect.poll(() => queuedBehind(revoker), { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(1);
       await revoker.query("COMMIT");
       expect(await run).toMatchObject({ code: "api_key_revoked" });
     } finally {
@@ -553,20 +551,22 @@ describe("execution", () => {
 });
 
 describe("a window that closes while a vote or an execution waits for the action's lock", () => {
-  /** Closes the action's window a second from now, while `act` waits behind its lock past that moment. */
+  /** Closes the action's window three seconds from now, while `act` — begun before — waits behind its lock past that moment. */
   async function actingPastTheWindow(actionId: string, act: () => Promise<unknown>): Promise<unknown> {
-    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '1 second' WHERE id = ${actionId}::uuid`;
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '3 seconds' WHERE id = ${actionId}::uuid`;
     const { expiresAt } = await t.db.action.findUniqueOrThrow({ where: { id: actionId } });
     const queued = await whileActionLocked(t.url, actionId, async (waiters) => {
       const run = act().then(() => null, (error: unknown) => error);
       await waiters(1);
+      // Its transaction began while the window was open (else this would test nothing).
+      expect(Date.now()).toBeLessThan(expiresAt!.getTime());
       while (Date.now() <= expiresAt!.getTime() + 100) await new Promise((resolve) => setTimeout(resolve, 50));
       return { run };
     });
     return queued.run;
   }
 
-  it("is judged when the vote or the claim runs, not when its transaction began: both are refused as expired", async () => {
+  it("is judged when the vote, the claim or a cancel runs, not when its transaction began: each is refused as expired", async () => {
     const voted = await pendingRefund(a, 2_210);
     const vote = await actingPastTheWindow(voted.actionId, () => decideAction(t.db, {
       tenantId: a.id, actionId: voted.actionId, verdict: "approve", payloadHash: voted.payloadHash, reviewer: a.users.reviewer.member,
@@ -581,6 +581,16 @@ describe("a window that closes while a vote or an execution waits for the action
     }));
     expect(execution).toMatchObject({ code: "expired", status: 409 });
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 2_220 } })).toBe(0);
+
+    const { apiKey } = await createApiKey(t.db, { tenantId: a.id, name: "cancels-late", allowedTools: ["refund_invoice"], createdById: a.users.admin.id });
+    const agent = { type: "api_key" as const, id: apiKey.id, label: apiKeyLabel(apiKey.name) };
+    const proposed = await proposeAction(t.db, {
+      tenantId: a.id, requester: { type: "api_key", apiKeyId: apiKey.id, label: agent.label }, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 2_230, reason: "Customer overpaid" },
+    });
+    const cancel = await actingPastTheWindow(proposed.actionId, () => cancelAction(t.db, { tenantId: a.id, actionId: proposed.actionId, actor: agent, apiKeyId: apiKey.id }));
+    expect(cancel).toMatchObject({ code: "expired", status: 409 });
+    expect((await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } })).status).toBe("pending");
   });
 });
 

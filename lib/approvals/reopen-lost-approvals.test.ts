@@ -179,6 +179,28 @@ describe("approvals that stop counting, against concurrent votes (real concurren
   });
 });
 
+describe("an approval that stops counting after its window closed", () => {
+  it("is not reopened by a demotion that waited for the action's lock past the window, though it began before", async () => {
+    const tenant = await createTestTenant(t.db);
+    const p = await approvedRefund(tenant, "INV-1044", tenant.users.reviewer);
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '3 seconds' WHERE id = ${p.actionId}::uuid`;
+    const { expiresAt } = await t.db.action.findUniqueOrThrow({ where: { id: p.actionId } });
+    const membership = await membershipOf(tenant, tenant.users.reviewer);
+    const queued = await whileActionLocked(t.url, p.actionId, async (waiters) => {
+      const run = setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: admin(tenant) })
+        .then(() => null, (error: unknown) => error);
+      await waiters(1);
+      expect(Date.now()).toBeLessThan(expiresAt!.getTime());
+      while (Date.now() <= expiresAt!.getTime() + 100) await new Promise((resolve) => setTimeout(resolve, 50));
+      return { run };
+    });
+    expect(await queued.run).toBeNull();
+    // Left for the sweeper to mark expired; no reviewer is asked to look again at what can no longer run.
+    expect(await statusOf(p.actionId)).toBe("approved");
+    expect(await reopenedEvents(p.actionId)).toHaveLength(0);
+  });
+});
+
 describe("lock order: memberships before actions (real concurrency against PostgreSQL)", () => {
   // An admin who also reviews acts on an action while a role change of another reviewer, who
   // approved it, is under way. The role change locks memberships, then the actions; if the act

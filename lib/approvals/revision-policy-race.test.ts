@@ -70,7 +70,8 @@ describe("what else may change while an edit's revision is being assessed", () =
     const tenant = await createTestTenant(t.db);
     const proposed = await proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args });
     if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
-    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '1500 milliseconds' WHERE id = ${proposed.actionId}::uuid`;
+    // Open when the edit begins (it reaches its first check in milliseconds), closed before it writes.
+    await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '3 seconds' WHERE id = ${proposed.actionId}::uuid`;
     const { expiresAt } = await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId } });
     between.save = async () => {
       while (Date.now() <= expiresAt!.getTime() + 100) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -120,8 +121,11 @@ describe("what else may change while an edit's revision is being assessed", () =
     between.save = async () => {
       demotion = setMemberRoles(t.db, { tenantId: tenant.id, membershipId: editorMembership.id, roles: ["requester"], actor: admin(tenant) })
         .then(() => "done", (error: unknown) => error);
-      // Give it every chance to land inside the edit: it must not.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The demotion queues for the editor's membership, which the edit holds: it cannot land inside the edit.
+      await expect.poll(async () => (await t.db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0 AND query LIKE '%"Membership"%'`)[0].n,
+      { timeout: 30_000, interval: 20 }).toBe(1);
     };
     const next = await editAction(t.db, {
       tenantId: tenant.id, actionId: proposed.actionId, editor: tenant.users.reviewer.member, payloadHash: proposed.payloadHash,

@@ -1,4 +1,5 @@
 import { Client } from "pg";
+import { queuedBehind } from "@/tests/action-lock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
@@ -102,8 +103,7 @@ describe("an approval rests on the state the request snapshot recorded (checked 
       // Commit only once every approval waits on the changed invoice's lock (or has ended, which
       // would be the defect this test is about).
       for (;;) {
-        const [{ waiting }] = await t.ownerDb.$queryRaw<{ waiting: number }[]>`
-          SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        const waiting = await queuedBehind(change);
         if (waiting >= refunds.length || settled === refunds.length) break;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

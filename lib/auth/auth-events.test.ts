@@ -155,7 +155,8 @@ describe("password sign-ins in the audit log", () => {
 });
 
 async function signedIn(userId: string, clientAddress: string | null): Promise<{ sessionId: string }> {
-  const session = await startSignedInSession(t.db, { userId, method: "credentials", verifiedPasswordHash: null, clientAddress, userAgent: null });
+  const { passwordHash } = await t.db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
+  const session = await startSignedInSession(t.db, { userId, method: "credentials", verifiedPasswordHash: passwordHash!, clientAddress, userAgent: null });
   if (!session.started) throw new Error(`no session: ${session.refused}`);
   return session;
 }

@@ -84,7 +84,7 @@ export const authOptions: NextAuthOptions = {
         if (!result.ok) return {};
         // Session and `auth.signed_in` in one transaction; if it throws, next-auth refuses the
         // sign-in (`?error=Callback`, shown as `unrecorded`).
-        const session = await startSignedInSession(getDb(), { userId: result.userId, method: "oidc", verifiedPasswordHash: null, ...(await requestClient()) });
+        const session = await startSignedInSession(getDb(), { userId: result.userId, method: "oidc", ...(await requestClient()) });
         // Disabled since the provider's profile was matched: no session, so no sign-in.
         if (!session.started) return {};
         return { sub: result.userId, sid: session.sessionId };

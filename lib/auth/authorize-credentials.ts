@@ -20,7 +20,8 @@ type RequestHeaders = Parameters<typeof clientAddressFromHeaders>[0];
  * The email-and-password sign-in next-auth's credentials provider runs: the password check
  * (signInWithPassword: throttled, refusals audited in the account's tenants), then the session
  * and its `auth.signed_in` events in one transaction, only if the password checked is still the
- * account's (refused as `invalid` and audited as `password_changed` otherwise). If those events cannot be written the
+ * account's and the account is not disabled (refused as `invalid` otherwise, and audited as
+ * `password_changed` or `disabled`). If those events cannot be written the
  * sign-in is refused as `unrecorded` — a sign-in never goes unaudited.
  */
 export async function authorizeCredentials(

@@ -11,6 +11,9 @@ const AUDITED_METHOD = { credentials: "password", oidc: "oidc" } as const satisf
 export type SignedInSession = { started: true; sessionId: string; tenantIds: string[] } | { started: false; refused: "disabled" | "password_changed" };
 type Started = Extract<SignedInSession, { started: true }> | { started: false; refused: "disabled" | "password_changed"; email: string };
 
+/** How the person proved who they are: a password sign-in names the hash it checked the password against. */
+type SigningIn = { method: "credentials"; verifiedPasswordHash: string } | { method: Exclude<SessionMethod, "credentials"> };
+
 /**
  * A sign-in's one change: the Session row its cookie will carry, and `auth.signed_in` in every
  * tenant the user is a member of (the session may act in any of them), in one transaction — which
@@ -23,10 +26,10 @@ type Started = Extract<SignedInSession, { started: true }> | { started: false; r
  */
 export async function startSignedInSession(
   db: Db,
-  input: { userId: string; method: SessionMethod; verifiedPasswordHash: string | null; clientAddress: string | null; userAgent: string | null },
+  input: SigningIn & { userId: string; clientAddress: string | null; userAgent: string | null },
 ): Promise<SignedInSession> {
   const result = await db.$transaction(async (tx): Promise<Started> => {
-    const user = await lockSigningInUser(tx, input);
+    const user = await lockSigningInUser(tx, { userId: input.userId, verifiedPasswordHash: input.method === "credentials" ? input.verifiedPasswordHash : null });
     if (!user) throw new Error(`The account ${input.userId} signing in was deleted meanwhile.`);
     if (user.refused) return { started: false, refused: user.refused, email: user.email };
     const memberships = await tx.membership.findMany({ where: { userId: input.userId }, select: { tenantId: true }, orderBy: { tenantId: "asc" } });

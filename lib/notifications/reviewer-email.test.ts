@@ -263,6 +263,30 @@ describe("reviewer emails", () => {
     expect(againTo(members.reviewer3, second.actionId)).toHaveLength(1);
   });
 
+  it("a digest lists an action asked about more than once in its period once, as its latest ask puts it", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3, admin } = tenant.users;
+    await setEmailMode(t.db, { tenantId: tenant.id, userId: reviewer3.id, mode: "digest", actor: { type: "user", id: reviewer3.id, label: reviewer3.email } });
+    const proposed = await pendingRefund(tenant, 2_500);
+    await pumpUntilQuiet(tenant);
+    for (const member of [reviewer, reviewer2]) {
+      await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, verdict: "approve", payloadHash: proposed.payloadHash, reviewer: member.member });
+      const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: member.id } });
+      await setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: admin.id, label: admin.email } });
+      await pumpUntilQuiet(tenant);
+    }
+    // Asked three times (proposed, reopened, reopened again) before the period ends.
+    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: reviewer3.id } })).toBe(3);
+    const afterPeriod = new Date(Date.now() + 61 * 60_000);
+    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    const digests = mailsTo(server.mails, reviewer3.email);
+    expect(digests).toHaveLength(1);
+    expect(digests[0].subject).toContain("1 action waiting for your review");
+    expect(digests[0].text.split(actionLink(proposed.actionId))).toHaveLength(2);
+  });
+
   it("an action reopened because an approver removed the passkey that signed emails that approver too: they may approve it again", async () => {
     const server = await smtpServer();
     const tenant = await createTestTenant(t.db, { policy: { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: "high" } } });

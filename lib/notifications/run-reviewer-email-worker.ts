@@ -50,7 +50,10 @@ async function attempt(db: Db, workerId: string, rows: LeasedReviewerEmail[], sm
     if (stale.length > 0) await recordReviewerEmailAttempt(db, { ids: stale, workerId, outcome: "skipped", error: null, retryAfterSeconds: 0 });
     if (live.length === 0) return;
     const items = live.flatMap((row) => facts.get(row.id) ?? []);
-    email = live[0].mode === "digest" ? renderDigestEmail(items, settings.consoleUrl) : renderImmediateEmail(items[0], settings.consoleUrl);
+    // A digest lists each action once, as its latest ask puts it (one may be asked again within a period).
+    email = live[0].mode === "digest"
+      ? renderDigestEmail([...new Map(items.map((item) => [item.actionId, item])).values()], settings.consoleUrl)
+      : renderImmediateEmail(items[0], settings.consoleUrl);
     const sent = await sendSmtp({ smtpUrl, from: settings.from, to: live[0].toAddress, messageId: messageIdOf(live), email, timeoutMs: settings.timeoutMs });
     const liveIds = live.map((row) => row.id);
     await recordReviewerEmailAttempt(db, {

@@ -47,7 +47,8 @@ export async function recordedPolicyInputs(db: DbTx, input: { tenantId: string; 
   ]);
   const userIds = [...new Set(actions.map((a) => a.requesterUserId).filter((id): id is string => id !== null))];
   const memberships = userIds.length
-    ? await db.membership.findMany({ where: { tenantId: input.tenantId, userId: { in: userIds } }, select: { userId: true, roles: true } })
+    // An active member's roles, as readRequesterRoles gives them to a new revision (a disabled account has none).
+    ? await db.membership.findMany({ where: { tenantId: input.tenantId, userId: { in: userIds }, user: { disabledAt: null } }, select: { userId: true, roles: true } })
     : [];
   const rolesOf = new Map(memberships.map((m) => [m.userId, m.roles as string[]]));
 

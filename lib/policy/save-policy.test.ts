@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "pg";
+import { queuedBehind } from "@/tests/action-lock";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
@@ -123,9 +124,7 @@ describe("savePolicy by someone who is no longer an admin", () => {
         .then((saved) => ({ saved }), (error: unknown) => ({ error }))
         .finally(() => (settled = true));
       // The save waits for the demotion's lock on the membership (a save that settles first did not).
-      await expect.poll(async () => settled || (await demotion.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )).rows[0].n > 0, { timeout: 30_000 }).toBe(true);
+      await expect.poll(async () => settled || (await queuedBehind(demotion)) > 0, { timeout: 30_000 }).toBe(true);
       expect(settled).toBe(false);
       await demotion.query("COMMIT");
       outcome = await saving;

@@ -5,8 +5,8 @@ import { query, type SqlClient } from "@/lib/db/sql";
  * Share-locks member `userId`'s membership of `tenantId` (if there is one) until the transaction
  * ends. The lock order of every transaction that locks a membership and another row: the
  * membership first. A role change locks the admin memberships and its target's, then that member's
- * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote and a member's execution
- * call this before they lock the action (a signed vote, then its passkey: a passkey's removal locks
+ * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote, a member's execution,
+ * an edit and a re-read of state call this before they lock the action (a signed vote, then its passkey: a passkey's removal locks
  * it before the actions it signed), and an admin's act that locks what it changes in a statement of
  * its own (an MCP server's listing, a webhook secret's rotation) before that. So none holds a row
  * while it waits for a membership a role change holds: a vote or an execution and a role change

@@ -28,9 +28,9 @@ export type LostApproval = {
   revision: number;
 };
 
-/** An action still to be decided or run, whose window is open (database clock), whose current revision needs approval. */
+/** An action still to be decided or run, whose window is open (database clock, when the statement runs), whose current revision needs approval. */
 function undecidedSql(): Sql {
-  return Prisma.sql`a.status IN ('pending', 'approved') AND a."consumedAt" IS NULL AND a."expiresAt" > now() AND r."requiresApproval"`;
+  return Prisma.sql`a.status IN ('pending', 'approved') AND a."consumedAt" IS NULL AND a."expiresAt" > statement_timestamp() AND r."requiresApproval"`;
 }
 
 /**

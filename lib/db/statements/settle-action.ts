@@ -15,7 +15,7 @@ export async function settleAction(
   q: Queryable,
   input: {
     tenantId: string; actionId: string; from: ActionStatus[]; to: ActionStatus; reason: string; event: AttestedAuditBody;
-    /** Only while its approval window is open (database clock): an expired action is not settled otherwise. */
+    /** Only while its approval window is open (database clock, when this statement runs: the transaction may have waited for the action's lock): an expired action is not settled otherwise. */
     unexpired?: boolean;
   },
 ): Promise<boolean> {
@@ -24,7 +24,7 @@ export async function settleAction(
       UPDATE "Action" SET status = ${input.to}::"ActionStatus", "statusReason" = ${input.reason}, "updatedAt" = now(),
         "decidedAt" = COALESCE("decidedAt", now())
       WHERE id = ${input.actionId}::uuid AND "tenantId" = ${input.tenantId}::uuid AND status::text = ANY(${input.from}::text[])
-        AND (NOT ${input.unexpired ?? false} OR "expiresAt" IS NULL OR "expiresAt" > now())
+        AND (NOT ${input.unexpired ?? false} OR "expiresAt" IS NULL OR "expiresAt" > statement_timestamp())
       RETURNING id, "taskId"
     ),
     ${auditCte(input.event, { gate: "settled" })},

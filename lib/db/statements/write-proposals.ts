@@ -20,7 +20,10 @@ export type ProposalRow = {
   event: AttestedAuditBody;
   taskId: string | null;
   requesterUserId: string | null;
-  /** A member requester's roles as the policy was told them (the write checks they still are). */
+  /**
+   * A member requester's roles as the policy was told them (the write checks they still are,
+   * requesterRolesCurrentSql); null with a member requester means "no longer an active member".
+   */
   requesterRoles: string[] | null;
   requesterApiKeyId: string | null;
   requesterLabel: string;
