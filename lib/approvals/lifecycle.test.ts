@@ -550,7 +550,7 @@ describe("execution", () => {
   });
 });
 
-describe("a window that closes while a vote or an execution waits for the action's lock", () => {
+describe("a window that closes while a vote, an execution or a cancel waits for the action's lock", () => {
   /** Closes the action's window three seconds from now, while `act` — begun before — waits behind its lock past that moment. */
   async function actingPastTheWindow(actionId: string, act: () => Promise<unknown>): Promise<unknown> {
     await t.db.$executeRaw`UPDATE "Action" SET "expiresAt" = clock_timestamp() + interval '3 seconds' WHERE id = ${actionId}::uuid`;

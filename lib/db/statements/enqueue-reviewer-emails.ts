@@ -7,11 +7,13 @@ import { hasSealAfterCursorSql, sealsAfterCursorSql } from "@/lib/db/statements/
  * The reviewer-email producer, in one statement: for each tenant whose cursor no other worker
  * holds (`SKIP LOCKED`), the sealed leaves after it (up to `batch`) that ask for reviewers —
  * an action proposed pending or revised (its eligible roles), escalated (the rule's role),
- * warned of its expiry or reopened after its approvals stopped counting (its eligible roles) — become one outbox row per member who may act on
- * it (reviewer-ask-rules.ts: a member of the tenant with such a role, not its requester, not
- * disabled, with no vote on that revision that counts), for an action still pending at that revision. Unique per (action, revision,
- * member, reason, leaf), so a repeated pass adds nothing, while a revision reopened again asks again. Digest members' rows are due at the end of
- * the current period; the cursor moves past every leaf read. Returns the rows added.
+ * warned of its expiry or reopened after its approvals stopped counting (its eligible roles) —
+ * become one outbox row per member who may act on it (reviewer-ask-rules.ts: a member of the
+ * tenant with such a role, not its requester, not disabled, with no vote on that revision that
+ * counts), for an action still pending at that revision. Unique per (action, revision, member,
+ * reason, leaf), so a repeated pass adds nothing, while a revision reopened again asks again.
+ * Digest members' rows are due at the end of the current period; the cursor moves past every leaf
+ * read. Returns the rows added.
  */
 export async function enqueueReviewerEmails(
   q: Queryable,

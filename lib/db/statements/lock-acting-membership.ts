@@ -6,8 +6,8 @@ import { query, type SqlClient } from "@/lib/db/sql";
  * ends. The lock order of every transaction that locks a membership and another row: the
  * membership first. A role change locks the admin memberships and its target's, then that member's
  * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote, a member's execution,
- * an edit and a re-read of state call this before they lock the action (a signed vote, then its passkey: a passkey's removal locks
- * it before the actions it signed), and an admin's act that locks what it changes in a statement of
+ * an edit and a re-read of state call this before they lock the action (a signed vote, then its
+ * passkey: a passkey's removal locks it before the actions it signed), and an admin's act that locks what it changes in a statement of
  * its own (an MCP server's listing, a webhook secret's rotation) before that. So none holds a row
  * while it waits for a membership a role change holds: a vote or an execution and a role change
  * would wait for each other (PostgreSQL fails one as a deadlock), and a listing could close such a

@@ -15,8 +15,9 @@ export async function readRequesterRoles(q: Queryable, input: { tenantId: string
 }
 
 /**
- * Whether the requesting member (`userId`, null: not a member) holds exactly `roles` now (null:
- * is not an active member): the roles a proposal or revision was assessed with are still theirs.
+ * Whether the requesting member `userId` (null: the requester is an API key, nothing to check)
+ * holds exactly `roles` now (null: is still not an active member): the roles a proposal or a
+ * revision was assessed with are still theirs.
  */
 export function requesterRolesCurrentSql(tenantId: Prisma.Sql, userId: Prisma.Sql, roles: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(${userId} IS NULL OR (

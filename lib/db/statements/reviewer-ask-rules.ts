@@ -4,9 +4,8 @@ import { decisionStillCountsSql } from "@/lib/db/statements/approval-rules";
 
 /**
  * Whether member `userId` is (still) asked to review revision `r` of action `a` (the aliases the
- * approval rules use):
- * an active member of the action's tenant holding one of `roles` (an escalation's role; null: the
- * revision's eligible roles), not its requester, with no vote on that revision that still counts
+ * approval rules use): an active member of the action's tenant holding one of `roles` (an
+ * escalation's role; null: the revision's eligible roles), not its requester, with no vote on that revision that still counts
  * (one whose vote stopped counting — a removed passkey — may decide it again). The reviewer-email
  * producer queues a notice by this rule, and the sender sends it only if it still holds
  * (enqueue-reviewer-emails.ts, read-still-asked-emails.ts): an offboarded member, or one who has
