@@ -155,6 +155,13 @@ async function pumpUntilQuiet(tenant: TestTenant, options: { now?: Date; workerI
   throw new Error("the reviewer-email outbox did not settle");
 }
 
+/** The pumps once the default digest period (60 minutes) has ended: digests go out. */
+async function pumpAfterDigestPeriod(tenant: TestTenant) {
+  const afterPeriod = new Date(Date.now() + 61 * 60_000);
+  await pumpUntilQuiet(tenant, { now: afterPeriod });
+  await pumpUntilQuiet(tenant, { now: afterPeriod });
+}
+
 /**
  * Digests fall due at the end of each period (DIGEST_MINUTES, aligned to the clock). A test that
  * expects no digest yet starts clear of the period's end, so it cannot pass during the test.
@@ -278,9 +285,7 @@ describe("reviewer emails", () => {
     }
     // Asked three times (proposed, reopened, reopened again) before the period ends.
     expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: reviewer3.id } })).toBe(3);
-    const afterPeriod = new Date(Date.now() + 61 * 60_000);
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    await pumpAfterDigestPeriod(tenant);
     const digests = mailsTo(server.mails, reviewer3.email);
     expect(digests).toHaveLength(1);
     expect(digests[0].subject).toContain("1 action waiting for your review");
@@ -375,9 +380,7 @@ describe("reviewer emails", () => {
     await setMemberRoles(t.db, { tenantId: tenant.id, membershipId: membership.id, roles: ["requester"], actor: { type: "user", id: admin.id, label: admin.email } });
     expect(await decideAction(t.db, { tenantId: tenant.id, actionId: actions[0].actionId, verdict: "approve", payloadHash: actions[0].payloadHash, reviewer: reviewer3.member }))
       .toMatchObject({ status: "pending" });
-    const afterPeriod = new Date(Date.now() + 61 * 60_000);
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    await pumpAfterDigestPeriod(tenant);
 
     expect(mailsTo(server.mails, reviewer2.email)).toHaveLength(0);
     const digests = mailsTo(server.mails, reviewer3.email);
@@ -404,9 +407,7 @@ describe("reviewer emails", () => {
 
     // One is decided before the digest goes out: the digest lists the two still waiting.
     await decideAction(t.db, { tenantId: tenant.id, actionId: actions[0].actionId, payloadHash: actions[0].payloadHash, verdict: "reject", note: "no", reviewer: reviewer.member });
-    const afterPeriod = new Date(Date.now() + 61 * 60_000);
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
-    await pumpUntilQuiet(tenant, { now: afterPeriod });
+    await pumpAfterDigestPeriod(tenant);
     const digests = mailsTo(server.mails, reviewer2.email);
     expect(digests).toHaveLength(1);
     expect(digests[0].subject).toContain("2 actions waiting for your review");
