@@ -9,6 +9,9 @@ const EVENTUALLY = { timeout: 30_000, interval: 20 };
  * does — never another test's lock waits in the same database.
  */
 export async function queuedBehind(holder: Client): Promise<number> {
+  // Inside a transaction PostgreSQL keeps the first view of pg_stat_activity it gave: drop it, or a
+  // backend connected since (a pool's new connection) is never seen.
+  await holder.query("SELECT pg_stat_clear_snapshot()");
   const { rows } = await holder.query<{ n: number }>(`
     WITH RECURSIVE queued(pid) AS (
       SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))
@@ -20,28 +23,42 @@ export async function queuedBehind(holder: Client): Promise<number> {
 }
 
 /**
- * Holds an action's row lock (FOR UPDATE) from another connection while `during` runs, and
- * commits after it: what `during` starts that locks the action — a vote, a claim, a reopen — queues
- * behind it. `during` gets `waiters(n)`, which resolves once `n` backends wait on a lock, so a
- * test can order "the claim waits" before "the change commits" (a backend counts when it waits on
- * this lock, or on one that does). Return what waits on the lock
- * wrapped (`{ run }`), never the bare promise: awaiting it before the commit would wait forever.
+ * Runs `statements` in a transaction of another connection and holds what they lock while `during`
+ * runs, then ends that transaction (`end`: COMMIT by default, ROLLBACK to undo what it wrote):
+ * what `during` starts that needs those rows queues behind it. `during` gets `waiters(n)`, which
+ * resolves once `n` backends wait on a lock this transaction holds (or on one such a backend holds),
+ * so a test can order "the act waits" before "the change ends". Return what waits wrapped
+ * (`{ run }`), never the bare promise: awaiting it before the end would wait forever.
  */
-export async function whileActionLocked<T>(databaseUrl: string, actionId: string, during: (waiters: (n: number) => Promise<void>) => Promise<T>): Promise<T> {
+export async function whileHolding<T>(
+  databaseUrl: string,
+  statements: ReadonlyArray<readonly [text: string, values?: unknown[]]>,
+  during: (waiters: (n: number) => Promise<void>) => Promise<T>,
+  options: { end?: "COMMIT" | "ROLLBACK" } = {},
+): Promise<T> {
   const holder = new Client({ connectionString: databaseUrl });
   await holder.connect();
   try {
     await holder.query("BEGIN");
-    await holder.query(`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [actionId]);
+    for (const [text, values] of statements) await holder.query(text, values);
     const waiters = async (n: number) => {
       await expect.poll(() => queuedBehind(holder), EVENTUALLY).toBeGreaterThanOrEqual(n);
     };
     const value = await during(waiters);
-    await holder.query("COMMIT");
+    await holder.query(options.end ?? "COMMIT");
     return value;
   } finally {
     await holder.end();
   }
+}
+
+/**
+ * Holds an action's row lock (FOR UPDATE) from another connection while `during` runs, and
+ * commits after it (whileHolding): what `during` starts that locks the action — a vote, a claim, a
+ * reopen — queues behind it.
+ */
+export function whileActionLocked<T>(databaseUrl: string, actionId: string, during: (waiters: (n: number) => Promise<void>) => Promise<T>): Promise<T> {
+  return whileHolding(databaseUrl, [[`SELECT 1 FROM "Action" WHERE id = $1 FOR UPDATE`, [actionId]]], during);
 }
 
 /**

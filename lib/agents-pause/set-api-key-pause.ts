@@ -1,3 +1,4 @@
+import { sqlTransaction } from "@/lib/db/sql";
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
@@ -20,13 +21,13 @@ export async function setApiKeyPause(
   if (!isUuid(input.id)) throw new AppError("not_found", "That API key was not found.", 404);
   const key = await db.apiKey.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { name: true, prefix: true } });
   if (!key) throw new AppError("not_found", "That API key was not found.", 404);
-  const row = await setApiKeyPaused(db, {
+  const row = await sqlTransaction(db, (tx) => setApiKeyPaused(tx, {
     tenantId: input.tenantId, apiKeyId: input.id, paused: input.paused, byUserId: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: input.paused ? "api_key.paused" : "api_key.resumed", outcome: "ok",
       subject: { type: "api_key", id: input.id }, data: { name: key.name, prefix: key.prefix },
     }),
-  });
+  }));
   if (row.outcome === "not_admin") {
     throw await refuseApiKeyAct(db, {
       tenantId: input.tenantId, actor: input.actor, apiKeyId: input.id, data: { operation: input.paused ? "pause" : "resume", name: key.name, prefix: key.prefix },

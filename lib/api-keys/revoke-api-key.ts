@@ -1,3 +1,4 @@
+import { sqlTransaction } from "@/lib/db/sql";
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
@@ -20,13 +21,13 @@ export async function revokeApiKey(db: Db, input: RevokeApiKeyInput): Promise<{ 
   if (!isUuid(input.id)) throw new AppError("not_found", "That API key was not found.", 404);
   const key = await db.apiKey.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { name: true, prefix: true } });
   if (!key) throw new AppError("not_found", "That API key was not found.", 404);
-  const row = await recordApiKeyRevocation(db, {
+  const row = await sqlTransaction(db, (tx) => recordApiKeyRevocation(tx, {
     tenantId: input.tenantId, apiKeyId: input.id, byUserId: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "api_key.revoked", outcome: "ok", subject: { type: "api_key", id: input.id },
       data: { name: key.name, prefix: key.prefix },
     }),
-  });
+  }));
   // A revocation too is an admin's act: one no longer an admin revokes nothing (the rule is the same for every admin act).
   if (row.outcome === "not_admin") {
     throw await refuseApiKeyAct(db, { tenantId: input.tenantId, actor: input.actor, apiKeyId: input.id, data: { operation: "revoke", name: key.name, prefix: key.prefix } });

@@ -10,7 +10,8 @@ import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { claimApproval, type ClaimRefusal } from "@/lib/db/statements/claim-approval";
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
-import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
+import { isUuid } from "@/lib/db/uuid";
+import { lockExecutionMemberships } from "@/lib/db/statements/lock-acting-membership";
 import { lockAction, type LockedAction } from "@/lib/db/statements/lock-action";
 import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/record-execution";
@@ -154,8 +155,13 @@ class EffectUndone extends Error {
 }
 
 async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attempt): Promise<Step> {
-  // A member who executes: their membership before the action, the lock order a role change keeps (lock-acting-membership.ts).
-  if (input.executor.type === "member") await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.executor.userId });
+  // The memberships the claim judges (a member who executes, a member who requested it) before the
+  // action: the lock order a role change keeps (lock-acting-membership.ts).
+  if (isUuid(input.actionId)) {
+    await lockExecutionMemberships(tx, {
+      tenantId: input.tenantId, userId: input.executor.type === "member" ? input.executor.userId : null, actionId: input.actionId,
+    });
+  }
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = await findTenantTool(tx, input.tenantId, action.tool);

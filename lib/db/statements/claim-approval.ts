@@ -50,14 +50,17 @@ export type ClaimInput = {
  * recomputed from its payload; for an action that needs approval, a quorum of valid approvals of
  * exactly that hash and no valid rejection (approval-rules.ts — the same rule the vote counts
  * with, never a status column or a counter); the key that proposed it, if one did, is not revoked
- * (api-key-rules.ts: a revocation that commits while an execution waits for the action's lock
- * still stops it), and the member who requested it, if one did, may still have agents act for them
+ * (api-key-rules.ts), and the member who requested it, if one did, may still have agents act for them
  * (requester-rules.ts: a member of the tenant, not disabled, who may start tasks); the stop button does not hold the tenant's agents or the requesting key
  * (agent-pause-rules.ts: the approval stays unused until they are resumed); and
- * the state it rests on is unchanged. If nothing
+ * the state it rests on is unchanged. What it judges of who acts is judged on locked rows, so no
+ * revocation, pause or role change lands between the check and the commit: the key's and the
+ * tenant's rows are share-locked here (a revocation or a pause under way is waited for and seen; one
+ * that comes later waits for the execution), and the memberships before the action
+ * (lockExecutionMemberships). If nothing
  * refuses, the same statement consumes the approval, creates the execution with its idempotency
  * key and a lease (database clock), stores the pre-execution snapshot and appends the audit
- * event. Run it in a transaction that holds `lockAction`.
+ * event. Run it in a transaction that holds `lockExecutionMemberships`, then `lockAction`.
  */
 export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{ refusal: ClaimRefusal | null; status: string | null }> {
   const recomputed = Prisma.sql`${input.recomputedHash}::text`;
@@ -84,9 +87,9 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
           WHEN s."revisionId" <> ${input.revisionId}::uuid OR s."revisionStatus" <> 'current'
             OR s."revisionHash" <> ${recomputed} OR s."actionHash" <> ${recomputed} THEN 'payload_tampered'
           WHEN s."requiresApproval" AND (s.approvals < s.quorum OR s.rejections > 0) THEN 'no_quorum'
-          WHEN s."requesterApiKeyId" IS NOT NULL AND NOT ${apiKeyIsLiveSql(Prisma.sql`s."requesterApiKeyId"`)} THEN 'api_key_revoked'
+          WHEN s."requesterApiKeyId" IS NOT NULL AND NOT ${apiKeyIsLiveSql(Prisma.sql`s."requesterApiKeyId"`, { lock: true })} THEN 'api_key_revoked'
           WHEN s."requesterUserId" IS NOT NULL AND NOT ${requesterMayActSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterUserId"`)} THEN 'requester_inactive'
-          WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`)} THEN 'agents_paused'
+          WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`, { lock: true })} THEN 'agents_paused'
           WHEN s."requestSnapshotHash" <> ${input.liveSnapshotHash} THEN 'state_changed'
         END AS refusal
       FROM subject s

@@ -18,3 +18,21 @@ export async function lockActingMembership(tx: SqlClient, input: { tenantId: str
   await query(tx, Prisma.sql`
     SELECT 1 FROM "Membership" m WHERE m."tenantId" = ${input.tenantId}::uuid AND m."userId" = ${input.userId}::uuid FOR SHARE OF m`);
 }
+
+/**
+ * For an execution: share-locks, in id order, the executing member's membership (`userId`, null
+ * when the requester runs its own action) and the membership of the member who requested action
+ * `actionId` (an action's requester never changes, so it is read unlocked here), before the
+ * execution locks the action — the lock order above. The claim judges both on these locked rows
+ * (claim-approval.ts): a role change that commits first is seen, and one under way waits for the
+ * execution to end. Taking the requester's after the action would close a circle with a role
+ * change, which holds every admin's membership while it locks the actions its target voted on.
+ */
+export async function lockExecutionMemberships(tx: SqlClient, input: { tenantId: string; userId: string | null; actionId: string }): Promise<void> {
+  await query(tx, Prisma.sql`
+    SELECT 1 FROM "Membership" m
+    WHERE m."tenantId" = ${input.tenantId}::uuid
+      AND (m."userId" = ${input.userId}::uuid
+        OR m."userId" = (SELECT a."requesterUserId" FROM "Action" a WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid))
+    ORDER BY m.id FOR SHARE OF m`);
+}

@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
-import { query, type Queryable } from "@/lib/db/sql";
+import { query, type SqlClient } from "@/lib/db/sql";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/admin-rules";
@@ -12,12 +13,16 @@ export type ApiKeyRevocation = { outcome: "revoked"; id: string; revokedAt: Date
  * revokes and audits and the other sees it revoked: a revoked key keeps its original time and
  * `changed` is false (no second event). Only someone who is an admin now revokes
  * (admin-rules.ts, `byUserId`): one demoted after their request passed the boundary changes nothing.
+ * Run it in a transaction: that admin's membership is share-locked first, in a statement of its own
+ * (lockActingMembership, the lock order), so the key's row is never held while the revocation waits
+ * for a role change — which may itself be waiting for an execution that waits for this key.
  */
 export async function recordApiKeyRevocation(
-  q: Queryable,
+  tx: SqlClient,
   input: { tenantId: string; apiKeyId: string; byUserId: string; event: AttestedAuditBody },
 ): Promise<ApiKeyRevocation> {
-  const [row] = await query<{ admin: boolean; id: string | null; revokedAt: Date | null; changed: boolean | null }>(q, Prisma.sql`
+  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
+  const [row] = await query<{ admin: boolean; id: string | null; revokedAt: Date | null; changed: boolean | null }>(tx, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
     target AS (
       SELECT id, "revokedAt" IS NULL AS active FROM "ApiKey"

@@ -4,6 +4,7 @@ import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 import { adminNowSql } from "@/lib/db/statements/admin-rules";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 
 export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | { outcome: "not_admin" } | { outcome: "not_found" };
 
@@ -14,12 +15,16 @@ export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: D
  * also wakes the tenant's unfinished tasks, which a pause left where they stopped. The read under
  * the lock also asks whether `byUserId` is an admin now (admin-rules.ts): one demoted after their
  * request passed the boundary changes nothing. Run it in a transaction: the locks are held from
- * the read to the write.
+ * the read to the write. The admin's membership is share-locked first, in a statement of its own
+ * (lockActingMembership, the lock order), so the tenant's row is never held while the pause waits
+ * for a role change — which may itself be waiting for an execution that waits for the tenant's row
+ * (claim-approval.ts).
  */
 export async function setAgentsPaused(
   q: SqlClient,
   input: { tenantId: string; paused: boolean; byUserId: string; reason: string | null; event: (pausedSince: Date | null) => AttestedAuditBody },
 ): Promise<AgentsPauseChange> {
+  await lockActingMembership(q, { tenantId: input.tenantId, userId: input.byUserId });
   // The event needs the pause's start, which only the row knows: read it under the same lock.
   const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
     SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin

@@ -1,5 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
-import { query, type Queryable } from "@/lib/db/sql";
+import { query, type SqlClient } from "@/lib/db/sql";
+import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/admin-rules";
@@ -11,12 +12,15 @@ export type ApiKeyPauseChange = { outcome: "done"; id: string; pausedAt: Date | 
  * The key's row is locked first, so of two clicks at once one changes and audits and the other
  * finds it done (`changed` false, no second event). Only someone who is an admin now changes it
  * (admin-rules.ts, `byUserId`): one demoted after their request passed the boundary changes nothing.
+ * Run it in a transaction: the admin's membership is locked first (lockActingMembership), as for a
+ * revocation (record-api-key-revocation.ts).
  */
 export async function setApiKeyPaused(
-  q: Queryable,
+  tx: SqlClient,
   input: { tenantId: string; apiKeyId: string; paused: boolean; byUserId: string; event: AttestedAuditBody },
 ): Promise<ApiKeyPauseChange> {
-  const [row] = await query<{ admin: boolean; id: string | null; pausedAt: Date | null; changed: boolean | null }>(q, Prisma.sql`
+  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
+  const [row] = await query<{ admin: boolean; id: string | null; pausedAt: Date | null; changed: boolean | null }>(tx, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
     target AS (
       SELECT id, "pausedAt" IS NOT NULL AS was_paused FROM "ApiKey"
