@@ -388,11 +388,11 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
 
   const adminUser = await db.user.findUniqueOrThrow({ where: { email: "admin@demo.test" }, select: { id: true } });
   const reviewerUser = await db.user.findUniqueOrThrow({ where: { email: "reviewer@demo.test" }, select: { id: true, email: true, passwordHash: true } });
-  const reviewer: Member = { userId: reviewerUser.id, label: reviewerUser.email, roles: ["reviewer"] };
   // The reviewer signed in, as a browser would be after the sign-in form: a session row and its cookie.
   const session = await startSignedInSession(db, { userId: reviewerUser.id, method: "credentials", verifiedPasswordHash: reviewerUser.passwordHash!, clientAddress: "127.0.0.1", userAgent: "bench:api" });
   if (!session.started) throw new Error(`The bench's reviewer could not sign in: ${session.refused}.`);
   const { sessionId } = session;
+  const reviewer: Member = { userId: reviewerUser.id, label: reviewerUser.email, roles: ["reviewer"], sessionId };
   const reviewerCookie = `next-auth.session-token=${await encode({ token: { sub: reviewerUser.id, sid: sessionId }, secret: BENCH_AUTH_SECRET })}`;
   const keys: AgentKey[] = [];
   for (let i = 1; i <= AGENTS; i++) {

@@ -30,7 +30,7 @@ export async function createTestTenant(db: Db, options: { policy?: Policy } = {}
     const email = `${name}-${suffix}@${suffix}.test`;
     const user = await db.user.create({ data: { email, name, passwordHash: hash } });
     await db.membership.create({ data: { tenantId: tenant.id, userId: user.id, roles } });
-    return { id: user.id, email, roles, member: { userId: user.id, label: email, roles } };
+    return { id: user.id, email, roles, member: { userId: user.id, label: email, roles, sessionId: null } };
   };
   const users = {
     requester: await make("requester", ["requester"]),

@@ -11,10 +11,15 @@ export type Requester =
  * in the action's tenant now; or the requester running its own action — its API key (the claim
  * refuses it once revoked) or the task runner. No default: every caller says which.
  */
-export type Executor = { type: "member"; userId: string } | { type: "requester" };
+export type Executor = { type: "member"; userId: string; sessionId: string | null } | { type: "requester" };
 
-/** A member deciding, editing or cancelling. Roles come from the database, never from the client. */
-export type Member = { userId: string; label: string; roles: Role[] };
+/**
+ * A member deciding, editing or cancelling. Roles come from the database, never from the client.
+ * `sessionId`: the console session they act in, which the act holds until it commits (an act of a
+ * session that ended on the way is refused, lock-acting-membership.ts); null when they act another
+ * way — a linked Slack account, or a script.
+ */
+export type Member = { userId: string; label: string; roles: Role[]; sessionId: string | null };
 
 export function requesterAuditActor(requester: Requester): AuditActor {
   return requester.type === "user"

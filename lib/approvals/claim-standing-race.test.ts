@@ -8,7 +8,7 @@ import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { setAgentsPause } from "@/lib/agents-pause/set-agents-pause";
 import { setApiKeyPause } from "@/lib/agents-pause/set-api-key-pause";
 import { decideAction } from "@/lib/approvals/decide-action";
-import { executeAction, idempotencyKeyFor } from "@/lib/approvals/execute-action";
+import { executeAction, idempotencyKeyFor, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { proposeAction, type ProposeInput } from "@/lib/approvals/propose-action";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 
@@ -47,7 +47,7 @@ async function approvedRefund(tenant: TestTenant, requester: ProposeInput["reque
 }
 
 /** As the agent API (or a task, for a member's action) runs its own approved action; the outcome or the error, never a rejection. */
-function execute(tenant: TestTenant, p: { actionId: string; payloadHash: string }) {
+function execute(tenant: TestTenant, p: { actionId: string; payloadHash: string }): Promise<{ outcome?: ExecutionOutcome; error?: unknown }> {
   return executeAction(t.db, {
     tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "requester" },
     actor: { type: "agent", id: "agent", label: "agent" },

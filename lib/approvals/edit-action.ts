@@ -8,6 +8,7 @@ import { AppError, describeInvalid, markAudited, toPublicError } from "@/lib/err
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
+import { sessionEndedError } from "@/lib/auth/session-ended";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
@@ -55,7 +56,8 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
 async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   // The editor's membership before the action (lock-acting-membership.ts): a role change waits for
   // this edit, or commits first and the standing below sees it.
-  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.editor.userId });
+  const { sessionLive } = await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.editor.userId, sessionId: input.editor.sessionId });
+  if (!sessionLive) throw sessionEndedError();
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) throw new AppError("not_found", "That action was not found.", 404);
   if (!["pending", "approved"].includes(action.status)) {

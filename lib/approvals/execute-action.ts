@@ -12,6 +12,7 @@ import { claimApproval, type ClaimRefusal } from "@/lib/db/statements/claim-appr
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
 import { isUuid } from "@/lib/db/uuid";
 import { lockExecutionMemberships } from "@/lib/db/statements/lock-acting-membership";
+import { sessionEndedError } from "@/lib/auth/session-ended";
 import { lockAction, type LockedAction } from "@/lib/db/statements/lock-action";
 import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/record-execution";
@@ -82,6 +83,7 @@ const REFUSALS: Record<Exclude<ClaimRefusal, `not_executable.${string}`>, { stat
     message: "The member who requested this action is no longer an active member who may start tasks here, so its approval cannot be used; nothing was executed.",
   },
   agents_paused: { status: 423, message: agentsPausedError().message },
+  session_ended: { status: 401, message: sessionEndedError().message },
 };
 
 const NOT_EXECUTABLE: Record<string, string> = {
@@ -158,9 +160,11 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   // The memberships the claim judges (a member who executes, a member who requested it) before the
   // action: the lock order a role change keeps (lock-acting-membership.ts).
   if (isUuid(input.actionId)) {
-    await lockExecutionMemberships(tx, {
-      tenantId: input.tenantId, userId: input.executor.type === "member" ? input.executor.userId : null, actionId: input.actionId,
+    const member = input.executor.type === "member" ? input.executor : null;
+    const { sessionLive } = await lockExecutionMemberships(tx, {
+      tenantId: input.tenantId, userId: member?.userId ?? null, sessionId: member?.sessionId ?? null, actionId: input.actionId,
     });
+    if (!sessionLive) return refuse(tx, input, null, "session_ended");
   }
   const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
   if (!action) return refuse(tx, input, null, "not_found");

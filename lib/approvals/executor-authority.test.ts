@@ -36,7 +36,7 @@ async function approvedRefund(tenant: TestTenant, amountMinor: number) {
 function executeAs(tenant: TestTenant, member: TestUser, p: { actionId: string; payloadHash: string }) {
   return executeAction(t.db, {
     tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash,
-    executor: { type: "member", userId: member.id }, actor: { type: "user", id: member.id, label: member.email },
+    executor: { type: "member", userId: member.id, sessionId: null }, actor: { type: "user", id: member.id, label: member.email },
   });
 }
 

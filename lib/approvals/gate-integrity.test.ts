@@ -284,7 +284,7 @@ describe("no approving one's own request through an API key (defect 3)", () => {
     if (p.state !== "pending") throw new Error("expected pending");
     const vote = await outcomeOf(decideAction(t.db, {
       tenantId: fresh.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash,
-      reviewer: { userId: both.id, label: both.email, roles: ["admin", "reviewer"] },
+      reviewer: { userId: both.id, label: both.email, roles: ["admin", "reviewer"], sessionId: null },
     }));
     expect(vote).toEqual({ ok: false, code: "self_approval" });
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);

@@ -208,7 +208,7 @@ describe("lock order: memberships before actions (real concurrency against Postg
   // PostgreSQL would fail one of them as a deadlock. Both must finish, in some order.
   async function adminWhoReviews(tenant: TestTenant) {
     await t.db.membership.update({ where: { id: (await membershipOf(tenant, tenant.users.admin)).id }, data: { roles: ["admin", "reviewer"] } });
-    return { userId: tenant.users.admin.id, label: tenant.users.admin.email, roles: ["admin", "reviewer"] as ("admin" | "reviewer")[] };
+    return { userId: tenant.users.admin.id, label: tenant.users.admin.email, roles: ["admin", "reviewer"] as ("admin" | "reviewer")[], sessionId: null };
   }
   const demoteToRequester = (tenant: TestTenant, membershipId: string) =>
     setMemberRoles(t.db, { tenantId: tenant.id, membershipId, roles: ["requester"], actor: admin(tenant) });
@@ -242,7 +242,7 @@ describe("lock order: memberships before actions (real concurrency against Postg
     const [run, demote] = await actInOrderBehindActionLock(t.url, p.actionId,
       () => executeAction(t.db, {
         tenantId: a.id, actionId: p.actionId, payloadHash: p.payloadHash,
-        actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId },
+        actor: { type: "user", id: reviewingAdmin.userId, label: reviewingAdmin.label }, executor: { type: "member", userId: reviewingAdmin.userId, sessionId: null },
       }),
       () => demoteToRequester(a, membership.id));
     expect(run).toMatchObject({ status: "fulfilled", value: { state: "succeeded" } });

@@ -4,6 +4,7 @@ import { sqlTransaction } from "@/lib/db/sql";
 import { AppError } from "@/lib/errors";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
+import { sessionEndedError } from "@/lib/auth/session-ended";
 import { readVoterStanding } from "@/lib/db/statements/read-voter-standing";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
@@ -31,7 +32,8 @@ export type RereadInput = {
 export async function rereadActionState(db: Db, input: RereadInput): Promise<NextRevision> {
   const next = await sqlTransaction(db, async (tx) => {
     // The member's membership before the action (lock-acting-membership.ts), as an edit locks it.
-    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.member.userId });
+    const { sessionLive } = await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.member.userId, sessionId: input.member.sessionId });
+    if (!sessionLive) throw sessionEndedError();
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) throw new AppError("not_found", "That action was not found.", 404);
     if (action.status !== "pending") {

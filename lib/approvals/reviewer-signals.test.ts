@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const reviewer = (tenant: TestTenant, who: "reviewer" | "reviewer2" = "reviewer") =>
-  ({ userId: tenant.users[who].id, label: tenant.users[who].email, roles: ["reviewer" as const] });
+  ({ userId: tenant.users[who].id, label: tenant.users[who].email, roles: ["reviewer" as const], sessionId: null });
 
 async function pendingRefund(tenant: TestTenant, amountMinor = 45_000) {
   const outcome = await proposeAction(t.db, {

@@ -2,6 +2,7 @@ import type { Queryable } from "@/lib/db/sql";
 import { readLiveSessionMember } from "@/lib/db/statements/read-live-session-member";
 import { isUuid } from "@/lib/db/uuid";
 import type { Role } from "@/lib/generated/prisma/enums";
+import type { Member } from "@/lib/approvals/actors";
 
 export type TenantMembership = { tenantId: string; slug: string; name: string; roles: Role[] };
 
@@ -52,4 +53,9 @@ export async function loadActingMember(
       session: { id: row.sessionId },
     },
   };
+}
+
+/** The acting member as the domain functions take them: roles from the database, and the session they act in (held while the act runs). */
+export function consoleMember(member: ActingMember): Member {
+  return { userId: member.user.id, label: member.user.email, roles: member.roles, sessionId: member.session.id };
 }

@@ -17,5 +17,5 @@ export async function slackMember(db: Db, input: { tenantId: string; slackTeamId
     select: { roles: true, user: { select: { email: true } } },
   });
   if (!membership) return null;
-  return { userId: link.userId, label: membership.user.email, roles: membership.roles };
+  return { userId: link.userId, label: membership.user.email, roles: membership.roles, sessionId: null };
 }

@@ -38,7 +38,7 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
   const { rotationOverlapSeconds } = webhookSettings();
   const rotation = await sqlTransaction(db, async (tx) => {
     // The admin's membership before the endpoint (lock-acting-membership.ts).
-    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.actor.id });
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.actor.id, sessionId: null });
     const endpoint = await lockWebhookEndpoint(tx, { tenantId: input.tenantId, endpointId: input.id });
     if (!endpoint) throw notFound();
     let previous: string | undefined;

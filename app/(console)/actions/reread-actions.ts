@@ -1,5 +1,6 @@
 "use server";
 
+import { consoleMember } from "@/lib/auth/acting-member";
 import { z } from "zod";
 import { rereadActionState } from "@/lib/approvals/reread-action-state";
 import { getDb } from "@/lib/db/client";
@@ -17,7 +18,7 @@ export const rereadStateFromConsole = memberAction(
     const next = await rereadActionState(getDb(), {
       tenantId: member.tenant.id,
       actionId: input.actionId,
-      member: { userId: member.user.id, label: member.user.email, roles: member.roles },
+      member: consoleMember(member),
       payloadHash: input.payloadHash,
     });
     return { revision: next.revision, status: next.status };

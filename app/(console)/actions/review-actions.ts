@@ -1,5 +1,6 @@
 "use server";
 
+import { consoleMember } from "@/lib/auth/acting-member";
 import { z } from "zod";
 import { decideAction, type DecisionOutcome } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -32,7 +33,7 @@ export const decideFromConsole = memberAction(
     decideAction(getDb(), {
       tenantId: member.tenant.id,
       actionId: input.actionId,
-      reviewer: { userId: member.user.id, label: member.user.email, roles: member.roles },
+      reviewer: consoleMember(member),
       verdict: input.verdict,
       note: input.note ?? null,
       payloadHash: input.payloadHash,
@@ -74,7 +75,7 @@ export const editFromConsole = memberAction(
     const next = await editAction(getDb(), {
       tenantId: member.tenant.id,
       actionId: input.actionId,
-      editor: { userId: member.user.id, label: member.user.email, roles: member.roles },
+      editor: consoleMember(member),
       payloadHash: input.payloadHash,
       args,
     });

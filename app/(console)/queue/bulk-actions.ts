@@ -1,5 +1,6 @@
 "use server";
 
+import { consoleMember } from "@/lib/auth/acting-member";
 import { z } from "zod";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { getDb } from "@/lib/db/client";
@@ -45,7 +46,7 @@ export const bulkDecideFromQueue = memberAction(
     })));
     if (refusal) throw new AppError("bulk_not_allowed", refusal, 400);
 
-    const reviewer = { userId: member.user.id, label: member.user.email, roles: member.roles };
+    const reviewer = consoleMember(member);
     const results: BulkItemResult[] = [];
     for (const item of input.items) {
       try {

@@ -11,7 +11,9 @@ import { requesterMayActSql } from "@/lib/db/statements/requester-rules";
 /** Why an approval may not execute; `not_executable.<status>` for an action that is not approved. */
 export type ClaimRefusal =
   | "executor_not_allowed" | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
-  | "payload_tampered" | "no_quorum" | "api_key_revoked" | "requester_inactive" | "agents_paused" | "state_changed";
+  | "payload_tampered" | "no_quorum" | "api_key_revoked" | "requester_inactive" | "agents_paused" | "state_changed"
+  /** Judged before the claim, with the executing member's membership (lockExecutionMemberships). */
+  | "session_ended";
 
 export type ClaimInput = {
   tenantId: string;

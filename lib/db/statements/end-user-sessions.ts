@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
 import type { SessionEndReason } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
 
@@ -9,7 +10,7 @@ export async function endUserSessionRows(
 ): Promise<number> {
   const rows = await query<{ id: string }>(q, Prisma.sql`
     UPDATE "Session" SET "revokedAt" = now(), "revokedReason" = ${input.reason}::"SessionEndReason"
-    WHERE "userId" = ${input.userId}::uuid AND "revokedAt" IS NULL AND "expiresAt" > now()
+    WHERE "userId" = ${input.userId}::uuid AND ${sessionRowIsLiveSql(Prisma.sql`"Session"`)}
       AND id IS DISTINCT FROM ${input.exceptSessionId}::uuid
     RETURNING id::text AS id`);
   return rows.length;

@@ -1,5 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import { query, type SqlClient } from "@/lib/db/sql";
+import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
 
 /**
  * Share-locks member `userId`'s membership of `tenantId` (if there is one) until the transaction
@@ -13,26 +15,55 @@ import { query, type SqlClient } from "@/lib/db/sql";
  * would wait for each other (PostgreSQL fails one as a deadlock), and a listing could close such a
  * circle through a third transaction (a vote waiting for the MCP tool's row the listing holds).
  * Whether the member may act is judged later, on this locked row (approval-rules.ts, admin-rules.ts).
+ *
+ * `sessionId`: the console session the member acts in (null for an act that comes another way — a
+ * linked Slack account, an admin's act judged by admin-rules.ts alone). Its row is share-locked in
+ * the same statement while it is live (session-rules.ts), so the act holds its session until it
+ * commits: signing out, "sign out everywhere" or a password change that ends it under way is waited
+ * for and the act refused (`sessionLive` false), and one that comes later waits for the act.
  */
-export async function lockActingMembership(tx: SqlClient, input: { tenantId: string; userId: string }): Promise<void> {
-  await query(tx, Prisma.sql`
-    SELECT 1 FROM "Membership" m WHERE m."tenantId" = ${input.tenantId}::uuid AND m."userId" = ${input.userId}::uuid FOR SHARE OF m`);
+export async function lockActingMembership(
+  tx: SqlClient,
+  input: { tenantId: string; userId: string; sessionId: string | null },
+): Promise<{ sessionLive: boolean }> {
+  const [row] = await query<{ sessionLive: boolean }>(tx, Prisma.sql`
+    SELECT (SELECT count(*) FROM (
+        SELECT 1 FROM "Membership" m WHERE m."tenantId" = ${input.tenantId}::uuid AND m."userId" = ${input.userId}::uuid FOR SHARE OF m
+      ) locked) AS memberships,
+      ${liveSessionLockedSql(input.userId, input.sessionId)} AS "sessionLive"`);
+  return { sessionLive: row.sessionLive };
+}
+
+/** True when `sessionId` is null, or names a live session of `userId`, which it share-locks (see lockActingMembership). */
+function liveSessionLockedSql(userId: string | null, sessionId: string | null): Sql {
+  return Prisma.sql`(${sessionId}::uuid IS NULL OR EXISTS (
+    SELECT 1 FROM "Session" acting_s
+    WHERE acting_s.id = ${sessionId}::uuid AND acting_s."userId" = ${userId}::uuid AND ${sessionRowIsLiveSql(Prisma.sql`acting_s`)}
+    FOR SHARE OF acting_s))`;
 }
 
 /**
  * For an execution: share-locks, in id order, the executing member's membership (`userId`, null
- * when the requester runs its own action) and the membership of the member who requested action
+ * when the requester runs its own action; with their session, `sessionId`, as lockActingMembership
+ * does) and the membership of the member who requested action
  * `actionId` (an action's requester never changes, so it is read unlocked here), before the
  * execution locks the action — the lock order above. The claim judges both on these locked rows
  * (claim-approval.ts): a role change that commits first is seen, and one under way waits for the
  * execution to end. Taking the requester's after the action would close a circle with a role
  * change, which holds every admin's membership while it locks the actions its target voted on.
  */
-export async function lockExecutionMemberships(tx: SqlClient, input: { tenantId: string; userId: string | null; actionId: string }): Promise<void> {
-  await query(tx, Prisma.sql`
-    SELECT 1 FROM "Membership" m
-    WHERE m."tenantId" = ${input.tenantId}::uuid
-      AND (m."userId" = ${input.userId}::uuid
-        OR m."userId" = (SELECT a."requesterUserId" FROM "Action" a WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid))
-    ORDER BY m.id FOR SHARE OF m`);
+export async function lockExecutionMemberships(
+  tx: SqlClient,
+  input: { tenantId: string; userId: string | null; sessionId: string | null; actionId: string },
+): Promise<{ sessionLive: boolean }> {
+  const [row] = await query<{ sessionLive: boolean }>(tx, Prisma.sql`
+    SELECT (SELECT count(*) FROM (
+        SELECT 1 FROM "Membership" m
+        WHERE m."tenantId" = ${input.tenantId}::uuid
+          AND (m."userId" = ${input.userId}::uuid
+            OR m."userId" = (SELECT a."requesterUserId" FROM "Action" a WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid))
+        ORDER BY m.id FOR SHARE OF m
+      ) locked) AS memberships,
+      ${liveSessionLockedSql(input.userId, input.sessionId)} AS "sessionLive"`);
+  return { sessionLive: row.sessionLive };
 }

@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
 
@@ -22,7 +23,7 @@ export async function readLiveSessionMember(q: Queryable, input: { userId: strin
       SELECT s.id AS "sessionId", u.id AS "userId", u.email, u.name
       FROM "Session" s JOIN "User" u ON u.id = s."userId"
       WHERE s.id = ${input.sessionId}::uuid AND s."userId" = ${input.userId}::uuid
-        AND s."revokedAt" IS NULL AND s."expiresAt" > now() AND u."disabledAt" IS NULL
+        AND ${sessionRowIsLiveSql(Prisma.sql`s`)} AND u."disabledAt" IS NULL
     ), seen AS (
       UPDATE "Session" s SET "lastSeenAt" = now() FROM live
       WHERE s.id = live."sessionId" AND s."revokedAt" IS NULL AND s."lastSeenAt" < now() - interval '1 minute'

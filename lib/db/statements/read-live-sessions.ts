@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
 import { query, type Queryable } from "@/lib/db/sql";
 
 export type LiveSessionRow = {
@@ -16,7 +17,7 @@ export async function readLiveSessions(q: Queryable, input: { userId: string; li
   return query<LiveSessionRow>(q, Prisma.sql`
     SELECT id::text AS id, method, "createdAt", "lastSeenAt", "expiresAt", "clientAddress", "userAgent"
     FROM "Session"
-    WHERE "userId" = ${input.userId}::uuid AND "revokedAt" IS NULL AND "expiresAt" > now()
+    WHERE "userId" = ${input.userId}::uuid AND ${sessionRowIsLiveSql(Prisma.sql`"Session"`)}
     ORDER BY "lastSeenAt" DESC, id
     LIMIT ${input.limit}`);
 }

@@ -21,7 +21,7 @@ export async function recordApiKeyRevocation(
   tx: SqlClient,
   input: { tenantId: string; apiKeyId: string; byUserId: string; event: AttestedAuditBody },
 ): Promise<ApiKeyRevocation> {
-  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
+  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
   const [row] = await query<{ admin: boolean; id: string | null; revokedAt: Date | null; changed: boolean | null }>(tx, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
     target AS (

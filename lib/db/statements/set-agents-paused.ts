@@ -24,7 +24,7 @@ export async function setAgentsPaused(
   q: SqlClient,
   input: { tenantId: string; paused: boolean; byUserId: string; reason: string | null; event: (pausedSince: Date | null) => AttestedAuditBody },
 ): Promise<AgentsPauseChange> {
-  await lockActingMembership(q, { tenantId: input.tenantId, userId: input.byUserId });
+  await lockActingMembership(q, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
   // The event needs the pause's start, which only the row knows: read it under the same lock.
   const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
     SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin

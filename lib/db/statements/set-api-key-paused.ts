@@ -19,7 +19,7 @@ export async function setApiKeyPaused(
   tx: SqlClient,
   input: { tenantId: string; apiKeyId: string; paused: boolean; byUserId: string; event: AttestedAuditBody },
 ): Promise<ApiKeyPauseChange> {
-  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
+  await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
   const [row] = await query<{ admin: boolean; id: string | null; pausedAt: Date | null; changed: boolean | null }>(tx, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
     target AS (

@@ -64,7 +64,7 @@ async function recordListing(db: Db, input: { tenantId: string; serverId: string
   return sqlTransaction(db, async (tx) => {
     // The admin's membership first (lock-acting-membership.ts), then the server, then its tools, in
     // that order by every writer of a listing.
-    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId });
+    await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
     const server = await readMcpServer(tx, { tenantId: input.tenantId, serverId: input.serverId, lock: true });
     if (!server) throw new AppError("not_found", "That MCP server was removed while its tools were being listed.", 404);
     const stored = await lockMcpToolsOfServer(tx, { tenantId: input.tenantId, serverId: server.id });

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import type { ActingMember } from "@/lib/auth/acting-member";
+import { consoleMember, type ActingMember } from "@/lib/auth/acting-member";
 import type { Member } from "@/lib/approvals/actors";
 import { approveMcpTool } from "@/lib/mcp/upstream/approve-mcp-tool";
 import type { McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
@@ -14,7 +14,7 @@ import { replaceMcpServerSecrets, ReplaceSecretsSchema } from "@/lib/mcp/upstrea
 import { RegisterMcpServerSchema } from "@/lib/mcp/upstream/server-config";
 import { memberAction, type ActionResult } from "@/lib/server/boundary";
 
-const adminOf = (member: ActingMember): Member => ({ userId: member.user.id, label: member.user.email, roles: member.roles });
+const adminOf = (member: ActingMember): Member => consoleMember(member);
 
 const register = memberAction(
   { name: "admin.mcp.register", permission: "admin:manage", input: RegisterMcpServerSchema },

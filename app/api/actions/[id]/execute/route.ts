@@ -1,4 +1,5 @@
 import { AppError, describeInvalid } from "@/lib/errors";
+import { consoleMember } from "@/lib/auth/acting-member";
 import { memberAuditActor } from "@/lib/approvals/actors";
 import { getDb } from "@/lib/db/client";
 import { memberRoute } from "@/lib/server/boundary";
@@ -28,8 +29,8 @@ export const POST = memberRoute<{ params: Promise<Record<string, string>> }>(
       db, tenantId: member.tenant.id, actionId: action.id, kind: action.kind, state: action.state, currentHash: action.payloadHash,
       payloadHash: parsed.data.payloadHash,
       // The claim checks that this member may still decide here (the boundary's check ran before it).
-      executor: { type: "member", userId: member.user.id },
-      actor: memberAuditActor({ userId: member.user.id, label: member.user.email, roles: member.roles }),
+      executor: { type: "member", userId: member.user.id, sessionId: member.session.id },
+      actor: memberAuditActor(consoleMember(member)),
       signal: request.signal, format: "stream",
     });
   },
