@@ -94,7 +94,7 @@ const NOT_EXECUTABLE: Record<string, string> = {
   invalidated: "The approval was invalidated.",
 };
 
-type Claimed = {
+export type Claimed = {
   action: LockedAction;
   tool: ToolDefinition;
   args: JsonObject;
@@ -351,9 +351,13 @@ async function deliver(db: Db, claimed: Claimed, applied: JsonObject, input: Exe
 
 /**
  * The record and the files the run left, in one transaction: all of them with the record, or —
- * when this delivery lost its lease and recovery recorded the execution first — none.
+ * when this delivery lost its lease and recovery recorded the execution first — none. Each file's
+ * insert checks that the execution is still this delivery's, but a recovery can commit between
+ * those inserts and the record (a file's row does not lock out recovery's update): what decides is
+ * whether the record itself was written, in the transaction that holds the files.
+ * Exported for its tests.
  */
-async function recordWithArtifacts(
+export async function recordWithArtifacts(
   db: Db,
   claimed: Claimed,
   outcome: ToolOutcome & { state?: ExecutionState },
@@ -370,7 +374,9 @@ async function recordWithArtifacts(
         });
         if (!stored) throw lost;
       }
-      return record(tx, claimed, outcome, durationMs, actor);
+      const written = await writeRecord(tx, claimed, outcome, durationMs, actor);
+      if (!written.recorded) throw lost;
+      return written.outcome;
     });
   } catch (error) {
     if (error !== lost) throw error;
@@ -387,6 +393,17 @@ async function record(
   durationMs: number,
   actor: AuditActor,
 ): Promise<ExecutionOutcome> {
+  return (await writeRecord(q, claimed, outcome, durationMs, actor)).outcome;
+}
+
+/** `record`, also saying whether this call wrote the record (false: recovery had recorded it first). */
+async function writeRecord(
+  q: SqlClient | Db,
+  claimed: Claimed,
+  outcome: ToolOutcome & { state?: ExecutionState },
+  durationMs: number,
+  actor: AuditActor,
+): Promise<{ outcome: ExecutionOutcome; recorded: boolean }> {
   const { action } = claimed;
   const state: ExecutionState = outcome.state ?? (outcome.ok ? "succeeded" : "failed");
   const result = outcome.result;
@@ -406,5 +423,5 @@ async function record(
     }),
   });
   const recordedState = (["succeeded", "failed", "unknown"] as const).find((s) => s === written.state) ?? "unknown";
-  return { state: recordedState, executionId: claimed.executionId, result, isolation };
+  return { outcome: { state: recordedState, executionId: claimed.executionId, result, isolation }, recorded: written.recorded };
 }
