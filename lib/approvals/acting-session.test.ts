@@ -16,7 +16,7 @@ import { startSession } from "@/lib/auth/start-session";
 /**
  * A console act holds the session it comes from until it commits: the request boundary checked
  * the session, and a vote, an edit, a re-read or an execution whose session ended on its way
- * (signed out, signed out everywhere, a password change) is refused by the act itself — also one
+ * (signed out, expired, ended by a password change or a role removal) is refused by the act itself — also one
  * that ends while the act waits (real concurrency against PostgreSQL) — and a sign-out that comes
  * while an act is under way waits for it.
  */

@@ -11,6 +11,8 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction, idempotencyKeyFor, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { proposeAction, type ProposeInput } from "@/lib/approvals/propose-action";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
+import { agentsPauseGateSql } from "@/lib/db/statements/agent-pause-rules";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 /**
  * What an execution rests on besides the approval itself — the proposing key not revoked, the stop
@@ -92,7 +94,10 @@ describe("a change under way when an execution's claim reaches it", () => {
     const key = await agentKey(tenant);
     const p = await approvedRefund(tenant, key, 2_103);
     const q = await approvedRefund(tenant, tenant.requester, 2_104);
-    const executing = await whileHolding(t.url, [[`UPDATE "Tenant" SET "agentsPausedAt" = now() WHERE id = $1`, [tenant.id]]], async (waiters) => {
+    // A pause under way, as set-agents-paused.ts writes one: the stop button's gate held, the row written.
+    const gate = Prisma.sql`SELECT ${agentsPauseGateSql(Prisma.sql`${tenant.id}::uuid`, "exclusive")}`;
+    const pausing: Array<[string, unknown[]]> = [[gate.text, gate.values], [`UPDATE "Tenant" SET "agentsPausedAt" = now() WHERE id = $1`, [tenant.id]]];
+    const executing = await whileHolding(t.url, pausing, async (waiters) => {
       const runs = [execute(tenant, p), execute(tenant, q)];
       await waiters(2);
       return { runs };
@@ -204,5 +209,40 @@ describe("a change that comes while an execution is under way", () => {
     expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "action.reopened" } })).toBe(0);
     expect(await order(tenant, ["execution.succeeded", "tenant.agents_paused"])).toEqual(["execution.succeeded", "tenant.agents_paused"]);
     expect((await t.db.membership.findUniqueOrThrow({ where: { id: reviewerMembership.id } })).roles).toEqual(["requester"]);
+  });
+
+  it("a member's execution of an admin's action and a role change of the executor wait in turn, whatever the memberships' order — no deadlock", async () => {
+    // The execution holds its executor's and its requester's memberships, the role change every
+    // admin's and its target's: both in id order, or one would hold what the other waits for. Here
+    // the target (the executor) sorts before the admin who requested the action.
+    const tenant = await createTestTenant(t.db);
+    const [executorMembership, adminMembership] = await Promise.all([
+      t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: tenant.users.reviewer.id } }),
+      t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: tenant.users.admin.id } }),
+    ]);
+    const [low, high] = ["00000000-0000-4000-8000-000000000001", "ffffffff-ffff-4fff-bfff-fffffffffffe"];
+    await t.db.membership.update({ where: { id: executorMembership.id }, data: { id: low } });
+    await t.db.membership.update({ where: { id: adminMembership.id }, data: { id: high, roles: ["admin", "requester"] } });
+    const admin = tenant.users.admin;
+    const p = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: { type: "user", userId: admin.id, label: admin.email, roles: ["admin", "requester"] }, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 2_110, reason: "Duplicate charge" },
+    });
+    if (p.state !== "pending") throw new Error(`expected pending, got ${p.state}`);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, verdict: "approve", reviewer: tenant.users.reviewer2.member });
+
+    const settle = (promise: Promise<unknown>) => promise.then(() => "done", (error: unknown) => error);
+    const held = await whileHolding(t.url, [[`SELECT 1 FROM "Membership" WHERE id = $1 FOR NO KEY UPDATE`, [high]]], async (waiters) => {
+      const changing = settle(setMemberRoles(t.db, { tenantId: tenant.id, membershipId: low, roles: ["reviewer", "auditor"], actor: adminOf(tenant) }));
+      await waiters(1);
+      const run = executeAction(t.db, {
+        tenantId: tenant.id, actionId: p.actionId, payloadHash: p.payloadHash, executor: { type: "member", userId: tenant.users.reviewer.id, sessionId: null },
+        actor: { type: "user", id: tenant.users.reviewer.id, label: tenant.users.reviewer.email },
+      }).then((outcome) => outcome.state, (error: unknown) => error);
+      await waiters(2);
+      return { changing, run };
+    });
+    expect(await held.changing).toBe("done");
+    expect(await held.run).toBe("succeeded");
   });
 });

@@ -11,7 +11,7 @@ import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { claimApproval, type ClaimRefusal } from "@/lib/db/statements/claim-approval";
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
 import { isUuid } from "@/lib/db/uuid";
-import { lockExecutionMemberships } from "@/lib/db/statements/lock-acting-membership";
+import { lockExecutionStanding } from "@/lib/db/statements/lock-acting-membership";
 import { sessionEndedError } from "@/lib/auth/session-ended";
 import { lockAction, type LockedAction } from "@/lib/db/statements/lock-action";
 import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
@@ -157,11 +157,12 @@ class EffectUndone extends Error {
 }
 
 async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attempt): Promise<Step> {
-  // The memberships the claim judges (a member who executes, a member who requested it) before the
+  // What the claim judges besides the action — the memberships of a member who executes and of one
+  // who requested it, the executing member's session, the stop button's gate — held before the
   // action: the lock order a role change keeps (lock-acting-membership.ts).
   if (isUuid(input.actionId)) {
     const member = input.executor.type === "member" ? input.executor : null;
-    const { sessionLive } = await lockExecutionMemberships(tx, {
+    const { sessionLive } = await lockExecutionStanding(tx, {
       tenantId: input.tenantId, userId: member?.userId ?? null, sessionId: member?.sessionId ?? null, actionId: input.actionId,
     });
     if (!sessionLive) return refuse(tx, input, null, "session_ended");

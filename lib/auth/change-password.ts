@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { endUserSessions } from "@/lib/auth/end-sessions";
+import { ENDING_SESSIONS_TRANSACTION, endUserSessions } from "@/lib/auth/end-sessions";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { forgetAttemptsOf, reserveAttempt } from "@/lib/auth/sign-in-throttle";
 import { AppError } from "@/lib/errors";
@@ -79,7 +79,7 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
       });
     }
     return ended;
-  });
+  }, ENDING_SESSIONS_TRANSACTION);
   for (const tenantId of tenantIds) void requestSeal(db, tenantId);
   return { sessionsEnded };
 }

@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 export function sessionEndedError(): AppError {
   return new AppError(
     "session_ended",
-    "Your session ended before this was recorded (you signed out, were signed out everywhere, or your password changed); nothing was changed. Sign in again.",
+    "Your session has ended (you signed out, it expired, or a change to your account ended it); nothing was changed. Sign in again.",
     401,
   );
 }

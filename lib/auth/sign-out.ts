@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { endSession } from "@/lib/auth/end-sessions";
+import { ENDING_SESSIONS_TRANSACTION, endSession } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 
 /**
@@ -28,7 +28,7 @@ export async function signOutSession(db: Db, input: { sessionId: string; clientA
         });
       }
       return user.memberships.map((m) => m.tenantId);
-    });
+    }, ENDING_SESSIONS_TRANSACTION);
     for (const tenantId of tenantIds ?? []) void requestSeal(db, tenantId);
     return tenantIds !== null;
   } catch (error) {

@@ -48,7 +48,13 @@ export const bulkDecideFromQueue = memberAction(
 
     const reviewer = consoleMember(member);
     const results: BulkItemResult[] = [];
+    // Once the session has ended the rest would be refused the same way, each refusal audited: not attempted.
+    let sessionEnded: { code: string; message: string } | null = null;
     for (const item of input.items) {
+      if (sessionEnded) {
+        results.push({ actionId: item.actionId, ok: false, code: sessionEnded.code, message: `Not attempted. ${sessionEnded.message}` });
+        continue;
+      }
       try {
         const outcome = await decideAction(db, {
           tenantId: member.tenant.id, actionId: item.actionId, reviewer, verdict: input.verdict,
@@ -58,6 +64,7 @@ export const bulkDecideFromQueue = memberAction(
       } catch (error) {
         const { body } = toPublicError(error, "bulkDecideFromQueue");
         results.push({ actionId: item.actionId, ok: false, code: body.code, message: body.message });
+        if (body.code === "session_ended") sessionEnded = body;
       }
     }
     return results;

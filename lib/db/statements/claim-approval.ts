@@ -12,7 +12,7 @@ import { requesterMayActSql } from "@/lib/db/statements/requester-rules";
 export type ClaimRefusal =
   | "executor_not_allowed" | "not_found" | "already_executed" | "expired" | "hash_mismatch" | `not_executable.${string}`
   | "payload_tampered" | "no_quorum" | "api_key_revoked" | "requester_inactive" | "agents_paused" | "state_changed"
-  /** Judged before the claim, with the executing member's membership (lockExecutionMemberships). */
+  /** Judged before the claim, with the executing member's membership (lockExecutionStanding). */
   | "session_ended";
 
 export type ClaimInput = {
@@ -55,14 +55,14 @@ export type ClaimInput = {
  * (api-key-rules.ts), and the member who requested it, if one did, may still have agents act for them
  * (requester-rules.ts: a member of the tenant, not disabled, who may start tasks); the stop button does not hold the tenant's agents or the requesting key
  * (agent-pause-rules.ts: the approval stays unused until they are resumed); and
- * the state it rests on is unchanged. What it judges of who acts is judged on locked rows, so no
- * revocation, pause or role change lands between the check and the commit: the key's and the
- * tenant's rows are share-locked here (a revocation or a pause under way is waited for and seen; one
- * that comes later waits for the execution), and the memberships before the action
- * (lockExecutionMemberships). If nothing
+ * the state it rests on is unchanged. What it judges of who acts cannot change between the check
+ * and the commit: the key's row is share-locked here (a revocation or a key's pause under way is
+ * waited for and seen; one that comes later waits for the execution), and the memberships, the
+ * executing member's session and the tenant's stop button (agentsPauseGateSql) are held from the
+ * transaction's first statement (lockExecutionStanding). If nothing
  * refuses, the same statement consumes the approval, creates the execution with its idempotency
  * key and a lease (database clock), stores the pre-execution snapshot and appends the audit
- * event. Run it in a transaction that holds `lockExecutionMemberships`, then `lockAction`.
+ * event. Run it in a transaction that holds `lockExecutionStanding`, then `lockAction`.
  */
 export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{ refusal: ClaimRefusal | null; status: string | null }> {
   const recomputed = Prisma.sql`${input.recomputedHash}::text`;
@@ -91,7 +91,7 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
           WHEN s."requiresApproval" AND (s.approvals < s.quorum OR s.rejections > 0) THEN 'no_quorum'
           WHEN s."requesterApiKeyId" IS NOT NULL AND NOT ${apiKeyIsLiveSql(Prisma.sql`s."requesterApiKeyId"`, { lock: true })} THEN 'api_key_revoked'
           WHEN s."requesterUserId" IS NOT NULL AND NOT ${requesterMayActSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterUserId"`)} THEN 'requester_inactive'
-          WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`, { lock: true })} THEN 'agents_paused'
+          WHEN ${agentsPausedSql(Prisma.sql`s."tenantId"`, Prisma.sql`s."requesterApiKeyId"`, { lockKey: true })} THEN 'agents_paused'
           WHEN s."requestSnapshotHash" <> ${input.liveSnapshotHash} THEN 'state_changed'
         END AS refusal
       FROM subject s

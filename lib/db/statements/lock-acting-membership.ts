@@ -2,13 +2,14 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import { query, type SqlClient } from "@/lib/db/sql";
 import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
+import { agentsPauseGateSql } from "@/lib/db/statements/agent-pause-rules";
 
 /**
  * Share-locks member `userId`'s membership of `tenantId` (if there is one) until the transaction
  * ends. The lock order of every transaction that locks a membership and another row: the
  * membership first. A role change locks the admin memberships and its target's, then that member's
- * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote, a member's execution,
- * an edit and a re-read of state call this before they lock the action (a signed vote, then its
+ * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote, an edit and a re-read
+ * of state call this (an execution, lockExecutionStanding below) before they lock the action (a signed vote, then its
  * passkey: a passkey's removal locks it before the actions it signed), and an admin's act that locks what it changes in a statement of
  * its own (an MCP server's listing, a webhook secret's rotation) before that. So none holds a row
  * while it waits for a membership a role change holds: a vote or an execution and a role change
@@ -19,8 +20,10 @@ import { sessionRowIsLiveSql } from "@/lib/db/statements/session-rules";
  * `sessionId`: the console session the member acts in (null for an act that comes another way — a
  * linked Slack account, an admin's act judged by admin-rules.ts alone). Its row is share-locked in
  * the same statement while it is live (session-rules.ts), so the act holds its session until it
- * commits: signing out, "sign out everywhere" or a password change that ends it under way is waited
- * for and the act refused (`sessionLive` false), and one that comes later waits for the act.
+ * commits: a sign-out, a password change or a role removal that ends it under way is waited for and
+ * the act refused (`sessionLive` false), and one that comes later waits for the act. The statement
+ * locks the membership, then the session (PostgreSQL evaluates the select list in order): the
+ * order of a role change, which locks the membership and then ends the member's sessions.
  */
 export async function lockActingMembership(
   tx: SqlClient,
@@ -43,16 +46,18 @@ function liveSessionLockedSql(userId: string | null, sessionId: string | null): 
 }
 
 /**
- * For an execution: share-locks, in id order, the executing member's membership (`userId`, null
- * when the requester runs its own action; with their session, `sessionId`, as lockActingMembership
- * does) and the membership of the member who requested action
- * `actionId` (an action's requester never changes, so it is read unlocked here), before the
- * execution locks the action — the lock order above. The claim judges both on these locked rows
- * (claim-approval.ts): a role change that commits first is seen, and one under way waits for the
- * execution to end. Taking the requester's after the action would close a circle with a role
- * change, which holds every admin's membership while it locks the actions its target voted on.
+ * What an execution is judged on besides its action, held from its first statement to its commit
+ * (the claim judges them, claim-approval.ts): share-locks, in id order, the executing member's
+ * membership (`userId`, null when the requester runs its own action; with their session,
+ * `sessionId`, as lockActingMembership does) and the membership of the member who requested action
+ * `actionId` (an action's requester never changes, so it is read unlocked here); and takes the
+ * tenant's stop-button gate shared (agentsPauseGateSql). All before the execution locks the action
+ * — the lock order above: taking the requester's membership after the action would close a circle
+ * with a role change, which holds every admin's membership while it locks the actions its target
+ * voted on. A role change or a pause that commits first is seen; one under way is waited for; one
+ * that comes later waits for the execution.
  */
-export async function lockExecutionMemberships(
+export async function lockExecutionStanding(
   tx: SqlClient,
   input: { tenantId: string; userId: string | null; sessionId: string | null; actionId: string },
 ): Promise<{ sessionLive: boolean }> {
@@ -64,6 +69,7 @@ export async function lockExecutionMemberships(
             OR m."userId" = (SELECT a."requesterUserId" FROM "Action" a WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid))
         ORDER BY m.id FOR SHARE OF m
       ) locked) AS memberships,
+      ${agentsPauseGateSql(Prisma.sql`${input.tenantId}::uuid`, "shared")} AS gate,
       ${liveSessionLockedSql(input.userId, input.sessionId)} AS "sessionLive"`);
   return { sessionLive: row.sessionLive };
 }

@@ -25,8 +25,12 @@ export async function readLiveSessionMember(q: Queryable, input: { userId: strin
       WHERE s.id = ${input.sessionId}::uuid AND s."userId" = ${input.userId}::uuid
         AND ${sessionRowIsLiveSql(Prisma.sql`s`)} AND u."disabledAt" IS NULL
     ), seen AS (
-      UPDATE "Session" s SET "lastSeenAt" = now() FROM live
-      WHERE s.id = live."sessionId" AND s."revokedAt" IS NULL AND s."lastSeenAt" < now() - interval '1 minute'
+      UPDATE "Session" s SET "lastSeenAt" = now()
+      WHERE s.id IN (
+        -- A hint: skipped while an act of this session holds its row (lock-acting-membership.ts), rather than waited for.
+        SELECT seen_s.id FROM "Session" seen_s JOIN live ON seen_s.id = live."sessionId"
+        WHERE seen_s."revokedAt" IS NULL AND seen_s."lastSeenAt" < now() - interval '1 minute'
+        FOR NO KEY UPDATE OF seen_s SKIP LOCKED)
     )
     SELECT live."sessionId"::text AS "sessionId", live."userId"::text AS "userId", live.email, live.name,
       coalesce((

@@ -5,6 +5,7 @@ import { auditInsertFromJson } from "@/lib/db/statements/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/wake-task";
 import { adminNowSql } from "@/lib/db/statements/admin-rules";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
+import { agentsPauseGateSql } from "@/lib/db/statements/agent-pause-rules";
 
 export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | { outcome: "not_admin" } | { outcome: "not_found" };
 
@@ -16,15 +17,18 @@ export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: D
  * the lock also asks whether `byUserId` is an admin now (admin-rules.ts): one demoted after their
  * request passed the boundary changes nothing. Run it in a transaction: the locks are held from
  * the read to the write. The admin's membership is share-locked first, in a statement of its own
- * (lockActingMembership, the lock order), so the tenant's row is never held while the pause waits
- * for a role change — which may itself be waiting for an execution that waits for the tenant's row
- * (claim-approval.ts).
+ * (lockActingMembership, the lock order), then the stop button's gate exclusively
+ * (agentsPauseGateSql): the executions under way end first, and one that starts meanwhile waits and
+ * then sees the pause. So the pause never holds the gate while it waits for a role change — which
+ * may itself be waiting for an execution that waits for the gate.
  */
 export async function setAgentsPaused(
   q: SqlClient,
   input: { tenantId: string; paused: boolean; byUserId: string; reason: string | null; event: (pausedSince: Date | null) => AttestedAuditBody },
 ): Promise<AgentsPauseChange> {
   await lockActingMembership(q, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
+  // Executions under way finish first; one that starts now waits for this and then sees it.
+  await query(q, Prisma.sql`SELECT ${agentsPauseGateSql(Prisma.sql`${input.tenantId}::uuid`, "exclusive")}`);
   // The event needs the pause's start, which only the row knows: read it under the same lock.
   const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
     SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin

@@ -4,11 +4,16 @@ import { query, type Queryable } from "@/lib/db/sql";
 /**
  * Records that unrevoked keys were just used (database clock), each unless that was already
  * recorded less than `resolutionSeconds` ago: `lastUsedAt` is a hint for admins, so a busy key
- * costs one write a minute, and all keys used since the last flush share one statement.
+ * costs one write a minute, and all keys used since the last flush share one statement. A key an
+ * execution holds (its claim share-locks the key, claim-approval.ts) is skipped, not waited for:
+ * it is recorded at a later flush.
  */
 export async function touchApiKeysLastUsed(q: Queryable, input: { apiKeyIds: string[]; resolutionSeconds: number }): Promise<void> {
   await query(q, Prisma.sql`
     UPDATE "ApiKey" SET "lastUsedAt" = date_trunc('milliseconds', now())
-    WHERE id = ANY(${input.apiKeyIds}::uuid[]) AND "revokedAt" IS NULL
-      AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - make_interval(secs => ${input.resolutionSeconds}))`);
+    WHERE id IN (
+      SELECT k.id FROM "ApiKey" k
+      WHERE k.id = ANY(${input.apiKeyIds}::uuid[]) AND k."revokedAt" IS NULL
+        AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < now() - make_interval(secs => ${input.resolutionSeconds}))
+      ORDER BY k.id FOR NO KEY UPDATE OF k SKIP LOCKED)`);
 }

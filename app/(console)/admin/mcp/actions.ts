@@ -14,6 +14,7 @@ import { replaceMcpServerSecrets, ReplaceSecretsSchema } from "@/lib/mcp/upstrea
 import { RegisterMcpServerSchema } from "@/lib/mcp/upstream/server-config";
 import { memberAction, type ActionResult } from "@/lib/server/boundary";
 
+// MCP acts are judged by admin-rules.ts in their statements; the session they carry is checked at the boundary only.
 const adminOf = (member: ActingMember): Member => consoleMember(member);
 
 const register = memberAction(
