@@ -33,7 +33,7 @@ export async function queuedBehind(holder: Client): Promise<number> {
 export async function whileHolding<T>(
   databaseUrl: string,
   statements: ReadonlyArray<readonly [text: string, values?: unknown[]]>,
-  during: (waiters: (n: number) => Promise<void>) => Promise<T>,
+  during: (waiters: (n: number) => Promise<void>, holder: Client) => Promise<T>,
   options: { end?: "COMMIT" | "ROLLBACK" } = {},
 ): Promise<T> {
   const holder = new Client({ connectionString: databaseUrl });
@@ -44,7 +44,7 @@ export async function whileHolding<T>(
     const waiters = async (n: number) => {
       await expect.poll(() => queuedBehind(holder), EVENTUALLY).toBeGreaterThanOrEqual(n);
     };
-    const value = await during(waiters);
+    const value = await during(waiters, holder);
     await holder.query(options.end ?? "COMMIT");
     return value;
   } finally {
@@ -80,6 +80,6 @@ export async function actInOrderBehindActionLock<A, B>(
   return queued.outcomes;
 }
 
-function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+export function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
   return promise.then((value) => ({ status: "fulfilled" as const, value }), (reason: unknown) => ({ status: "rejected" as const, reason }));
 }

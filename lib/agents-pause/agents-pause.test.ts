@@ -4,6 +4,7 @@ import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { refusal } from "@/tests/refusal";
 import { driveUntilIdle } from "@/tests/task-driver";
+import { settled, whileHolding } from "@/tests/action-lock";
 import type { ChatModel, ModelTurn } from "@/lib/agent/model";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -205,6 +206,22 @@ describe("the stop button: running tasks", () => {
     await resume(tenant);
     await driveUntilIdle(t.db, model);
     expect((await t.db.task.findUniqueOrThrow({ where: { id: taskId } })).status).toBe("completed");
+  });
+
+  it("a resume waking a task that another transaction holds waits for it, also when that transaction then writes a row of the tenant (no deadlock)", async () => {
+    const tenant = await createTestTenant(t.db);
+    await pause(tenant);
+    const { taskId } = await startTask(t.db, { tenantId: tenant.id, requester: { userId: tenant.users.requester.id, label: tenant.users.requester.email }, instruction: "Read INV-1042", planner: "offline" });
+    const { resuming } = await whileHolding(t.url, [[`UPDATE "Task" SET "updatedAt" = now() WHERE id = $1`, [taskId]]], async (waiters, holder) => {
+      const resuming = settled(resume(tenant));
+      await waiters(1); // the resume holds the tenant's row and waits to wake the task
+      // A row that references the tenant: its foreign-key check share-locks the tenant's key, which a
+      // resume holding the tenant's row FOR UPDATE would block — each waiting for the other.
+      await holder.query(`INSERT INTO "Task" (id, "tenantId", instruction, planner, "runState") VALUES (gen_random_uuid(), $1, 'Read INV-1043', 'offline', '{}')`, [tenant.id]);
+      return { resuming }; // answered once the holder commits
+    });
+    expect(await resuming).toMatchObject({ status: "fulfilled", value: { paused: false, changed: true } });
+    expect((await t.db.task.findUniqueOrThrow({ where: { id: taskId } })).runnableAt).not.toBeNull();
   });
 });
 

@@ -11,7 +11,10 @@ export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: D
 
 /**
  * Pauses or resumes a tenant's agents in one statement with its audit event. The tenant's row is
- * locked first, so of two clicks at once one changes and audits and the other finds it done
+ * locked first (FOR NO KEY UPDATE: the pause changes no key, so transactions that write rows
+ * referencing the tenant — whose foreign-key checks share its key — go on; FOR UPDATE would make a
+ * resume that waits to wake a task deadlock with the task's holder writing such a row), so of two
+ * clicks at once one changes and audits and the other finds it done
  * (`changed` false, no second event; a pause keeps its first time, author and reason). A resume
  * also wakes the tenant's unfinished tasks, which a pause left where they stopped. The read under
  * the lock also asks whether `byUserId` is an admin now (admin-rules.ts): one demoted after their
@@ -32,7 +35,7 @@ export async function setAgentsPaused(
   // The event needs the pause's start, which only the row knows: read it under the same lock.
   const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
     SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin
-    FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR UPDATE`);
+    FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR NO KEY UPDATE`);
   if (!row) return { outcome: "not_found" };
   if (!row.admin) return { outcome: "not_admin" };
   const changed = (row.pausedAt !== null) !== input.paused;
