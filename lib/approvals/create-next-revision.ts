@@ -3,7 +3,8 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { AppError } from "@/lib/errors";
+import { AppError, describeInvalid } from "@/lib/errors";
+import { parseToolArgs } from "@/lib/tools/parse-tool-args";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { LockedAction } from "@/lib/db/statements/lock-action";
@@ -20,7 +21,8 @@ export type NextRevisionInput = {
   /** The action as `lockAction` read it; the caller's transaction holds its lock. */
   action: LockedAction;
   tool: ToolDefinition;
-  args: JsonObject;
+  /** Checked against the tool here (parseToolArgs), then assessed and written as checked. */
+  args: unknown;
   origin: string;
   createdByUserId: string | null;
   actor: AuditActor;
@@ -34,6 +36,8 @@ export type NextRevisionInput = {
    * re-proposal after a state change is the execution's answer to a claim that found the window open.)
    */
   whileOpen?: string;
+  /** What a refusal of arguments the tool's schema does not take begins with (see createNextRevision). */
+  invalidArgs: { message: string; status: 400 | 409 };
 };
 
 export type NextRevision = { revision: number; payloadHash: string; status: "pending" | "denied" | "approved"; expiresAt: Date | null };
@@ -53,6 +57,14 @@ export const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
  */
 export async function createNextRevision(tx: SqlClient, input: NextRevisionInput): Promise<NextRevision> {
   const { action, tool } = input;
+  // Every later revision's arguments are checked here, against the tool as it is now: an upstream
+  // MCP tool's pinned schema may have changed since revision 1 was checked, and a re-proposal or a
+  // re-read must not carry arguments it no longer takes to a reviewer (or, under an allow rule,
+  // straight to the server). Refused before anything is read or written, so the caller's
+  // transaction can still act on the refusal (an execution invalidates the action).
+  const parsed = parseToolArgs(tool, input.args);
+  if (!parsed.success) throw new AppError("invalid_args", `${input.invalidArgs.message}: ${describeInvalid(parsed.error)}`, input.invalidArgs.status);
+  const args = parsed.data;
   const revision = action.currentRevision + 1;
   const isCode = tool.kind === "code";
   const previousArgs = toolArgsOf(action);
@@ -62,11 +74,11 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
       ? { before: input.snapshotChange.before, after: input.snapshotChange.after, prefix: "snapshot", words: false }
       : {
           before: isCode ? { language: previousArgs.language, datasets: namesOf(previousArgs.datasets) } : previousArgs,
-          after: isCode ? { language: input.args.language ?? "python", datasets: namesOf(input.args.datasets) } : input.args,
+          after: isCode ? { language: args.language ?? "python", datasets: namesOf(args.datasets) } : args,
           prefix: "",
           words: true,
         }),
-    code: isCode ? { before: String(previousArgs.code ?? ""), after: String(input.args.code ?? "") } : null,
+    code: isCode ? { before: String(previousArgs.code ?? ""), after: String(args.code ?? "") } : null,
   });
   // The write refuses an assessment a policy (or domains, or the requester's roles) changed
   // meanwhile has overtaken: then the payload is assessed again under those in force.
@@ -76,7 +88,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     // The policy sees the requesting member's roles as they are now, as it saw them for revision 1.
     const requesterRoles = action.requesterUserId ? await readRequesterRoles(tx, { tenantId: action.tenantId, userId: action.requesterUserId }) : null;
     const assessment = await assessPayload(tx, {
-      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args: input.args, requesterRoles: requesterRoles ?? [], policy: loaded.policy,
+      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args, requesterRoles: requesterRoles ?? [], policy: loaded.policy,
       reason: action.reason,
       // The untrusted text the proposal was assessed against: an edit keeps the provenance and
       // injection tags of the fields it did not change.
@@ -84,7 +96,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
       revision,
     });
     const { decision, hash } = assessment;
-    const columns = payloadColumns(tool.kind, input.args, assessment.datasets);
+    const columns = payloadColumns(tool.kind, args, assessment.datasets);
     const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags, assessment.riskTags) };
     const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
     const revised = auditBodyOf({

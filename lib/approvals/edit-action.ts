@@ -1,10 +1,9 @@
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { parseToolArgs } from "@/lib/tools/parse-tool-args";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
-import { AppError, describeInvalid, markAudited, toPublicError } from "@/lib/errors";
+import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
@@ -79,10 +78,9 @@ async function revise(tx: SqlClient, input: EditInput): Promise<NextRevision> {
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
   if (!tool) throw new AppError("unknown_tool", `There is no tool named ${action.tool} here any more.`, 409);
   assertCanonicalizable(input.args);
-  const parsed = parseToolArgs(tool, input.args);
-  if (!parsed.success) throw new AppError("invalid_args", `The edited arguments are not valid: ${describeInvalid(parsed.error)}`, 400);
   return createNextRevision(tx, {
-    action, tool, args: parsed.data, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,
+    action, tool, args: input.args, origin: `edited by ${input.editor.label}`, createdByUserId: input.editor.userId,
     actor: memberAuditActor(input.editor), whileOpen: EXPIRED_MESSAGE,
+    invalidArgs: { message: "The edited arguments are not valid", status: 400 },
   });
 }

@@ -264,7 +264,8 @@ async function refuse(tx: SqlClient, input: ExecuteInput, action: LockedAction |
  * The state the approval rested on is not what the reviewers saw: the approval is invalidated and
  * revision n+1 — the same arguments over the state as it is now, with the before/after as its
  * diff — goes back to the queue, in this transaction. When the state no longer exists at all
- * (e.g. the invoice is gone), there is nothing to re-propose: the action is invalidated.
+ * (e.g. the invoice is gone), or the arguments no longer fit the tool (an upstream MCP tool whose
+ * newly pinned schema refuses them), there is nothing to re-propose: the action is invalidated.
  */
 async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAction, live: JsonObject | null): Promise<Step> {
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
@@ -276,12 +277,19 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
     ...base, type: "action.invalidated", outcome: "refused", status: "invalidated",
     data: { reason: "state_changed", revision: action.revision, before: snapshotHash(action.requestSnapshot), after: snapshotHash(live) },
   });
+  let noLongerFits: string | null = null;
   if (tool && !(live && "missing" in live)) {
     const next = await createNextRevision(tx, {
       action, tool, args: toolArgsOf(action), origin: "re-proposed: the state it rests on changed", createdByUserId: null,
       actor: input.actor, snapshotChange: { before: action.requestSnapshot, after: live }, precedingEvents: [invalidated],
+      invalidArgs: { message: `Its arguments do not fit ${tool.name} as it is now`, status: 409 },
+    }).catch((error: unknown) => {
+      // Refused before it read or wrote anything: the action cannot be re-proposed, so it is invalidated below.
+      if (isAppError(error) && error.code === "invalid_args") return error.message;
+      throw error;
     });
-    return {
+    if (typeof next === "string") noLongerFits = next;
+    else return {
       kind: "refused",
       error: new AppError("state_changed", `${REFUSALS.state_changed.message} Revision ${next.revision} waits for a fresh decision.`, 409, {
         revision: next.revision, payloadHash: next.payloadHash,
@@ -290,7 +298,7 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
   }
   await settleAction(tx, {
     tenantId: input.tenantId, actionId: action.id, from: ["approved"], to: "invalidated",
-    reason: `The state this approval rested on no longer exists${live && typeof live.missing === "string" ? ` (${live.missing})` : ""}.`,
+    reason: noLongerFits ? `${noLongerFits}.` : `The state this approval rested on no longer exists${live && typeof live.missing === "string" ? ` (${live.missing})` : ""}.`,
     event: invalidated,
   });
   return { kind: "refused", error: new AppError("state_changed", REFUSALS.state_changed.message, 409) };

@@ -57,6 +57,7 @@ export async function rereadActionState(db: Db, input: RereadInput): Promise<Nex
     return createNextRevision(tx, {
       action, tool, args, origin: `state re-read by ${input.member.label}`, createdByUserId: null,
       actor: memberAuditActor(input.member), snapshotChange: { before: action.requestSnapshot, after: live }, whileOpen: EXPIRED_MESSAGE,
+      invalidArgs: { message: `Its arguments do not fit ${tool.name} as it is now, so there is nothing to re-read: reject it`, status: 409 },
     });
   });
   void requestSeal(db, input.tenantId);

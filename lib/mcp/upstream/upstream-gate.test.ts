@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
@@ -7,6 +8,9 @@ import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythi
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
+import { rereadActionState } from "@/lib/approvals/reread-action-state";
+import { assessPayload } from "@/lib/approvals/assess-payload";
+import { loadTenantPolicy } from "@/lib/approvals/active-policy";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { AppError } from "@/lib/errors";
@@ -336,6 +340,47 @@ describe("the counter: exactly once, and the rug pull", () => {
     expect(bad.code).toBe("invalid_args");
     const next = await editAction(t.db, { tenantId: a.id, actionId: proposed.actionId, editor: a.users.reviewer.member, payloadHash: proposed.payloadHash, args: { by: 7 } });
     expect(next.revision).toBe(2);
+  });
+
+  it("checks every later revision's arguments against the tool as pinned now: an approved call the new schema refuses is invalidated, a re-read refused", async () => {
+    const approved = pending(await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "counter__count", args: { by: 9 } }));
+    await approveAction(a, approved);
+    const waiting = pending(await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "counter__count", args: { by: 10 } }));
+    const underOldSchema = await resolveTool(t.db, a.id, "counter__count");
+    // The server now requires a field neither call has; an admin approves the change.
+    counter.setExtraInputFields({ ticket: z.string() });
+    expect(await refreshMcpServer(t.db, { tenantId: a.id, admin: admin(a), serverId })).toMatchObject({ ok: true, held: ["counter__count"] });
+    await approveTool(a, "counter", "count");
+    const calls = counter.calls();
+
+    try {
+      // The execution finds the definition changed and cannot re-propose arguments the tool no longer takes.
+      const error = await refusal(executeAction(t.db, { tenantId: a.id, actionId: approved.actionId, payloadHash: approved.payloadHash, executor: { type: "requester" }, actor: actorOf(a) }));
+      expect(error.code).toBe("state_changed");
+      const invalidated = await t.db.action.findUniqueOrThrow({ where: { id: approved.actionId } });
+      expect(invalidated).toMatchObject({ status: "invalidated", currentRevision: 1 });
+      expect(invalidated.statusReason).toContain("do not fit counter__count as it is now");
+      expect(invalidated.statusReason).toContain("ticket");
+
+      // A reviewer's re-read of the pending one is refused, and writes nothing.
+      const reread = await refusal(rereadActionState(t.db, { tenantId: a.id, actionId: waiting.actionId, payloadHash: waiting.payloadHash, member: a.users.reviewer.member }));
+      expect(reread.code).toBe("invalid_args");
+      expect((await t.db.action.findUniqueOrThrow({ where: { id: waiting.actionId } })).currentRevision).toBe(1);
+
+      // A proposal whose arguments were checked against the old definition, assessed once the new one
+      // is pinned (an admin's approval between the two reads), is denied with the reason.
+      const loaded = await loadTenantPolicy(t.db, a.id);
+      const assessed = await assessPayload(t.db, {
+        tenantId: a.id, tenantDomains: [], tool: underOldSchema, args: { by: 3 }, requesterRoles: [], policy: loaded!.policy, revision: 1,
+      });
+      expect(assessed.decision.effect).toBe("deny");
+      expect(assessed.riskTags.map((tag) => tag.id)).toContain("state.definition_changed");
+      expect(counter.calls()).toBe(calls);
+    } finally {
+      counter.setExtraInputFields({});
+      await refreshMcpServer(t.db, { tenantId: a.id, admin: admin(a), serverId });
+      await approveTool(a, "counter", "count");
+    }
   });
 
   it("follows the policy when it names an upstream tool", async () => {

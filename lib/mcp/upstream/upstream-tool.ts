@@ -88,6 +88,16 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
       const [now] = await readMcpTools(ctx.q, { tenantId: ctx.tenantId, qualifiedName: row.qualifiedName, lock: ctx.lock });
       return pinnedSnapshotOf(row.qualifiedName, now);
     },
+    // The arguments were checked against this definition's schema: a snapshot that pins another (an
+    // admin approved a change between this tool's read and the snapshot's) is not what they fit.
+    stateChecks: (_args, snapshot) => {
+      const pinned = PinnedSnapshotSchema.safeParse(snapshot);
+      return pinned.success && pinned.data.definitionHash === pinnedHash ? [] : [{
+        id: "state.definition_changed",
+        reason: `The approved definition of ${row.qualifiedName} changed while this call was assessed, so its arguments were checked against another schema; send it again.`,
+        fields: [],
+      }];
+    },
     preview: (callArgs) => ({
       summary: `Call ${definition.name} on the MCP server ${row.server}${description ? `: ${firstLine(description, 140)}` : ""}`,
       before: null,
