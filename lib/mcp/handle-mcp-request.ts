@@ -23,7 +23,8 @@ export type McpRequestOptions = {
  * boundary the HTTP API uses (lib/api/agent-request.ts: same-origin, bearer key, rate limit,
  * audited key refusals); a POST body is read with the API's size cap and parsed as strictly;
  * then the request goes to its session (mcp-sessions.ts), or — without a session id — starts
- * one. GET is answered 405: the server sends nothing outside a request's own answer stream.
+ * one. GET is answered 405: the server sends nothing outside a request's own answer stream; a
+ * JSON-RPC batch (an array) is answered 400, since the rate limit counts requests.
  * Refusals are JSON-RPC errors with the HTTP status of the refusal and a one-line message.
  */
 export async function handleMcpRequest(request: Request, options: McpRequestOptions = {}): Promise<Response> {
@@ -37,6 +38,11 @@ export async function handleMcpRequest(request: Request, options: McpRequestOpti
   try {
     authenticated = await authenticateAgentRequest(db, request, { stateChanging: true });
     const parsedBody = request.method === "POST" ? await readJsonBody(request) : undefined;
+    // One request, one message: a JSON-RPC batch would be counted once against the key's rate limit
+    // however many calls it carries (MCP 2025-06-18 removed batching; no current client sends one).
+    if (Array.isArray(parsedBody)) {
+      throw new AppError("batch_not_accepted", "Send one JSON-RPC message per request: batches are not accepted, so that every call counts against the key's rate limit.", 400);
+    }
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId) {
       const session = findMcpSession(sessionId, authenticated.apiKey.id);

@@ -411,6 +411,29 @@ describe("authentication", () => {
     expect(crossSite.status).toBe(403);
   });
 
+  it("refuses a JSON-RPC batch (400, audited): one request carries one call, so each counts against the key's rate limit", async () => {
+    const key = await keyFor(a, ["get_invoice"]);
+    const { client, transport } = await connect(key.secret);
+    const batch = Array.from({ length: 20 }, (_, i) => ({
+      jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "get_invoice", arguments: { invoice_number: "INV-1042" } },
+    }));
+    const response = await POST(new Request(ENDPOINT, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key.secret}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+        "Mcp-Session-Id": transport.sessionId!, "Mcp-Protocol-Version": "2025-06-18",
+      },
+      body: JSON.stringify(batch),
+    }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { message: expect.stringContaining("one JSON-RPC message per request"), data: { code: "batch_not_accepted" } } });
+    expect(await t.db.action.count({ where: { requesterApiKeyId: key.id } })).toBe(0);
+    expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "mcp.refused", actorId: key.id, status: "batch_not_accepted" } })).toBe(1);
+    // The session goes on, one call per request.
+    expect(textOf(await client.callTool({ name: "get_invoice", arguments: { invoice_number: "INV-1042" } }) as CallToolResult)).toContain("INV-1042");
+    await client.close();
+  });
+
   it("every audit event written fits its type's schema", async () => {
     await expectEventsToFitTheirSchemas(t.db, a.id);
   });
