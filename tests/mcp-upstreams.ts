@@ -6,7 +6,7 @@ import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 /**
@@ -138,6 +138,22 @@ export async function startPagingServer(options: { pages: number; toolsPerPage: 
         ...(page + 1 < options.pages ? { nextCursor: String(page + 1) } : {}),
       };
     });
+    return server;
+  };
+  return serveStateless(build, {});
+}
+
+/**
+ * A server built with the SDK's low-level Server whose one tool, `tool`, takes arguments described
+ * by `inputSchema` exactly as given (a raw JSON Schema, as any server may send), and answers "ok".
+ */
+export async function startSchemaServer(inputSchema: Record<string, unknown>): Promise<RunningUpstream> {
+  const build = () => {
+    const server = new Server({ name: "schema", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: "tool", description: "Takes what its schema says.", inputSchema: { type: "object" as const, ...inputSchema } }],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text" as const, text: "ok" }] }));
     return server;
   };
   return serveStateless(build, {});

@@ -4,7 +4,7 @@ import type { SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { AppError, describeInvalid } from "@/lib/errors";
-import { parseToolArgs } from "@/lib/tools/parse-tool-args";
+import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { LockedAction } from "@/lib/db/statements/lock-action";
@@ -62,7 +62,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   // re-read must not carry arguments it no longer takes to a reviewer (or, under an allow rule,
   // straight to the server). Refused before anything is read or written, so the caller's
   // transaction can still act on the refusal (an execution invalidates the action).
-  const parsed = parseToolArgs(tool, input.args);
+  const parsed = await checkToolArgs(tool, input.args);
   if (!parsed.success) throw new AppError("invalid_args", `${input.invalidArgs.message}: ${describeInvalid(parsed.error)}`, input.invalidArgs.status);
   const args = parsed.data;
   const revision = action.currentRevision + 1;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { parseToolArgs } from "@/lib/tools/parse-tool-args";
+import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
@@ -75,7 +75,7 @@ async function validateArgs(q: Queryable, tenantId: string, toolName: string, ra
   const tool = await resolveTool(q, tenantId, toolName);
   // What is stored and hashed is zod's output, so that is what is checked, once (checking the raw
   // value too cost a large body tens of milliseconds of the request thread and decided nothing).
-  const parsed = parseToolArgs(tool, raw);
+  const parsed = await checkToolArgs(tool, raw);
   if (!parsed.success) {
     throw new AppError("invalid_args", `The arguments for ${tool.name} are not valid: ${describeInvalid(parsed.error)}`, 400);
   }

@@ -11,7 +11,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput } from "@/lib/compute/compute-tasks";
+import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput, UpstreamArgsInput } from "@/lib/compute/compute-tasks";
 import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
@@ -32,6 +32,7 @@ type Tasks = {
   datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };
   revealTexts: { input: string[]; output: RevealedSegment[][] };
   resultTexts: { input: string[]; output: ResultText[] };
+  checkUpstreamArgs: { input: UpstreamArgsInput; output: string | null };
 };
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.

@@ -14,6 +14,7 @@ import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
 import type { StateFinding } from "@/lib/tools/tool";
+import { argumentCheck } from "@/lib/mcp/upstream/argument-validator";
 
 export type JudgeInput = {
   /** Code to pre-scan (code tools), or null. */
@@ -171,4 +172,23 @@ export function datasetFiles(rows: DatasetFileInput[]): DatasetFileOutput[] {
     const bytes = Buffer.from(canonicalJsonOfPlainJson(JSON.parse(row.contentText)), "utf8");
     return { name: row.name, bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
   });
+}
+
+/** An upstream MCP tool's arguments and its pinned input schema (as JSON text: parsed only when this thread has not compiled it yet). */
+export type UpstreamArgsInput = { definitionHash: string; schemaJson: string; args: JsonObject };
+
+/**
+ * Checks arguments against an upstream tool's pinned JSON Schema (argument-validator.ts): a schema
+ * may ask for formats, uniqueItems over objects and patterns whose cost grows with the arguments
+ * (uniqueItems compares every pair). Null when they fit, else why not. Each thread compiles a
+ * definition once.
+ */
+export function checkUpstreamArgs(input: UpstreamArgsInput): string | null {
+  let result: ReturnType<ReturnType<typeof argumentCheck>>;
+  try {
+    result = argumentCheck(input.definitionHash, () => JSON.parse(input.schemaJson) as JsonObject)(input.args);
+  } catch {
+    return "the approved input schema cannot be compiled, so no arguments can be checked; an admin must review the tool";
+  }
+  return result.valid ? null : result.message;
 }

@@ -62,3 +62,8 @@ export async function resultTexts({ started, input }) {
   markStarted(started);
   return reviewTasks.resultTexts(input);
 }
+
+export async function checkUpstreamArgs({ started, input }) {
+  markStarted(started);
+  return tasks.checkUpstreamArgs(input);
+}

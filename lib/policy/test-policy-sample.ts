@@ -4,7 +4,7 @@ import type { DbTx } from "@/lib/db/client";
 import { AppError, describeInvalid, isAppError } from "@/lib/errors";
 import { RISK_LEVELS } from "./policy-document";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
-import { parseToolArgs } from "@/lib/tools/parse-tool-args";
+import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import type { PolicyTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";
 
@@ -20,7 +20,7 @@ export async function testPolicySample(db: DbTx, input: { tenantId: string; docu
   const policy = await validDraftPolicy(db, input.tenantId, input.document);
   const tool = await findTenantTool(db, input.tenantId, input.sample.tool);
   if (!tool) throw new AppError("unknown_tool", `There is no tool named ${input.sample.tool.slice(0, 64)} here; pick one from the list.`, 400);
-  const parsed = parseToolArgs(tool, input.sample.args);
+  const parsed = await checkToolArgs(tool, input.sample.args);
   if (!parsed.success) throw new AppError("invalid_args", `The sample's arguments are not valid for ${tool.name}: ${describeInvalid(parsed.error)}`, 400);
   const args: JsonObject = parsed.data;
   let snapshot: JsonObject | null = null;

@@ -13,6 +13,22 @@ export function parseToolArgs(tool: Pick<ToolDefinition, "args">, raw: unknown):
   return tool.args.safeParse(withoutAbsentNulls(tool.args, raw));
 }
 
+/**
+ * parseToolArgs, then the tool's own check whose cost grows with the arguments (`checkArgs`: an
+ * upstream MCP tool's JSON Schema, on the compute pool; past its budget it throws `too_complex`).
+ * What every revision's arguments pass before they are assessed: a proposal's (propose-action.ts)
+ * and every later one's (create-next-revision.ts), and a policy test's sample. A model's tool call
+ * is only parsed (tool-specs.ts): the proposal it becomes checks it in full.
+ */
+export async function checkToolArgs(tool: Pick<ToolDefinition, "args" | "checkArgs">, raw: unknown): Promise<z.ZodSafeParseResult<JsonObject>> {
+  const parsed = parseToolArgs(tool, raw);
+  if (!parsed.success || !tool.checkArgs) return parsed;
+  const problem = await tool.checkArgs(parsed.data);
+  if (problem === null) return parsed;
+  // The refusal as zod states one, so every caller reads (and describes) it as it reads the schema's.
+  return z.custom<JsonObject>(() => false, { message: problem }).safeParse(parsed.data);
+}
+
 function objectOf(schema: z.ZodType): z.ZodObject | null {
   let current: z.ZodType = schema;
   // Optional, nullable and defaulted objects are still objects inside.

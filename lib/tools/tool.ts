@@ -93,6 +93,13 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
    * goes to a reviewer until the policy says otherwise.
    */
   unlistedEffect?: "require_approval";
+  /**
+   * The part of the arguments' check whose cost grows with them beyond a walk of `args` (an upstream
+   * MCP tool's JSON Schema: formats, patterns, uniqueItems over objects): run on the compute pool
+   * under its budget, by checkToolArgs (parse-tool-args.ts) after `args` parsed them. Null: they fit;
+   * otherwise why not.
+   */
+  checkArgs?(args: JsonObject): Promise<string | null>;
   /** For an upstream MCP tool: its server and its own name there (absent for built-in tools). */
   upstream?: { server: string; tool: string };
   /**

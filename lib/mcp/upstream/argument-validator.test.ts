@@ -4,7 +4,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { argumentCheck, schemaProblem } from "@/lib/mcp/upstream/argument-validator";
 
 // Each call compiles afresh: the cache is keyed by definition hash.
-const checkOf = (schema: JsonObject) => argumentCheck(randomUUID(), schema);
+const checkOf = (schema: JsonObject) => argumentCheck(randomUUID(), () => schema);
 
 // Far past anything a backtracking engine could finish on `^(a+)+$` (2^n paths) within the test
 // timeout: these tests can only pass because patterns are matched in linear time.

@@ -19,9 +19,10 @@ const MAX_COMPILED = 500;
  * (unknown keys are refused where it says additionalProperties: false, and allowed where it does
  * not), with the SDK's Ajv settings (formats checked) and linear-time patterns. Nothing is coerced
  * or filled in: what is hashed and forwarded is what the agent sent. Throws if the schema does
- * not compile.
+ * not compile. `schema` is read only when this definition is not compiled yet. Its cost grows with
+ * the arguments, so it runs on the compute pool (checkUpstreamArgs in compute-tasks.ts).
  */
-export function argumentCheck(definitionHash: string, schema: JsonObject): ArgumentCheck {
+export function argumentCheck(definitionHash: string, schema: () => JsonObject): ArgumentCheck {
   const cached = compiled.get(definitionHash);
   if (cached) {
     // Most recently used last, so the oldest is the one dropped.
@@ -29,7 +30,7 @@ export function argumentCheck(definitionHash: string, schema: JsonObject): Argum
     compiled.set(definitionHash, cached);
     return cached;
   }
-  const validate = schemaValidator(schema);
+  const validate = schemaValidator(schema());
   const check: ArgumentCheck = (args) => {
     const result = validate(args);
     return result.valid ? { valid: true } : { valid: false, message: result.errorMessage.replace(/\bdata\b/g, "arguments") };

@@ -1,10 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { refusal } from "@/tests/refusal";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythingHttp, startPagingServer, type CounterUpstream, type RunningUpstream } from "@/tests/mcp-upstreams";
+import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythingHttp, startPagingServer, startSchemaServer, type CounterUpstream, type RunningUpstream } from "@/tests/mcp-upstreams";
+import { whileTurning } from "@/tests/event-loop";
+import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -424,6 +426,53 @@ describe("the counter: exactly once, and the rug pull", () => {
     expect(await t.db.mcpTool.count({ where: { serverId } })).toBe(0);
     expect(counter.calls()).toBe(4);
   });
+});
+
+describe("a schema whose check grows faster than the arguments", () => {
+  // Ajv's url format backtracks over a run of colons, and uniqueItems over objects compares every pair:
+  // checked on the request thread, each held the event loop for seconds (8,000 colons: 0.12 s; 8,000 objects: 2 s).
+  const HOSTILE = {
+    "a 100,000-character url": { schema: { properties: { link: { type: "string", format: "url" } } }, args: { link: `http://${":".repeat(99_993)}` } },
+    "20,000 objects to keep unique": {
+      schema: { properties: { rows: { type: "array", uniqueItems: true, items: { type: "object" } } } },
+      args: { rows: Array.from({ length: 20_000 }, (_, i) => ({ i })) },
+    },
+  };
+  afterEach(() => vi.unstubAllEnvs());
+
+  for (const [name, { schema, args }] of Object.entries(HOSTILE)) {
+    it(`is checked on the compute pool while the event loop turns, and refused past its budget (too_complex, audited, nothing written): ${name}`, async () => {
+      const upstream = await startSchemaServer(schema);
+      try {
+        const tenant = await createTestTenant(t.db);
+        await registerMcpServer(t.db, { tenantId: tenant.id, admin: admin(tenant), server: { name: "schema", transport: "http", url: upstream.url } });
+        await approveTool(tenant, "schema", "tool");
+        const tool = await resolveTool(t.db, tenant.id, "schema__tool");
+        vi.stubEnv("COUNTERSIGN_COMPUTE_BUDGET_MS", "300");
+
+        const { result, turns } = await whileTurning(() => checkToolArgs(tool, args).then(() => null, (error: unknown) => error));
+        expect(result).toMatchObject({ code: "too_complex" });
+        // Checked on this thread, the loop would turn at most once before and once after.
+        expect(turns).toBeGreaterThan(2);
+
+        const before = await t.db.auditEvent.count({ where: { tenantId: tenant.id } });
+        expect((await refusal(proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "schema__tool", args }))).code).toBe("too_complex");
+        expect(await t.db.action.count({ where: { tenantId: tenant.id } })).toBe(0);
+        const events = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id }, orderBy: { id: "asc" }, skip: before });
+        expect(events.map((e) => [e.type, (e.data as { code?: string }).code])).toEqual([["action.refused", "too_complex"]]);
+
+        // Ordinary arguments under the same schema are checked and proposed as before; bad ones refused with the schema's reason.
+        vi.unstubAllEnvs();
+        const small = name.includes("url") ? { link: "https://example.com/a" } : { rows: [{ i: 1 }, { i: 2 }] };
+        expect((await proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "schema__tool", args: small })).state).toBe("pending");
+        const duplicate = name.includes("url") ? { link: "not a url" } : { rows: [{ i: 1 }, { i: 1 }] };
+        const invalid = await refusal(proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "schema__tool", args: duplicate }));
+        expect(invalid).toMatchObject({ code: "invalid_args", message: expect.stringContaining("do not match the tool's input schema") });
+      } finally {
+        await upstream.stop();
+      }
+    });
+  }
 });
 
 describe("what a server may send (MCP_UPSTREAM_MAX_BYTES, 2 MiB unless set)", () => {

@@ -3,7 +3,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { McpToolRow } from "@/lib/db/statements/read-mcp-tool";
 import { readMcpTools } from "@/lib/db/statements/read-mcp-tool";
 import { AppError } from "@/lib/errors";
-import { argumentCheck, type ArgumentCheck } from "@/lib/mcp/upstream/argument-validator";
+import { runCompute } from "@/lib/compute/compute-pool";
 import { deliverUpstreamCall } from "@/lib/mcp/upstream/deliver-upstream-call";
 import { classesFromAnnotations, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import { defineTool, type ToolDefinition } from "@/lib/tools/tool";
@@ -64,16 +64,9 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
   const pinnedHash = row.approvedHash;
   const args = z.custom<JsonObject>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
     message: "The arguments must be a JSON object.",
-  }).superRefine((value, ctx) => {
-    // Compiled on first use (then cached): listing the tenant's tools never fails on one schema.
-    let result: ReturnType<ArgumentCheck>;
-    try {
-      result = argumentCheck(pinnedHash, definition.inputSchema)(value);
-    } catch {
-      result = { valid: false, message: "the approved input schema cannot be compiled, so no arguments can be checked; an admin must review the tool" };
-    }
-    if (!result.valid) ctx.addIssue({ code: "custom", message: `They do not match the tool's input schema: ${result.message}` });
   });
+  // Sent to the pool's threads as text, which each parses and compiles once per definition.
+  let schemaJson: string | undefined;
   const description = definition.description ?? definition.title ?? definition.annotations?.title ?? "";
   return defineTool({
     name: row.qualifiedName,
@@ -82,6 +75,11 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
     classes: classesFromAnnotations(definition.annotations),
     args,
     inputSchema: definition.inputSchema,
+    async checkArgs(callArgs) {
+      schemaJson ??= JSON.stringify(definition.inputSchema);
+      const problem = await runCompute("checkUpstreamArgs", { definitionHash: pinnedHash, schemaJson, args: callArgs }, { what: "arguments' check against the tool's input schema" });
+      return problem === null ? null : `They do not match the tool's input schema: ${problem}`;
+    },
     unlistedEffect: "require_approval",
     upstream: { server: row.server, tool: row.name },
     async snapshot(ctx) {
