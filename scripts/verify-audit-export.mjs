@@ -802,6 +802,14 @@ export async function verifyExport(path, options = {}) {
   if (logKey.type !== SIG_ED25519) throw new UsageError("the log key must be an Ed25519 note key (type 0x01)");
   // One console key signs one log per tenant, with origin <key name>/<tenant id>.
   if (origin !== `${logKey.name}/${header.tenantId}`) warnings.push(`the export's origin ${JSON.stringify(origin)} is not ${JSON.stringify(`${logKey.name}/${header.tenantId}`)} (log key name / tenantId)`);
+  // What the console found outside the tree (events it quarantined, events left unsealed): no line of
+  // the file can show them, so its report is passed on as it is, not verified.
+  const consoleProblems = Array.isArray(header.consoleCheck?.problems) ? header.consoleCheck.problems : [];
+  if (header.consoleCheck?.ok === false && consoleProblems.length > 0) {
+    const first = consoleProblems[0];
+    const more = consoleProblems.length > 1 ? ` (and ${consoleProblems.length - 1} more)` : "";
+    warnings.push(`the console's own check reported: ${String(first?.problem ?? "problem")}: ${String(first?.message ?? "").slice(0, 300)}${more} — not covered by this file's proofs; see the console's /audit page`);
+  }
   let witnessKeys;
   let witnessKeySource;
   if (options.witnessKeys?.length) {

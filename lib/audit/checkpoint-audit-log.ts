@@ -10,10 +10,16 @@ import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verifi
 import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
 import type { AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
 
-export type CheckpointOutcome =
+/**
+ * `verification`: the incremental check it rests on, in every state — a signed or unchanged
+ * checkpoint may still come with problems outside the tree (quarantined or long-unsealed events),
+ * which whoever reports the check must show (verifiable-export.ts's header does).
+ */
+export type CheckpointOutcome = { verification: ChainVerification } & (
   | { state: "signed"; size: bigint; rootHash: string; witnesses: string[]; id: bigint }
   | { state: "unchanged"; size: bigint }
-  | { state: "refused"; verification: ChainVerification };
+  | { state: "refused" }
+);
 
 /**
  * Signs a checkpoint of the tenant's tree — `{origin, size, root}` as a C2SP checkpoint note,
@@ -40,7 +46,7 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
     return { state: "refused", verification };
   }
   const previous: AuditCheckpointRow | null = verification.checkpoint;
-  if (previous && previous.size === verification.treeSize && !options.force) return { state: "unchanged", size: previous.size };
+  if (previous && previous.size === verification.treeSize && !options.force) return { state: "unchanged", size: previous.size, verification };
   const keys = auditKeys();
   const root = frontierRoot(verification.frontier);
   const body = formatCheckpoint({ origin: auditOrigin(tenantId, keys), size: Number(verification.treeSize), rootHash: root });
@@ -50,5 +56,5 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
     tenantId, size: verification.treeSize, rootHash: toHex(root), frontier: verification.frontier.hashes.map(toHex),
     note: witnessed.note, witnesses: witnessed.witnesses, checked: verification.checked, startedAt, problems: verification.problems,
   });
-  return { state: "signed", size: verification.treeSize, rootHash: toHex(root), witnesses: witnessed.witnesses, id: row.id };
+  return { state: "signed", size: verification.treeSize, rootHash: toHex(root), witnesses: witnessed.witnesses, id: row.id, verification };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +49,7 @@ async function exportTo(tenantId: string): Promise<string> {
 
 function verify(file: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [SCRIPT, file, "--log-key", auditKeys().verifierKey, ...args], { encoding: "utf8" });
-  return { code: result.status, first: result.stderr.split("\n")[0], stdout: result.stdout };
+  return { code: result.status, first: result.stderr.split("\n")[0], stderr: result.stderr, stdout: result.stdout };
 }
 
 async function asSuperuser(...statements: string[]) {
@@ -120,9 +120,14 @@ describe("offline verification of a real export", () => {
     await t.db.$executeRawUnsafe(`INSERT INTO "AuditEvent" ("tenantId", uid, mac, "actorType", "actorLabel", type, outcome, "subjectType", verdict, data)
       VALUES ('${tenantId}', gen_random_uuid(), '${"ab".repeat(32)}', 'user', 'reviewer@demo.test', 'decision.recorded', 'ok', 'action', 'approve', '{"note": null}')`);
     const file = await exportTo(tenantId);
-    expect(verify(file).code).toBe(0);
+    const result = verify(file);
+    expect(result.code).toBe(0);
     const problems = (await verifyAuditChain(t.db, tenantId)).problems;
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ problem: "quarantined" });
+    // The export's header carries the console's own finding (no line of the file shows the event), and the verifier passes it on.
+    const header = JSON.parse(readFileSync(file, "utf8").split("\n")[0]) as { consoleCheck: { ok: boolean; problems: unknown[] } };
+    expect(header.consoleCheck).toMatchObject({ ok: false, problems: [{ problem: "quarantined" }] });
+    expect(result.stderr).toContain("the console's own check reported: quarantined");
   });
 });
