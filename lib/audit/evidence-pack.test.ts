@@ -64,6 +64,38 @@ describe("the oversight evidence pack", () => {
     expect(events.filter((e) => e.kind === "event").every((e) => e.inclusion)).toBe(true);
   });
 
+  it("lists every vote of a period longer than one page once, in order, and only the policy versions in force during it", async () => {
+    const tenant = await createTestTenant(t.db);
+    const outcome = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "Customer overpaid" },
+    });
+    if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
+    await decideAction(t.db, { tenantId: tenant.id, actionId: outcome.actionId, verdict: "approve", payloadHash: outcome.payloadHash, reviewer: tenant.users.reviewer.member });
+    // 2,500 more votes, many at the same millisecond (pages end between votes of one moment).
+    await t.db.$executeRawUnsafe(`
+      INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash", void, "createdAt")
+      SELECT gen_random_uuid(), d."tenantId", d."actionId", d."revisionId", d."reviewerId", d.verdict, 'copy ' || g, d."payloadHash", true, d."createdAt" + (g % 7) * interval '1 millisecond'
+      FROM "Decision" d, generate_series(1, 2500) g WHERE d."tenantId" = $1::uuid`, tenant.id);
+    // Versions 1 and 2 were replaced before the period began (a backdated history); 3 is in force at its start.
+    await t.db.$executeRawUnsafe(`UPDATE "ToolPolicy" SET "createdAt" = now() - interval '3 days' WHERE "tenantId" = $1::uuid`, tenant.id);
+    const current = await t.db.toolPolicy.findFirstOrThrow({ where: { tenantId: tenant.id }, orderBy: { version: "desc" } });
+    for (const [version, daysAgo] of [[current.version + 1, 2.5], [current.version + 2, 2]] as const) {
+      await t.db.toolPolicy.create({ data: { tenantId: tenant.id, version, document: current.document as object, createdAt: new Date(Date.now() - daysAgo * 86_400_000) } });
+    }
+    await t.db.toolPolicy.create({ data: { tenantId: tenant.id, version: current.version + 3, document: current.document as object, comment: "during the period" } });
+
+    const pack = await buildEvidencePack(t.db, { tenantId: tenant.id, from: today(), to: today() });
+    const files = await zipped(zipEvidencePack(pack));
+    const rows = files["decisions.csv"].trim().split("\r\n").slice(1).map((line) => line.split(","));
+    expect(rows).toHaveLength(2_501);
+    expect(new Set(rows.map((r) => r[0])).size).toBe(2_501);
+    const times = rows.map((r) => `${r[5]} ${r[0]}`);
+    expect(times).toEqual([...times].sort());
+    const policies = JSON.parse(files["policies.json"]) as Array<{ version: number; comment: string | null }>;
+    expect(policies.map((p) => p.version)).toEqual([current.version + 2, current.version + 3]);
+    expect(policies[1].comment).toBe("during the period");
+  });
+
   it("a period with nothing in it still makes a pack that says so", async () => {
     const pack = await buildEvidencePack(t.db, { tenantId: a.id, from: "2020-01-01", to: "2020-01-02" });
     const files = await zipped(zipEvidencePack(pack));

@@ -13,7 +13,8 @@ import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { listMembers } from "@/lib/members/list-members";
-import { readDecisionLatencies } from "@/lib/db/statements/read-decision-latencies";
+import { readDecisionLatencies, type DecisionCursor } from "@/lib/db/statements/read-decision-latencies";
+import { sliceTimer } from "@/lib/server/slice-timer";
 import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
 
 const run = promisify(execFile);
@@ -50,12 +51,7 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
   try {
     const write = (name: string, value: unknown) => writeFile(path.join(dir, name), typeof value === "string" ? value : `${JSON.stringify(value, null, 2)}\n`);
     const keys = auditKeys();
-    const events = createWriteStream(path.join(dir, "events.jsonl"), { mode: 0o600 });
-    for await (const line of verifiableExportLines(db, { tenantId, filters: { from: input.from, to: input.to } })) {
-      if (!events.write(line)) await once(events, "drain");
-    }
-    events.end();
-    await once(events, "finish");
+    await writeLines(path.join(dir, "events.jsonl"), verifiableExportLines(db, { tenantId, filters: { from: input.from, to: input.to } }));
     await copyFile(VERIFIER, path.join(dir, "verify-audit-export.mjs"));
 
     const offline = await runVerifier(path.join(dir, "events.jsonl"), keys.verifierKey);
@@ -69,10 +65,7 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
     });
     await write("keys.json", { origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, witnessKeys: configuredWitnesses().keys });
 
-    const policies = await db.toolPolicy.findMany({ where: { tenantId, createdAt: { lt: to } }, orderBy: { version: "asc" } });
-    // In force during the period: created before its end, and not replaced before its start.
-    const inForce = policies.filter((_, i) => policies[i + 1] === undefined || policies[i + 1].createdAt > from);
-    await write("policies.json", inForce.map((p) => ({ version: p.version, createdAt: p.createdAt.toISOString(), createdById: p.createdById, comment: p.comment, document: p.document })));
+    await writeLines(path.join(dir, "policies.json"), policyLines(db, { tenantId, from, to }));
 
     const [members, changes] = await Promise.all([
       listMembers(db, tenantId),
@@ -84,15 +77,66 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
       changes: changes.map((c) => ({ at: c.at.toISOString(), by: c.actorLabel, ...(c.data as object) })),
     });
 
-    const decisions = await readDecisionLatencies(db, { tenantId, from, to });
-    const header = ["decisionId", "actionId", "tool", "revision", "requestedAt", "decidedAt", "seconds", "reviewer", "verdict", "void", "note"] as const;
-    await write("decisions.csv", [header.join(","), ...decisions.map((d) => header.map((k) => csvCell(d[k] instanceof Date ? (d[k] as Date).toISOString() : d[k])).join(","))].join("\r\n") + "\r\n");
+    await writeLines(path.join(dir, "decisions.csv"), decisionLines(db, { tenantId, from, to }));
 
     await write("README.txt", readme({ ...input, origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, verified: offline.ok }));
     return { dir, files: EVIDENCE_FILES, verified: offline.ok };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** Writes `lines` to a new private file as they come, waiting whenever the disk is behind. */
+async function writeLines(file: string, lines: AsyncIterable<string>): Promise<void> {
+  const out = createWriteStream(file, { mode: 0o600 });
+  try {
+    for await (const line of lines) {
+      if (!out.write(line)) await once(out, "drain");
+    }
+  } finally {
+    out.end();
+  }
+  await once(out, "finish");
+}
+
+/**
+ * policies.json: the versions in force during [from, to) — the one in force when it began (the
+ * latest created by then) and every one created during it — as one JSON array, a version at a time
+ * (a document may be 300,000 characters: never all of them in memory or in one turn).
+ */
+async function* policyLines(db: Db, input: { tenantId: string; from: Date; to: Date }): AsyncGenerator<string> {
+  const atStart = await db.toolPolicy.findFirst({ where: { tenantId: input.tenantId, createdAt: { lte: input.from } }, orderBy: { version: "desc" }, select: { version: true } });
+  const versions = await db.toolPolicy.findMany({
+    where: { tenantId: input.tenantId, createdAt: { lt: input.to }, version: { gte: atStart?.version ?? 0 } },
+    orderBy: { version: "asc" }, select: { id: true },
+  });
+  yield "[";
+  for (const [i, { id }] of versions.entries()) {
+    const p = await db.toolPolicy.findUniqueOrThrow({ where: { id } });
+    const entry = { version: p.version, createdAt: p.createdAt.toISOString(), createdById: p.createdById, comment: p.comment, document: p.document };
+    yield `${i === 0 ? "" : ","}\n${JSON.stringify(entry, null, 2).replace(/^/gm, "  ")}`;
+  }
+  yield versions.length === 0 ? "]\n" : "\n]\n";
+}
+
+const DECISION_COLUMNS = ["decisionId", "actionId", "tool", "revision", "requestedAt", "decidedAt", "seconds", "reviewer", "verdict", "void", "note"] as const;
+const DECISION_PAGE = 1_000;
+
+/** decisions.csv: every vote of [from, to), read and written a page at a time, in slices of the event loop. */
+async function* decisionLines(db: Db, input: { tenantId: string; from: Date; to: Date }): AsyncGenerator<string> {
+  yield `${DECISION_COLUMNS.join(",")}\r\n`;
+  const slice = sliceTimer();
+  let after: DecisionCursor | null = null;
+  for (;;) {
+    const page = await readDecisionLatencies(db, { ...input, after, limit: DECISION_PAGE });
+    for (const d of page) {
+      await slice();
+      yield `${DECISION_COLUMNS.map((k) => csvCell(d[k] instanceof Date ? (d[k] as Date).toISOString() : d[k])).join(",")}\r\n`;
+    }
+    if (page.length < DECISION_PAGE) return;
+    const last = page[page.length - 1];
+    after = { decidedAt: last.decidedAt, decisionId: last.decisionId };
   }
 }
 
