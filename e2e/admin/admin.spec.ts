@@ -58,6 +58,11 @@ test.describe("admin", () => {
     expect(JSON.stringify(saved.document)).toContain("edited in e2e");
     await expect(page.getByRole("list", { name: "Policy versions, newest first" })).toContainText("Version 2");
     await expect(page.getByRole("list", { name: "Policy versions, newest first" })).toContainText("clearer reason");
+    // The history lists versions; each one's document is a page of its own.
+    await page.getByRole("list", { name: "Policy versions, newest first" }).getByRole("link", { name: "Version 2" }).click();
+    await expect(page).toHaveURL(/\/admin\/policy\/2$/);
+    await expect(page.getByLabel("Policy version 2")).toContainText("edited in e2e");
+    await page.goto("/admin");
     expect(await e2eDb().auditEvent.count({ where: { tenantId: tenant.id, type: "policy.saved" } })).toBe(1);
 
     // A save based on a version that is no longer the newest is refused.

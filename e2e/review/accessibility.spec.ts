@@ -18,7 +18,7 @@ type RoleName = "admin" | "reviewer" | "requester" | "auditor";
 function pagesFor(role: RoleName, ids: { action: string; task: string }): string[] {
   const common = [`/actions/${ids.action}`, "/account", "/actions/00000000-0000-4000-8000-000000000000"];
   const byRole: Record<RoleName, string[]> = {
-    admin: ["/admin", "/admin/mcp", "/admin/webhooks", "/admin/slack", "/audit", "/queue"],
+    admin: ["/admin", "/admin/policy/1", "/admin/mcp", "/admin/webhooks", "/admin/slack", "/audit", "/queue"],
     reviewer: ["/queue", "/admin"],
     requester: ["/tasks", `/tasks/${ids.task}`, "/queue"],
     auditor: ["/audit", "/queue"],

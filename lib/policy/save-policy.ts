@@ -68,18 +68,31 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
   return { version };
 }
 
-export type PolicyVersionSummary = { id: string; version: number; comment: string | null; createdAt: Date; createdBy: string | null; document: unknown };
+export type PolicyVersionSummary = { id: string; version: number; comment: string | null; createdAt: Date; createdBy: string | null };
 
-/** The tenant's policy versions, newest first (the first one is in force). */
+/**
+ * The tenant's policy versions, newest first (the first one is in force), without their documents:
+ * a document may be 300,000 characters, so a page lists versions and shows one at a time
+ * (readPolicyVersion).
+ */
 export async function listPolicyVersions(db: DbTx, tenantId: string, take = 20): Promise<PolicyVersionSummary[]> {
   const rows = await db.toolPolicy.findMany({
     where: { tenantId },
     orderBy: { version: "desc" },
     take,
-    select: { id: true, version: true, comment: true, createdAt: true, createdById: true, document: true },
+    select: { id: true, version: true, comment: true, createdAt: true, createdById: true },
   });
   const ids = [...new Set(rows.map((r) => r.createdById).filter((id): id is string => id !== null))];
   const users = ids.length ? await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } }) : [];
   const email = new Map(users.map((u) => [u.id, u.email]));
-  return rows.map((r) => ({ id: r.id, version: r.version, comment: r.comment, createdAt: r.createdAt, createdBy: r.createdById ? email.get(r.createdById) ?? "a former member" : null, document: r.document }));
+  return rows.map((r) => ({ id: r.id, version: r.version, comment: r.comment, createdAt: r.createdAt, createdBy: r.createdById ? email.get(r.createdById) ?? "a former member" : null }));
+}
+
+/** One policy version of the tenant with its document (`version` null: the one in force), or null when there is none. */
+export async function readPolicyVersion(db: DbTx, tenantId: string, version: number | null): Promise<{ version: number; document: unknown } | null> {
+  return db.toolPolicy.findFirst({
+    where: { tenantId, ...(version === null ? {} : { version }) },
+    orderBy: { version: "desc" },
+    select: { version: true, document: true },
+  });
 }

@@ -4,7 +4,7 @@ import { listApiKeys } from "@/lib/api-keys/list-api-keys";
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
-import { listPolicyVersions } from "@/lib/policy/save-policy";
+import { listPolicyVersions, readPolicyVersion } from "@/lib/policy/save-policy";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import type { Policy } from "@/lib/policy/policy-document";
@@ -38,15 +38,15 @@ function Section({ id, title, description, children }: { id: string; title: stri
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
   const db = getDb();
-  const [members, versions, keys, tools, pause] = await Promise.all([
+  const [members, versions, inForce, keys, tools, pause] = await Promise.all([
     listMembers(db, member.tenant.id),
     listPolicyVersions(db, member.tenant.id),
+    readPolicyVersion(db, member.tenant.id, null),
     listApiKeys(db, member.tenant.id),
     toolsForTenant(db, member.tenant.id),
     readAgentsPause(db, member.tenant.id),
   ]);
-  const current = versions[0];
-  const currentDocument = current ? current.document : DEFAULT_POLICY;
+  const currentDocument = inForce ? inForce.document : DEFAULT_POLICY;
   const policyTools = (currentDocument as Partial<Policy>).tools ?? {};
   return (
     <>
@@ -70,7 +70,7 @@ export default async function AdminPage() {
         <Section id="policy" title="Tool policy" description="What runs at once, what waits for which reviewers, and what is refused. Validated before saving; every save is a new version.">
           <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
             <PolicyEditor
-              baseVersion={current?.version ?? 0}
+              baseVersion={inForce?.version ?? 0}
               initialText={JSON.stringify(currentDocument, null, 2)}
               validate={validatePolicyAction}
               save={savePolicyAction}
