@@ -145,13 +145,17 @@ export async function startPagingServer(options: { pages: number; toolsPerPage: 
 
 /**
  * A server built with the SDK's low-level Server whose one tool, `tool`, takes arguments described
- * by `inputSchema` exactly as given (a raw JSON Schema, as any server may send), and answers "ok".
+ * by `inputSchema` exactly as given (a raw JSON Schema, as any server may send), with `outputSchema`
+ * when given, and answers "ok".
  */
-export async function startSchemaServer(inputSchema: Record<string, unknown>): Promise<RunningUpstream> {
+export async function startSchemaServer(inputSchema: Record<string, unknown>, options: { outputSchema?: Record<string, unknown> } = {}): Promise<RunningUpstream> {
   const build = () => {
     const server = new Server({ name: "schema", version: "1.0.0" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: "tool", description: "Takes what its schema says.", inputSchema: { type: "object" as const, ...inputSchema } }],
+      tools: [{
+        name: "tool", description: "Takes what its schema says.", inputSchema: { type: "object" as const, ...inputSchema },
+        ...(options.outputSchema ? { outputSchema: { type: "object" as const, ...options.outputSchema } } : {}),
+      }],
     }));
     server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text" as const, text: "ok" }] }));
     return server;

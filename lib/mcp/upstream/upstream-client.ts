@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator, JsonSchemaValidatorResult } from "@modelcontextprotocol/sdk/validation/types.js";
 import { readEnv } from "@/lib/env";
 import { jsonCharsAtMost } from "@/lib/canonical/json-chars";
 import { AppError } from "@/lib/errors";
@@ -79,6 +80,17 @@ export function upstreamMessage(error: unknown, endpoint: Pick<UpstreamEndpoint,
 }
 
 /**
+ * The SDK's client compiles a validator for every listed tool's outputSchema on each listTools, on
+ * this thread, for its callTool to check structured results with: hundreds of tools cost a listing
+ * (which precedes every forwarded call) hundreds of milliseconds, and one schema its default Ajv
+ * cannot compile failed the whole listing. Countersign never calls callTool (a forwarded call is a
+ * plain tools/call request, deliver-upstream-call.ts): nothing is compiled, and nothing is checked.
+ */
+const NO_OUTPUT_VALIDATORS: jsonSchemaValidator = {
+  getValidator: <T>() => (input: unknown): JsonSchemaValidatorResult<T> => ({ valid: true, data: input as T, errorMessage: undefined }),
+};
+
+/**
  * Connects to the server with the SDK's own client (Streamable HTTP, or a stdio command the
  * operator allows, started with a minimal environment plus the server's secrets), runs `run`,
  * and closes the connection — a stdio server's process ends with it. A failure to connect is an
@@ -89,7 +101,7 @@ export async function withUpstream<T>(
   run: (client: Client, signal: AbortSignal) => Promise<T>,
   options: { signal?: AbortSignal } = {},
 ): Promise<T> {
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATORS });
   // Every request of this connection takes `signal`: a message past the limit fails the request
   // waiting for it at once, with why (not after the timeout, not as a bare "connection closed").
   const limit = upstreamMaxBytes();

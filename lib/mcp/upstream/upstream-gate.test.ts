@@ -475,6 +475,24 @@ describe("a schema whose check grows faster than the arguments", () => {
   }
 });
 
+describe("a tool's output schema", () => {
+  it("is neither compiled nor checked: one the SDK's Ajv cannot compile neither fails the listing nor the call", async () => {
+    const upstream = await startSchemaServer({ properties: { n: { type: "integer" } } }, { outputSchema: { properties: { text: { type: "string", pattern: "(" } } } });
+    try {
+      const tenant = await createTestTenant(t.db);
+      const registered = await registerMcpServer(t.db, { tenantId: tenant.id, admin: admin(tenant), server: { name: "schema", transport: "http", url: upstream.url } });
+      expect(registered.listing).toMatchObject({ ok: true, added: ["schema__tool"] });
+      await approveTool(tenant, "schema", "tool");
+      const proposed = pending(await proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool: "schema__tool", args: { n: 1 } }));
+      await approveAction(tenant, proposed);
+      const executed = await executeAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: actorOf(tenant) });
+      expect(executed).toMatchObject({ state: "succeeded", result: { content: [{ type: "text", text: "ok" }] } });
+    } finally {
+      await upstream.stop();
+    }
+  });
+});
+
 describe("what a server may send (MCP_UPSTREAM_MAX_BYTES, 2 MiB unless set)", () => {
   let c: TestTenant;
   let big: CounterUpstream;
