@@ -3,7 +3,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/audit/audit-record";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { AppError, describeInvalid } from "@/lib/errors";
+import { AppError, describeInvalid, isAppError } from "@/lib/errors";
 import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
@@ -21,7 +21,7 @@ export type NextRevisionInput = {
   /** The action as `lockAction` read it; the caller's transaction holds its lock. */
   action: LockedAction;
   tool: ToolDefinition;
-  /** Checked against the tool here (parseToolArgs), then assessed and written as checked. */
+  /** Checked against the tool here (checkToolArgs), then assessed and written as checked. */
   args: unknown;
   origin: string;
   createdByUserId: string | null;
@@ -46,6 +46,16 @@ function namesOf(datasets: unknown): string {
   return Array.isArray(datasets) ? datasets.join(", ") : "";
 }
 
+/**
+ * createNextRevision's refusal of the arguments (`invalid_args`): thrown before it reads or writes
+ * anything, so a caller's transaction may still act on it (an execution invalidates the action).
+ */
+export class ArgumentsRefused extends AppError {
+  constructor(message: string, status: 400 | 409) {
+    super("invalid_args", message, status);
+  }
+}
+
 /** How long an action the policy allows outright may wait to be executed. */
 export const ALLOWED_EXECUTION_WINDOW_SECONDS = 300;
 
@@ -62,8 +72,12 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
   // re-read must not carry arguments it no longer takes to a reviewer (or, under an allow rule,
   // straight to the server). Refused before anything is read or written, so the caller's
   // transaction can still act on the refusal (an execution invalidates the action).
-  const parsed = await checkToolArgs(tool, input.args);
-  if (!parsed.success) throw new AppError("invalid_args", `${input.invalidArgs.message}: ${describeInvalid(parsed.error)}`, input.invalidArgs.status);
+  const parsed = await checkToolArgs(tool, input.args).catch((error: unknown) => {
+    // Arguments too costly to check are no more runnable than ones that do not fit.
+    if (isAppError(error) && error.code === "too_complex") throw new ArgumentsRefused(`${input.invalidArgs.message}: ${error.message}`, input.invalidArgs.status);
+    throw error;
+  });
+  if (!parsed.success) throw new ArgumentsRefused(`${input.invalidArgs.message}: ${describeInvalid(parsed.error)}`, input.invalidArgs.status);
   const args = parsed.data;
   const revision = action.currentRevision + 1;
   const isCode = tool.kind === "code";

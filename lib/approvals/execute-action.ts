@@ -24,7 +24,7 @@ import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
 import { datasetRefsOf, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { insertExecutionArtifact } from "@/lib/db/statements/insert-execution-artifact";
 import { runCompute } from "@/lib/compute/compute-pool";
-import { createNextRevision } from "@/lib/approvals/create-next-revision";
+import { ArgumentsRefused, createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { readLiveState } from "@/lib/approvals/read-live-state";
 import { liveExecutionOutput } from "@/lib/approvals/live-output";
@@ -285,7 +285,7 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
       invalidArgs: { message: `Its arguments do not fit ${tool.name} as it is now`, status: 409 },
     }).catch((error: unknown) => {
       // Refused before it read or wrote anything: the action cannot be re-proposed, so it is invalidated below.
-      if (isAppError(error) && error.code === "invalid_args") return error.message;
+      if (error instanceof ArgumentsRefused) return error.message;
       throw error;
     });
     if (typeof next === "string") noLongerFits = next;

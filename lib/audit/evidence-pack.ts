@@ -3,8 +3,9 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { once } from "node:events";
 import { promisify } from "node:util";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { Zip, ZipPassThrough } from "fflate";
 import type { Db } from "@/lib/db/client";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
@@ -87,17 +88,9 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
   }
 }
 
-/** Writes `lines` to a new private file as they come, waiting whenever the disk is behind. */
+/** Writes `lines` to a new private file as they come, waiting whenever the disk is behind (a write error ends it). */
 async function writeLines(file: string, lines: AsyncIterable<string>): Promise<void> {
-  const out = createWriteStream(file, { mode: 0o600 });
-  try {
-    for await (const line of lines) {
-      if (!out.write(line)) await once(out, "drain");
-    }
-  } finally {
-    out.end();
-  }
-  await once(out, "finish");
+  await pipeline(Readable.from(lines), createWriteStream(file, { mode: 0o600 }));
 }
 
 /**

@@ -190,5 +190,6 @@ export function checkUpstreamArgs(input: UpstreamArgsInput): string | null {
   } catch {
     return "the approved input schema cannot be compiled, so no arguments can be checked; an admin must review the tool";
   }
-  return result.valid ? null : result.message;
+  // Ajv lists every failing item (allErrors): a refusal says what is wrong, not all of it.
+  return result.valid ? null : result.message.length > 2_000 ? `${result.message.slice(0, 2_000)}…` : result.message;
 }

@@ -65,8 +65,8 @@ export type StoredArtifact = { id: string; name: string; contentType: string; sh
 
 /**
  * The contract every tool implements; adding a tool is one file plus a line in the registry.
- * Arguments are validated by `args` (a strict zod object: unknown keys refused) before any other
- * method sees them.
+ * Arguments are validated by `args` (a strict zod object: unknown keys refused), and by `checkArgs`
+ * where a tool has one, before any other method sees them (checkToolArgs, parse-tool-args.ts).
  *
  * An execution is `apply` inside the transaction that claims the approval (so a crash or a
  * refusal leaves nothing half done), then, for tools whose effect leaves the database, `deliver`
