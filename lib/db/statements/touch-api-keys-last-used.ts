@@ -6,7 +6,7 @@ import { query, type Queryable } from "@/lib/db/sql";
  * recorded less than `resolutionSeconds` ago: `lastUsedAt` is a hint for admins, so a busy key
  * costs one write a minute, and all keys used since the last flush share one statement. A key an
  * execution holds (its claim share-locks the key, claim-approval.ts) is skipped, not waited for:
- * it is recorded at a later flush.
+ * that use is recorded only if the key is used again later (a hint may lag).
  */
 export async function touchApiKeysLastUsed(q: Queryable, input: { apiKeyIds: string[]; resolutionSeconds: number }): Promise<void> {
   await query(q, Prisma.sql`
