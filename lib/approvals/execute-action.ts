@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
-import { sqlTransaction, urgently, type SqlClient } from "@/lib/db/sql";
+import { sqlTransaction, type SqlClient } from "@/lib/db/sql";
+import { urgently } from "@/lib/server/urgency";
 import { AppError, isAppError, markAudited, OutcomeUnknownError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { Executor } from "@/lib/approvals/actors";
@@ -171,7 +172,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const args = toolArgsOf(action);
-  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload", urgent: true })).hash;
+  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload" })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
   const live = tool && action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args }) : null;

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import { isClosed, notUrgently, sqlTransaction } from "@/lib/db/sql";
+import { isClosed, sqlTransaction } from "@/lib/db/sql";
+import { notUrgently } from "@/lib/server/urgency";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
@@ -129,7 +130,7 @@ export function requestSeal(db: Db, tenantId: string): Promise<void> {
     if (!current.running) {
       current.running = true;
       // After the caller's own next statement is on its way: sealing is bookkeeping, not in its path.
-      // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/db/sql.ts).
+      // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/server/urgency.ts).
       notUrgently(() => setImmediate(() => void drain(db, tenantId, current, byTenant)));
     }
   });

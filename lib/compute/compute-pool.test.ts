@@ -3,6 +3,7 @@ import { budgetVerdict, computeThreads, runCompute } from "@/lib/compute/compute
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { urgently } from "@/lib/server/urgency";
 
 const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
   tenantId: "tenant", tool: "get_invoice", kind: "tool", args, code: null, language: null, sandboxSpec: null, revision: 1, policyVersion: 1,
@@ -85,5 +86,33 @@ describe("compute pool", () => {
     const urgent = track("urgent", runCompute("hashRevision", payload({ a: 1 }), { what: "payload", urgent: true }));
     await Promise.all([...busy, ...queued, urgent]);
     expect(finished.indexOf("urgent"), finished.join(" ")).toBeLessThan(finished.indexOf("queued0"));
+  });
+
+  it("runs a task called from urgently work (an execution's re-proposal, holding the action's lock) as urgent without being told", async () => {
+    const code = "x = 1\n".repeat(8_000);
+    const finished: string[] = [];
+    const track = (label: string, p: Promise<unknown>) => p.then(() => finished.push(label));
+    const busy = Array.from({ length: computeThreads() }, (_, i) => track(`busy${i}`, inspect(code, 60_000)));
+    const queued = Array.from({ length: 3 }, (_, i) => track(`queued${i}`, inspect(code, 60_000)));
+    const urgent = track("urgent", urgently(() => runCompute("hashRevision", payload({ a: 1 }), { what: "payload" })));
+    await Promise.all([...busy, ...queued, urgent]);
+    expect(finished.indexOf("urgent"), finished.join(" ")).toBeLessThan(finished.indexOf("queued0"));
+  });
+
+  it("refuses ordinary work as busy once the queue is full, but not an urgent task: it waits only behind urgent ones", async () => {
+    const code = "x = 1\n".repeat(8_000);
+    const busy = Array.from({ length: computeThreads() }, () => inspect(code, 60_000));
+    // Cheap tasks, queued behind the busy threads until the queue of ordinary work is full.
+    const queued: Promise<unknown>[] = [];
+    let refused: unknown = null;
+    while (refused === null) {
+      const next = runCompute("hashRevision", payload({ n: queued.length }), { what: "payload" });
+      queued.push(next.catch((error: unknown) => (refused = error)));
+      await Promise.resolve();
+    }
+    expect(refused).toMatchObject({ code: "busy", status: 503 });
+    const urgent = runCompute("hashRevision", payload({ a: 1 }), { what: "payload", urgent: true });
+    await expect(urgent).resolves.toEqual(revisionHash(payload({ a: 1 })));
+    await Promise.all([...busy, ...queued]);
   });
 });

@@ -21,6 +21,7 @@ import { PriorityGate } from "@/lib/compute/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
 import { threadCpuMs } from "@/lib/compute/thread-cpu";
+import { isUrgent } from "@/lib/server/urgency";
 
 type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
@@ -53,11 +54,13 @@ export function computeBudgetMs(): number {
 type Pool = {
   piscina: Piscina;
   /**
-   * Admits as many tasks as there are threads, urgent ones (an approved action's re-hash on its
-   * way to execution) first, so tasks wait here, never in piscina's own queue: that queue is
-   * first in, first out only, and an approval must not wait behind proposals that came after it.
+   * Admits as many tasks as there are threads, urgent ones (an approved action's way to its
+   * execution, lib/server/urgency.ts) first, so tasks wait here, never in piscina's own queue:
+   * that queue is first in, first out only, and an approval must not wait behind proposals that
+   * came after it.
    */
   gate: PriorityGate;
+  /** How many tasks of one priority may wait; more are refused as `busy`. */
   maxWaiting: number;
 };
 
@@ -124,6 +127,11 @@ const busy = () =>
  * picks it up; past the budget the thread is terminated and the call throws `too_complex`. Waiting longer than QUEUE_WAIT_MS for a
  * thread, or finding too many tasks waiting, throws `busy`. The tasks write nothing, so a refused
  * item leaves nothing behind.
+ *
+ * A task is urgent when `opts.urgent` says so or, by default, when it is called from `urgently`
+ * work: an execution's re-proposal checks run while it holds the action's lock and the stop
+ * button's gate, and must not queue behind a flood of new proposals. Urgent tasks wait only
+ * behind urgent ones, so ordinary ones filling the queue do not refuse them as `busy`.
  */
 export async function runCompute<K extends keyof Tasks>(
   name: K,
@@ -131,9 +139,10 @@ export async function runCompute<K extends keyof Tasks>(
   opts: { what: string; budgetMs?: number; urgent?: boolean },
 ): Promise<Tasks[K]["output"]> {
   const { piscina, gate, maxWaiting } = pool();
-  if (gate.waiting >= maxWaiting) throw busy();
+  const urgent = opts.urgent ?? isUrgent();
+  if (gate.waitingAhead(urgent) >= maxWaiting) throw busy();
   if (!gate.tryAcquire()) {
-    await gate.acquire(opts.urgent === true, AbortSignal.timeout(QUEUE_WAIT_MS))?.catch(() => {
+    await gate.acquire(urgent, AbortSignal.timeout(QUEUE_WAIT_MS))?.catch(() => {
       throw busy();
     });
   }

@@ -18,6 +18,11 @@ export class PriorityGate {
     return this.urgent.length + this.ordinary.length;
   }
 
+  /** How many a new waiter of this priority would wait behind: urgent ones wait only behind urgent ones. */
+  waitingAhead(urgent: boolean): number {
+    return urgent ? this.urgent.length : this.waiting;
+  }
+
   /** Takes a free slot if there is one (no waiting): true when it did. */
   tryAcquire(): boolean {
     if (this.free === 0) return false;

@@ -18,10 +18,10 @@ export function datasetFileName(name: string): string {
  */
 export async function loadDatasetFiles(
   q: Queryable,
-  input: { tenantId: string; names: string[]; lock?: boolean; urgent?: boolean },
+  input: { tenantId: string; names: string[]; lock?: boolean },
 ): Promise<DatasetFileContent[]> {
   if (input.names.length === 0) return [];
-  const byName = await datasetFilesOf(await readDatasets(q, input), { urgent: input.urgent });
+  const byName = await datasetFilesOf(await readDatasets(q, input));
   return input.names.map((name) => {
     const file = byName.get(name);
     if (!file) throw notFound(`Data set ${name}`);
@@ -32,11 +32,12 @@ export async function loadDatasetFiles(
 /**
  * Data set rows as the files a run reads, by name. Parsing, canonicalising and hashing a data set
  * (up to SANDBOX_DATASET_MAX_MB) take time in proportion to its size, so they run on the compute
- * pool, never on the request thread; `urgent`: an approved run on its way to execution.
+ * pool, never on the request thread (ahead of other work when an approved run is on its way to
+ * execution: lib/server/urgency.ts).
  */
-export async function datasetFilesOf(rows: DatasetText[], options: { urgent?: boolean } = {}): Promise<Map<string, DatasetFileContent>> {
+export async function datasetFilesOf(rows: DatasetText[]): Promise<Map<string, DatasetFileContent>> {
   if (rows.length === 0) return new Map();
-  const files = await runCompute("datasetFiles", rows, { what: "data sets", urgent: options.urgent });
+  const files = await runCompute("datasetFiles", rows, { what: "data sets" });
   return new Map(
     files.map((file) => [
       file.name,

@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import pg, { type Client, type Pool, type PoolClient, type QueryResultRow } from "pg";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { Db, DbTx } from "@/lib/db/client";
 import { PriorityGate } from "@/lib/compute/priority-gate";
+import { isUrgent } from "@/lib/server/urgency";
 
 /**
  * The hot paths (propose, decide, claim, record) talk to PostgreSQL through the pg pool Prisma's
@@ -72,32 +72,9 @@ export function sqlClientOf(conn: Client): SqlClient {
   return clientOf(conn);
 }
 
-/**
- * Which statements go first when every connection is busy. An approved action's way to its
- * execution (the TOCTOU re-read, the claim, the effect and its record) runs `urgently`: under
- * load it goes ahead of new proposals and votes, so an approval does not wait behind work that
- * arrived after it, and the window in which the state it rests on can change stays short.
- * Urgent work cannot starve the rest: every execution comes from an approval or a proposal,
- * which are ordinary work, so while they wait no new executions arrive. Shared by every copy of
- * this module (see POOL).
- */
-const URGENCY = Symbol.for("countersign.sqlUrgency");
-const urgency: AsyncLocalStorage<boolean> = ((globalThis as { [URGENCY]?: AsyncLocalStorage<boolean> })[URGENCY] ??=
-  new AsyncLocalStorage<boolean>());
-
-/** Runs `fn` with its statements on the app's client ahead of others waiting for a connection. */
-export function urgently<T>(fn: () => Promise<T>): Promise<T> {
-  return urgency.run(true, fn);
-}
-
-/** Runs `fn` at ordinary priority, even when called from urgent work (bookkeeping it spawns). */
-export function notUrgently<T>(fn: () => T): T {
-  return urgency.run(false, fn);
-}
-
-/** Waits for one of the pool's connections, urgent work first (see `urgently`). */
+/** Waits for one of the pool's connections, urgent work first (lib/server/urgency.ts). */
 function acquireConnection(entry: PoolEntry): Promise<void> | undefined {
-  return entry.gate.acquire(urgency.getStore() === true);
+  return entry.gate.acquire(isUrgent());
 }
 
 /** int8 comes back as bigint, as it does through Prisma (pg's default is a string). */

@@ -1,4 +1,4 @@
-import { notUrgently } from "@/lib/db/sql";
+import { notUrgently } from "@/lib/server/urgency";
 
 /**
  * Group commit for one kind of write: rows submitted while earlier batches are on their way go

@@ -49,7 +49,7 @@ export const runPython = defineTool({
   async snapshot(ctx, args) {
     if (!args.datasets?.length) return null;
     // Read under lock (a vote, a claim), the rows stay locked until the data sets are hashed: ahead of proposals on the pool.
-    const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock, urgent: ctx.lock === true });
+    const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock });
     return datasetsSnapshot(files, ctx.lock === true);
   },
   // One read of every data set the page's runs name.
@@ -130,7 +130,7 @@ async function verifiedDatasets(
   const approved = ctx.approvedDatasets;
   const sameNames = approved.length === named.length && approved.every((d, i) => d.name === named[i]);
   if (!sameNames) throw new AppError("dataset_changed", "The data sets to mount are not those approved; nothing was run.", 409);
-  const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: named, urgent: true });
+  const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: named });
   for (const [i, file] of files.entries()) {
     if (file.sha256 !== approved[i].sha256) {
       throw new AppError(
