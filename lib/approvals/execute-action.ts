@@ -274,10 +274,11 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
     tenantId: input.tenantId, actor: input.actor, subject: { type: "action", id: action.id }, actionId: action.id,
     tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel,
   };
-  const invalidated = auditBodyOf({
+  const invalidatedFor = (reason: "state_changed" | "arguments_refused", detail?: string) => auditBodyOf({
     ...base, type: "action.invalidated", outcome: "refused", status: "invalidated",
-    data: { reason: "state_changed", revision: action.revision, before: snapshotHash(action.requestSnapshot), after: snapshotHash(live) },
+    data: { reason, revision: action.revision, before: snapshotHash(action.requestSnapshot), after: snapshotHash(live), ...(detail ? { detail } : {}) },
   });
+  const invalidated = invalidatedFor("state_changed");
   let noLongerFits: string | null = null;
   if (tool && !(live && "missing" in live)) {
     const next = await createNextRevision(tx, {
@@ -300,7 +301,7 @@ async function stateChanged(tx: SqlClient, input: ExecuteInput, action: LockedAc
   await settleAction(tx, {
     tenantId: input.tenantId, actionId: action.id, from: ["approved"], to: "invalidated",
     reason: noLongerFits ? `${noLongerFits}.` : `The state this approval rested on no longer exists${live && typeof live.missing === "string" ? ` (${live.missing})` : ""}.`,
-    event: invalidated,
+    event: noLongerFits ? invalidatedFor("arguments_refused", noLongerFits) : invalidated,
   });
   return { kind: "refused", error: new AppError("state_changed", REFUSALS.state_changed.message, 409) };
 }

@@ -76,8 +76,12 @@ export const AUDIT_EVENT_SCHEMAS = {
   // role: who was notified; channel: where else to post it (e.g. a Slack channel), when the rule names one.
   "action.escalated": z.strictObject({ revision: count, role: text, channel: text.optional(), afterSeconds: count }),
   "action.expiry_warned": z.strictObject({ revision: count, roles: z.array(text), warnBeforeSeconds: count, expiresAt: text }),
+  // hash_mismatch: the stored payload no longer hashes to the approved hash; state_changed: the
+  // state it rested on is gone; arguments_refused: the tool as it is now refuses its arguments
+  // (an upstream MCP tool's newly approved schema), `detail` says why.
   "action.invalidated": z.strictObject({
-    reason: z.enum(["hash_mismatch", "state_changed"]), revision: count, expected: hash.optional(), before: hash.optional(), after: hash.optional(),
+    reason: z.enum(["hash_mismatch", "state_changed", "arguments_refused"]), revision: count, expected: hash.optional(), before: hash.optional(),
+    after: hash.optional(), detail: text.optional(),
   }),
   "action.cancelled": z.strictObject({ revision: count, reason: text.nullable() }),
   // An approved action whose approvals stopped counting before it ran, back in the review queue:

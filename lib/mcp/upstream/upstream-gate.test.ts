@@ -363,6 +363,9 @@ describe("the counter: exactly once, and the rug pull", () => {
       expect(invalidated).toMatchObject({ status: "invalidated", currentRevision: 1 });
       expect(invalidated.statusReason).toContain("do not fit counter__count as it is now");
       expect(invalidated.statusReason).toContain("ticket");
+      // The audit log says why, not only that the state changed.
+      const event = await t.db.auditEvent.findFirstOrThrow({ where: { actionId: approved.actionId, type: "action.invalidated" } });
+      expect(event.data).toMatchObject({ reason: "arguments_refused", revision: 1, detail: invalidated.statusReason?.replace(/\.$/, "") });
 
       // A reviewer's re-read of the pending one is refused, and writes nothing.
       const reread = await refusal(rereadActionState(t.db, { tenantId: a.id, actionId: waiting.actionId, payloadHash: waiting.payloadHash, member: a.users.reviewer.member }));
