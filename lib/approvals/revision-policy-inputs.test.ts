@@ -3,7 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
-import { recordedPolicyInputs } from "@/lib/policy/recorded-policy-inputs";
+import { recordedPolicyInput } from "@/lib/policy/recorded-policy-inputs";
+import { readRecordedRevisions } from "@/lib/db/statements/read-recorded-revisions";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
 let t: TestDatabase;
@@ -37,7 +38,8 @@ describe("a later revision is assessed with the requesting member's roles, as th
     const revised = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: proposed.actionId, revision: 2 } });
     expect(revised.policyDecision).toMatchObject({ effect: "require_approval", ruleId: "members-reviewed" });
     // The policy page's replay of recorded decisions gives the revision the same input.
-    const [replayed] = await recordedPolicyInputs(t.db, { tenantId: a.id, limit: 1, actionId: proposed.actionId });
-    expect(replayed).toMatchObject({ revision: 2, input: { context: { requesterRoles: ["requester"] } } });
+    const [replayed] = await readRecordedRevisions(t.db, { tenantId: a.id, limit: 1, actionId: proposed.actionId });
+    expect(replayed).toMatchObject({ revision: 2 });
+    expect(recordedPolicyInput(replayed, [])).toMatchObject({ context: { requesterRoles: ["requester"] } });
   });
 });

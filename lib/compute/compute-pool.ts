@@ -11,7 +11,9 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type { DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput, UpstreamArgsInput } from "@/lib/compute/compute-tasks";
+import type {
+  DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput, ReplayInput, UpstreamArgsInput,
+} from "@/lib/compute/compute-tasks";
 import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
 import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
 import type { PolicyTrace } from "@/lib/policy/trace-policy";
@@ -27,6 +29,7 @@ type Tasks = {
   judgePayload: { input: JudgeInput; output: Judgement };
   hashRevision: { input: RevisionPayload; output: PayloadHash };
   dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
+  replayRecordedPolicy: { input: ReplayInput; output: PolicyTrace[] };
   checkPolicy: { input: PolicyCheckInput; output: PolicyValidationResult };
   diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
   compareStates: { input: StateCompareInput[]; output: StateComparison[] };

@@ -9,6 +9,7 @@ import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/pol
 import type { Policy } from "@/lib/policy/policy-document";
 import { tracePolicy, type PolicyTrace } from "@/lib/policy/trace-policy";
 import type { PolicyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
+import type { RecordedRevisionText } from "@/lib/policy/recorded-policy-inputs";
 import { validatePolicy, type PolicyValidationResult } from "@/lib/policy/validate-policy";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
@@ -147,6 +148,20 @@ export type DryRunInput = { policyJson: string; inputs: PolicyInput[] };
 export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
   const policy = JSON.parse(input.policyJson) as Policy;
   return input.inputs.map((one) => tracePolicy(policy, one));
+}
+
+/** Recorded revisions, their stored JSON as text, to decide again under a draft (dry-run-policy.ts). */
+export type ReplayInput = { policyJson: string; tenantDomains: string[]; revisions: RecordedRevisionText[] };
+
+/**
+ * What the draft would decide for each recorded revision: its stored arguments and snapshot parsed
+ * and its policy input rebuilt here, since both grow with what was stored. The tool registry is
+ * loaded on first use, so threads that never replay do not load it.
+ */
+export async function replayRecordedPolicy(input: ReplayInput): Promise<PolicyTrace[]> {
+  const { recordedPolicyInput } = await import("@/lib/policy/recorded-policy-inputs");
+  const policy = JSON.parse(input.policyJson) as Policy;
+  return input.revisions.map((rev) => tracePolicy(policy, recordedPolicyInput(rev, input.tenantDomains)));
 }
 
 /**

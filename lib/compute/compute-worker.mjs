@@ -33,6 +33,11 @@ export async function dryRunPolicy({ started, input }) {
   return tasks.dryRunPolicy(input);
 }
 
+export async function replayRecordedPolicy({ started, input }) {
+  markStarted(started);
+  return tasks.replayRecordedPolicy(input);
+}
+
 export async function checkPolicy({ started, input }) {
   markStarted(started);
   return tasks.checkPolicy(input);

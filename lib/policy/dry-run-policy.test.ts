@@ -3,6 +3,7 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
+import { readRecordedRevisions } from "@/lib/db/statements/read-recorded-revisions";
 import { DEFAULT_POLICY } from "./default-policy";
 import { dryRunPolicy } from "./dry-run-policy";
 import type { Policy } from "./policy-document";
@@ -65,6 +66,25 @@ describe("dry run of a draft policy over recent actions", () => {
     const e = await refusal(dryRunPolicy(t.db, { tenantId: a.id, document: broken, limit: 5 }));
     expect(e).toMatchObject({ code: "invalid_policy", status: 400 });
     expect(JSON.stringify(e.details)).toContain("args.amount is not an argument of refund_invoice");
+  });
+});
+
+describe("dry run over what was stored", () => {
+  it("reads each revision's stored JSON as text, for the compute pool to parse, and rebuilds the tool's facts from its request snapshot", async () => {
+    const email = await proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email",
+      args: { to: "billing@acme.example", subject: "Your refund", body: "x".repeat(19_000), invoice_number: "INV-1044" },
+    });
+    const [stored] = await readRecordedRevisions(t.db, { tenantId: a.id, limit: 1, actionId: email.actionId });
+    // Nothing of the arguments or the snapshot is parsed on the request thread.
+    expect(typeof stored.argsText).toBe("string");
+    expect(typeof stored.snapshotText).toBe("string");
+    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer_verified_domains: ["acme.example"] });
+    // The customer's verified domains come from the recorded snapshot: the recipient is inside them,
+    // so the draft decides as was recorded (without them the rule for outside domains would match).
+    const [row] = (await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 1, actionId: email.actionId })).rows;
+    expect(row).toMatchObject({ tool: "send_email", recorded: { ruleId: "send-email-verified" }, draft: { ruleId: "send-email-verified" }, changed: false });
+    expect(row.rules.find((r) => r.ruleId === "send-email-outside-domain")).toMatchObject({ outcome: "not_matched" });
   });
 });
 

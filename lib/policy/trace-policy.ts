@@ -13,7 +13,7 @@ export type PolicyTrace = { decision: PolicyDecision; rules: RuleTrace[] };
 /**
  * What the policy decides for one input (evaluatePolicy, the same function proposals use), and
  * how each rule of the tool fared, in order: rules after the deciding one are still evaluated, so an admin testing a rule sees whether it would have held. Pure; runs on the
- * compute pool (lib/compute/compute-tasks.ts dryRunPolicy).
+ * compute pool (lib/compute/compute-tasks.ts dryRunPolicy, replayRecordedPolicy).
  */
 export function tracePolicy(policy: Policy, input: PolicyInput): PolicyTrace {
   const decision = evaluatePolicy(policy, input);
