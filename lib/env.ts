@@ -61,6 +61,14 @@ const absolutePaths = z.string().transform((raw, ctx) => {
   }
   return out;
 });
+const hostNames = z.string().transform((raw, ctx) => {
+  const out: string[] = [];
+  for (const entry of raw.split(",").map((part) => part.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")).filter(Boolean)) {
+    if (!/^[a-z0-9.:-]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not a host name or address like mcp.internal or 10.0.0.5` });
+    else out.push(entry);
+  }
+  return out;
+});
 const origins = z.string().transform((raw, ctx) => {
   const out: string[] = [];
   for (const entry of raw.split(",").map((part) => part.trim()).filter(Boolean)) {
@@ -177,6 +185,8 @@ export const ENVIRONMENT = {
   // Upstream MCP servers
   MCP_STDIO_COMMANDS: declare("Upstream MCP servers", opt(absolutePaths),
     "The commands admins may register as stdio MCP servers, which run on the console's host as its user: absolute paths, comma-separated (e.g. `/usr/local/bin/mcp-server-git`). List servers, not interpreters: an interpreter (node, python) with the arguments an admin chooses runs any code. Unset, only HTTP servers can be registered.", { shownDefault: "none" }),
+  MCP_PRIVATE_HOSTS: declare("Upstream MCP servers", opt(hostNames),
+    "Hosts an HTTP MCP server may be at although they resolve to loopback, private or link-local addresses, as written in its URL, comma-separated (e.g. `localhost,mcp.internal,10.0.0.5`). Any other server must resolve to public addresses only, checked at every connection, which goes to the address checked (an admin cannot point the console at its own network or a cloud metadata service).", { shownDefault: "none" }),
   MCP_UPSTREAM_TIMEOUT_MS: declare("Upstream MCP servers", opt(int(100, 3_600_000)),
     "How long connecting to an upstream MCP server, listing its tools or one forwarded call may take. A call that times out is recorded `unknown` (it may have happened) and never retried.", { shownDefault: "60000" }),
   MCP_UPSTREAM_MAX_BYTES: declare("Upstream MCP servers", opt(int(65_536, 1_073_741_824)),

@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Where a webhook may be sent (SSRF): http(s) URLs only, without credentials, whose host
@@ -9,8 +10,9 @@ import { BlockList, isIP } from "node:net";
  * and the delivery connects to exactly the address that was checked (no second lookup a DNS
  * rebinding could answer differently).
  */
-// IPv4-mapped IPv6 addresses are judged by the IPv4 address they carry (isPrivateAddress), not
-// by a ::ffff:0:0/96 rule: Node's BlockList checks IPv4 addresses against mapped IPv6 rules too.
+// IPv6 addresses that carry an IPv4 address (mapped, NAT64, 6to4) are judged by the IPv4 address
+// they carry (isPrivateAddress), not by a rule of their own: Node's BlockList checks IPv4
+// addresses against mapped IPv6 rules too.
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
@@ -18,8 +20,27 @@ for (const [network, prefix] of [
   ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) BLOCKED.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of [
-  ["::", 128], ["::1", 128], ["100::", 64], ["2001:db8::", 32], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8],
+  // ::/96 holds the unspecified and loopback addresses and the deprecated IPv4-compatible ones;
+  // ::ffff:0:0:0/96 IPv4-translated (RFC 6145); 64:ff9b:1::/48 local-use NAT64 (RFC 8215);
+  // 2001::/32 Teredo, whose client address is hidden; fec0::/10 deprecated site-local.
+  ["::", 96], ["::ffff:0:0:0", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 32], ["2001:db8::", 32], ["fc00::", 7], ["fe80::", 10],
+  ["fec0::", 10], ["ff00::", 8],
 ] as const) BLOCKED.addSubnet(network, prefix, "ipv6");
+
+/** IPv6 ranges whose addresses carry an IPv4 address that a translator or relay forwards to, and where. */
+const CARRY_IPV4 = [
+  { network: ipaddr.IPv6.parse("::ffff:0:0"), prefix: 96, at: 12 }, // IPv4-mapped
+  { network: ipaddr.IPv6.parse("64:ff9b::"), prefix: 96, at: 12 }, // NAT64's well-known prefix (RFC 6052)
+  { network: ipaddr.IPv6.parse("2002::"), prefix: 16, at: 2 }, // 6to4 (RFC 3056)
+] as const;
+
+/** The IPv4 address an IPv6 address carries (see CARRY_IPV4), or null. */
+function carriedIpv4(address: string): string | null {
+  if (!ipaddr.IPv6.isValid(address)) return null;
+  const v6 = ipaddr.IPv6.parse(address);
+  const carrier = CARRY_IPV4.find((c) => v6.match(c.network, c.prefix));
+  return carrier ? v6.toByteArray().slice(carrier.at, carrier.at + 4).join(".") : null;
+}
 
 export type Destination = { url: URL; address: string; family: 4 | 6 };
 export type DestinationCheck = { ok: true; destination: Destination } | { ok: false; reason: string };
@@ -28,10 +49,11 @@ export type DestinationCheck = { ok: true; destination: Destination } | { ok: fa
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  if (family === 6 && address.toLowerCase().startsWith("::ffff:")) {
-    // An IPv4-mapped address is judged as the IPv4 address it carries.
-    const v4 = address.slice("::ffff:".length);
-    if (isIP(v4) === 4) return BLOCKED.check(v4, "ipv4");
+  if (family === 6) {
+    // An address with a zone (fe80::1%eth0) is link-local whatever its bits say.
+    if (address.includes("%")) return true;
+    const v4 = carriedIpv4(address);
+    if (v4 !== null) return BLOCKED.check(v4, "ipv4");
   }
   return BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
 }

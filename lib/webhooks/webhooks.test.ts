@@ -206,7 +206,15 @@ describe("signed webhooks", () => {
     for (const address of ["127.0.0.1", "::1", "::ffff:10.0.0.1", "169.254.169.254", "100.64.0.1", "fd00::1", "fe80::1", "0.0.0.0", "192.168.1.1"]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
-    for (const address of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34"]) {
+    // IPv6 that a translator or relay turns into a private IPv4 address: NAT64 (well-known and
+    // local-use prefixes), 6to4, IPv4-compatible and -translated, Teredo; and a zoned link-local one.
+    for (const address of [
+      "64:ff9b::a9fe:a9fe", "64:ff9b::127.0.0.1", "64:ff9b:1::5db8:d822", "2002:7f00:1::1", "2002:a9fe:a9fe::", "::127.0.0.1", "::a00:1",
+      "::ffff:0:a00:1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fe80::1%eth0", "fec0::1",
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34", "64:ff9b::5db8:d822", "2002:5db8:d822::1"]) {
       expect(isPrivateAddress(address), address).toBe(false);
     }
   });

@@ -9,6 +9,7 @@ import { AppError, describeInvalid } from "@/lib/errors";
 import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import { refreshMcpServer, type McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
 import { sealSecrets } from "@/lib/mcp/upstream/secret-box";
+import { checkUpstreamDestination } from "@/lib/mcp/upstream/upstream-destination";
 import { assertStdioCommandAllowed, checkedSecrets, checkedServerUrl, RegisterMcpServerSchema } from "@/lib/mcp/upstream/server-config";
 
 export type RegisterMcpServerInput = { tenantId: string; admin: Member; server: unknown };
@@ -25,6 +26,7 @@ export async function registerMcpServer(db: Db, input: RegisterMcpServerInput): 
     if (!parsed.success) throw new AppError("invalid_mcp_server", describeInvalid(parsed.error), 400);
     const spec = parsed.data;
     const url = spec.transport === "http" ? checkedServerUrl(spec.url) : null;
+    if (url) await checkUpstreamDestination(url);
     if (spec.transport === "stdio") assertStdioCommandAllowed(spec.command);
     const secrets = checkedSecrets(spec.transport, spec.secrets);
     const id = randomUUID();

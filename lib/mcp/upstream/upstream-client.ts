@@ -8,6 +8,7 @@ import { jsonCharsAtMost } from "@/lib/canonical/json-chars";
 import { AppError } from "@/lib/errors";
 import { redactSecrets } from "@/lib/mcp/upstream/secret-box";
 import { assertStdioCommandAllowed } from "@/lib/mcp/upstream/server-config";
+import { DestinationRefused, guardedFetch } from "@/lib/mcp/upstream/upstream-destination";
 
 /** How to reach one upstream server, with its secrets opened (never leaves the server side). */
 export type UpstreamEndpoint = {
@@ -51,9 +52,9 @@ function tooLarge(serverName: string, limit: number, what: string): UpstreamTooL
  * it the body errors and `exceeded` is told, so a server cannot make the console parse (on its
  * one thread) a message of any size it likes.
  */
-function boundedFetch(limit: number, exceeded: () => void): typeof fetch {
+function boundedFetch(fetchOnce: typeof fetch, limit: number, exceeded: () => void): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await fetchOnce(input, init);
     if (!response.body) return response;
     let read = 0;
     const counted = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
@@ -73,6 +74,14 @@ function boundedFetch(limit: number, exceeded: () => void): typeof fetch {
 
 const CLIENT_INFO = { name: "countersign", version: "1.0.0" };
 
+/** The destination rule's refusal behind an error the SDK wrapped it in, if it is one. */
+function destinationRefusal(error: unknown): DestinationRefused | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof DestinationRefused) return e;
+  }
+  return null;
+}
+
 /** A message from an upstream failure, safe to show: secrets replaced, one line, bounded. */
 export function upstreamMessage(error: unknown, endpoint: Pick<UpstreamEndpoint, "secrets">): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -91,10 +100,11 @@ const NO_OUTPUT_VALIDATORS: jsonSchemaValidator = {
 };
 
 /**
- * Connects to the server with the SDK's own client (Streamable HTTP, or a stdio command the
- * operator allows, started with a minimal environment plus the server's secrets), runs `run`,
- * and closes the connection — a stdio server's process ends with it. A failure to connect is an
- * AppError that says why; what `run` throws is passed on as it is.
+ * Connects to the server with the SDK's own client (Streamable HTTP to an address the destination
+ * rule allows, upstream-destination.ts; or a stdio command the operator allows, started with a
+ * minimal environment plus the server's secrets), runs `run`, and closes the connection — a stdio
+ * server's process ends with it. A failure to connect is an AppError that says why; what `run`
+ * throws is passed on as it is.
  */
 export async function withUpstream<T>(
   endpoint: UpstreamEndpoint,
@@ -110,10 +120,13 @@ export async function withUpstream<T>(
   const signal = options.signal ? AbortSignal.any([options.signal, overLimit.signal]) : overLimit.signal;
   let stderrTail = "";
   let transport: StreamableHTTPClientTransport | StdioClientTransport;
+  let closeHttp = async () => {};
   if (endpoint.transport === "http") {
     if (!endpoint.url) throw new Error(`MCP server ${endpoint.serverName} has no URL.`);
+    const guarded = guardedFetch();
+    closeHttp = guarded.close;
     transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
-      fetch: boundedFetch(limit, exceeded),
+      fetch: boundedFetch(guarded.fetch, limit, exceeded),
       requestInit: { headers: endpoint.secrets },
       // A dropped stream is not reopened: a call's outcome is then unknown, and a person decides.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
@@ -143,6 +156,9 @@ export async function withUpstream<T>(
     await client.connect(transport, { timeout: upstreamTimeoutMs(), signal });
   } catch (error) {
     await client.close().catch(() => {});
+    await closeHttp().catch(() => {});
+    const refused = destinationRefusal(error);
+    if (refused) throw new AppError("mcp_destination_refused", `Countersign does not connect to MCP server ${endpoint.serverName}: ${refused.message}`, 502);
     const said = stderrTail.trim() ? ` (it wrote: ${upstreamMessage(stderrTail.trim().split("\n").slice(-3).join(" "), endpoint)})` : "";
     throw new AppError("upstream_unreachable", `Could not connect to MCP server ${endpoint.serverName}: ${upstreamMessage(error, endpoint)}${said}`, 502);
   }
@@ -151,6 +167,7 @@ export async function withUpstream<T>(
   } finally {
     if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});
+    await closeHttp().catch(() => {});
   }
 }
 

@@ -588,3 +588,61 @@ describe("what a server may send (MCP_UPSTREAM_MAX_BYTES, 2 MiB unless set)", ()
     expect((await executeAction(t.db, { tenantId: c.id, actionId: short.actionId, payloadHash: short.payloadHash, executor: { type: "requester" }, actor: actorOf(c) })).state).toBe("succeeded");
   });
 });
+
+describe("where an HTTP server may be (MCP_PRIVATE_HOSTS)", () => {
+  let internal: CounterUpstream;
+  beforeAll(async () => {
+    internal = await startCounterServer({ token: TOKEN });
+  });
+  afterAll(() => internal?.stop());
+  afterEach(() => vi.unstubAllEnvs());
+
+  const register = (name: string, url: string) =>
+    registerMcpServer(t.db, { tenantId: b.id, admin: admin(b), server: { name, transport: "http", url, secrets: [{ name: "Authorization", value: `Bearer ${TOKEN}` }] } });
+  const port = () => new URL(internal.url).port;
+
+  it("refuses a server at a loopback, private or link-local address unless the operator lists its host: nothing stored, audited, nothing sent", async () => {
+    vi.stubEnv("MCP_PRIVATE_HOSTS", "");
+    const seen = internal.authorizations().length;
+    const refusals = await Promise.all([
+      ["loopback", internal.url],
+      // A name is judged by every address it resolves to.
+      ["by-name", `http://localhost:${port()}/mcp`],
+      ["metadata", "http://169.254.169.254/latest/meta-data/"],
+      ["mapped", `http://[::ffff:127.0.0.1]:${port()}/mcp`],
+      ["nat64", "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/"],
+    ].map(([name, url]) => refusal(register(name, url))));
+    for (const refused of refusals) {
+      expect(refused).toMatchObject({ code: "mcp_destination_refused", status: 400 });
+      expect(refused.message).toContain("MCP_PRIVATE_HOSTS");
+    }
+    expect(refusals[1].message).toMatch(/^localhost resolves to /);
+    // The operator's list names hosts as written in the URL: allowing 127.0.0.1 does not allow localhost.
+    vi.stubEnv("MCP_PRIVATE_HOSTS", "127.0.0.1");
+    expect((await refusal(register("by-name", `http://localhost:${port()}/mcp`))).code).toBe("mcp_destination_refused");
+    expect(await t.db.mcpServer.count({ where: { tenantId: b.id } })).toBe(0);
+    const audited = await t.db.auditEvent.findMany({ where: { tenantId: b.id, type: "mcp.server_refused" } });
+    expect(audited.filter((e) => (e.data as { code: string }).code === "mcp_destination_refused")).toHaveLength(6);
+    expect(internal.authorizations().length).toBe(seen);
+  });
+
+  it("judges every connection, not only the registration: a host the operator no longer lists is not connected to, and an approved call is not sent", async () => {
+    vi.stubEnv("MCP_PRIVATE_HOSTS", "localhost");
+    const registered = await register("internal", `http://localhost:${port()}/mcp`);
+    expect(registered.listing).toMatchObject({ ok: true, added: ["internal__count"] });
+    await approveTool(b, "internal", "count");
+    const proposed = pending(await proposeAction(t.db, { tenantId: b.id, requester: b.requester, tool: "internal__count", args: { by: 2 } }));
+    await approveAction(b, proposed);
+
+    // The operator withdraws the allowance: the next listing and the approved call stop at the lookup.
+    vi.stubEnv("MCP_PRIVATE_HOSTS", "127.0.0.1");
+    const seen = internal.authorizations().length;
+    const listing = await refreshMcpServer(t.db, { tenantId: b.id, admin: admin(b), serverId: registered.serverId });
+    expect(listing).toMatchObject({ ok: false, code: "mcp_destination_refused", message: expect.stringContaining("localhost resolves to") });
+    const executed = await executeAction(t.db, { tenantId: b.id, actionId: proposed.actionId, payloadHash: proposed.payloadHash, executor: { type: "requester" }, actor: actorOf(b) });
+    expect(executed).toMatchObject({ state: "failed" });
+    expect(JSON.stringify(executed.result)).toContain("MCP_PRIVATE_HOSTS");
+    expect(internal.authorizations().length).toBe(seen);
+    expect(internal.calls()).toBe(0);
+  });
+});
