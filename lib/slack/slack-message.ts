@@ -18,6 +18,8 @@ export type SlackActionState = {
   signatureRequired: boolean;
   /** The revision's policy asks for a minimum time on screen, which Slack cannot show. */
   minViewTime: boolean;
+  /** The message lists every argument, each whole (see argumentsSummary); never for code, which it does not show. */
+  argumentsShownWhole: boolean;
   /** The last vote's verdict and who cast it, for a decided action. */
   decidedBy: string | null;
 };
@@ -28,9 +30,13 @@ export type SlackButtonValue = { actionId: string; revision: number; payloadHash
 export const SLACK_ACTION_IDS = { approve: "countersign_approve", reject: "countersign_reject", open: "countersign_open" } as const;
 
 /** Why a pending action is offered with "Open" only, or null when Slack may approve and reject it. */
-export function openOnlyReason(state: Pick<SlackActionState, "signatureRequired" | "minViewTime" | "riskLevel">, openOnlyFrom: RiskLevel): string | null {
+export function openOnlyReason(
+  state: Pick<SlackActionState, "signatureRequired" | "minViewTime" | "argumentsShownWhole" | "riskLevel">, openOnlyFrom: RiskLevel,
+): string | null {
   if (state.signatureRequired) return "Its policy requires approving with a passkey: open it in Countersign.";
   if (state.minViewTime) return "Its policy asks reviewers to read it for a minimum time: open it in Countersign.";
+  // A vote binds to the whole payload: it is cast only where the whole payload was shown.
+  if (!state.argumentsShownWhole) return "This message shows only part of what it would run: read all of it in Countersign.";
   if (RISK_RANK[state.riskLevel] >= RISK_RANK[openOnlyFrom]) return `Its risk is ${state.riskLevel}: decide it in Countersign.`;
   return null;
 }
@@ -45,16 +51,27 @@ function clip(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Up to six top-level arguments, each value clipped: enough to recognise the call, never the whole payload. */
-export function argumentsSummary(args: unknown): string {
-  if (!args || typeof args !== "object" || Array.isArray(args)) return "";
+const SHOWN_ARGUMENTS = 6;
+const SHOWN_KEY_CHARS = 40;
+const SHOWN_VALUE_CHARS = 80;
+
+/**
+ * Up to six top-level arguments, each value clipped (whitespace runs shown as one space, a backtick
+ * as ˋ): enough to recognise the call. `whole`: the list is every argument, each shown exactly as
+ * it is — only then may Slack decide it (openOnlyReason).
+ */
+export function argumentsSummary(args: unknown): { text: string; whole: boolean } {
+  if (args === null || args === undefined) return { text: "", whole: true };
+  if (typeof args !== "object" || Array.isArray(args)) return { text: "", whole: false };
   const entries = Object.entries(args as Record<string, unknown>);
-  const lines = entries.slice(0, 6).map(([key, value]) => {
+  let whole = entries.length <= SHOWN_ARGUMENTS;
+  const lines = entries.slice(0, SHOWN_ARGUMENTS).map(([key, value]) => {
     const shown = typeof value === "string" ? value : JSON.stringify(value) ?? "null";
-    return `• ${esc(clip(key, 40))}: \`${esc(clip(shown, 80)).replace(/`/g, "ˋ")}\``;
+    if (clip(key, SHOWN_KEY_CHARS) !== key || clip(shown, SHOWN_VALUE_CHARS) !== shown || shown.includes("`")) whole = false;
+    return `• ${esc(clip(key, SHOWN_KEY_CHARS))}: \`${esc(clip(shown, SHOWN_VALUE_CHARS)).replace(/`/g, "ˋ")}\``;
   });
-  if (entries.length > 6) lines.push(`• …and ${entries.length - 6} more`);
-  return lines.join("\n");
+  if (entries.length > SHOWN_ARGUMENTS) lines.push(`• …and ${entries.length - SHOWN_ARGUMENTS} more`);
+  return { text: lines.join("\n"), whole };
 }
 
 /** The expiry as Slack shows dates: in the reader's time zone, with the ISO time as the fallback. */
@@ -92,7 +109,7 @@ export function renderSlackMessage(state: SlackActionState, options: { consoleUr
     { type: "section", text: { type: "mrkdwn", text: `*${esc(headline)}*\n${esc(clip(state.summary, 300))}` } },
     { type: "section", fields: fields.map((text) => ({ type: "mrkdwn" as const, text })) },
   ];
-  const summary = argumentsSummary(state.args);
+  const summary = argumentsSummary(state.args).text;
   if (summary) blocks.push({ type: "section", text: { type: "mrkdwn", text: `*Arguments*\n${summary}` } });
   if (tags.length > 0) blocks.push({ type: "section", text: { type: "mrkdwn", text: `*Risk tags*\n${tags.join("\n")}` } });
   const value = JSON.stringify({ actionId: state.actionId, revision: state.revision, payloadHash: state.payloadHash } satisfies SlackButtonValue);

@@ -18,7 +18,7 @@ import { pumpSlack } from "@/lib/slack/run-slack-worker";
 import { leaseSlackMessages } from "@/lib/db/statements/lease-slack-messages";
 import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
 import { refusal } from "@/tests/refusal";
-import { SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
+import { argumentsSummary, SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
 import { SLACK_LINK_CODE_TTL_SECONDS, startSlackLink } from "@/lib/slack/start-slack-link";
 import { slackSignature } from "@/lib/slack/verify-slack-signature";
 import { unsignedSlackCallbackAuditFor } from "@/lib/slack/audit-unsigned-slack-callback";
@@ -197,6 +197,38 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     expect(response.status).toBe(200);
     expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
     expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+  });
+
+  it("an action whose arguments the message cannot show whole gets Open only, and a forged Approve for it is refused: a vote binds to what was seen", async () => {
+    const tenant = await slackTenant({ openOnlyFrom: "critical" });
+    // The reason is past the 80 characters a message shows of a value.
+    const reason = `Duplicate charge on the March order; also ${"refund the shipping of every other order on this account ".repeat(2)}`;
+    const proposed = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 5_000, reason }, reason: "Customer asked",
+    });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
+    expect(JSON.stringify(message.blocks)).toContain("shows only part of what it would run");
+
+    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+    const forged = { ...buttons[0], action_id: SLACK_ACTION_IDS.approve };
+    expect((await interaction(tenant, press([forged], SLACK_ACTION_IDS.approve, "U0REVIEWER", message))).status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+  });
+
+  it("lists arguments whole only when it shows every one exactly: at most six, keys and values unclipped, no whitespace run or backtick changed", () => {
+    expect(argumentsSummary({ invoice_number: "INV-1044", amount_minor: 5_000, reason: "Duplicate charge" }).whole).toBe(true);
+    expect(argumentsSummary(null).whole).toBe(true);
+    expect(argumentsSummary({ note: "x".repeat(80) }).whole).toBe(true);
+    expect(argumentsSummary({ note: "x".repeat(81) }).whole).toBe(false);
+    expect(argumentsSummary({ note: "one\n\ntwo" }).whole).toBe(false);
+    expect(argumentsSummary({ note: "run `rm -rf`" }).whole).toBe(false);
+    expect(argumentsSummary({ nested: { to: ["a@example.com"], cc: "x".repeat(80) } }).whole).toBe(false);
+    expect(argumentsSummary(Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`k${i}`, i]))).whole).toBe(false);
+    expect(argumentsSummary({ ["k".repeat(41)]: 1 }).whole).toBe(false);
   });
 
   it("an action at or above the configured risk gets Open only", async () => {

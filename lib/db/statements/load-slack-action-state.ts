@@ -5,6 +5,8 @@ import { query, type Queryable } from "@/lib/db/sql";
 export type SlackActionRow = {
   actionId: string;
   tool: string;
+  /** A code action's code is not in `args`: Slack never shows it. */
+  kind: "tool" | "code";
   status: string;
   revision: number;
   payloadHash: string;
@@ -22,7 +24,7 @@ export type SlackActionRow = {
 /** An action's current revision, as its Slack message shows it; null when not in the tenant. */
 export async function loadSlackActionState(q: Queryable, input: { tenantId: string; actionId: string }): Promise<SlackActionRow | null> {
   const [row] = await query<SlackActionRow>(q, Prisma.sql`
-    SELECT a.id AS "actionId", a.tool, a.status::text AS status, r.revision, r."payloadHash", r.preview, r.args, r."riskLevel"::text AS "riskLevel",
+    SELECT a.id AS "actionId", a.tool, a.kind::text AS kind, a.status::text AS status, r.revision, r."payloadHash", r.preview, r.args, r."riskLevel"::text AS "riskLevel",
       r."riskTags", a."expiresAt", a."requesterLabel",
       (r."policyDecision"->>'signature') IS NOT DISTINCT FROM 'required' AS "signatureRequired",
       (r."policyDecision"->>'minViewSeconds') IS NOT NULL AS "minViewTime",
