@@ -19,7 +19,12 @@ export type Executor = { type: "member"; userId: string; sessionId: string | nul
  * session that ended on the way is refused, lock-acting-membership.ts); null when they act another
  * way — a linked Slack account, or a script.
  */
-export type Member = { userId: string; label: string; roles: Role[]; sessionId: string | null };
+/**
+ * A member acting now. `sessionId`: the console session the act comes through (null for one that
+ * comes another way); `slackUser`: the linked Slack user a vote from Slack comes through. Either
+ * is held by the act until it commits (lock-acting-membership.ts).
+ */
+export type Member = { userId: string; label: string; roles: Role[]; sessionId: string | null; slackUser?: { teamId: string; userId: string } };
 
 export function requesterAuditActor(requester: Requester): AuditActor {
   return requester.type === "user"

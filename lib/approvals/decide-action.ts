@@ -10,7 +10,7 @@ import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { castVote, type VoteRefusal } from "@/lib/db/statements/cast-vote";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
-import { sessionEndedError } from "@/lib/auth/session-ended";
+import { sessionEndedError, slackUnlinkedError } from "@/lib/auth/session-ended";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { settleAction } from "@/lib/db/statements/settle-action";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
@@ -128,8 +128,11 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     }
     // The voter's membership, then the signing challenge and passkey, then the action: the order a
     // role change and a passkey's removal keep (lock-acting-membership.ts).
-    const { sessionLive } = await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.reviewer.userId, sessionId: input.reviewer.sessionId });
+    const { sessionLive, slackLinkLive } = await lockActingMembership(tx, {
+      tenantId: input.tenantId, userId: input.reviewer.userId, sessionId: input.reviewer.sessionId, slackUser: input.reviewer.slackUser,
+    });
     if (!sessionLive) return refused(sessionEndedError());
+    if (!slackLinkLive) return refused(slackUnlinkedError());
     const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refused(refusalError("not_found", { status: "missing", revision: null }));

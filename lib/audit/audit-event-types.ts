@@ -163,7 +163,8 @@ export const AUDIT_EVENT_SCHEMAS = {
   "policy.save_refused": z.strictObject({ baseVersion: count, reason: z.enum(["invalid", "too_complex", "stale_base_version", "not_admin"]), errors: z.array(text).optional() }),
   "audit.exported": z.strictObject({ format: z.enum(["csv", "json", "jsonl"]), filters: text }),
   "audit.evidence_exported": z.strictObject({ from: text, to: text, verified: z.boolean() }),
-  "account.password_changed": z.strictObject({ otherSessionsEnded: count }),
+  // slackUnlinked: the member's Slack link (or a code waiting to link one) in this tenant was removed (absent before it was).
+  "account.password_changed": z.strictObject({ otherSessionsEnded: count, slackUnlinked: z.boolean().optional() }),
   "passkey.registered": z.strictObject({ ...passkeyEvent, deviceType: z.enum(["singleDevice", "multiDevice"]), backedUp: z.boolean() }),
   "passkey.removed": z.strictObject(passkeyEvent),
   "account.password_change_refused": z.strictObject({ reason: z.literal("wrong_current_password") }),

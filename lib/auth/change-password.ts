@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { ENDING_SESSIONS_TRANSACTION, endUserSessions } from "@/lib/auth/end-sessions";
+import { unlinkSlackUser } from "@/lib/db/statements/unlink-slack-user";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { forgetAttemptsOf, reserveAttempt } from "@/lib/auth/sign-in-throttle";
 import { AppError } from "@/lib/errors";
@@ -72,10 +73,12 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
       throw new AppError("password_changed_meanwhile", "Your password was changed at the same moment elsewhere. Reload the page and try again.", 409);
     }
     const ended = await endUserSessions(tx, input.userId, "password_changed", { exceptSessionId: input.sessionId });
+    // A Slack link is a credential too: whoever knew the old password may have linked their own Slack user.
+    const unlinked = new Set(await unlinkSlackUser(tx, { userId: input.userId }));
     for (const tenantId of tenantIds) {
       await appendAuditEvent(tx, {
         tenantId, actor: input.actor, type: "account.password_changed", outcome: "ok", subject: { type: "user", id: input.userId },
-        data: { otherSessionsEnded: ended },
+        data: { otherSessionsEnded: ended, slackUnlinked: unlinked.has(tenantId) },
       });
     }
     return ended;

@@ -17,5 +17,6 @@ export async function slackMember(db: Db, input: { tenantId: string; slackTeamId
     select: { roles: true, user: { select: { email: true } } },
   });
   if (!membership) return null;
-  return { userId: link.userId, label: membership.user.email, roles: membership.roles, sessionId: null };
+  // The vote holds this link until it commits (lock-acting-membership.ts): one unlinked meanwhile refuses it.
+  return { userId: link.userId, label: membership.user.email, roles: membership.roles, sessionId: null, slackUser: { teamId: input.slackTeamId, userId: input.slackUserId } };
 }

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
+import { createTestTenant, TEST_PASSWORD, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { startFakeSlack, type SlackCall } from "@/tests/fake-slack";
 import { POST as interactionsRoute } from "@/app/api/integrations/slack/[tenant]/interactions/route";
@@ -18,6 +19,9 @@ import { pumpSlack } from "@/lib/slack/run-slack-worker";
 import { leaseSlackMessages } from "@/lib/db/statements/lease-slack-messages";
 import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
 import { refusal } from "@/tests/refusal";
+import { whileHolding } from "@/tests/action-lock";
+import { changePassword } from "@/lib/auth/change-password";
+import { slackMember } from "@/lib/slack/slack-member";
 import { argumentsSummary, SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
 import { SLACK_LINK_CODE_TTL_SECONDS, startSlackLink } from "@/lib/slack/start-slack-link";
 import { slackSignature } from "@/lib/slack/verify-slack-signature";
@@ -518,6 +522,54 @@ describe("Slack: signed callbacks decide through the console's decision function
     const third = await startSlackLink(t.db, { tenantId: tenant.id, userId });
     const linked = await command(tenant, "U0REVIEWER2", `link ${third.code}`);
     expect(((await linked.json()) as { text: string }).text).toMatch(/^Linked/);
+  });
+});
+
+describe("Slack: a link is a credential, held by the vote it carries", () => {
+  const passwordChange = (user: TestUser) => changePassword(t.db, {
+    userId: user.id, sessionId: randomUUID(), currentPassword: TEST_PASSWORD, newPassword: "a new password of some length",
+    actor: { type: "user", id: user.id, label: user.email },
+  });
+
+  it("a password change unlinks the member's Slack user: that user's buttons no longer vote, and it is audited", async () => {
+    const tenant = await slackTenant();
+    const proposed = await pendingRefund(tenant);
+    await pumpUntilQuiet();
+    const { message, buttons } = buttonsOf(proposed.actionId);
+    await link(tenant, tenant.users.reviewer, "U0STOLEN");
+    await passwordChange(tenant.users.reviewer);
+
+    expect(await t.db.slackUserLink.count({ where: { userId: tenant.users.reviewer.id, linkedAt: { not: null } } })).toBe(0);
+    const changed = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, type: "account.password_changed" } });
+    expect(changed.data).toMatchObject({ slackUnlinked: true });
+    expect((await interaction(tenant, press(buttons, SLACK_ACTION_IDS.approve, "U0STOLEN", message))).status).toBe(200);
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    expect((await refusalsOf(tenant)).map((e) => (e.data as { reason?: string }).reason)).toContain("unlinked_user");
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
+  });
+
+  it("a vote from a Slack user whose link is removed after it was read is refused in the vote's own transaction; an unlink under way is waited for", async () => {
+    const tenant = await slackTenant();
+    const first = await pendingRefund(tenant, 5_001);
+    const second = await pendingRefund(tenant, 5_002);
+    await link(tenant, tenant.users.reviewer, "U0RACER");
+    const member = await slackMember(t.db, { tenantId: tenant.id, slackTeamId: TEAM, slackUserId: "U0RACER" });
+    if (!member) throw new Error("not linked");
+    const vote = (p: { actionId: string; payloadHash: string }) =>
+      decideAction(t.db, { tenantId: tenant.id, actionId: p.actionId, reviewer: member, verdict: "approve", payloadHash: p.payloadHash, channel: "slack" });
+
+    // The unlink (a password change's statement) under way when the vote reaches the link: the vote waits, then is refused.
+    const racing = await whileHolding(t.url, [[`UPDATE "SlackUserLink" SET "linkedAt" = NULL, "slackTeamId" = NULL, "slackUserId" = NULL WHERE "userId" = $1`, [member.userId]]], async (waiters) => {
+      const run = vote(first).then(() => null, (error: unknown) => error);
+      await waiters(1);
+      return { run };
+    });
+    expect(await racing.run).toMatchObject({ code: "slack_unlinked", status: 401 });
+    // Committed before the vote began: refused too.
+    expect(await refusal(vote(second))).toMatchObject({ code: "slack_unlinked" });
+    expect(await t.db.decision.count({ where: { actionId: { in: [first.actionId, second.actionId] } } })).toBe(0);
+    const refused = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: "decision.refused" } });
+    expect(refused.map((e) => (e.data as { code: string }).code)).toEqual(["slack_unlinked", "slack_unlinked"]);
   });
 });
 

@@ -24,17 +24,32 @@ import { agentsPauseGateSql } from "@/lib/db/statements/agent-pause-rules";
  * the act refused (`sessionLive` false), and one that comes later waits for the act. The statement
  * locks the membership, then the session (PostgreSQL evaluates the select list in order): the
  * order of a role change, which locks the membership and then ends the member's sessions.
+ *
+ * `slackUser`: the Slack user a vote from Slack comes from. Its link to this member is share-locked
+ * the same way while it stands (`slackLinkLive`): a password change that unlinks it, or the Slack
+ * user's link to another member, is waited for and the vote refused, or waits for the vote.
  */
 export async function lockActingMembership(
   tx: SqlClient,
-  input: { tenantId: string; userId: string; sessionId: string | null },
-): Promise<{ sessionLive: boolean }> {
-  const [row] = await query<{ sessionLive: boolean }>(tx, Prisma.sql`
+  input: { tenantId: string; userId: string; sessionId: string | null; slackUser?: { teamId: string; userId: string } | null },
+): Promise<{ sessionLive: boolean; slackLinkLive: boolean }> {
+  const [row] = await query<{ sessionLive: boolean; slackLinkLive: boolean }>(tx, Prisma.sql`
     SELECT (SELECT count(*) FROM (
         SELECT 1 FROM "Membership" m WHERE m."tenantId" = ${input.tenantId}::uuid AND m."userId" = ${input.userId}::uuid FOR SHARE OF m
       ) locked) AS memberships,
-      ${liveSessionLockedSql(input.userId, input.sessionId)} AS "sessionLive"`);
-  return { sessionLive: row.sessionLive };
+      ${liveSessionLockedSql(input.userId, input.sessionId)} AS "sessionLive",
+      ${liveSlackLinkLockedSql(input.tenantId, input.userId, input.slackUser ?? null)} AS "slackLinkLive"`);
+  return { sessionLive: row.sessionLive, slackLinkLive: row.slackLinkLive };
+}
+
+/** True when `slackUser` is null, or is linked to member `userId` of the tenant now, which it share-locks. */
+function liveSlackLinkLockedSql(tenantId: string, userId: string, slackUser: { teamId: string; userId: string } | null): Sql {
+  if (!slackUser) return Prisma.sql`true`;
+  return Prisma.sql`EXISTS (
+    SELECT 1 FROM "SlackUserLink" acting_l
+    WHERE acting_l."tenantId" = ${tenantId}::uuid AND acting_l."userId" = ${userId}::uuid AND acting_l."linkedAt" IS NOT NULL
+      AND acting_l."slackTeamId" = ${slackUser.teamId} AND acting_l."slackUserId" = ${slackUser.userId}
+    FOR SHARE OF acting_l)`;
 }
 
 /** True when `sessionId` is null, or names a live session of `userId`, which it share-locks (see lockActingMembership). */
