@@ -20,12 +20,12 @@ import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
 import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
 import { createServer } from "node:http";
-import { randomUUID } from "node:crypto";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
 import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
 import { relyingPartyOf } from "@/lib/passkeys/relying-party";
 import { removePasskey } from "@/lib/passkeys/remove-passkey";
+import { startSession } from "@/lib/auth/start-session";
 import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 
@@ -300,7 +300,8 @@ describe("reviewer emails", () => {
     const { reviewer, reviewer2, reviewer3 } = tenant.users;
     const signers = new Map<string, { authenticator: SoftAuthenticator; sessionId: string }>();
     for (const member of [reviewer, reviewer2]) {
-      const signer = { authenticator: new SoftAuthenticator(origin), sessionId: randomUUID() };
+      const { id: sessionId } = await startSession(t.db, { userId: member.id, method: "credentials", clientAddress: null, userAgent: null });
+      const signer = { authenticator: new SoftAuthenticator(origin), sessionId };
       const options = await startPasskeyRegistration(t.db, { tenantId: tenant.id, user: { id: member.id, email: member.email, name: member.email }, sessionId: signer.sessionId, relyingParty });
       await finishPasskeyRegistration(t.db, {
         owner: { id: member.id, email: member.email, sessionId: signer.sessionId, tenantIds: [tenant.id] }, name: "Laptop",

@@ -8,14 +8,26 @@ import { sqlTransaction } from "@/lib/db/sql";
 import { consumeRegistrationChallenge } from "@/lib/db/statements/consume-registration-challenge";
 import { insertPasskey } from "@/lib/db/statements/insert-passkey";
 import { AppError } from "@/lib/errors";
+import { sessionEndedError } from "@/lib/auth/session-ended";
+import { RECENT_SIGN_IN_SECONDS } from "@/lib/db/statements/session-rules";
 import { offlinePublicKey } from "@/lib/passkeys/offline-public-key";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
 
 export type PasskeyOwner = { id: string; email: string; sessionId: string; tenantIds: string[] };
 
+/** A passkey is added only by a session signed in within the last few minutes (consumeRegistrationChallenge). */
+export function signInAgainToAddPasskey(): AppError {
+  return new AppError(
+    "sign_in_again",
+    `To add a passkey, sign out and sign in again: it can be added only within ${RECENT_SIGN_IN_SECONDS / 60} minutes of signing in, so a session someone else took over cannot add one.`,
+    403,
+  );
+}
+
 /**
  * Adds the passkey the browser created: its challenge must be one this console issued to this
- * member in this session, unused and unexpired (used up here); the attestation must verify for the
+ * member in this session, unused and unexpired (used up here), and the session live and signed in
+ * within the last ten minutes (held until the passkey is stored); the attestation must verify for the
  * console's origins and RP id with user verification; the key must use an algorithm an offline
  * verifier can check. Stored with its COSE key and the same key as SPKI, and audited
  * (`passkey.registered`) in every organisation the member belongs to, in one transaction.
@@ -34,7 +46,10 @@ export async function finishPasskeyRegistration(
   }
   const id = randomUUID();
   const stored = await sqlTransaction(db, async (tx) => {
-    if (!(await consumeRegistrationChallenge(tx, { userId: input.owner.id, sessionId: input.owner.sessionId, challenge }))) {
+    const use = await consumeRegistrationChallenge(tx, { userId: input.owner.id, sessionId: input.owner.sessionId, challenge });
+    if (use === "session_ended") throw sessionEndedError();
+    if (use === "sign_in_again") throw signInAgainToAddPasskey();
+    if (use === "no_challenge") {
       throw new AppError("passkey_challenge", "This passkey request expired or was already used. Try adding the passkey again.", 400);
     }
     let verified;

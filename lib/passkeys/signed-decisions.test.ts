@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
+import { startSession } from "@/lib/auth/start-session";
+import { endSession } from "@/lib/auth/end-sessions";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
 import { actInOrderBehindActionLock } from "@/tests/action-lock";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -47,10 +49,13 @@ const rp = relyingPartyOf([ORIGIN]);
 let t: TestDatabase;
 let a: TestTenant;
 const sessions = new Map<string, string>();
+/** Each member's console session, signed in when the tests start (beforeAll). */
 const sessionOf = (u: TestUser) => {
-  if (!sessions.has(u.id)) sessions.set(u.id, randomUUID());
-  return sessions.get(u.id)!;
+  const id = sessions.get(u.id);
+  if (!id) throw new Error(`${u.email} has no session`);
+  return id;
 };
+const signIn = async (u: TestUser) => (await startSession(t.db, { userId: u.id, method: "credentials", clientAddress: null, userAgent: null })).id;
 const keys = new Map<string, SoftAuthenticator>();
 
 async function register(u: TestUser, name = "Laptop"): Promise<SoftAuthenticator> {
@@ -92,6 +97,7 @@ beforeAll(async () => {
   verifier = (await import(/* @vite-ignore */ pathToFileURL(path.join(process.cwd(), "scripts", "verify-audit-export.mjs")).href)) as Verifier;
   t = await createTestDatabase();
   a = await createTestTenant(t.db, { policy: { ...DEFAULT_POLICY, defaults: { ...DEFAULT_POLICY.defaults, signatureAtRisk: "high" } } });
+  for (const u of Object.values(a.users)) sessions.set(u.id, await signIn(u));
   await register(a.users.reviewer);
   await register(a.users.reviewer2);
 });
@@ -118,12 +124,39 @@ describe("passkeys", () => {
     expect(await t.db.auditEvent.count({ where: { tenantId: a.id, type: "passkey.removed", subjectId: listed.id } })).toBe(1);
   });
 
+  it("adds a passkey only from a live session signed in within the last ten minutes: one signed in earlier, or ended meanwhile, adds none", async () => {
+    const u = a.users.auditor;
+    const authenticator = new SoftAuthenticator(ORIGIN);
+    const stale = await signIn(u);
+    await t.ownerDb.session.update({ where: { id: stale }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
+    expect(await refusal(startPasskeyRegistration(t.db, { tenantId: a.id, user: { id: u.id, email: u.email, name: u.email }, sessionId: stale, relyingParty: rp })))
+      .toMatchObject({ code: "sign_in_again", status: 403 });
+
+    // Asked while the sign-in was recent, answered after: the answer is judged when the passkey is stored.
+    const fresh = await signIn(u);
+    const options = await startPasskeyRegistration(t.db, { tenantId: a.id, user: { id: u.id, email: u.email, name: u.email }, sessionId: fresh, relyingParty: rp });
+    const response = authenticator.register(options);
+    await t.ownerDb.session.update({ where: { id: fresh }, data: { createdAt: new Date(Date.now() - 11 * 60_000) } });
+    const late = await refusal(finishPasskeyRegistration(t.db, { owner: { id: u.id, email: u.email, sessionId: fresh, tenantIds: [a.id] }, name: "Late", response, relyingParty: rp }));
+    expect(late).toMatchObject({ code: "sign_in_again" });
+    expect(late.message).toContain("sign in again");
+
+    const ended = await signIn(u);
+    const endedOptions = await startPasskeyRegistration(t.db, { tenantId: a.id, user: { id: u.id, email: u.email, name: u.email }, sessionId: ended, relyingParty: rp });
+    await endSession(t.db, ended, "signed_out");
+    const afterSignOut = await refusal(finishPasskeyRegistration(t.db, {
+      owner: { id: u.id, email: u.email, sessionId: ended, tenantIds: [a.id] }, name: "Ended", response: authenticator.register(endedOptions), relyingParty: rp,
+    }));
+    expect(afterSignOut).toMatchObject({ code: "session_ended" });
+    expect(await listPasskeys(t.db, u.id)).toEqual([]);
+  });
+
   it("refuses a registration answer whose challenge was not issued to this session, or is used again", async () => {
     const u = a.users.admin;
     const authenticator = new SoftAuthenticator(ORIGIN);
     const options = await startPasskeyRegistration(t.db, { tenantId: a.id, user: { id: u.id, email: u.email, name: u.email }, sessionId: sessionOf(u), relyingParty: rp });
     const response = authenticator.register(options);
-    const elsewhere = await refusal(finishPasskeyRegistration(t.db, { owner: { id: u.id, email: u.email, sessionId: randomUUID(), tenantIds: [a.id] }, name: "x", response, relyingParty: rp }));
+    const elsewhere = await refusal(finishPasskeyRegistration(t.db, { owner: { id: u.id, email: u.email, sessionId: await signIn(u), tenantIds: [a.id] }, name: "x", response, relyingParty: rp }));
     expect(elsewhere).toMatchObject({ code: "passkey_challenge" });
     await finishPasskeyRegistration(t.db, { owner: { id: u.id, email: u.email, sessionId: sessionOf(u), tenantIds: [a.id] }, name: "x", response, relyingParty: rp });
     const again = await refusal(finishPasskeyRegistration(t.db, { owner: { id: u.id, email: u.email, sessionId: sessionOf(u), tenantIds: [a.id] }, name: "x", response, relyingParty: rp }));

@@ -4,6 +4,10 @@ import type { Db } from "@/lib/db/client";
 import { insertWebAuthnChallenge } from "@/lib/db/statements/insert-webauthn-challenge";
 import { SUPPORTED_ALGORITHMS } from "@/lib/passkeys/offline-public-key";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
+import { signInAgainToAddPasskey } from "@/lib/passkeys/finish-passkey-registration";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query } from "@/lib/db/sql";
+import { sessionSignedInRecentlySql } from "@/lib/db/statements/session-rules";
 
 /** How long a member has to finish adding a passkey. */
 export const REGISTRATION_CHALLENGE_TTL_SECONDS = 300;
@@ -12,12 +16,17 @@ export const REGISTRATION_CHALLENGE_TTL_SECONDS = 300;
  * Options for adding a passkey (a platform authenticator or a security key): a fresh challenge
  * stored server-side, bound to this member and session, single-use, valid for five minutes; the
  * member's live passkeys excluded (one credential is registered once); user verification required,
- * and only algorithms an offline verifier can check with Node's crypto.
+ * and only algorithms an offline verifier can check with Node's crypto. A session signed in too long
+ * ago is told to sign in again here, before the browser asks for a passkey; adding one checks it
+ * again (consumeRegistrationChallenge), which is where it holds.
  */
 export async function startPasskeyRegistration(
   db: Db,
   input: { tenantId: string; user: { id: string; email: string; name: string }; sessionId: string; relyingParty: RelyingParty },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const [session] = await query<{ recent: boolean }>(db, Prisma.sql`
+    SELECT ${sessionSignedInRecentlySql(Prisma.sql`s`)} AS recent FROM "Session" s WHERE s.id = ${input.sessionId}::uuid AND s."userId" = ${input.user.id}::uuid`);
+  if (!session?.recent) throw signInAgainToAddPasskey();
   const existing = await db.passkey.findMany({ where: { userId: input.user.id, removedAt: null }, select: { credentialId: true, transports: true } });
   const challenge = randomBytes(32).toString("base64url");
   await insertWebAuthnChallenge(db, {
