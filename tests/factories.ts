@@ -47,3 +47,9 @@ export async function createTestTenant(db: Db, options: { policy?: Policy } = {}
     requester: { type: "user", userId: users.requester.id, label: users.requester.email, roles: ["requester"] },
   };
 }
+
+/** Takes task `taskId`'s lease as a worker would (claimRunnableTask), for a test that proposes for it: returns the lease owner to propose with. */
+export async function holdTask(db: Db, taskId: string, workerId = "test-worker"): Promise<string> {
+  await db.task.update({ where: { id: taskId }, data: { leaseOwner: workerId, leaseExpiresAt: new Date(Date.now() + 3_600_000) } });
+  return workerId;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-const refund = (tenant: TestTenant, amountMinor: number, extra: { taskId?: string; agentCallId?: string } = {}) =>
+const refund = (tenant: TestTenant, amountMinor: number, extra: { taskId?: string; taskLeaseOwner?: string; agentCallId?: string } = {}) =>
   proposeAction(t.db, {
     tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice",
     args: { invoice_number: "INV-1044", amount_minor: amountMinor, reason: `Refund ${amountMinor}` }, ...extra,
@@ -64,10 +64,11 @@ describe("proposals written together", () => {
       tenantId: a.id, requester: { userId: a.users.requester.id, label: a.users.requester.email },
       instruction: "Refund the overpayment on INV-1044", planner: "offline",
     });
+    const taskLeaseOwner = await holdTask(t.db, taskId);
     const eventsBefore = await t.db.auditEvent.count({ where: { tenantId: a.id, type: "action.proposed" } });
     const settled = await Promise.allSettled([
-      refund(a, 2_001, { taskId, agentCallId: "call-1" }),
-      refund(a, 2_002, { taskId, agentCallId: "call-1" }),
+      refund(a, 2_001, { taskId, taskLeaseOwner, agentCallId: "call-1" }),
+      refund(a, 2_002, { taskId, taskLeaseOwner, agentCallId: "call-1" }),
       ...Array.from({ length: 8 }, (_, i) => refund(a, 2_100 + i)),
     ]);
     const [first, second, ...others] = settled;

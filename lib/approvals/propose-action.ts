@@ -32,6 +32,8 @@ export type ProposeInput = {
   /** The agent's stated reason. */
   reason?: string;
   taskId?: string | null;
+  /** With `taskId`: the worker proposing for the task, which must hold its lease when the proposal is written. */
+  taskLeaseOwner?: string | null;
   /** Actions of one logical step share a key (bulk decisions stay within one step). */
   stepKey?: string | null;
   /** The model's tool-call id (tasks only): unique per task, so a repeated step cannot propose twice. */
@@ -176,7 +178,7 @@ async function proposeUnder(
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
   const row = await writeProposal(db, {
     actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
-    event, taskId: input.taskId ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
+    event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
     requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
     requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
     stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
@@ -194,6 +196,14 @@ async function proposeUnder(
     if (row.refusal === "agents_paused") return refuse(agentsPausedError());
     if (row.refusal === "requester_changed") {
       return refuse(new AppError("requester_changed", "Your membership or roles in this organisation changed while this was being proposed; nothing was proposed.", 409));
+    }
+    if (row.refusal === "task_lease_lost") {
+      throw new AppError("task_lease_lost", "Another worker took this task over while this call was being proposed; nothing was proposed.", 409);
+    }
+    if (row.refusal === "call_taken") {
+      // The worker that took the task over proposed this call first: that action is this call's.
+      const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId!, agentCallId: input.agentCallId! } }, select: { id: true } });
+      throw new AppError("call_taken", "This tool call of the task was already proposed.", 409, { actionId: taken.id });
     }
     if (row.refusal === "submit_key_taken") {
       // A concurrent duplicate was written first: that one is this request's action.

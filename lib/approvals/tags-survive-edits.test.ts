@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -116,7 +116,7 @@ describe("the requester's timeline shows the revision that ran", () => {
       },
     });
     const outcome = await proposeAction(t.db, {
-      tenantId: a.id, requester: a.requester, tool: "refund_invoice", args: REFUND, taskId: task.id, agentCallId: "call_1",
+      tenantId: a.id, requester: a.requester, tool: "refund_invoice", args: REFUND, taskId: task.id, taskLeaseOwner: await holdTask(t.db, task.id), agentCallId: "call_1",
     });
     if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
     return { task, outcome };

@@ -213,7 +213,7 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
     try {
       const outcome = await proposeAction(db, {
         tenantId: task.tenantId, requester, tool: parsed.tool.name, args: parsed.args, reason,
-        taskId: task.id, stepKey: `${task.id}:${stepCount}`, agentCallId: call.id, untrustedValues: state.untrusted,
+        taskId: task.id, taskLeaseOwner: claimed.leaseOwner, stepKey: `${task.id}:${stepCount}`, agentCallId: call.id, untrustedValues: state.untrusted,
       });
       if (outcome.state === "allowed") {
         remember(state, outcome.execution.result);
@@ -229,6 +229,14 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
       if (error instanceof AppError && error.code === "agents_paused") {
         paused = true;
         break;
+      }
+      // Another worker holds the task now: it carries on from the last saved turn.
+      if (error instanceof AppError && error.code === "task_lease_lost") return "lease_lost";
+      // Proposed meanwhile by a worker that took the task over: the call waits on that action.
+      if (error instanceof AppError && error.code === "call_taken") {
+        const { actionId } = error.details as { actionId: string };
+        state.pending.push({ callId: call.id, actionId, tool: parsed.tool.name });
+        continue;
       }
       const message = toPublicError(error, "task proposal").body.message;
       state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: parsed.tool.name, reason: message }));

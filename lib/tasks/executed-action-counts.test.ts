@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { startTask } from "@/lib/tasks/start-task";
@@ -25,7 +25,7 @@ describe("executedActionCounts", () => {
     const busy = await startTask(t.db, { tenantId: tenant.id, requester: requester(), instruction: "Refund INV-1043 now", planner: "offline" });
     const propose = async (taskId: string) => {
       const outcome = await proposeAction(t.db, {
-        tenantId: tenant.id, requester: tenant.requester, taskId, tool: "refund_invoice",
+        tenantId: tenant.id, requester: tenant.requester, taskId, taskLeaseOwner: await holdTask(t.db, taskId), tool: "refund_invoice",
         args: { invoice_number: "INV-1043", amount_minor: 10_000, reason: "Returned" }, reason: "Asked", stepKey: null,
       });
       if (outcome.state !== "pending") throw new Error(JSON.stringify(outcome));

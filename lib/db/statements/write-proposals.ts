@@ -19,6 +19,8 @@ export type ProposalRow = {
   policyVersion: number;
   event: AttestedAuditBody;
   taskId: string | null;
+  /** The worker holding the task's lease, which proposes for it (with `taskId`). */
+  taskLeaseOwner: string | null;
   requesterUserId: string | null;
   /**
    * A member requester's roles as the policy was told them (the write checks they still are,
@@ -71,11 +73,17 @@ export type ProposalRow = {
  * — the key already submitted an action under this Idempotency-Key (a retry, or a concurrent
  * duplicate that won); `agents_paused` — the tenant's agents, or the requesting key, are paused
  * (agent-pause-rules.ts); `requester_changed` — the member who requested it is no longer a member
- * with the roles the policy was told (a task proposes long after it read them), or is disabled.
+ * with the roles the policy was told (a task proposes long after it read them), or is disabled;
+ * `task_lease_lost` — a task's proposal from a worker that no longer holds the task's lease (another
+ * took the task over); `call_taken` — the task already has an action for this tool call (a worker
+ * that took the task over proposed it first).
  */
 export type ProposalWritten =
   | { written: true; expiresAt: Date | null }
-  | { written: false; refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" };
+  | {
+    written: false;
+    refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" | "task_lease_lost" | "call_taken";
+  };
 
 /**
  * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
@@ -85,15 +93,20 @@ export type ProposalWritten =
  * requesting key are paused (agent-pause-rules.ts), and one an API key requested only if the key may
  * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
  * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
- * of concurrent duplicates — in this statement or in others — exactly one is written. Its event,
+ * of concurrent duplicates — in this statement or in others — exactly one is written. A task's
+ * proposal is written only while the proposing worker holds the task's lease (its row share-locked,
+ * so a worker taking the task over waits for it), and once per tool call: the insert skips a call
+ * the task already has an action for (the unique index of task and call). Its event,
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{ id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean }>(q, Prisma.sql`
+  const written = await query<{
+    id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean; taskHeld: boolean;
+  }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
-        event jsonb, "taskId" uuid, "requesterUserId" uuid, "requesterRoles" text[], "requesterApiKeyId" uuid, "requesterLabel" text,
+        event jsonb, "taskId" uuid, "taskLeaseOwner" text, "requesterUserId" uuid, "requesterRoles" text[], "requesterApiKeyId" uuid, "requesterLabel" text,
         kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, "submitKey" text,
         "submitRequestHash" text, "untrustedValues" text[], status "ActionStatus",
         "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
@@ -106,10 +119,13 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
         ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
         ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
-        ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current
+        ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current,
+        (i."taskId" IS NULL OR EXISTS (
+          SELECT 1 FROM "Task" t WHERE t.id = i."taskId" AND t."tenantId" = i."tenantId" AND t."leaseOwner" = i."taskLeaseOwner" FOR SHARE OF t
+        )) AS task_held
       FROM input i
     ),
-    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current),
+    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current AND task_held),
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
         reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", "untrustedValues", status, "requiresApproval", "currentRevision",
@@ -121,7 +137,8 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
       FROM current c
       ORDER BY c.ord
-      ON CONFLICT ("requesterApiKeyId", "submitKey") DO NOTHING
+      -- Either unique index: (key, Idempotency-Key) or (task, tool call).
+      ON CONFLICT DO NOTHING
       RETURNING id, "expiresAt"
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`current JOIN a ON a.id = current."actionId"`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
@@ -141,7 +158,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       WHERE c.snapshot IS NOT NULL
     )
     SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
-      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent"
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld"
     FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row): ProposalWritten => {
@@ -150,7 +167,9 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
     if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
     if (found?.paused) return { written: false, refusal: "agents_paused" };
     if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
+    if (found && !found.taskHeld) return { written: false, refusal: "task_lease_lost" };
     if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
+    if (found?.assessedCurrent && row.taskId !== null && row.agentCallId !== null) return { written: false, refusal: "call_taken" };
     return { written: false, refusal: "stale_assessment" };
   });
 }
