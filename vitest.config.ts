@@ -11,8 +11,8 @@ export default defineConfig({
     // Test files share one PostgreSQL cluster but each gets its own database.
     fileParallelism: true,
     maxWorkers: 2,
-    // The tests' upstream MCP servers listen on loopback, which the console refuses unless the
-    // operator allows it (lib/mcp/upstream/upstream-destination.ts).
-    env: { MCP_PRIVATE_HOSTS: "127.0.0.1" },
+    // The tests' upstream MCP servers and webhook receivers listen on loopback, which the console
+    // refuses unless the operator allows it (upstream-destination.ts, destination-guard.ts).
+    env: { MCP_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_PRIVATE_HOSTS: "127.0.0.1" },
   },
 });

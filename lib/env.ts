@@ -193,6 +193,8 @@ export const ENVIRONMENT = {
     "The most an upstream MCP server may send in one message, and in its whole tool list: a listing past it is refused and changes nothing; a forwarded call whose answer is past it is recorded `unknown` (the server may have acted).", { shownDefault: "2097152 (2 MiB)" }),
 
   // Webhooks
+  WEBHOOK_PRIVATE_HOSTS: declare("Webhooks", opt(hostNames),
+    "Hosts a webhook may go to although they resolve to loopback, private or link-local addresses, as written in its URL, comma-separated (e.g. `hooks.internal,10.0.0.7`); an admin must still allow a private host for each endpoint. Any other endpoint must resolve to public addresses only, checked at every delivery, which goes to the address checked.", { shownDefault: "none" }),
   WEBHOOK_TIMEOUT_MS: declare("Webhooks", opt(int(100, 120_000)), "How long one delivery may take before it counts as failed.", { shownDefault: "10000" }),
   WEBHOOK_RETRY_BASE_MS: declare("Webhooks", opt(int(10, 3_600_000)),
     "The first retry's delay; each later one doubles (up to an hour), with ±50 % jitter.", { shownDefault: "5000" }),

@@ -84,7 +84,7 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
         </fieldset>
         <label className="inline-flex min-h-6 items-center gap-2 text-sm">
           <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} className="h-4 w-4 accent-indigo-700" />
-          Allow this host even if it resolves to a loopback, private or link-local address
+          Allow this host even if it resolves to a loopback, private or link-local address (the operator must also list it in WEBHOOK_PRIVATE_HOSTS)
         </label>
         <div>
           <button type="submit" className={buttonClass.primary} disabled={pending}>Add endpoint</button>

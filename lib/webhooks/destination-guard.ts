@@ -1,12 +1,14 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { readEnv } from "@/lib/env";
 
 /**
  * Where a webhook may be sent (SSRF): http(s) URLs only, without credentials, whose host
  * resolves to public addresses only — never loopback, private, link-local (cloud metadata),
  * carrier-grade NAT, unique-local, multicast or unspecified — unless an admin explicitly allowed
- * this endpoint's host. Checked when the endpoint is registered and again for every delivery,
+ * this endpoint's host and the operator lists it in WEBHOOK_PRIVATE_HOSTS (a tenant's admin alone
+ * cannot point the console at its own network). Checked when the endpoint is registered and again for every delivery,
  * and the delivery connects to exactly the address that was checked (no second lookup a DNS
  * rebinding could answer differently).
  */
@@ -89,6 +91,12 @@ export async function checkDestination(text: string, options: { allowPrivate: bo
     return {
       ok: false,
       reason: `The host ${host} resolves to ${blocked.address}, a loopback, private or link-local address: refused unless an admin explicitly allows this host.`,
+    };
+  }
+  if (blocked && !(readEnv("WEBHOOK_PRIVATE_HOSTS") ?? []).includes(host.toLowerCase())) {
+    return {
+      ok: false,
+      reason: `The host ${host} resolves to ${blocked.address}, a loopback, private or link-local address: the operator must list ${host} in WEBHOOK_PRIVATE_HOSTS before webhooks may go there.`,
     };
   }
   const first = addresses[0];

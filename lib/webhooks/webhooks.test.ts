@@ -196,7 +196,15 @@ describe("signed webhooks", () => {
     }
     expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(0);
     expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.refused" } })).toBe(10);
-    // Explicitly allowed, the same receiver is accepted.
+    // An admin's allowance alone is not enough: the operator lists the host too (WEBHOOK_PRIVATE_HOSTS).
+    vi.stubEnv("WEBHOOK_PRIVATE_HOSTS", "");
+    const notListed = await refusal(register(receiver.url, true));
+    expect(notListed).toMatchObject({ code: "webhook_destination_refused" });
+    expect(notListed.message).toContain("WEBHOOK_PRIVATE_HOSTS");
+    expect((await refusal(register("http://169.254.169.254/latest/meta-data", true))).message).toContain("WEBHOOK_PRIVATE_HOSTS");
+    vi.stubEnv("WEBHOOK_PRIVATE_HOSTS", "127.0.0.1");
+    expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(0);
+    // Explicitly allowed by both, the same receiver is accepted.
     await register(receiver.url, true);
     expect(await t.db.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(1);
     await expectEventsToFitTheirSchemas(t.db, tenant.id);
