@@ -8,6 +8,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Zip, ZipPassThrough } from "fflate";
 import type { Db } from "@/lib/db/client";
+import { sqlTransaction, type Queryable } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { csvCell } from "@/lib/audit/audit-export-format";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
@@ -78,7 +80,13 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
       changes: changes.map((c) => ({ at: c.at.toISOString(), by: c.actorLabel, ...(c.data as object) })),
     });
 
-    await writeLines(path.join(dir, "decisions.csv"), decisionLines(db, { tenantId, from, to }));
+    // Every page in one snapshot, so the file is the votes as of one moment. Read in snapshots of
+    // their own, pages of a period that includes now could show a later vote and not an earlier one
+    // that committed at the same time (its time was already behind the cursor).
+    await sqlTransaction(db, async (tx) => {
+      await tx.query(Prisma.sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+      await writeLines(path.join(dir, "decisions.csv"), decisionLines(tx, { tenantId, from, to }));
+    });
 
     await write("README.txt", readme({ ...input, origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, verified: offline.ok }));
     return { dir, files: EVIDENCE_FILES, verified: offline.ok };
@@ -117,12 +125,12 @@ const DECISION_COLUMNS = ["decisionId", "actionId", "tool", "revision", "request
 const DECISION_PAGE = 1_000;
 
 /** decisions.csv: every vote of [from, to), read and written a page at a time, in slices of the event loop. */
-async function* decisionLines(db: Db, input: { tenantId: string; from: Date; to: Date }): AsyncGenerator<string> {
+async function* decisionLines(q: Queryable, input: { tenantId: string; from: Date; to: Date }): AsyncGenerator<string> {
   yield `${DECISION_COLUMNS.join(",")}\r\n`;
   const slice = sliceTimer();
   let after: DecisionCursor | null = null;
   for (;;) {
-    const page = await readDecisionLatencies(db, { ...input, after, limit: DECISION_PAGE });
+    const page = await readDecisionLatencies(q, { ...input, after, limit: DECISION_PAGE });
     for (const d of page) {
       await slice();
       yield `${DECISION_COLUMNS.map((k) => csvCell(d[k] instanceof Date ? (d[k] as Date).toISOString() : d[k])).join(",")}\r\n`;
