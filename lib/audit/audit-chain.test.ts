@@ -5,6 +5,7 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { requestSeal, sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
+import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 
 let t: TestDatabase;
 let a: TestTenant;
@@ -236,6 +237,30 @@ describe("the audit log", () => {
     await checkpointAuditLog(t.db, other.id);
     await behindTheAppsBack(`UPDATE "AuditCheckpoint" SET note = replace(note, E'\n2\n', E'\n3\n') WHERE "tenantId" = '${other.id}'`);
     expect((await problemsOf(other.id))[0]).toMatchObject({ problem: "checkpoint_signature" });
+  });
+
+  it("a full walk reads the checkpoints a page at a time in step with the leaves: every one is checked, across pages and ties of size", async () => {
+    const other = await tenantWithEvents(2);
+    await checkpointAuditLog(t.db, other.id);
+    await append(other.id, 2);
+    await sealAuditChain(t.db, other.id);
+    await checkpointAuditLog(t.db, other.id);
+    // 1,500 more rows of the checkpoint at two leaves (as "checkpoint now" makes at one size): more than a page.
+    await behindTheAppsBack(`INSERT INTO "AuditCheckpoint" ("tenantId", size, "rootHash", frontier, note, witnesses)
+      SELECT "tenantId", size, "rootHash", frontier, note, witnesses FROM "AuditCheckpoint", generate_series(1, 1500)
+      WHERE "tenantId" = '${other.id}' AND size = 2`);
+    expect(await problemsOf(other.id, "full")).toEqual([]);
+    // An export carries one checkpoint per size, chosen by the query (not all read to be picked from).
+    const lines: string[] = [];
+    for await (const line of verifiableExportLines(t.db, { tenantId: other.id, filters: {} })) lines.push(line);
+    const notes = lines.map((line) => JSON.parse(line) as { kind: string; note?: string }).filter((l) => l.kind === "checkpoint").map((l) => l.note?.split("\n")[1]);
+    expect(notes).toEqual(["2", "3"]);
+    // The last of them, on the second page, now says another root than the one it signed.
+    const last = await t.db.auditCheckpoint.findFirstOrThrow({ where: { tenantId: other.id, size: 2 }, orderBy: { id: "desc" } });
+    await behindTheAppsBack(`UPDATE "AuditCheckpoint" SET "rootHash" = '${"ab".repeat(32)}' WHERE id = ${last.id}`);
+    const problems = (await verifyAuditChain(t.db, other.id, { kind: "full" })).problems;
+    expect(problems.map((p) => p.problem)).toEqual(["checkpoint_signature", "checkpoint_mismatch"]);
+    expect(problems.every((p) => p.message.includes(`checkpoint ${last.id}`) || p.message.includes(`Checkpoint ${last.id}`))).toBe(true);
   });
 
   it("an event hidden from sealing (a forged transaction id) is named by the full walk", async () => {

@@ -7,7 +7,7 @@ import { checkpointAuditLog, type CheckpointOutcome } from "@/lib/audit/checkpoi
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { consistencyProof, inclusionProof, toHex } from "@/lib/audit/transparency/merkle";
-import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
+import { readAuditCheckpoints, readExportCheckpoints } from "@/lib/db/statements/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
 import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
 
@@ -27,10 +27,9 @@ const MAX_CHECKPOINTS = 1_000;
 export async function* verifiableExportLines(db: Db, input: { tenantId: string; filters: AuditFilters }): AsyncGenerator<string> {
   const { tenantId, filters } = input;
   const outcome = await checkpointAuditLog(db, tenantId);
-  const all = await readAuditCheckpoints(db, { tenantId });
-  const final = all[0] ?? null;
+  const [final = null] = await readAuditCheckpoints(db, { tenantId, limit: 1 });
   const size = final?.size ?? 0n;
-  const chosen = pickCheckpoints(all);
+  const chosen = await readExportCheckpoints(db, { tenantId, max: MAX_CHECKPOINTS });
   const complete = Object.keys(filters).length === 0;
   // Complete: every leaf, also any after the newest checkpoint (the verifier says they are not covered).
   const through = complete ? await readAuditTreeSize(db, { tenantId }) : size;
@@ -82,15 +81,6 @@ function eventLine(seq: bigint, leaf: AuditLeaf, inclusion?: { treeSize: string;
 
 function line(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
-}
-
-/** Oldest first: the first checkpoint and the newest ones, at most MAX_CHECKPOINTS, one per size. */
-function pickCheckpoints(newestFirst: AuditCheckpointRow[]): AuditCheckpointRow[] {
-  const bySize = new Map<bigint, AuditCheckpointRow>();
-  for (const c of newestFirst) if (!bySize.has(c.size)) bySize.set(c.size, c);
-  const ascending = [...bySize.values()].reverse();
-  if (ascending.length <= MAX_CHECKPOINTS) return ascending;
-  return [ascending[0], ...ascending.slice(ascending.length - MAX_CHECKPOINTS + 1)];
 }
 
 /** The console's own check, as verifyAuditChain judged it: also events outside the tree (quarantined, long unsealed), which no line of the file shows. */

@@ -6,7 +6,7 @@ import { legacyBoundary } from "@/lib/audit/seal-audit-chain";
 import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierAt, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
 import { MissingSubtreeError, storedSubtrees } from "@/lib/audit/audit-tree";
 import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-note";
-import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
+import { readAuditCheckpointPage, readAuditCheckpoints, type AuditCheckpointRow, type CheckpointSummary } from "@/lib/db/statements/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
 import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
@@ -65,16 +65,13 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   const problems: AuditProblem[] = [];
   const report = (p: AuditProblem) => void (problems.length < MAX_PROBLEMS && problems.push(p));
 
-  const checkpoints = await readAuditCheckpoints(db, { tenantId, ...(kind === "incremental" ? { limit: 1 } : {}) });
-  const latest = checkpoints[0] ?? null;
-  // A full walk checks every checkpoint's signature (one per AUDIT_CHECKPOINT_INTERVAL_S while the
-  // log grows, and one per "checkpoint now": tens of thousands a month, ~0.1 ms each): in slices,
-  // so other requests are served in between.
-  const slice = sliceTimer();
-  for (const checkpoint of checkpoints) {
-    await slice();
-    checkCheckpoint(checkpoint, tenantId, keys, report);
-  }
+  const [latest = null] = await readAuditCheckpoints(db, { tenantId, limit: 1 });
+  // Incremental: the latest checkpoint's signature. Full: every checkpoint's (one per
+  // AUDIT_CHECKPOINT_INTERVAL_S while the log grows, and one per "checkpoint now": tens of
+  // thousands a month), read a page at a time in step with the leaves, each root compared when the
+  // walk reaches its size; in slices, so other requests are served in between.
+  const checkpoints = kind === "full" ? await checkpointsInOrder(db, tenantId, keys, report) : null;
+  if (!checkpoints && latest) checkCheckpoint(latest, tenantId, keys, report);
   const head = await readAuditTreeSize(db, { tenantId });
   if (latest && head < latest.size) {
     report({ problem: "rolled_back", seq: String(head + 1n), message: `The tree has ${head} leaves, but checkpoint ${latest.id} signed ${latest.size}: leaves ${head + 1n}–${latest.size} were removed.` });
@@ -91,7 +88,6 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
       await checkStoredFrontier(db, tenantId, frontier, report);
     }
   }
-  const bySize = new Map(checkpoints.map((c) => [c.size, c]));
   const { macKey } = keys;
   const legacy = await legacyBoundary(db);
   let legacySeen = 0n;
@@ -138,14 +134,17 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
       if (nodes.length !== row.nodes.length || nodes.some((hash, i) => hash !== row.nodes[i])) {
         report({ problem: "tree_edited", seq: seqText, eventId, message: `The subtrees stored with leaf ${seqText} are not the ones its leaves give.` });
       }
-      const checkpoint = bySize.get(row.seq);
-      if (checkpoint && toHex(frontierRoot(frontier)) !== checkpoint.rootHash) {
-        report({ problem: "checkpoint_mismatch", seq: seqText, message: `The tree's root at ${seqText} leaves is not the one checkpoint ${checkpoint.id} signed: an event at or before leaf ${seqText} was changed, inserted or removed.` });
+      for (const checkpoint of checkpoints?.due(row.seq) ? await checkpoints.through(row.seq) : []) {
+        if (checkpoint.size === row.seq && toHex(frontierRoot(frontier)) !== checkpoint.rootHash) {
+          report({ problem: "checkpoint_mismatch", seq: seqText, message: `The tree's root at ${seqText} leaves is not the one checkpoint ${checkpoint.id} signed: an event at or before leaf ${seqText} was changed, inserted or removed.` });
+        }
       }
       position = row.seq;
       checked += 1;
     }
   }
+  // Those past where the walk ended (a tree rolled back, or a walk stopped at a gap): signatures only.
+  await checkpoints?.through(null);
   if (kind === "full" && legacySeen > legacy.count) {
     report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
   }
@@ -167,7 +166,41 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   };
 }
 
-function checkCheckpoint(checkpoint: AuditCheckpointRow, tenantId: string, keys: AuditKeys, report: (p: AuditProblem) => void): void {
+const CHECKPOINT_PAGE = 1_000;
+
+/**
+ * The tenant's checkpoints, smallest tree first, a page at a time: `due(seq)` says whether one up
+ * to tree size `seq` is still to come (any at all, for null), and `through(seq)` returns those,
+ * each one's signature checked.
+ */
+async function checkpointsInOrder(db: Db, tenantId: string, keys: AuditKeys, report: (p: AuditProblem) => void) {
+  const slice = sliceTimer();
+  let page: CheckpointSummary[] = [];
+  let at = 0;
+  const load = async () => {
+    const last = page[page.length - 1];
+    page = await readAuditCheckpointPage(db, { tenantId, after: last ? { size: last.size, id: last.id } : null, limit: CHECKPOINT_PAGE });
+    at = 0;
+  };
+  await load();
+  const due = (seq: bigint | null) => at < page.length && (seq === null || page[at].size <= seq);
+  return {
+    due,
+    async through(seq: bigint | null): Promise<CheckpointSummary[]> {
+      const out: CheckpointSummary[] = [];
+      while (due(seq)) {
+        const checkpoint = page[at++];
+        await slice();
+        checkCheckpoint(checkpoint, tenantId, keys, report);
+        out.push(checkpoint);
+        if (at === page.length && page.length === CHECKPOINT_PAGE) await load();
+      }
+      return out;
+    },
+  };
+}
+
+function checkCheckpoint(checkpoint: CheckpointSummary, tenantId: string, keys: AuditKeys, report: (p: AuditProblem) => void): void {
   const bad = (why: string) => report({ problem: "checkpoint_signature", seq: String(checkpoint.size), message: `Checkpoint ${checkpoint.id} (size ${checkpoint.size}) ${why}.` });
   try {
     const verified = verifyNote(checkpoint.note, [keys.verifier]);

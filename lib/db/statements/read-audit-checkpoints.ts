@@ -6,12 +6,46 @@ export type AuditCheckpointRow = {
 };
 
 /**
- * The tenant's checkpoints, largest tree first: the latest (`limit: 1`), or every one up to
- * `maxSize` (a full verification and an export check the events against each).
+ * The tenant's latest checkpoints, largest tree first, at most `limit` (the latest is `limit: 1`),
+ * only those up to `maxSize` when it is given. A tenant signs tens of thousands a month: reading
+ * them all goes a page at a time (readAuditCheckpointPage) or picks some (readExportCheckpoints).
  */
-export async function readAuditCheckpoints(q: Queryable, input: { tenantId: string; limit?: number; maxSize?: bigint }): Promise<AuditCheckpointRow[]> {
+export async function readAuditCheckpoints(q: Queryable, input: { tenantId: string; limit: number; maxSize?: bigint }): Promise<AuditCheckpointRow[]> {
   return query<AuditCheckpointRow>(q, Prisma.sql`
     SELECT id, "tenantId", size, "rootHash", frontier, note, witnesses, "createdAt" FROM "AuditCheckpoint"
     WHERE "tenantId" = ${input.tenantId}::uuid ${input.maxSize === undefined ? Prisma.empty : Prisma.sql`AND size <= ${input.maxSize}`}
-    ORDER BY size DESC, id DESC ${input.limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${input.limit}`}`);
+    ORDER BY size DESC, id DESC LIMIT ${input.limit}`);
+}
+
+/** What a walk of the log checks of a checkpoint: its signed note, and the size and root its row says. */
+export type CheckpointSummary = Pick<AuditCheckpointRow, "id" | "size" | "rootHash" | "note">;
+
+/** Where a page of checkpoints ends: the next page begins after it. */
+export type CheckpointCursor = { size: bigint; id: bigint };
+
+/** The tenant's checkpoints after `after` (from the first when null), smallest tree first, at most `limit`. */
+export async function readAuditCheckpointPage(
+  q: Queryable,
+  input: { tenantId: string; after: CheckpointCursor | null; limit: number },
+): Promise<CheckpointSummary[]> {
+  const after = input.after ? Prisma.sql`AND (size, id) > (${input.after.size}, ${input.after.id})` : Prisma.empty;
+  return query<CheckpointSummary>(q, Prisma.sql`
+    SELECT id, size, "rootHash", note FROM "AuditCheckpoint"
+    WHERE "tenantId" = ${input.tenantId}::uuid ${after}
+    ORDER BY size, id LIMIT ${input.limit}`);
+}
+
+/**
+ * The checkpoints an export carries, smallest tree first: one per size (the latest signed at it),
+ * the first and the newest, at most `max` in all.
+ */
+export async function readExportCheckpoints(q: Queryable, input: { tenantId: string; max: number }): Promise<CheckpointSummary[]> {
+  return query<CheckpointSummary>(q, Prisma.sql`
+    WITH per_size AS (
+      SELECT DISTINCT ON (size) id, size, "rootHash", note FROM "AuditCheckpoint"
+      WHERE "tenantId" = ${input.tenantId}::uuid ORDER BY size, id DESC
+    ),
+    first AS (SELECT * FROM per_size ORDER BY size LIMIT 1),
+    newest AS (SELECT * FROM per_size ORDER BY size DESC LIMIT ${Math.max(1, input.max - 1)})
+    SELECT * FROM first UNION SELECT * FROM newest ORDER BY size`);
 }
