@@ -141,6 +141,15 @@ function press(buttons: Button[], actionId: string, slackUserId: string, message
 
 const callsSince = (start: number, method: string): SlackCall[] => slack.calls.slice(start).filter((c) => c.method === method);
 
+/** An Approve forged from a message's Open button, pressed by a linked reviewer: refused (open_only, audited), no vote. */
+async function expectForgedApproveRefused(tenant: TestTenant, actionId: string, message: { channel: string; ts: string }, open: Button) {
+  await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+  const forged = { ...open, action_id: SLACK_ACTION_IDS.approve };
+  expect((await interaction(tenant, press([forged], SLACK_ACTION_IDS.approve, "U0REVIEWER", message))).status).toBe(200);
+  expect(await t.db.decision.count({ where: { actionId } })).toBe(0);
+  expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+}
+
 async function refusalsOf(tenant: TestTenant) {
   return t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: { in: ["slack.callback_refused", "decision.refused"] } }, orderBy: { id: "asc" } });
 }
@@ -195,12 +204,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
     expect(JSON.stringify(message.blocks)).toContain("passkey");
 
-    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
-    const forged = { ...buttons[0], action_id: SLACK_ACTION_IDS.approve };
-    const response = await interaction(tenant, press([forged], SLACK_ACTION_IDS.approve, "U0REVIEWER", message));
-    expect(response.status).toBe(200);
-    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
-    expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+    await expectForgedApproveRefused(tenant, proposed.actionId, message, buttons[0]);
   });
 
   it("an action whose arguments the message cannot show whole gets Open only, and a forged Approve for it is refused: a vote binds to what was seen", async () => {
@@ -216,11 +220,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
     expect(JSON.stringify(message.blocks)).toContain("shows only part of what it would run");
 
-    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
-    const forged = { ...buttons[0], action_id: SLACK_ACTION_IDS.approve };
-    expect((await interaction(tenant, press([forged], SLACK_ACTION_IDS.approve, "U0REVIEWER", message))).status).toBe(200);
-    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
-    expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
+    await expectForgedApproveRefused(tenant, proposed.actionId, message, buttons[0]);
   });
 
   it("lists arguments whole only when it shows every one exactly: at most six, keys and values unclipped, no whitespace run or backtick changed", () => {
