@@ -5,6 +5,8 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
+import { urgently } from "@/lib/server/urgency";
+import { slackVoteRefusal } from "@/lib/slack/slack-vote-refusal";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
@@ -110,7 +112,8 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     tenantId: input.tenantId, actor, subject: { type: "action", id: input.actionId }, verdict: input.verdict,
     reviewerId: input.reviewer.userId,
   };
-  const result = await sqlTransaction(db, async (tx): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; error: Error }> => {
+  // Under the action's lock: ahead of new work for connections and compute threads (urgency.ts).
+  const result = await sqlTransaction(db, (tx) => urgently(async (): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; error: Error }> => {
     const refused = async (error: Error, extra: { actionId?: string | null; tool?: string | null } = {}) => {
       const code = error instanceof AppError ? error.code : error instanceof InvalidPayloadError ? `invalid_payload.${error.code}` : "invalid";
       // The note is left out: a refusal is recorded even when the note itself is what was refused.
@@ -136,6 +139,13 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     const checked = input.assertion ? await checkApprovalAssertion(tx, { tenantId: input.tenantId, assertion: input.assertion }) : null;
     const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refused(refusalError("not_found", { status: "missing", revision: null }));
+    if (input.channel === "slack") {
+      const reason = await slackVoteRefusal(tx, { tenantId: input.tenantId, action });
+      if (reason) {
+        const details = { status: action.status, revision: action.currentRevision };
+        return refused(new AppError("open_only", `This action cannot be decided from Slack. ${reason}`, 403, details), { actionId: action.id, tool: action.tool });
+      }
+    }
     if (checked && !checked.ok) {
       const details = { status: action.status, revision: action.currentRevision };
       return refused(new AppError("signature_invalid", checked.message, 403, details), { actionId: action.id, tool: action.tool });
@@ -177,7 +187,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
       return { ok: false, error };
     }
     return refused(error, { actionId: action.id, tool: action.tool });
-  });
+  }));
   void requestSeal(db, input.tenantId);
   if (!result.ok) throw markAudited(result.error);
   return result.outcome;

@@ -3,6 +3,7 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
+import { urgently } from "@/lib/server/urgency";
 import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
 import { lockAction } from "@/lib/db/statements/lock-action";
@@ -33,7 +34,8 @@ export type EditInput = {
  */
 export async function editAction(db: Db, input: EditInput): Promise<NextRevision> {
   const actor = memberAuditActor(input.editor);
-  const result = await sqlTransaction(db, async (tx): Promise<{ ok: true; next: NextRevision } | { ok: false; error: unknown }> => {
+  // Under the action's lock: ahead of new work for connections and compute threads (urgency.ts).
+  const result = await sqlTransaction(db, (tx) => urgently(async (): Promise<{ ok: true; next: NextRevision } | { ok: false; error: unknown }> => {
     try {
       // In a savepoint: a statement that fails undoes only its own work, and the refusal is still audited.
       return { ok: true, next: await inSavepoint(tx, () => revise(tx, input)) };
@@ -46,7 +48,7 @@ export async function editAction(db: Db, input: EditInput): Promise<NextRevision
       }));
       return { ok: false, error };
     }
-  });
+  }));
   void requestSeal(db, input.tenantId);
   if (!result.ok) throw markAudited(result.error);
   return result.next;

@@ -1,6 +1,7 @@
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
+import { urgently } from "@/lib/server/urgency";
 import { AppError } from "@/lib/errors";
 import { lockAction } from "@/lib/db/statements/lock-action";
 import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
@@ -30,7 +31,8 @@ export type RereadInput = {
  * revision n are void. The member may decide the new revision (the system, not they, wrote it).
  */
 export async function rereadActionState(db: Db, input: RereadInput): Promise<NextRevision> {
-  const next = await sqlTransaction(db, async (tx) => {
+  // Under the action's lock: ahead of new work for connections and compute threads (urgency.ts).
+  const next = await sqlTransaction(db, (tx) => urgently(async () => {
     // The member's membership before the action (lock-acting-membership.ts), as an edit locks it.
     const { sessionLive } = await lockActingMembership(tx, { tenantId: input.tenantId, userId: input.member.userId, sessionId: input.member.sessionId });
     if (!sessionLive) throw sessionEndedError();
@@ -59,7 +61,7 @@ export async function rereadActionState(db: Db, input: RereadInput): Promise<Nex
       actor: memberAuditActor(input.member), snapshotChange: { before: action.requestSnapshot, after: live }, whileOpen: EXPIRED_MESSAGE,
       invalidArgs: { message: `Its arguments do not fit ${tool.name} as it is now, so there is nothing to re-read: reject it`, status: 409 },
     });
-  });
+  }));
   void requestSeal(db, input.tenantId);
   return next;
 }

@@ -8,7 +8,7 @@ import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
 import { recordSlackNoticeAttempt } from "@/lib/db/statements/record-slack-notice-attempt";
 import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
 import { slackClient } from "@/lib/slack/slack-client";
-import { argumentsSummary, renderSlackEscalation, renderSlackMessage, type SlackActionState } from "@/lib/slack/slack-message";
+import { renderSlackEscalation, renderSlackMessage, slackShowsWhole, type SlackActionState } from "@/lib/slack/slack-message";
 import { openSlackSecrets } from "@/lib/slack/slack-secrets";
 import { retryDelayMs, webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { summaryOf } from "@/lib/review/list-review-queue";
@@ -27,7 +27,7 @@ export function slackActionStateOf(row: SlackActionRow): SlackActionState {
     summary: summaryOf(row.preview, row.tool), args: row.args, riskLevel: row.riskLevel,
     riskTags: [...tags].sort((a, b) => RISK_RANK[b.severity] - RISK_RANK[a.severity]).map(({ id, severity, reason }) => ({ id, severity, reason })),
     expiresAt: row.expiresAt, requesterLabel: row.requesterLabel, signatureRequired: row.signatureRequired, minViewTime: row.minViewTime,
-    argumentsShownWhole: row.kind === "tool" && argumentsSummary(row.args).whole, decidedBy: row.decidedBy,
+    argumentsShownWhole: slackShowsWhole(row.kind, row.args), decidedBy: row.decidedBy,
   };
 }
 

@@ -51,14 +51,24 @@ function clip(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** Whether a message shows a revision's whole payload: never a code action's code, else argumentsSummary's `whole`. */
+export function slackShowsWhole(kind: "tool" | "code", args: unknown): boolean {
+  return kind === "tool" && argumentsSummary(args).whole;
+}
+
 const SHOWN_ARGUMENTS = 6;
+// Keys and values are shown in code spans (no mrkdwn formatting), where a backtick would end the
+// span; control and format characters (bidi overrides, zero-width ones) are not seen as what they are.
+const NOT_AS_IS = /[`\p{Cc}\p{Cf}]/u;
+const shownAsIs = (key: string, value: string) => !NOT_AS_IS.test(key) && !NOT_AS_IS.test(value);
 const SHOWN_KEY_CHARS = 40;
 const SHOWN_VALUE_CHARS = 80;
 
 /**
  * Up to six top-level arguments, each value clipped (whitespace runs shown as one space, a backtick
- * as ˋ): enough to recognise the call. `whole`: the list is every argument, each shown exactly as
- * it is — only then may Slack decide it (openOnlyReason).
+ * as ˋ): enough to recognise the call. `whole`: the list is every argument, each key and value
+ * shown exactly as it is (unclipped, nothing that formats or hides) — only then may Slack decide
+ * it (openOnlyReason).
  */
 export function argumentsSummary(args: unknown): { text: string; whole: boolean } {
   if (args === null || args === undefined) return { text: "", whole: true };
@@ -67,8 +77,9 @@ export function argumentsSummary(args: unknown): { text: string; whole: boolean 
   let whole = entries.length <= SHOWN_ARGUMENTS;
   const lines = entries.slice(0, SHOWN_ARGUMENTS).map(([key, value]) => {
     const shown = typeof value === "string" ? value : JSON.stringify(value) ?? "null";
-    if (clip(key, SHOWN_KEY_CHARS) !== key || clip(shown, SHOWN_VALUE_CHARS) !== shown || shown.includes("`")) whole = false;
-    return `• ${esc(clip(key, SHOWN_KEY_CHARS))}: \`${esc(clip(shown, SHOWN_VALUE_CHARS)).replace(/`/g, "ˋ")}\``;
+    if (clip(key, SHOWN_KEY_CHARS) !== key || clip(shown, SHOWN_VALUE_CHARS) !== shown || !shownAsIs(key, shown)) whole = false;
+    const code = (text: string, max: number) => `\`${esc(clip(text, max)).replace(/`/g, "ˋ")}\``;
+    return `• ${code(key, SHOWN_KEY_CHARS)}: ${code(shown, SHOWN_VALUE_CHARS)}`;
   });
   if (entries.length > SHOWN_ARGUMENTS) lines.push(`• …and ${entries.length - SHOWN_ARGUMENTS} more`);
   return { text: lines.join("\n"), whole };

@@ -223,6 +223,26 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     await expectForgedApproveRefused(tenant, proposed.actionId, message, buttons[0]);
   });
 
+  it("judges the Slack rule again in the vote's own transaction: a vote from Slack on a revision the message cannot show whole is refused there, whatever was checked before", async () => {
+    const tenant = await slackTenant({ openOnlyFrom: "critical" });
+    const proposed = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 5_000, reason: "r".repeat(81) },
+    });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    await link(tenant, tenant.users.reviewer, "U0DIRECT");
+    const member = await slackMember(t.db, { tenantId: tenant.id, slackTeamId: TEAM, slackUserId: "U0DIRECT" });
+    if (!member) throw new Error("not linked");
+    const refused = await refusal(decideAction(t.db, {
+      tenantId: tenant.id, actionId: proposed.actionId, reviewer: member, verdict: "approve", payloadHash: proposed.payloadHash, channel: "slack",
+    }));
+    expect(refused).toMatchObject({ code: "open_only", status: 403 });
+    expect(await t.db.decision.count({ where: { actionId: proposed.actionId } })).toBe(0);
+    const audited = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: tenant.id, type: "decision.refused", actionId: proposed.actionId } });
+    expect(audited.data).toMatchObject({ code: "open_only", channel: "slack" });
+    // The same vote from the console counts.
+    expect((await decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, reviewer: tenant.users.reviewer.member, verdict: "approve", payloadHash: proposed.payloadHash })).status).toBe("approved");
+  });
+
   it("lists arguments whole only when it shows every one exactly: at most six, keys and values unclipped, no whitespace run or backtick changed", () => {
     expect(argumentsSummary({ invoice_number: "INV-1044", amount_minor: 5_000, reason: "Duplicate charge" }).whole).toBe(true);
     expect(argumentsSummary(null).whole).toBe(true);
@@ -233,6 +253,11 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     expect(argumentsSummary({ nested: { to: ["a@example.com"], cc: "x".repeat(80) } }).whole).toBe(false);
     expect(argumentsSummary(Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`k${i}`, i]))).whole).toBe(false);
     expect(argumentsSummary({ ["k".repeat(41)]: 1 }).whole).toBe(false);
+    // Characters that end a code span, or hide what a key or value says.
+    expect(argumentsSummary({ "`to": "a@example.com" }).whole).toBe(false);
+    expect(argumentsSummary({ "to\u200b": "a@example.com" }).whole).toBe(false);
+    expect(argumentsSummary({ to: "billing@acme.example\u202egro.live" }).whole).toBe(false);
+    expect(argumentsSummary({ to: "billing@acme.example\u200b" }).whole).toBe(false);
   });
 
   it("an action at or above the configured risk gets Open only", async () => {

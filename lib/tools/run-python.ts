@@ -48,7 +48,8 @@ export const runPython = defineTool({
   // a data set that changes before the run invalidates the approval (read again under lock).
   async snapshot(ctx, args) {
     if (!args.datasets?.length) return null;
-    // Read under lock (a vote, a claim), the rows stay locked until the data sets are hashed: ahead of proposals on the pool.
+    // Read under lock (a vote, a re-read, a claim), the rows stay locked until the data sets are
+    // hashed: that work runs `urgently`, ahead of proposals on the pool (lib/server/urgency.ts).
     const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock });
     return datasetsSnapshot(files, ctx.lock === true);
   },
