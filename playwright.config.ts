@@ -4,6 +4,10 @@ import { readEnv } from "./lib/env";
 
 // The audit log's key for the e2e server and the tests' own writes (they must agree); not for production.
 process.env.AUDIT_SIGNING_KEY ??= Buffer.alloc(32, 7).toString("base64");
+// The specs' upstream MCP servers and webhook receivers listen on loopback, which the console
+// refuses unless the operator allows it: for the e2e server and the tests' own calls.
+process.env.MCP_PRIVATE_HOSTS ??= "127.0.0.1";
+process.env.WEBHOOK_PRIVATE_HOSTS ??= "127.0.0.1";
 
 // Debian's Chromium (no browser downloads here); see TOOLCHAIN.md for the flags.
 const chromium = readEnv("CHROMIUM_PATH") ?? "/usr/bin/chromium";

@@ -50,9 +50,6 @@ const next = spawn(server.command, server.args, {
     COUNTERSIGN_PUBLIC_ORIGINS: `http://localhost:${E2E_PORT}`,
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
     COUNTERSIGN_IN_PROCESS_WORKER: "1",
-    // The specs' upstream MCP servers and webhook receivers listen on loopback (refused unless the operator allows it).
-    MCP_PRIVATE_HOSTS: "127.0.0.1",
-    WEBHOOK_PRIVATE_HOSTS: "127.0.0.1",
     COUNTERSIGN_WORKER_POLL_MS: "200",
     // Checkpoints at every sweep (5 s), so tests see them without waiting half a minute.
     AUDIT_CHECKPOINT_INTERVAL_S: "1",

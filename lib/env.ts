@@ -64,7 +64,7 @@ const absolutePaths = z.string().transform((raw, ctx) => {
 const hostNames = z.string().transform((raw, ctx) => {
   const out: string[] = [];
   for (const entry of raw.split(",").map((part) => part.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1")).filter(Boolean)) {
-    if (!/^[a-z0-9.:-]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not a host name or address like mcp.internal or 10.0.0.5` });
+    if (!/^[a-z0-9._:-]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not a host name or address like mcp.internal, mcp_server or 10.0.0.5` });
     else out.push(entry);
   }
   return out;

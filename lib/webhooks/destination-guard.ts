@@ -47,6 +47,15 @@ function carriedIpv4(address: string): string | null {
 export type Destination = { url: URL; address: string; family: 4 | 6 };
 export type DestinationCheck = { ok: true; destination: Destination } | { ok: false; reason: string };
 
+/**
+ * A host as an operator's list (MCP_PRIVATE_HOSTS, WEBHOOK_PRIVATE_HOSTS) names it: lower case, an
+ * IPv6 address without brackets and in its shortest form, so any spelling of it matches.
+ */
+export function normalHost(host: string): string {
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return isIP(bare) === 6 && ipaddr.IPv6.isValid(bare) ? ipaddr.IPv6.parse(bare).toString() : bare;
+}
+
 /** Whether an address is one a webhook may not reach without an admin's explicit allowance. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
@@ -87,16 +96,17 @@ export async function checkDestination(text: string, options: { allowPrivate: bo
   }
   if (addresses.length === 0) return { ok: false, reason: `The host ${host} does not resolve.` };
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
+  // The address is not said: a tenant's admin would learn what the console's network calls its hosts.
   if (blocked && !options.allowPrivate) {
     return {
       ok: false,
-      reason: `The host ${host} resolves to ${blocked.address}, a loopback, private or link-local address: refused unless an admin explicitly allows this host.`,
+      reason: `The host ${host} is a loopback, private or link-local address: refused unless an admin explicitly allows this host.`,
     };
   }
-  if (blocked && !(readEnv("WEBHOOK_PRIVATE_HOSTS") ?? []).includes(host.toLowerCase())) {
+  if (blocked && !(readEnv("WEBHOOK_PRIVATE_HOSTS") ?? []).map(normalHost).includes(normalHost(host))) {
     return {
       ok: false,
-      reason: `The host ${host} resolves to ${blocked.address}, a loopback, private or link-local address: the operator must list ${host} in WEBHOOK_PRIVATE_HOSTS before webhooks may go there.`,
+      reason: `The host ${host} is a loopback, private or link-local address: the operator must list ${host} in WEBHOOK_PRIVATE_HOSTS before webhooks may go there.`,
     };
   }
   const first = addresses[0];

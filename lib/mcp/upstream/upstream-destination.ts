@@ -4,7 +4,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from "undici";
 import { readEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
+import { isPrivateAddress, normalHost } from "@/lib/webhooks/destination-guard";
 
 /**
  * Where an HTTP MCP server may be (SSRF): at public addresses only, unless the operator lists its
@@ -17,16 +17,19 @@ import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
 
 /** The hosts the operator lets MCP servers be at although they resolve to private addresses. */
 export function privateMcpHosts(): string[] {
-  return readEnv("MCP_PRIVATE_HOSTS") ?? [];
+  return (readEnv("MCP_PRIVATE_HOSTS") ?? []).map(normalHost);
 }
 
 /** A URL's host as MCP_PRIVATE_HOSTS names it: lower case, an IPv6 address without brackets. */
 const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
 
-/** Why the console will not connect to `host` at `address`, or null when it may. */
+/**
+ * Why the console will not connect to `host` at `address`, or null when it may. The address is not
+ * said: a tenant's admin would learn what the console's network calls its hosts.
+ */
 function refusalFor(host: string, address: string): string | null {
-  if (!isPrivateAddress(address) || privateMcpHosts().includes(host)) return null;
-  return `${host} resolves to ${address}, a loopback, private or link-local address: an MCP server there is refused unless the operator lists ${host} in MCP_PRIVATE_HOSTS.`;
+  if (!isPrivateAddress(address) || privateMcpHosts().includes(normalHost(host))) return null;
+  return `${host} is a loopback, private or link-local address: an MCP server there is refused unless the operator lists ${host} in MCP_PRIVATE_HOSTS.`;
 }
 
 /** A connection the destination rule refused (its message says why and what to do). */
@@ -58,14 +61,17 @@ function literalRefusal(url: URL): string | null {
 export function guardedFetch(): { fetch: typeof fetch; close: () => Promise<void> } {
   const agent = new Agent({ connect: { lookup: guardedLookup } });
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = new URL(input instanceof Request ? input.url : input);
+    // The SDK passes a URL and its init; a Request's own method, headers and body would not be sent.
+    if (input instanceof Request) throw new TypeError("The MCP transport's fetch takes a URL, not a Request.");
+    const url = new URL(input);
     const literal = literalRefusal(url);
     if (literal) throw new DestinationRefused(literal);
     try {
-      // undici's own fetch, so its Agent (and the lookup) is the one this fetch understands; its
-      // Request and Response are the ones Node's global fetch is built from. Redirects are never
-      // followed here (one to an address would skip the lookup): the SDK follows those within the
-      // server's origin itself, through this fetch.
+      // The undici package's own fetch, which takes its Agent (and so the lookup); Node's global
+      // fetch is an older bundled undici that does not. Its Response is the same web standard
+      // object the SDK reads (status, headers, a ReadableStream body). Redirects are never followed
+      // here (one to an address would skip the lookup): the SDK follows those within the server's
+      // origin itself, through this fetch.
       const redirect = init?.redirect === "error" ? "error" : "manual";
       const response = await undiciFetch(url, { ...(init as UndiciRequestInit), redirect, dispatcher: agent });
       return response as unknown as Response;
@@ -74,7 +80,8 @@ export function guardedFetch(): { fetch: typeof fetch; close: () => Promise<void
       throw cause instanceof DestinationRefused ? cause : error;
     }
   };
-  return { fetch: guarded, close: () => agent.close() };
+  // Destroyed, not closed: a connection given up on (a timeout, a refusal) is not waited for.
+  return { fetch: guarded, close: () => agent.destroy() };
 }
 
 /**
