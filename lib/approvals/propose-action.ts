@@ -200,10 +200,10 @@ async function proposeUnder(
     if (row.refusal === "task_lease_lost") {
       throw new AppError("task_lease_lost", "Another worker took this task over while this call was being proposed; nothing was proposed.", 409);
     }
-    if (row.refusal === "call_taken") {
-      // The worker that took the task over proposed this call first: that action is this call's.
-      const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId!, agentCallId: input.agentCallId! } }, select: { id: true } });
-      throw new AppError("call_taken", "This tool call of the task was already proposed.", 409, { actionId: taken.id });
+    if (row.refusal === "call_taken" && input.taskId && input.agentCallId) {
+      // Proposed first by another worker of the task: that action is this call's.
+      const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId, agentCallId: input.agentCallId } }, select: { id: true } });
+      throw new CallTaken(taken.id);
     }
     if (row.refusal === "submit_key_taken") {
       // A concurrent duplicate was written first: that one is this request's action.
@@ -227,6 +227,13 @@ async function proposeUnder(
     state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
     reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum,
   };
+}
+
+/** A task's tool call that already has an action (`actionId`): the call waits on that one. */
+export class CallTaken extends AppError {
+  constructor(readonly actionId: string) {
+    super("call_taken", "This tool call of the task was already proposed.", 409, { actionId });
+  }
 }
 
 /**

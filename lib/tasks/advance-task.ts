@@ -11,7 +11,7 @@ import { parseToolCall, toolSpecsForModel } from "@/lib/agent/tool-specs";
 import { gateOutcomeToolMessage, toolResultMessage } from "@/lib/agent/tool-messages";
 import { keepUntrustedStrings } from "@/lib/agent/untrusted";
 import { executeAction } from "@/lib/approvals/execute-action";
-import { proposeAction } from "@/lib/approvals/propose-action";
+import { CallTaken, proposeAction } from "@/lib/approvals/propose-action";
 import type { Requester } from "@/lib/approvals/actors";
 import { parseRunState, type RunState } from "@/lib/tasks/run-state";
 import { readEnv } from "@/lib/env";
@@ -233,9 +233,8 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
       // Another worker holds the task now: it carries on from the last saved turn.
       if (error instanceof AppError && error.code === "task_lease_lost") return "lease_lost";
       // Proposed meanwhile by a worker that took the task over: the call waits on that action.
-      if (error instanceof AppError && error.code === "call_taken") {
-        const { actionId } = error.details as { actionId: string };
-        state.pending.push({ callId: call.id, actionId, tool: parsed.tool.name });
+      if (error instanceof CallTaken) {
+        state.pending.push({ callId: call.id, actionId: error.actionId, tool: parsed.tool.name });
         continue;
       }
       const message = toPublicError(error, "task proposal").body.message;

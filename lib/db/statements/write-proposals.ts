@@ -94,9 +94,10 @@ export type ProposalWritten =
  * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
  * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
  * of concurrent duplicates — in this statement or in others — exactly one is written. A task's
- * proposal is written only while the proposing worker holds the task's lease (its row share-locked,
- * so a worker taking the task over waits for it), and once per tool call: the insert skips a call
- * the task already has an action for (the unique index of task and call). Its event,
+ * proposal is written only while the proposing worker holds the task's lease (its row share-locked
+ * until the proposal commits, so no other worker claims the task meanwhile: the claim skips locked
+ * tasks), and once per tool call: the insert skips a call the task already has an action for (the
+ * unique index of task and call). Its event,
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
@@ -114,6 +115,11 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
         "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text)
     ),
+    -- The tasks proposed for, share-locked in id order (the order a decision or the sweeper wakes
+    -- them in), held by the worker that proposes.
+    held_tasks AS MATERIALIZED (
+      SELECT t.id, t."tenantId", t."leaseOwner" FROM "Task" t WHERE t.id IN (SELECT "taskId" FROM input) ORDER BY t.id FOR SHARE OF t
+    ),
     checked AS (
       SELECT i.*,
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
@@ -121,7 +127,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
         ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current,
         (i."taskId" IS NULL OR EXISTS (
-          SELECT 1 FROM "Task" t WHERE t.id = i."taskId" AND t."tenantId" = i."tenantId" AND t."leaseOwner" = i."taskLeaseOwner" FOR SHARE OF t
+          SELECT 1 FROM held_tasks t WHERE t.id = i."taskId" AND t."tenantId" = i."tenantId" AND t."leaseOwner" = i."taskLeaseOwner"
         )) AS task_held
       FROM input i
     ),
