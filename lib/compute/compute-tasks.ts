@@ -153,13 +153,23 @@ export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
 /** Recorded revisions, their stored JSON as text, to decide again under a draft (dry-run-policy.ts). */
 export type ReplayInput = { policyJson: string; tenantDomains: string[]; revisions: RecordedRevisionText[] };
 
+let recorded: typeof import("@/lib/policy/recorded-policy-inputs") | undefined;
+
+/**
+ * Loads what a replay rebuilds policy inputs with (the tool registry) once per thread, on its first
+ * replay and before its budget starts (compute-worker.mjs): threads that never replay never load it.
+ */
+export async function loadReplay(): Promise<void> {
+  recorded ??= await import("@/lib/policy/recorded-policy-inputs");
+}
+
 /**
  * What the draft would decide for each recorded revision: its stored arguments and snapshot parsed
- * and its policy input rebuilt here, since both grow with what was stored. The tool registry is
- * loaded on first use, so threads that never replay do not load it.
+ * and its policy input rebuilt here, since both grow with what was stored.
  */
-export async function replayRecordedPolicy(input: ReplayInput): Promise<PolicyTrace[]> {
-  const { recordedPolicyInput } = await import("@/lib/policy/recorded-policy-inputs");
+export function replayRecordedPolicy(input: ReplayInput): PolicyTrace[] {
+  if (!recorded) throw new Error("replayRecordedPolicy runs after loadReplay");
+  const { recordedPolicyInput } = recorded;
   const policy = JSON.parse(input.policyJson) as Policy;
   return input.revisions.map((rev) => tracePolicy(policy, recordedPolicyInput(rev, input.tenantDomains)));
 }

