@@ -8,8 +8,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Zip, ZipPassThrough } from "fflate";
 import type { Db } from "@/lib/db/client";
-import { sqlTransaction, type Queryable } from "@/lib/db/sql";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { dedicatedConnection, sqlClientOf, type Queryable } from "@/lib/db/sql";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { csvCell } from "@/lib/audit/audit-export-format";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
@@ -82,17 +81,29 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
 
     // Every page in one snapshot, so the file is the votes as of one moment. Read in snapshots of
     // their own, pages of a period that includes now could show a later vote and not an earlier one
-    // that committed at the same time (its time was already behind the cursor).
-    await sqlTransaction(db, async (tx) => {
-      await tx.query(Prisma.sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
-      await writeLines(path.join(dir, "decisions.csv"), decisionLines(tx, { tenantId, from, to }));
-    });
+    // that committed at the same time (its time was already behind the cursor). On a connection of
+    // its own: the transaction lasts as long as the file takes to write, and holds none of the
+    // pool's connections that proposals and votes wait for.
+    await inSnapshotOfItsOwn(db, "countersign-evidence-pack", (q) => writeLines(path.join(dir, "decisions.csv"), decisionLines(q, { tenantId, from, to })));
 
     await write("README.txt", readme({ ...input, origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, verified: offline.ok }));
     return { dir, files: EVIDENCE_FILES, verified: offline.ok };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** Runs `fn` in one read-only REPEATABLE READ transaction on a connection outside the pool, then closes it. */
+async function inSnapshotOfItsOwn(db: Db, name: string, fn: (q: Queryable) => Promise<void>): Promise<void> {
+  const conn = dedicatedConnection(db, name);
+  await conn.connect();
+  try {
+    await conn.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    await fn(sqlClientOf(conn));
+    await conn.query("COMMIT");
+  } finally {
+    await conn.end();
   }
 }
 
