@@ -20,15 +20,12 @@ export function privateMcpHosts(): string[] {
   return (readEnv("MCP_PRIVATE_HOSTS") ?? []).map(normalHost);
 }
 
-/** A URL's host as MCP_PRIVATE_HOSTS names it: lower case, an IPv6 address without brackets. */
-const bareHost = (hostname: string) => hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-
 /**
  * Why the console will not connect to `host` at `address`, or null when it may. The address is not
  * said: a tenant's admin would learn what the console's network calls its hosts.
  */
 function refusalFor(host: string, address: string): string | null {
-  if (!isPrivateAddress(address) || privateMcpHosts().includes(normalHost(host))) return null;
+  if (!isPrivateAddress(address) || privateMcpHosts().includes(host)) return null;
   return `${host} is a loopback, private or link-local address: an MCP server there is refused unless the operator lists ${host} in MCP_PRIVATE_HOSTS.`;
 }
 
@@ -39,7 +36,7 @@ export class DestinationRefused extends Error {}
 const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
     if (error) return callback(error, "");
-    const host = bareHost(hostname);
+    const host = normalHost(hostname);
     const refused = addresses.map((a) => refusalFor(host, a.address)).find((reason) => reason !== null);
     if (refused) return callback(new DestinationRefused(refused), "");
     if (addresses.length === 0) return callback(new DestinationRefused(`${host} does not resolve.`), "");
@@ -50,7 +47,7 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
 
 /** The refusal for a URL whose host is an address (connections to one skip the lookup), or null. */
 function literalRefusal(url: URL): string | null {
-  const host = bareHost(url.hostname);
+  const host = normalHost(url.hostname);
   return isIP(host) ? refusalFor(host, host) : null;
 }
 
@@ -90,7 +87,7 @@ export function guardedFetch(): { fetch: typeof fetch; close: () => Promise<void
  */
 export async function checkUpstreamDestination(rawUrl: string): Promise<void> {
   const url = new URL(rawUrl);
-  const host = bareHost(url.hostname);
+  const host = normalHost(url.hostname);
   let refusal = literalRefusal(url);
   if (!refusal && !isIP(host)) {
     const addresses = await dnsLookupAsync(host, { all: true, verbatim: true }).catch(() => null);
