@@ -5,7 +5,8 @@
  * COUNTERSIGN_IN_PROCESS_WORKER=1 (set by `npm start`) the server also runs one task worker;
  * `npm run worker` runs more, anywhere. The compute pool's threads start here too, so the first
  * proposal does not wait for them to load the parser. The health report is offered to the console's
- * own server, which answers /api/health before Next.js routes anything.
+ * own server, which answers /api/health before Next.js routes anything. Stored MCP servers and
+ * webhook endpoints whose hosts are refused now are named in the log.
  */
 export async function register() {
   // NEXT_RUNTIME is Next.js's own (set per bundle at build time), not configuration.
@@ -20,6 +21,10 @@ export async function register() {
   offerHealthAnswer(healthReport);
   const { warmComputePool } = await import("@/lib/compute/compute-pool");
   warmComputePool();
+  // Stored MCP servers and webhooks the destination rules refuse now (an upgrade), said at start.
+  const { getDb } = await import("@/lib/db/client");
+  const { warnRefusedDestinations } = await import("@/lib/server/warn-refused-destinations");
+  warnRefusedDestinations(getDb());
   if (readEnv("COUNTERSIGN_IN_PROCESS_WORKER") !== "1") return;
   const { startInProcessWorker } = await import("@/lib/tasks/in-process-worker");
   startInProcessWorker();
