@@ -63,9 +63,9 @@ async function slackTenant(options: { signatureAtRisk?: "low"; openOnlyFrom?: "h
   return tenant;
 }
 
-async function pendingRefund(tenant: TestTenant, amount = 5_000, requester: TestTenant["requester"] = tenant.requester) {
+async function pendingRefund(tenant: TestTenant, amount = 5_000, requester: TestTenant["requester"] = tenant.requester, refundReason = "Duplicate charge") {
   const proposed = await proposeAction(t.db, {
-    tenantId: tenant.id, requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: amount, reason: "Duplicate charge" }, reason: "Customer asked",
+    tenantId: tenant.id, requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: amount, reason: refundReason }, reason: "Customer asked",
   });
   if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
   return proposed;
@@ -211,10 +211,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     const tenant = await slackTenant({ openOnlyFrom: "critical" });
     // The reason is past the 80 characters a message shows of a value.
     const reason = `Duplicate charge on the March order; also ${"refund the shipping of every other order on this account ".repeat(2)}`;
-    const proposed = await proposeAction(t.db, {
-      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 5_000, reason }, reason: "Customer asked",
-    });
-    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    const proposed = await pendingRefund(tenant, 5_000, tenant.requester, reason);
     await pumpUntilQuiet();
     const { message, buttons } = buttonsOf(proposed.actionId);
     expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
@@ -225,10 +222,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
 
   it("judges the Slack rule again in the vote's own transaction: a vote from Slack on a revision the message cannot show whole is refused there, whatever was checked before", async () => {
     const tenant = await slackTenant({ openOnlyFrom: "critical" });
-    const proposed = await proposeAction(t.db, {
-      tenantId: tenant.id, requester: tenant.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 5_000, reason: "r".repeat(81) },
-    });
-    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    const proposed = await pendingRefund(tenant, 5_000, tenant.requester, "r".repeat(81));
     await link(tenant, tenant.users.reviewer, "U0DIRECT");
     const member = await slackMember(t.db, { tenantId: tenant.id, slackTeamId: TEAM, slackUserId: "U0DIRECT" });
     if (!member) throw new Error("not linked");
