@@ -19,7 +19,7 @@ import { createDb, type Db } from "../lib/db/client";
 import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
 import { migrateDatabase } from "../lib/db/migrate";
 import { query } from "../lib/db/sql";
-import { auditInsertFromJson } from "../lib/db/statements/insert-audit-events";
+import { auditInsertFromJson } from "../lib/db/statements/audit/insert-audit-events";
 import { auditBodyOf } from "../lib/audit/append-audit-event";
 import { auditKeys } from "../lib/audit/audit-keys";
 import { checkpointAuditLog } from "../lib/audit/checkpoint-audit-log";
@@ -27,7 +27,7 @@ import { sealAuditChain } from "../lib/audit/seal-audit-chain";
 import { searchAuditEvents } from "../lib/audit/search-audit-events";
 import { verifiableExportLines } from "../lib/audit/verifiable-export";
 import { verifyAuditChain } from "../lib/audit/verify-audit-chain";
-import { readLatestAuditVerification } from "../lib/db/statements/read-latest-audit-verification";
+import { readLatestAuditVerification } from "../lib/db/statements/audit/read-latest-audit-verification";
 import { listMembers } from "../lib/members/list-members";
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? fallback);

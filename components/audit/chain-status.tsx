@@ -1,5 +1,5 @@
 import type { ChainVerification } from "@/lib/audit/verify-audit-chain";
-import type { AuditVerificationRow } from "@/lib/db/statements/read-latest-audit-verification";
+import type { AuditVerificationRow } from "@/lib/db/statements/audit/read-latest-audit-verification";
 
 function age(from: Date, now: Date): string {
   const seconds = Math.max(0, Math.round((now.getTime() - from.getTime()) / 1000));

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { setAgentsPaused } from "@/lib/db/statements/set-agents-paused";
+import { setAgentsPaused } from "@/lib/db/statements/tenant/set-agents-paused";
 import { AppError, markAudited } from "@/lib/errors";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 

@@ -2,7 +2,7 @@ import { sqlTransaction } from "@/lib/db/sql";
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { setApiKeyPaused } from "@/lib/db/statements/set-api-key-paused";
+import { setApiKeyPaused } from "@/lib/db/statements/api-keys/set-api-key-paused";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
 import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";

@@ -3,7 +3,7 @@ import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { startDatabaseListener } from "@/lib/db/database-listener";
 import { existingPerClient, perClient } from "@/lib/db/per-client";
 import { beforeDisconnect } from "@/lib/db/sql";
-import { API_KEY_CHANGES_CHANNEL, listenForApiKeyChanges } from "@/lib/db/statements/listen-for-api-key-changes";
+import { API_KEY_CHANGES_CHANNEL, listenForApiKeyChanges } from "@/lib/db/statements/api-keys/listen-for-api-key-changes";
 
 export type ApiKeyCache = {
   /** The valid key whose secret hashes to `secretHash`, when this process may answer without the database. */

@@ -3,7 +3,7 @@ import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
 import { apiKeyCacheFor, type ApiKeyCache } from "@/lib/api-keys/api-key-cache";
 import { apiKeyUseRecorderFor } from "@/lib/api-keys/record-api-key-use";
-import { readApiKeyByPrefix } from "@/lib/db/statements/read-api-key-by-prefix";
+import { readApiKeyByPrefix } from "@/lib/db/statements/api-keys/read-api-key-by-prefix";
 
 /**
  * A key and the tenant it acts in. Only the tenant's id: it never changes, while its name,

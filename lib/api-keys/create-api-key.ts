@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";
-import { insertApiKey } from "@/lib/db/statements/insert-api-key";
+import { insertApiKey } from "@/lib/db/statements/api-keys/insert-api-key";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import { generateApiKeySecret, hashApiKeySecret } from "@/lib/api-keys/api-key-secret";
 import type { ApiKeySummary } from "@/lib/api-keys/api-key-summary";

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { perClient } from "@/lib/db/per-client";
 import { flushWithClient } from "@/lib/db/flush-on-signals";
 import { isClosed } from "@/lib/db/sql";
-import { touchApiKeysLastUsed } from "@/lib/db/statements/touch-api-keys-last-used";
+import { touchApiKeysLastUsed } from "@/lib/db/statements/api-keys/touch-api-keys-last-used";
 
 /** lastUsedAt is a hint for admins: written at most once a minute per key, not on every request. */
 export const LAST_USED_RESOLUTION_SECONDS = 60;

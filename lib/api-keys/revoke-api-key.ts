@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { AppError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { recordApiKeyRevocation } from "@/lib/db/statements/record-api-key-revocation";
+import { recordApiKeyRevocation } from "@/lib/db/statements/api-keys/record-api-key-revocation";
 import { isUuid } from "@/lib/db/uuid";
 import { forgetApiKey } from "@/lib/api-keys/api-key-cache";
 import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";

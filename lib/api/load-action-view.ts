@@ -1,10 +1,10 @@
 import type { DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ActionView } from "@/lib/api/schemas";
-import { readScopedAction } from "@/lib/db/statements/read-scoped-action";
+import { readScopedAction } from "@/lib/db/statements/actions/read-scoped-action";
 import { isUuid } from "@/lib/db/uuid";
 import { decodeStoredJson } from "@/lib/db/stored-text";
-import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { readCountingDecisions } from "@/lib/db/statements/actions/read-counting-decisions";
 import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 
 /** `apiKeyId`: the key whose own actions are visible; null for a member of the tenant (browser). */

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { flushWithClient } from "@/lib/db/flush-on-signals";
 import { perClient } from "@/lib/db/per-client";
-import { countRateLimitedRequests, type RateLimitBucketState } from "@/lib/db/statements/count-rate-limited-requests";
+import { countRateLimitedRequests, type RateLimitBucketState } from "@/lib/db/statements/api-keys/count-rate-limited-requests";
 import { readEnv } from "@/lib/env";
 
 export type RateLimit = { limit: number; windowSeconds: number };

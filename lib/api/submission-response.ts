@@ -1,5 +1,5 @@
 import type { ProposalOutcome } from "@/lib/approvals/propose-action";
-import type { SubmittedActionRow } from "@/lib/db/statements/read-submitted-action";
+import type { SubmittedActionRow } from "@/lib/db/statements/actions/read-submitted-action";
 import type { SubmitResponse } from "@/lib/api/schemas";
 
 /** States in which an action the policy allowed outright has run, or may still run. */

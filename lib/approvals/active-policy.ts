@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readPolicyDocument, readTenantPolicy } from "@/lib/db/statements/read-tenant-policy";
+import { readPolicyDocument, readTenantPolicy } from "@/lib/db/statements/tenant/read-tenant-policy";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { checkPolicy } from "@/lib/policy/check-policy";

@@ -3,10 +3,10 @@ import { sqlTransaction } from "@/lib/db/sql";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { AppError, markAudited } from "@/lib/errors";
-import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
-import { lockAction } from "@/lib/db/statements/lock-action";
-import { lockLiveApiKey } from "@/lib/db/statements/lock-live-api-key";
-import { settleAction } from "@/lib/db/statements/settle-action";
+import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
+import { lockAction } from "@/lib/db/statements/actions/lock-action";
+import { lockLiveApiKey } from "@/lib/db/statements/api-keys/lock-live-api-key";
+import { settleAction } from "@/lib/db/statements/actions/settle-action";
 
 export type CancelInput = {
   tenantId: string;

@@ -11,7 +11,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction, idempotencyKeyFor, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { proposeAction, type ProposeInput } from "@/lib/approvals/propose-action";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
-import { agentsPauseGateSql } from "@/lib/db/statements/agent-pause-rules";
+import { agentsPauseGateSql } from "@/lib/db/statements/tenant/agent-pause-rules";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /**

@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { expireDueActions as expireDue } from "@/lib/db/statements/expire-due-actions";
-import { readDueActions } from "@/lib/db/statements/read-due-actions";
+import { expireDueActions as expireDue } from "@/lib/db/statements/actions/expire-due-actions";
+import { readDueActions } from "@/lib/db/statements/actions/read-due-actions";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 
 /**

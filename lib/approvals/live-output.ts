@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { writeLiveOutput } from "@/lib/db/statements/write-live-output";
+import { writeLiveOutput } from "@/lib/db/statements/executions/write-live-output";
 
 const FLUSH_EVERY_MS = 400;
 

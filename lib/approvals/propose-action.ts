@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { AppError, describeInvalid, isAppError, markAudited, toPublicError } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { taskExists } from "@/lib/db/statements/task-exists";
+import { taskExists } from "@/lib/db/statements/tasks/task-exists";
 import { writeProposal } from "@/lib/approvals/write-proposal";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { resolveTool } from "@/lib/tools/tenant-tools";
@@ -21,7 +21,7 @@ import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-ac
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
-import { readSubmittedAction, type SubmittedActionRow } from "@/lib/db/statements/read-submitted-action";
+import { readSubmittedAction, type SubmittedActionRow } from "@/lib/db/statements/actions/read-submitted-action";
 
 export type ProposeInput = {
   tenantId: string;

@@ -8,7 +8,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { PROCESS_ID, recordWithArtifacts, type Claimed } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { sqlTransaction } from "@/lib/db/sql";
-import { lockAction } from "@/lib/db/statements/lock-action";
+import { lockAction } from "@/lib/db/statements/actions/lock-action";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { StoredArtifact } from "@/lib/tools/tool";
 

@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
-import { markLapsedExecutionsUnknown } from "@/lib/db/statements/mark-lapsed-executions-unknown";
-import { readLapsedExecutions } from "@/lib/db/statements/read-lapsed-executions";
+import { markLapsedExecutionsUnknown } from "@/lib/db/statements/executions/mark-lapsed-executions-unknown";
+import { readLapsedExecutions } from "@/lib/db/statements/executions/read-lapsed-executions";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 
 const UNKNOWN_OUTCOME =

@@ -1,6 +1,6 @@
 import type { Queryable } from "@/lib/db/sql";
 import { auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
-import { lockApprovalsInScope, reapproveActions, reopenActions, type LostApprovalScope } from "@/lib/db/statements/reopen-lost-approvals";
+import { lockApprovalsInScope, reapproveActions, reopenActions, type LostApprovalScope } from "@/lib/db/statements/actions/reopen-lost-approvals";
 
 /** Why approvals stopped counting, and who it names. */
 export type LostApprovalCause =

@@ -4,7 +4,7 @@ import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
 import { recordedPolicyInput } from "@/lib/policy/recorded-policy-inputs";
-import { readRecordedRevisions } from "@/lib/db/statements/read-recorded-revisions";
+import { readRecordedRevisions } from "@/lib/db/statements/actions/read-recorded-revisions";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
 let t: TestDatabase;

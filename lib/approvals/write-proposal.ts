@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { createWriteBatcher, type WriteBatcher } from "@/lib/db/write-batcher";
-import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/write-proposals";
+import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
 
 const batchers = new WeakMap<Db, WriteBatcher<ProposalRow, ProposalWritten>>();
 

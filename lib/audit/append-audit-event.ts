@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
 import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
 import { hasPool, type Queryable } from "@/lib/db/sql";
-import { insertAuditEvent } from "@/lib/db/statements/append-audit-event";
+import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { AttestedAuditBody, AuditBody } from "@/lib/audit/audit-record";
 import { auditKeys } from "@/lib/audit/audit-keys";

@@ -1,9 +1,9 @@
 import type { DbTx } from "@/lib/db/client";
-import { countActionsByRiskAndStatus } from "@/lib/db/statements/count-actions-by-risk-and-status";
-import { countDecisionsPerDay } from "@/lib/db/statements/count-decisions-per-day";
-import { countExpiriesPerDay } from "@/lib/db/statements/count-expiries-per-day";
-import { readTimesToDecision } from "@/lib/db/statements/read-times-to-decision";
-import type { ChartFilter } from "@/lib/db/statements/chart-action-filter";
+import { countActionsByRiskAndStatus } from "@/lib/db/statements/audit/count-actions-by-risk-and-status";
+import { countDecisionsPerDay } from "@/lib/db/statements/audit/count-decisions-per-day";
+import { countExpiriesPerDay } from "@/lib/db/statements/audit/count-expiries-per-day";
+import { readTimesToDecision } from "@/lib/db/statements/audit/read-times-to-decision";
+import type { ChartFilter } from "@/lib/db/statements/audit/chart-action-filter";
 
 export type DecisionsPerDay = { day: string; approve: number; reject: number; expired: number };
 export type TimeToDecisionBucket = { label: string; count: number };

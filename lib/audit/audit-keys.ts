@@ -4,7 +4,7 @@ import path from "node:path";
 import { readEnv } from "@/lib/env";
 import { noteSigner, parseVerifierKey, verifierKey, verifyNote, type NoteSigner, type VerifierKey } from "@/lib/audit/transparency/signed-note";
 import type { Queryable } from "@/lib/db/sql";
-import { readAnyAuditCheckpoint } from "@/lib/db/statements/read-any-audit-checkpoint";
+import { readAnyAuditCheckpoint } from "@/lib/db/statements/audit/read-any-audit-checkpoint";
 
 /**
  * The audit log's keys, all from one 32-byte seed that lives outside the database

@@ -3,8 +3,8 @@ import { AppError } from "@/lib/errors";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { consistencyProof, inclusionProof, toHex } from "@/lib/audit/transparency/merkle";
-import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
-import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
+import { readAuditCheckpoints, type AuditCheckpointRow } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import { readAuditTreeSize } from "@/lib/db/statements/audit/read-audit-tree-size";
 
 /** What anyone checking a tenant's log needs to know about it: its origin, key and latest signed checkpoint. */
 export type AuditLogInfo = {

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readAuditSubtrees } from "@/lib/db/statements/read-audit-subtrees";
+import { readAuditSubtrees } from "@/lib/db/statements/audit/read-audit-subtrees";
 import { fromHex, type GetPerfect } from "@/lib/audit/transparency/merkle";
 
 /** A subtree the stored tree should hold and does not (a seal removed behind the console's back). */

@@ -2,8 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
-import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
-import { listTenantsToCheckpoint } from "@/lib/db/statements/list-tenants-to-checkpoint";
+import { insertAuditVerification } from "@/lib/db/statements/audit/insert-audit-verification";
+import { listTenantsToCheckpoint } from "@/lib/db/statements/audit/list-tenants-to-checkpoint";
 
 const FULL_WALK_EVERY_MS = 6 * 3600_000;
 

@@ -5,10 +5,10 @@ import { verifyAuditChain, type ChainVerification } from "@/lib/audit/verify-aud
 import { witnessCheckpoint } from "@/lib/audit/witness-checkpoint";
 import { formatCheckpoint, signNote } from "@/lib/audit/transparency/signed-note";
 import { frontierRoot, toHex } from "@/lib/audit/transparency/merkle";
-import { insertAuditCheckpoint } from "@/lib/db/statements/insert-audit-checkpoint";
-import { insertAuditVerification } from "@/lib/db/statements/insert-audit-verification";
-import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
-import type { AuditCheckpointRow } from "@/lib/db/statements/read-audit-checkpoints";
+import { insertAuditCheckpoint } from "@/lib/db/statements/audit/insert-audit-checkpoint";
+import { insertAuditVerification } from "@/lib/db/statements/audit/insert-audit-verification";
+import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
+import type { AuditCheckpointRow } from "@/lib/db/statements/audit/read-audit-checkpoints";
 
 /**
  * `verification`: the incremental check it rests on, in every state — a signed or unchanged

@@ -15,9 +15,9 @@ import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { listMembers } from "@/lib/members/list-members";
-import { readDecisionLatencies, type DecisionCursor } from "@/lib/db/statements/read-decision-latencies";
+import { readDecisionLatencies, type DecisionCursor } from "@/lib/db/statements/audit/read-decision-latencies";
 import { sliceTimer } from "@/lib/server/slice-timer";
-import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
+import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
 
 const run = promisify(execFile);
 const VERIFIER = path.join(process.cwd(), "scripts", "verify-audit-export.mjs");

@@ -6,12 +6,12 @@ import { auditKeys } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
 import { appendLeaf, frontierAt, leafHash, toHex } from "@/lib/audit/transparency/merkle";
-import { hasUnsealedAuditEvents } from "@/lib/db/statements/has-unsealed-audit-events";
-import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
-import { lockAuditTree } from "@/lib/db/statements/lock-audit-tree";
-import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/read-unsealed-audit-events";
-import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/write-audit-seals";
-import { readLegacyAuditBoundary } from "@/lib/db/statements/read-legacy-audit-boundary";
+import { hasUnsealedAuditEvents } from "@/lib/db/statements/audit/has-unsealed-audit-events";
+import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-floors";
+import { lockAuditTree } from "@/lib/db/statements/audit/lock-audit-tree";
+import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/audit/read-unsealed-audit-events";
+import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/audit/write-audit-seals";
+import { readLegacyAuditBoundary } from "@/lib/db/statements/audit/read-legacy-audit-boundary";
 
 const BATCH = 500;
 /** One sealing transaction seals at most this many events, so it never holds the lock for long. */

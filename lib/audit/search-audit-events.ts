@@ -1,12 +1,12 @@
 import type { DbTx } from "@/lib/db/client";
 import type { AuditEvent } from "@/lib/generated/prisma/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
-import type { AuditEventFilter } from "@/lib/db/statements/audit-event-filter";
-import { findAuditIdCeiling } from "@/lib/db/statements/find-audit-id-ceiling";
-import { findAuditIdFloor } from "@/lib/db/statements/find-audit-id-floor";
-import { measureAuditTextScan } from "@/lib/db/statements/measure-audit-text-scan";
-import { readAuditEventsMatchingText } from "@/lib/db/statements/read-audit-events-matching-text";
-import { readAuditEventsPage } from "@/lib/db/statements/read-audit-events-page";
+import type { AuditEventFilter } from "@/lib/db/statements/audit/audit-event-filter";
+import { findAuditIdCeiling } from "@/lib/db/statements/audit/find-audit-id-ceiling";
+import { findAuditIdFloor } from "@/lib/db/statements/audit/find-audit-id-floor";
+import { measureAuditTextScan } from "@/lib/db/statements/audit/measure-audit-text-scan";
+import { readAuditEventsMatchingText } from "@/lib/db/statements/audit/read-audit-events-matching-text";
+import { readAuditEventsPage } from "@/lib/db/statements/audit/read-audit-events-page";
 
 /** An event (its tenant is the one searched) with its place in the chain (null until it is sealed, moments after it was written). */
 export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; leafHash: string | null };

@@ -7,9 +7,9 @@ import { checkpointAuditLog, type CheckpointOutcome } from "@/lib/audit/checkpoi
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { consistencyProof, inclusionProof, toHex } from "@/lib/audit/transparency/merkle";
-import { readAuditCheckpoints, readExportCheckpoints } from "@/lib/db/statements/read-audit-checkpoints";
-import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
-import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
+import { readAuditCheckpoints, readExportCheckpoints } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import { readAuditLeaves } from "@/lib/db/statements/audit/read-audit-leaves";
+import { readAuditTreeSize } from "@/lib/db/statements/audit/read-audit-tree-size";
 
 const BATCH = 1_000;
 /** An export carries at most this many checkpoints (the oldest and the newest ones), with consistency proofs between them. */

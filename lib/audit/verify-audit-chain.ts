@@ -6,11 +6,11 @@ import { legacyBoundary } from "@/lib/audit/seal-audit-chain";
 import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierAt, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
 import { MissingSubtreeError, storedSubtrees } from "@/lib/audit/audit-tree";
 import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-note";
-import { readAuditCheckpointPage, readAuditCheckpoints, type AuditCheckpointRow, type CheckpointSummary } from "@/lib/db/statements/read-audit-checkpoints";
-import { readAuditLeaves } from "@/lib/db/statements/read-audit-leaves";
-import { readAuditLooseEnds } from "@/lib/db/statements/read-audit-loose-ends";
-import { readAuditSealFloors } from "@/lib/db/statements/read-audit-seal-floors";
-import { readAuditTreeSize } from "@/lib/db/statements/read-audit-tree-size";
+import { readAuditCheckpointPage, readAuditCheckpoints, type AuditCheckpointRow, type CheckpointSummary } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import { readAuditLeaves } from "@/lib/db/statements/audit/read-audit-leaves";
+import { readAuditLooseEnds } from "@/lib/db/statements/audit/read-audit-loose-ends";
+import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-floors";
+import { readAuditTreeSize } from "@/lib/db/statements/audit/read-audit-tree-size";
 import { sliceTimer } from "@/lib/server/slice-timer";
 
 /** Something in a tenant's evidence that does not verify, named. */

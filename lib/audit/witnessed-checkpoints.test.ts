@@ -10,7 +10,7 @@ import { auditKeys } from "@/lib/audit/audit-keys";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { SIG_COSIGNATURE_V1, noteSigner, parseVerifierKey, verifierKey, verifyNote } from "@/lib/audit/transparency/signed-note";
 import { startWitnessServer, type RunningWitness } from "@/lib/audit/transparency/witness-server";
-import { readAuditCheckpoints } from "@/lib/db/statements/read-audit-checkpoints";
+import { readAuditCheckpoints } from "@/lib/db/statements/audit/read-audit-checkpoints";
 
 /** The console and a real witness (the one `npm run witness` starts) over HTTP. */
 let t: TestDatabase;

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readLiveSessionMember } from "@/lib/db/statements/read-live-session-member";
+import { readLiveSessionMember } from "@/lib/db/statements/auth/read-live-session-member";
 import { isUuid } from "@/lib/db/uuid";
 import type { Role } from "@/lib/generated/prisma/enums";
 import type { Member } from "@/lib/approvals/actors";

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { ENDING_SESSIONS_TRANSACTION, endUserSessions } from "@/lib/auth/end-sessions";
-import { unlinkSlackUser } from "@/lib/db/statements/unlink-slack-user";
+import { unlinkSlackUser } from "@/lib/db/statements/notifications/unlink-slack-user";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { forgetAttemptsOf, reserveAttempt } from "@/lib/auth/sign-in-throttle";
 import { AppError } from "@/lib/errors";

@@ -1,6 +1,6 @@
 import type { Queryable } from "@/lib/db/sql";
-import { endSessionById } from "@/lib/db/statements/end-session";
-import { endUserSessionRows } from "@/lib/db/statements/end-user-sessions";
+import { endSessionById } from "@/lib/db/statements/auth/end-session";
+import { endUserSessionRows } from "@/lib/db/statements/auth/end-user-sessions";
 import type { SessionEndReason } from "@/lib/generated/prisma/enums";
 
 /**

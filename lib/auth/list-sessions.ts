@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readLiveSessions, type LiveSessionRow } from "@/lib/db/statements/read-live-sessions";
+import { readLiveSessions, type LiveSessionRow } from "@/lib/db/statements/auth/read-live-sessions";
 
 export type SessionListItem = LiveSessionRow & { current: boolean };
 

@@ -27,7 +27,7 @@ export function rolesWith(permission: Permission): Role[] {
 /**
  * Who may approve or reject an action: the roles holding `actions:decide`. A policy may name only
  * these as approvers (checked when it is saved), and votes and the execution claim count only
- * members holding one of them (lib/db/statements/approval-rules.ts).
+ * members holding one of them (lib/db/statements/actions/approval-rules.ts).
  */
 export const DECIDING_ROLES: readonly Role[] = rolesWith("actions:decide");
 

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { countAttempts, forgetAttempts, giveBackAttempt } from "@/lib/db/statements/attempt-counters";
+import { countAttempts, forgetAttempts, giveBackAttempt } from "@/lib/db/statements/auth/attempt-counters";
 
 /**
  * How sign-in attempts are limited. Nothing here locks an account: a stranger's failures count
@@ -48,7 +48,7 @@ export type SignInReservation = { ok: true; delayMs: number } | { ok: false };
 
 /**
  * Takes this attempt's place in every counter before the password is checked, in one statement
- * (lib/db/statements/attempt-counters.ts): the client's counter, then the (account, client)
+ * (lib/db/statements/auth/attempt-counters.ts): the client's counter, then the (account, client)
  * counter only if the client had room, then the account's counter only if both had room. Concurrent attempts queue on the counters' rows, so
  * no more than the limits ever reach the password check, however many arrive at once. An attempt
  * refused by the (account, client) limit hands its client place back, so a client that keeps

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { insertSession } from "@/lib/db/statements/insert-session";
+import { insertSession } from "@/lib/db/statements/auth/insert-session";
 
 /** How long a sign-in lasts, at most: the session row and the cookie's JWT expire together. */
 export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;

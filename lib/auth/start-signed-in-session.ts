@@ -3,7 +3,7 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { clientKeyFor } from "@/lib/auth/client-address";
 import { startSession, type SessionMethod } from "@/lib/auth/start-session";
-import { lockSigningInUser } from "@/lib/db/statements/lock-signing-in-user";
+import { lockSigningInUser } from "@/lib/db/statements/auth/lock-signing-in-user";
 import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 
 const AUDITED_METHOD = { credentials: "password", oidc: "oidc" } as const satisfies Record<SessionMethod, string>;

@@ -1,6 +1,6 @@
 import { runCompute } from "@/lib/compute/compute-pool";
 import type { Queryable } from "@/lib/db/sql";
-import { readDatasets, type DatasetText } from "@/lib/db/statements/read-datasets";
+import { readDatasets, type DatasetText } from "@/lib/db/statements/business/read-datasets";
 import { notFound } from "@/lib/errors";
 
 /** A data set as the sandbox sees it: /mnt/data/<file>, these exact bytes. */

@@ -1,6 +1,6 @@
 import type { Client, Notification } from "pg";
 import { dedicatedConnection, isClosed, sqlClientOf, type Queryable } from "@/lib/db/sql";
-import { pingDatabase } from "@/lib/db/statements/ping-database";
+import { pingDatabase } from "@/lib/db/statements/system/ping-database";
 import type { Db } from "@/lib/db/client";
 
 export type DatabaseListener = {

@@ -1,5 +1,5 @@
 import { APPEND_ONLY_TABLES } from "@/lib/db/append-only-tables";
-import { canDisableAuditTriggers } from "@/lib/db/statements/can-disable-audit-triggers";
+import { canDisableAuditTriggers } from "@/lib/db/statements/audit/can-disable-audit-triggers";
 import type { Queryable } from "@/lib/db/sql";
 
 /** Printed once at start when the console or a worker connects as the tables' owner (a legacy single-role set-up). */

@@ -9,7 +9,7 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { waitForDecision, DECISION_POLL_MS } from "@/lib/api/wait-for-decision";
 import type { RecordedExecution } from "@/lib/api/stream-execution";
-import { readLatestExecution } from "@/lib/db/statements/read-latest-execution";
+import { readLatestExecution } from "@/lib/db/statements/executions/read-latest-execution";
 import { gatewayTools, type GatewayTool } from "@/lib/mcp/gateway-tools";
 
 /** Where a result's `_meta` says which Countersign action the call became. */

@@ -6,8 +6,8 @@ import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-even
 import { ALL_ROLES, DECIDING_ROLES } from "@/lib/auth/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
-import { lockMembershipForRoles } from "@/lib/db/statements/lock-membership-for-roles";
-import { updateMembershipRoles } from "@/lib/db/statements/update-membership-roles";
+import { lockMembershipForRoles } from "@/lib/db/statements/tenant/lock-membership-for-roles";
+import { updateMembershipRoles } from "@/lib/db/statements/tenant/update-membership-roles";
 import { sqlTransaction } from "@/lib/db/sql";
 import { reapproveRegainedApprovals, reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Db } from "@/lib/db/client";
-import { ensureNotificationCursors } from "@/lib/db/statements/ensure-notification-cursors";
-import { enqueueReviewerEmails } from "@/lib/db/statements/enqueue-reviewer-emails";
-import { leaseReviewerEmails, type LeasedReviewerEmail } from "@/lib/db/statements/lease-reviewer-emails";
-import { recordReviewerEmailAttempt } from "@/lib/db/statements/record-reviewer-email-attempt";
+import { ensureNotificationCursors } from "@/lib/db/statements/notifications/ensure-notification-cursors";
+import { enqueueReviewerEmails } from "@/lib/db/statements/notifications/enqueue-reviewer-emails";
+import { leaseReviewerEmails, type LeasedReviewerEmail } from "@/lib/db/statements/notifications/lease-reviewer-emails";
+import { recordReviewerEmailAttempt } from "@/lib/db/statements/notifications/record-reviewer-email-attempt";
 import { readActionFacts } from "@/lib/notifications/read-action-facts";
-import { readStillAskedEmails } from "@/lib/db/statements/read-still-asked-emails";
+import { readStillAskedEmails } from "@/lib/db/statements/notifications/read-still-asked-emails";
 import { renderDigestEmail, renderImmediateEmail, type RenderedEmail } from "@/lib/notifications/render-reviewer-email";
 import { reviewerEmailSettings } from "@/lib/notifications/reviewer-email-settings";
 import { sendSmtp } from "@/lib/notifications/send-smtp";

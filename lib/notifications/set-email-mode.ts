@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { setMemberEmailMode } from "@/lib/db/statements/set-member-email-mode";
+import { setMemberEmailMode } from "@/lib/db/statements/tenant/set-member-email-mode";
 import { AppError } from "@/lib/errors";
 
 export const EMAIL_MODES = ["immediate", "digest"] as const;

@@ -2,8 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
-import { readDueReminders, type DueReminder } from "@/lib/db/statements/read-due-reminders";
-import { recordActionReminders, type ReminderToRecord } from "@/lib/db/statements/record-action-reminders";
+import { readDueReminders, type DueReminder } from "@/lib/db/statements/notifications/read-due-reminders";
+import { recordActionReminders, type ReminderToRecord } from "@/lib/db/statements/notifications/record-action-reminders";
 
 function eventOf(due: DueReminder): ReminderToRecord["event"] {
   const common = {

@@ -3,8 +3,8 @@ import { verifyAuthenticationResponse } from "@simplewebauthn/server";
 import { decodeClientDataJSON } from "@simplewebauthn/server/helpers";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import type { SqlClient } from "@/lib/db/sql";
-import { readApprovalSigner } from "@/lib/db/statements/read-approval-signer";
-import type { SignedVote } from "@/lib/db/statements/cast-vote";
+import { readApprovalSigner } from "@/lib/db/statements/actions/read-approval-signer";
+import type { SignedVote } from "@/lib/db/statements/actions/cast-vote";
 import type { ApprovalReceipt } from "@/lib/passkeys/approval-receipt";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
 

@@ -5,11 +5,11 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
-import { consumeRegistrationChallenge } from "@/lib/db/statements/consume-registration-challenge";
-import { insertPasskey } from "@/lib/db/statements/insert-passkey";
+import { consumeRegistrationChallenge } from "@/lib/db/statements/auth/consume-registration-challenge";
+import { insertPasskey } from "@/lib/db/statements/auth/insert-passkey";
 import { AppError } from "@/lib/errors";
 import { sessionEndedError } from "@/lib/auth/session-ended";
-import { RECENT_SIGN_IN_SECONDS } from "@/lib/db/statements/session-rules";
+import { RECENT_SIGN_IN_SECONDS } from "@/lib/db/statements/auth/session-rules";
 import { offlinePublicKey } from "@/lib/passkeys/offline-public-key";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
 

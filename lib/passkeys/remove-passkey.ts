@@ -1,7 +1,7 @@
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
-import { removePasskeyRow } from "@/lib/db/statements/remove-passkey";
+import { removePasskeyRow } from "@/lib/db/statements/auth/remove-passkey";
 import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { isUuid } from "@/lib/db/uuid";
 import { sqlTransaction } from "@/lib/db/sql";

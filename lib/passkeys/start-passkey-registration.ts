@@ -1,13 +1,13 @@
 import { generateRegistrationOptions, type PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/lib/db/client";
-import { insertWebAuthnChallenge } from "@/lib/db/statements/insert-webauthn-challenge";
+import { insertWebAuthnChallenge } from "@/lib/db/statements/auth/insert-webauthn-challenge";
 import { SUPPORTED_ALGORITHMS } from "@/lib/passkeys/offline-public-key";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
 import { signInAgainToAddPasskey } from "@/lib/passkeys/finish-passkey-registration";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query } from "@/lib/db/sql";
-import { sessionSignedInRecentlySql } from "@/lib/db/statements/session-rules";
+import { sessionSignedInRecentlySql } from "@/lib/db/statements/auth/session-rules";
 
 /** How long a member has to finish adding a passkey. */
 export const REGISTRATION_CHALLENGE_TTL_SECONDS = 300;

@@ -3,8 +3,8 @@ import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJS
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
-import { insertWebAuthnChallenge } from "@/lib/db/statements/insert-webauthn-challenge";
-import { readReceiptSubject } from "@/lib/db/statements/read-receipt-subject";
+import { insertWebAuthnChallenge } from "@/lib/db/statements/auth/insert-webauthn-challenge";
+import { readReceiptSubject } from "@/lib/db/statements/actions/read-receipt-subject";
 import { challengeOfReceiptHash, receiptHashOf, receiptText, type ApprovalReceipt } from "@/lib/passkeys/approval-receipt";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
 

@@ -3,7 +3,7 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
-import { readRecordedRevisions } from "@/lib/db/statements/read-recorded-revisions";
+import { readRecordedRevisions } from "@/lib/db/statements/actions/read-recorded-revisions";
 import { DEFAULT_POLICY } from "./default-policy";
 import { dryRunPolicy } from "./dry-run-policy";
 import type { Policy } from "./policy-document";

@@ -2,7 +2,7 @@ import { runCompute } from "@/lib/compute/compute-pool";
 import type { DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { PolicyDecision } from "./evaluate-policy";
-import { readRecordedRevisions, type RecordedRevision } from "@/lib/db/statements/read-recorded-revisions";
+import { readRecordedRevisions, type RecordedRevision } from "@/lib/db/statements/actions/read-recorded-revisions";
 import type { RecordedRevisionText } from "./recorded-policy-inputs";
 import type { RuleTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Queryable } from "@/lib/db/sql";
-import { readMcpTools } from "@/lib/db/statements/read-mcp-tool";
+import { readMcpTools } from "@/lib/db/statements/mcp/read-mcp-tool";
 import type { UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import { TOOLS } from "@/lib/tools/registry";
 

@@ -1,6 +1,6 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
-import type { RecordedRevision } from "@/lib/db/statements/read-recorded-revisions";
+import type { RecordedRevision } from "@/lib/db/statements/actions/read-recorded-revisions";
 import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
 import { findTool } from "@/lib/tools/registry";
 import type { PolicyInput } from "./evaluate-policy";

@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { AppError, isAppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
-import { insertPolicyVersion } from "@/lib/db/statements/insert-policy-version";
+import { insertPolicyVersion } from "@/lib/db/statements/tenant/insert-policy-version";
 import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";

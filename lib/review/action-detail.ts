@@ -42,7 +42,7 @@ export type DecisionView = {
   revision: number;
   void: boolean;
   /**
-   * Whether it counts toward the current revision's outcome (lib/db/statements/approval-rules.ts):
+   * Whether it counts toward the current revision's outcome (lib/db/statements/actions/approval-rules.ts):
    * false for a void vote and — while the action is pending or approved — for one whose reviewer
    * lost the standing to decide or whose signing passkey was removed since.
    */

@@ -1,7 +1,7 @@
 /**
  * The decisions of an action that was decided (executed, rejected, expired…) as they were used:
  * not void, and each reviewer's last on a revision — a reviewer decides a revision again only when
- * their earlier vote had stopped counting (lib/db/statements/cast-vote.ts). While an action is
+ * their earlier vote had stopped counting (lib/db/statements/actions/cast-vote.ts). While an action is
  * undecided, what counts is asked of the claim's rule instead (read-counting-decisions.ts).
  * `decisions` in the order they were recorded.
  */

@@ -8,8 +8,8 @@ import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
-import { readReviewQueueKeys } from "@/lib/db/statements/read-review-queue-keys";
-import { readCountingVotes } from "@/lib/db/statements/read-counting-decisions";
+import { readReviewQueueKeys } from "@/lib/db/statements/actions/read-review-queue-keys";
+import { readCountingVotes } from "@/lib/db/statements/actions/read-counting-decisions";
 import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
 
 export const QUEUE_PAGE_SIZE = 50;

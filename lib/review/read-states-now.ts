@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Queryable } from "@/lib/db/sql";
-import { readMcpTools, type McpToolRow } from "@/lib/db/statements/read-mcp-tool";
+import { readMcpTools, type McpToolRow } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { isAppError } from "@/lib/errors";
 import { pinnedSnapshotOf, upstreamTool } from "@/lib/mcp/upstream/upstream-tool";

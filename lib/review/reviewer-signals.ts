@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readReviewerSignals } from "@/lib/db/statements/read-reviewer-signals";
+import { readReviewerSignals } from "@/lib/db/statements/actions/read-reviewer-signals";
 
 /** How far back the signals look. */
 export const SIGNAL_WINDOW_DAYS = 90;

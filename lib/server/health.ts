@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { urgently } from "@/lib/server/urgency";
-import { pingDatabase } from "@/lib/db/statements/ping-database";
+import { pingDatabase } from "@/lib/db/statements/system/ping-database";
 import { sandboxStatus, type SandboxStatus } from "@/lib/sandbox/status";
 import { createDatabaseHealthMonitor, type DatabaseHealth, type DatabaseHealthMonitor } from "@/lib/server/database-health";
 

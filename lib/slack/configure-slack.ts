@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { upsertSlackIntegration } from "@/lib/db/statements/upsert-slack-integration";
+import { upsertSlackIntegration } from "@/lib/db/statements/notifications/upsert-slack-integration";
 import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";

@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { redeemSlackLinkCode } from "@/lib/db/statements/redeem-slack-link-code";
+import { redeemSlackLinkCode } from "@/lib/db/statements/notifications/redeem-slack-link-code";
 import { sqlTransaction } from "@/lib/db/sql";
 import { auditSlackRefusal, authenticateSlackRequest, type SlackRequest } from "@/lib/slack/authenticate-slack-request";
 import type { SlackAnswer } from "@/lib/slack/handle-slack-interaction";

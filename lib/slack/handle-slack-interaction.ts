@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
-import { loadSlackActionState } from "@/lib/db/statements/load-slack-action-state";
-import { refreshSlackMessage } from "@/lib/db/statements/refresh-slack-message";
+import { loadSlackActionState } from "@/lib/db/statements/notifications/load-slack-action-state";
+import { refreshSlackMessage } from "@/lib/db/statements/notifications/refresh-slack-message";
 import { isUuid } from "@/lib/db/uuid";
 import { isAppError } from "@/lib/errors";
 import { auditSlackRefusal, authenticateSlackRequest, type SlackRequest, type SlackTenant } from "@/lib/slack/authenticate-slack-request";

@@ -1,11 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
-import { enqueueSlackMessages } from "@/lib/db/statements/enqueue-slack-messages";
-import { leaseSlackMessages, type LeasedSlackMessage } from "@/lib/db/statements/lease-slack-messages";
-import { leaseSlackNotices, type LeasedSlackNotice } from "@/lib/db/statements/lease-slack-notices";
-import { loadSlackActionState, type SlackActionRow } from "@/lib/db/statements/load-slack-action-state";
-import { recordSlackAttempt } from "@/lib/db/statements/record-slack-attempt";
-import { recordSlackNoticeAttempt } from "@/lib/db/statements/record-slack-notice-attempt";
+import { enqueueSlackMessages } from "@/lib/db/statements/notifications/enqueue-slack-messages";
+import { leaseSlackMessages, type LeasedSlackMessage } from "@/lib/db/statements/notifications/lease-slack-messages";
+import { leaseSlackNotices, type LeasedSlackNotice } from "@/lib/db/statements/notifications/lease-slack-notices";
+import { loadSlackActionState, type SlackActionRow } from "@/lib/db/statements/notifications/load-slack-action-state";
+import { recordSlackAttempt } from "@/lib/db/statements/notifications/record-slack-attempt";
+import { recordSlackNoticeAttempt } from "@/lib/db/statements/notifications/record-slack-notice-attempt";
 import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
 import { slackClient } from "@/lib/slack/slack-client";
 import { renderSlackEscalation, renderSlackMessage, slackShowsWhole, type SlackActionState } from "@/lib/slack/slack-message";

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type SqlClient } from "@/lib/db/sql";
-import type { LockedAction } from "@/lib/db/statements/lock-action";
+import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
 import { openOnlyReason, slackShowsWhole } from "@/lib/slack/slack-message";
 

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { Db } from "@/lib/db/client";
-import { writeSlackLinkCode } from "@/lib/db/statements/write-slack-link-code";
+import { writeSlackLinkCode } from "@/lib/db/statements/notifications/write-slack-link-code";
 
 /** Ten minutes to send the code to the Slack app. */
 export const SLACK_LINK_CODE_TTL_SECONDS = 600;

@@ -1,5 +1,5 @@
 import type { DbTx } from "@/lib/db/client";
-import { readCountingDecisions } from "@/lib/db/statements/read-counting-decisions";
+import { readCountingDecisions } from "@/lib/db/statements/actions/read-counting-decisions";
 import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 import { decodeStoredText } from "@/lib/db/stored-text";
 import type { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";

@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
-import { insertTask } from "@/lib/db/statements/insert-task";
+import { insertTask } from "@/lib/db/statements/tasks/insert-task";
 import { AGENT_SYSTEM_PROMPT } from "@/lib/agent/system-prompt";
 import type { RunState } from "@/lib/tasks/run-state";
 

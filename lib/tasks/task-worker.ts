@@ -7,9 +7,9 @@ import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { auditUpkeep } from "@/lib/audit/audit-upkeep";
 import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { advanceTask, type StepResult } from "@/lib/tasks/advance-task";
-import { claimRunnableTask } from "@/lib/db/statements/claim-runnable-task";
-import { releaseTask } from "@/lib/db/statements/release-task";
-import { renewTaskLease } from "@/lib/db/statements/renew-task-lease";
+import { claimRunnableTask } from "@/lib/db/statements/tasks/claim-runnable-task";
+import { releaseTask } from "@/lib/db/statements/tasks/release-task";
+import { renewTaskLease } from "@/lib/db/statements/tasks/renew-task-lease";
 import { readEnv } from "@/lib/env";
 
 export const TASK_LEASE_MS = readEnv("COUNTERSIGN_TASK_LEASE_MS") ?? 60_000;

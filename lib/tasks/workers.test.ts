@@ -11,8 +11,8 @@ import { createProviderModel, makeProvider } from "@/lib/agent/providers";
 import { startTask } from "@/lib/tasks/start-task";
 import { parseRunState } from "@/lib/tasks/run-state";
 import { claimNextTask, runClaimedTask, runWorker } from "@/lib/tasks/task-worker";
-import { releaseTask } from "@/lib/db/statements/release-task";
-import { renewTaskLease } from "@/lib/db/statements/renew-task-lease";
+import { releaseTask } from "@/lib/db/statements/tasks/release-task";
+import { renewTaskLease } from "@/lib/db/statements/tasks/renew-task-lease";
 
 let t: TestDatabase;
 let a: TestTenant;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyInvoiceCancellation } from "@/lib/db/statements/apply-invoice-cancellation";
+import { applyInvoiceCancellation } from "@/lib/db/statements/business/apply-invoice-cancellation";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";

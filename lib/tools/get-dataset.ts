@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notFound } from "@/lib/errors";
-import { readDataset } from "@/lib/db/statements/read-dataset";
+import { readDataset } from "@/lib/db/statements/business/read-dataset";
 import { defineTool } from "@/lib/tools/tool";
 
 const Args = z.strictObject({ name: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "a data set name like storage-buckets") });

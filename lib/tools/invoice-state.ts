@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { notFound } from "@/lib/errors";
-import { readInvoice, type InvoiceRow } from "@/lib/db/statements/read-invoice";
-import { readInvoices } from "@/lib/db/statements/read-invoices";
+import { readInvoice, type InvoiceRow } from "@/lib/db/statements/business/read-invoice";
+import { readInvoices } from "@/lib/db/statements/business/read-invoices";
 import type { ReadContext } from "@/lib/tools/tool";
 
 /** An invoice number as tools accept it (INV-1042). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
-import { readCustomer } from "@/lib/db/statements/read-customer";
+import { readCustomer } from "@/lib/db/statements/business/read-customer";
 import { defineTool } from "@/lib/tools/tool";
 
 const Args = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyRefund } from "@/lib/db/statements/apply-refund";
+import { applyRefund } from "@/lib/db/statements/business/apply-refund";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";

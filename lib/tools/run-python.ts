@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { datasetFileName, datasetFilesOf, loadDatasetFiles, type DatasetFileContent } from "@/lib/datasets/load-dataset-files";
-import { readDatasets } from "@/lib/db/statements/read-datasets";
+import { readDatasets } from "@/lib/db/statements/business/read-datasets";
 import { AppError, notFound } from "@/lib/errors";
 import { artifactContentType } from "@/lib/executions/artifact-content-type";
 import { ARTIFACT_MOUNT, DATASET_MOUNT, datasetMaxBytes } from "@/lib/sandbox/run-files";

@@ -1,10 +1,10 @@
 import nodemailer from "nodemailer";
 import { z } from "zod";
 import { notFound } from "@/lib/errors";
-import { markEmailSent } from "@/lib/db/statements/mark-email-sent";
-import { queueEmail } from "@/lib/db/statements/queue-email";
-import { readCustomer } from "@/lib/db/statements/read-customer";
-import { readCustomers } from "@/lib/db/statements/read-customers";
+import { markEmailSent } from "@/lib/db/statements/business/mark-email-sent";
+import { queueEmail } from "@/lib/db/statements/business/queue-email";
+import { readCustomer } from "@/lib/db/statements/business/read-customer";
+import { readCustomers } from "@/lib/db/statements/business/read-customers";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { defineTool, type ReadContext, type Applied, type StateFinding } from "@/lib/tools/tool";
 import { InvoiceNumberSchema, findInvoice, findInvoices } from "@/lib/tools/invoice-state";

@@ -1,5 +1,5 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readMcpTools } from "@/lib/db/statements/read-mcp-tool";
+import { readMcpTools } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { AppError } from "@/lib/errors";
 import { unavailableReason, upstreamTool } from "@/lib/mcp/upstream/upstream-tool";
 import { findTool, requireTool, TOOLS } from "@/lib/tools/registry";

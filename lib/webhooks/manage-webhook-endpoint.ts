@@ -1,11 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { auditBodyOf, auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { deleteWebhookEndpoint } from "@/lib/db/statements/delete-webhook-endpoint";
-import { redeliverWebhook } from "@/lib/db/statements/redeliver-webhook";
-import { rotateWebhookSecret } from "@/lib/db/statements/rotate-webhook-secret";
-import { lockActingMembership } from "@/lib/db/statements/lock-acting-membership";
-import { lockWebhookEndpoint } from "@/lib/db/statements/lock-webhook-endpoint";
+import { deleteWebhookEndpoint } from "@/lib/db/statements/notifications/delete-webhook-endpoint";
+import { redeliverWebhook } from "@/lib/db/statements/notifications/redeliver-webhook";
+import { rotateWebhookSecret } from "@/lib/db/statements/notifications/rotate-webhook-secret";
+import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
+import { lockWebhookEndpoint } from "@/lib/db/statements/notifications/lock-webhook-endpoint";
 import { sqlTransaction } from "@/lib/db/sql";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";

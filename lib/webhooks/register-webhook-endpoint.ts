@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { insertWebhookEndpoint } from "@/lib/db/statements/insert-webhook-endpoint";
+import { insertWebhookEndpoint } from "@/lib/db/statements/notifications/insert-webhook-endpoint";
 import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { checkDestination } from "@/lib/webhooks/destination-guard";
 import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";

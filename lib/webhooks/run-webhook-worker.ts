@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
-import { enqueueWebhookDeliveries } from "@/lib/db/statements/enqueue-webhook-deliveries";
-import { leaseWebhookDeliveries, type LeasedDelivery } from "@/lib/db/statements/lease-webhook-deliveries";
-import { recordWebhookAttempt } from "@/lib/db/statements/record-webhook-attempt";
+import { enqueueWebhookDeliveries } from "@/lib/db/statements/notifications/enqueue-webhook-deliveries";
+import { leaseWebhookDeliveries, type LeasedDelivery } from "@/lib/db/statements/notifications/lease-webhook-deliveries";
+import { recordWebhookAttempt } from "@/lib/db/statements/notifications/record-webhook-attempt";
 import { checkDestination } from "@/lib/webhooks/destination-guard";
 import { sendWebhook } from "@/lib/webhooks/send-webhook";
 import { signWebhook } from "@/lib/webhooks/sign-webhook";

@@ -10,7 +10,7 @@ import { createDb } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
-import { leaseWebhookDeliveries } from "@/lib/db/statements/lease-webhook-deliveries";
+import { leaseWebhookDeliveries } from "@/lib/db/statements/notifications/lease-webhook-deliveries";
 import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
 import { redeliverWebhookDelivery, removeWebhookEndpoint, rotateWebhookEndpointSecret } from "@/lib/webhooks/manage-webhook-endpoint";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";

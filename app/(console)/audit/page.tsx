@@ -8,7 +8,7 @@ import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/a
 import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { auditKeys } from "@/lib/audit/audit-keys";
-import { readLatestAuditVerification } from "@/lib/db/statements/read-latest-audit-verification";
+import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
 import { getDb } from "@/lib/db/client";
 import { listMembers } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";

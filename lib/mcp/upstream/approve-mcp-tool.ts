@@ -4,7 +4,7 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
-import { approveMcpTool as writeApproval } from "@/lib/db/statements/approve-mcp-tool";
+import { approveMcpTool as writeApproval } from "@/lib/db/statements/mcp/approve-mcp-tool";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
 import { schemaProblem } from "@/lib/mcp/upstream/argument-validator";

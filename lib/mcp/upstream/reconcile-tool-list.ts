@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { StoredMcpTool } from "@/lib/db/statements/lock-mcp-tools-of-server";
-import type { McpToolWrite } from "@/lib/db/statements/write-mcp-tool-list";
+import type { StoredMcpTool } from "@/lib/db/statements/mcp/lock-mcp-tools-of-server";
+import type { McpToolWrite } from "@/lib/db/statements/mcp/write-mcp-tool-list";
 import { definitionOf, qualifiedToolName } from "@/lib/mcp/upstream/tool-definition";
 
 export type HeldTool = { qualifiedName: string; approvedHash: string; seenHash: string };

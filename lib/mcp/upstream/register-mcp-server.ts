@@ -4,7 +4,7 @@ import { memberAuditActor } from "@/lib/approvals/actors";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
-import { insertMcpServer } from "@/lib/db/statements/insert-mcp-server";
+import { insertMcpServer } from "@/lib/db/statements/mcp/insert-mcp-server";
 import { AppError, describeInvalid } from "@/lib/errors";
 import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";
 import { refreshMcpServer, type McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";

@@ -3,7 +3,7 @@ import { memberAuditActor } from "@/lib/approvals/actors";
 import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
-import { deleteMcpServer } from "@/lib/db/statements/delete-mcp-server";
+import { deleteMcpServer } from "@/lib/db/statements/mcp/delete-mcp-server";
 import { isUuid } from "@/lib/db/uuid";
 import { AppError } from "@/lib/errors";
 import { asMcpAdmin, noLongerMcpAdmin } from "@/lib/mcp/upstream/as-mcp-admin";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import type { McpToolRow } from "@/lib/db/statements/read-mcp-tool";
-import { readMcpTools } from "@/lib/db/statements/read-mcp-tool";
+import type { McpToolRow } from "@/lib/db/statements/mcp/read-mcp-tool";
+import { readMcpTools } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { AppError } from "@/lib/errors";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { deliverUpstreamCall } from "@/lib/mcp/upstream/deliver-upstream-call";

@@ -1,0 +1,182 @@
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { query, type Queryable } from "@/lib/db/sql";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { requesterRolesCurrentSql } from "@/lib/db/statements/actions/requester-roles";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
+import { apiKeyIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
+import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";
+import { assessedCurrentSql } from "@/lib/db/statements/actions/assessment-rules";
+
+/** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
+export type ProposalRow = {
+  actionId: string;
+  revisionId: string;
+  snapshotId: string;
+  tenantId: string;
+  /** The tenant's domains and policy version the proposal was assessed under. */
+  domains: string[];
+  policyVersion: number;
+  event: AttestedAuditBody;
+  taskId: string | null;
+  /** The worker holding the task's lease, which proposes for it (with `taskId`). */
+  taskLeaseOwner: string | null;
+  requesterUserId: string | null;
+  /**
+   * A member requester's roles as the policy was told them (the write checks they still are,
+   * requesterRolesCurrentSql); null with a member requester means "no longer an active member".
+   */
+  requesterRoles: string[] | null;
+  requesterApiKeyId: string | null;
+  requesterLabel: string;
+  kind: string;
+  tool: string;
+  reason: string;
+  stepKey: string | null;
+  agentCallId: string | null;
+  /** The Idempotency-Key an API key submitted it under, and the request it is bound to (or null). */
+  submitKey: string | null;
+  submitRequestHash: string | null;
+  /** The untrusted text the proposal was assessed against; every later revision is assessed against it too. */
+  untrustedValues: string[];
+  status: "pending" | "approved" | "denied";
+  requiresApproval: boolean;
+  revision: number;
+  payloadHash: string;
+  hashAlgorithm: string;
+  hashVersion: number;
+  riskLevel: string;
+  riskRank: number;
+  quorum: number;
+  eligibleRoles: string[];
+  /** Seconds from the database's now(); null: the action never expires (denied). */
+  ttlSeconds: number | null;
+  /** Decided on proposal (allowed or denied), not by reviewers. */
+  decidedNow: boolean;
+  statusReason: string;
+  args: JsonObject | null;
+  code: string | null;
+  language: string | null;
+  sandboxSpec: JsonObject | null;
+  policyDecision: JsonObject;
+  riskTags: unknown[];
+  preview: JsonObject;
+  scanFindings: unknown[];
+  createdByUserId: string | null;
+  snapshot: JsonObject | null;
+  snapshotHash: string;
+};
+
+/**
+ * Written, or why nothing was: `stale_assessment` — the tenant's domains or policy changed since
+ * the assessment; `api_key_revoked` — the requesting API key may no longer act; `submit_key_taken`
+ * — the key already submitted an action under this Idempotency-Key (a retry, or a concurrent
+ * duplicate that won); `agents_paused` — the tenant's agents, or the requesting key, are paused
+ * (agent-pause-rules.ts); `requester_changed` — the member who requested it is no longer a member
+ * with the roles the policy was told (a task proposes long after it read them), or is disabled;
+ * `task_lease_lost` — a task's proposal from a worker that no longer holds the task's lease (another
+ * took the task over); `call_taken` — the task already has an action for this tool call (a worker
+ * that took the task over proposed it first).
+ */
+export type ProposalWritten =
+  | { written: true; expiresAt: Date | null }
+  | {
+    written: false;
+    refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" | "task_lease_lost" | "call_taken";
+  };
+
+/**
+ * Writes proposals, as many as are waiting (write-proposal.ts batches them), in one statement: the audit events, the actions,
+ * their first revisions and snapshots. A proposal is written only if the tenant's domains and
+ * policy are still those it was assessed under, its member requester (if any) still holds the roles
+ * it was assessed with, and none while the tenant's agents or the
+ * requesting key are paused (agent-pause-rules.ts), and one an API key requested only if the key may
+ * still act (api-key-rules.ts), and one submitted under an Idempotency-Key only if the key has
+ * not used it yet: the action's insert skips it on the unique index of (key, Idempotency-Key), so
+ * of concurrent duplicates — in this statement or in others — exactly one is written. A task's
+ * proposal is written only while the proposing worker holds the task's lease (its row share-locked
+ * until the proposal commits, so no other worker claims the task meanwhile: the claim skips locked
+ * tasks), and once per tool call: the insert skips a call the task already has an action for (the
+ * unique index of task and call). Its event,
+ * revision and snapshot are written only with the action. The expiry comes from the database clock.
+ */
+export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
+  const written = await query<{
+    id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean; taskHeld: boolean;
+  }>(q, Prisma.sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
+        ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
+        event jsonb, "taskId" uuid, "taskLeaseOwner" text, "requesterUserId" uuid, "requesterRoles" text[], "requesterApiKeyId" uuid, "requesterLabel" text,
+        kind "ActionKind", tool text, reason text, "stepKey" text, "agentCallId" text, "submitKey" text,
+        "submitRequestHash" text, "untrustedValues" text[], status "ActionStatus",
+        "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
+        "riskLevel" "RiskLevel", "riskRank" int, quorum int, "eligibleRoles" "Role"[], "ttlSeconds" int, "decidedNow" boolean,
+        "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
+        "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text)
+    ),
+    -- The tasks proposed for, share-locked in id order (the order a decision or the sweeper wakes
+    -- them in), held by the worker that proposes.
+    held_tasks AS MATERIALIZED (
+      SELECT t.id, t."tenantId", t."leaseOwner" FROM "Task" t WHERE t.id IN (SELECT "taskId" FROM input) ORDER BY t.id FOR SHARE OF t
+    ),
+    checked AS (
+      SELECT i.*,
+        (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
+        ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
+        ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
+        ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current,
+        (i."taskId" IS NULL OR EXISTS (
+          SELECT 1 FROM held_tasks t WHERE t.id = i."taskId" AND t."tenantId" = i."tenantId" AND t."leaseOwner" = i."taskLeaseOwner"
+        )) AS task_held
+      FROM input i
+    ),
+    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current AND task_held),
+    a AS (
+      INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
+        reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", "untrustedValues", status, "requiresApproval", "currentRevision",
+        "payloadHash", "riskLevel", "riskRank", quorum, "eligibleRoles", "expiresAt", "decidedAt", "statusReason")
+      SELECT c."actionId", c."tenantId", c."taskId", c."requesterUserId", c."requesterApiKeyId", c."requesterLabel", c.kind,
+        c.tool, c.reason, c."stepKey", c."agentCallId", c."submitKey", c."submitRequestHash", c."untrustedValues", c.status, c."requiresApproval",
+        c.revision, c."payloadHash", c."riskLevel", c."riskRank", c.quorum, c."eligibleRoles",
+        date_trunc('milliseconds', now()) + make_interval(secs => c."ttlSeconds"),
+        CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
+      FROM current c
+      ORDER BY c.ord
+      -- Either unique index: (key, Idempotency-Key) or (task, tool call).
+      ON CONFLICT DO NOTHING
+      RETURNING id, "expiresAt"
+    ),
+    audit AS (${auditInsertFromJson(Prisma.sql`current JOIN a ON a.id = current."actionId"`, Prisma.sql`current.event`, { order: Prisma.sql`current.ord` })}),
+    r AS (
+      INSERT INTO "ActionRevision" (id, "tenantId", "actionId", revision, args, code, language, "sandboxSpec", "policyVersion",
+        "policyDecision", "requiresApproval", quorum, "eligibleRoles", "payloadHash", "hashAlgorithm", "hashVersion", "riskTags",
+        "riskLevel", preview, "scanFindings", origin, "createdByUserId")
+      SELECT c."revisionId", c."tenantId", c."actionId", c.revision, c.args, c.code, c.language, c."sandboxSpec",
+        c."policyVersion", c."policyDecision", c."requiresApproval", c.quorum, c."eligibleRoles", c."payloadHash", c."hashAlgorithm",
+        c."hashVersion", c."riskTags", c."riskLevel", c.preview, c."scanFindings", 'proposed', c."createdByUserId"
+      FROM current c JOIN a ON a.id = c."actionId"
+    ),
+    s AS (
+      INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
+      SELECT c."snapshotId", c."tenantId", c."actionId", c."revisionId", 'request', c.snapshot, c."snapshotHash"
+      FROM current c JOIN a ON a.id = c."actionId"
+      WHERE c.snapshot IS NOT NULL
+    )
+    SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld"
+    FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
+  const byId = new Map(written.map((row) => [row.id, row]));
+  return rows.map((row): ProposalWritten => {
+    const found = byId.get(row.actionId);
+    if (found?.written) return { written: true, expiresAt: found.expiresAt };
+    if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
+    if (found?.paused) return { written: false, refusal: "agents_paused" };
+    if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
+    if (found && !found.taskHeld) return { written: false, refusal: "task_lease_lost" };
+    if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
+    if (found?.assessedCurrent && row.taskId !== null && row.agentCallId !== null) return { written: false, refusal: "call_taken" };
+    return { written: false, refusal: "stale_assessment" };
+  });
+}
+

@@ -1,0 +1,18 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type SqlClient } from "@/lib/db/sql";
+import { apiKeyRowIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
+
+/**
+ * Whether API key `apiKeyId` of tenant `tenantId` may act now (api-key-rules.ts), its row
+ * share-locked until the transaction ends when it may. A revocation (an UPDATE of that row) either
+ * committed first — also one this statement waited for: the rule is applied to the locked row, so
+ * PostgreSQL judges the version it waited for — or waits for the transaction, so nothing it does
+ * for the key follows the key's revocation.
+ */
+export async function lockLiveApiKey(tx: SqlClient, input: { tenantId: string; apiKeyId: string }): Promise<boolean> {
+  const rows = await query<{ id: string }>(tx, Prisma.sql`
+    SELECT k.id FROM "ApiKey" k
+    WHERE k.id = ${input.apiKeyId}::uuid AND k."tenantId" = ${input.tenantId}::uuid AND ${apiKeyRowIsLiveSql(Prisma.sql`k`)}
+    FOR SHARE OF k`);
+  return rows.length === 1;
+}

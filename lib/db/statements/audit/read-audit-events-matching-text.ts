@@ -1,0 +1,34 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import { query, type Queryable } from "@/lib/db/sql";
+import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+import { auditEventColumns, auditEventConditions, auditEventSeals, type AuditEventFilter } from "@/lib/db/statements/audit/audit-event-filter";
+
+/** `text` as an ILIKE pattern for a substring: its own %, _ and \ match themselves. */
+function substringPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * Up to `limit` events, newest first with their seals, among the newest `scanLimit` events
+ * matching `filter`, whose type, actor, requester, tool or data (notes, reasons, messages)
+ * contains `text` (case-insensitive), or whose action's arguments or code (any revision) do.
+ * One pass over the filter's index in id order, bounded by `scanLimit`; the substring test runs
+ * on those rows only, and the seals are joined to the page only. Planned for each call's values.
+ */
+export async function readAuditEventsMatchingText(
+  q: Queryable,
+  input: { filter: AuditEventFilter; text: string; scanLimit: number; limit: number },
+): Promise<AuditEventRow[]> {
+  const pattern = substringPattern(input.text);
+  return query<AuditEventRow>(q, Prisma.sql`
+    SELECT ${auditEventColumns} FROM (
+      SELECT * FROM (SELECT * FROM "AuditEvent" e WHERE ${auditEventConditions(input.filter)} ORDER BY e.id DESC LIMIT ${input.scanLimit}) e
+      WHERE e.type ILIKE ${pattern} OR e."actorLabel" ILIKE ${pattern} OR e.requester ILIKE ${pattern} OR e.tool ILIKE ${pattern}
+        OR e.data::text ILIKE ${pattern}
+        OR (e."actionId" IS NOT NULL AND EXISTS (
+          SELECT 1 FROM "ActionRevision" r
+          WHERE r."tenantId" = e."tenantId" AND r."actionId" = e."actionId" AND (r.args::text ILIKE ${pattern} OR r.code ILIKE ${pattern})))
+      ORDER BY e.id DESC LIMIT ${input.limit}
+    ) e ${auditEventSeals}
+    ORDER BY e.id DESC`, { prepare: false });
+}

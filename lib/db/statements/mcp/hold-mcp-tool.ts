@@ -1,0 +1,27 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { JsonObject } from "@/lib/canonical/json-value";
+import { query, type Queryable } from "@/lib/db/sql";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
+
+/**
+ * A forwarded call found the server describing the tool differently from its pinned definition:
+ * the tool is held with what the server now lists as its pending definition, in one statement
+ * with the `mcp.tool_held` event — only while `approvedHash` is still the pinned one and the tool
+ * is not already held with this very definition. False: nothing changed.
+ */
+export async function holdMcpTool(
+  q: Queryable,
+  input: { tenantId: string; qualifiedName: string; approvedHash: string; pending: JsonObject; pendingHash: string; held: AttestedAuditBody },
+): Promise<boolean> {
+  const rows = await query<{ id: string }>(q, Prisma.sql`
+    WITH held AS (
+      UPDATE "McpTool" SET status = 'held', pending = ${JSON.stringify(input.pending)}::jsonb, "pendingHash" = ${input.pendingHash}
+      WHERE "tenantId" = ${input.tenantId}::uuid AND "qualifiedName" = ${input.qualifiedName} AND "approvedHash" = ${input.approvedHash}
+        AND "approvedHash" <> ${input.pendingHash} AND status IN ('approved', 'held') AND "pendingHash" IS DISTINCT FROM ${input.pendingHash}
+      RETURNING id
+    ),
+    ${auditCte(input.held, { gate: "held" })}
+    SELECT id FROM held`);
+  return rows.length === 1;
+}

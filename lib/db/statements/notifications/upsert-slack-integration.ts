@@ -1,0 +1,41 @@
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { RiskLevel } from "@/lib/generated/prisma/enums";
+import { query, type Queryable } from "@/lib/db/sql";
+import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
+import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
+
+/**
+ * Saves a tenant's Slack app with its `slack.configured` event in one statement. With `secrets`,
+ * it creates the integration or replaces them (a new one starts at the tenant's current tree
+ * size: it posts what happens from now on); without, it only changes the channel and threshold
+ * of an existing one. Only by someone who is an admin now (admin-rules.ts, `updatedById`). The
+ * refusal says which rule stopped it: `not_configured`, there was none to change.
+ */
+export async function upsertSlackIntegration(
+  q: Queryable,
+  input: { tenantId: string; channel: string; openOnlyFrom: RiskLevel; secrets: string | null; updatedById: string; event: AttestedAuditBody },
+): Promise<{ saved: true } | { saved: false; refusal: "not_admin" | "not_configured" }> {
+  const saved = input.secrets === null
+    ? Prisma.sql`
+      UPDATE "SlackIntegration" SET channel = ${input.channel}, "openOnlyFrom" = ${input.openOnlyFrom}::"RiskLevel",
+        "updatedById" = ${input.updatedById}::uuid, "updatedAt" = now()
+      WHERE "tenantId" = ${input.tenantId}::uuid AND (SELECT ok FROM admin)
+      RETURNING "tenantId"`
+    : Prisma.sql`
+      INSERT INTO "SlackIntegration" ("tenantId", secrets, channel, "openOnlyFrom", "cursorSeq", "updatedById")
+      SELECT ${input.tenantId}::uuid, ${input.secrets}, ${input.channel}, ${input.openOnlyFrom}::"RiskLevel",
+        COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0), ${input.updatedById}::uuid
+      WHERE (SELECT ok FROM admin)
+      ON CONFLICT ("tenantId") DO UPDATE SET secrets = EXCLUDED.secrets, channel = EXCLUDED.channel, "openOnlyFrom" = EXCLUDED."openOnlyFrom",
+        "updatedById" = EXCLUDED."updatedById", "updatedAt" = now()
+      RETURNING "tenantId"`;
+  const [row] = await query<{ admin: boolean; saved: boolean }>(q, Prisma.sql`
+    WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.updatedById}::uuid`)} AS ok),
+    saved AS (${saved}),
+    events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM saved),
+    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
+    SELECT (SELECT ok FROM admin) AS admin, EXISTS (SELECT 1 FROM saved) AS saved`);
+  if (row.saved) return { saved: true };
+  return { saved: false, refusal: row.admin ? "not_configured" : "not_admin" };
+}
