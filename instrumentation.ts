@@ -20,7 +20,9 @@ export async function register() {
   const { healthReport } = await import("@/lib/server/health");
   offerHealthAnswer(healthReport);
   const { warmComputePool } = await import("@/lib/compute/compute-pool");
-  warmComputePool();
+  const { judgePayloadTask } = await import("@/lib/approvals/compute");
+  const { revealTextsTask } = await import("@/lib/review/compute");
+  warmComputePool([judgePayloadTask, revealTextsTask]);
   // Stored MCP servers and webhooks the destination rules refuse now (an upgrade), said at start.
   const { getDb } = await import("@/lib/db/client");
   const { warnRefusedDestinations } = await import("@/lib/server/warn-refused-destinations");

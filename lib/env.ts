@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseAddressRanges } from "@/lib/auth/address-ranges";
+import { parseAddressRanges } from "@/lib/net/address-ranges";
 
 /**
  * Every environment variable Countersign reads, declared once with its type, default and meaning.

@@ -1,4 +1,4 @@
-import { hasPermission, navigationFor } from "@/lib/auth/permissions";
+import { hasPermission, navigationFor } from "@/lib/roles/permissions";
 import { readAgentsPause } from "@/lib/agents-pause/read-agents-pause";
 import { getDb } from "@/lib/db/client";
 import { AgentsPausedBanner } from "@/components/shell/agents-paused-banner";

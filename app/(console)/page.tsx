@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { navigationFor } from "@/lib/auth/permissions";
+import { navigationFor } from "@/lib/roles/permissions";
 import { requirePageMember } from "@/lib/server/acting-member";
 
 /** The start page is the first section the member's roles allow. */

@@ -7,7 +7,7 @@ import { switchTenant } from "@/lib/auth/switch-tenant";
 import { getDb } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { getActingMember, TENANT_COOKIE, tenantCookieOptions } from "@/lib/server/acting-member";
-import { assertSameOrigin } from "@/lib/server/request-origin";
+import { assertSameOrigin } from "@/lib/net/request-origin";
 
 const SwitchTenantSchema = z.strictObject({ tenantId: z.uuid() });
 

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
-import type { PolicyValidationError } from "@/lib/policy/validate-policy";
+import type { PolicyValidationError } from "@/lib/policy/compile-policy";
 import type { ActionResult } from "@/lib/server/boundary";
 import { PolicyRulesEditor } from "@/components/admin/policy-rules-editor";
 import { PolicyTryOut } from "@/components/admin/policy-try-out";

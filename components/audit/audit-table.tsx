@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { formatUtc } from "@/components/ui/format";
-import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+import type { AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
 import type { RiskLevelName } from "@/components/ui/badges";
 
 const OUTCOME_STYLE: Record<string, string> = {

@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
-import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { startDatabaseListener } from "@/lib/db/database-listener";
 import { existingPerClient, perClient } from "@/lib/db/per-client";
-import { beforeDisconnect } from "@/lib/db/sql";
+import { beforeDisconnect } from "@/lib/db/pool-registry";
 import { API_KEY_CHANGES_CHANNEL, listenForApiKeyChanges } from "@/lib/db/statements/api-keys/listen-for-api-key-changes";
 
 export type ApiKeyCache = {

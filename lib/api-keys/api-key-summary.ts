@@ -30,3 +30,13 @@ export const API_KEY_PUBLIC_SELECT = {
 export function apiKeyLabel(name: string): string {
   return `api:${name}`;
 }
+
+/**
+ * A key and the tenant it acts in. Only the tenant's id: it never changes, while its name,
+ * slug and domains may, and nothing a key's request does reads them from here (a proposal reads
+ * the tenant's domains with its policy and writes only if they are still those).
+ */
+export type AuthenticatedApiKey = {
+  apiKey: { id: string; tenantId: string; name: string; prefix: string; allowedTools: string[]; label: string };
+  tenant: { id: string };
+};

@@ -1,19 +1,9 @@
 import type { Db } from "@/lib/db/client";
-import { apiKeyLabel } from "@/lib/api-keys/api-key-summary";
+import { apiKeyLabel, type AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { hashApiKeySecret, parseApiKeySecret, secretHashesEqual } from "@/lib/api-keys/api-key-secret";
 import { apiKeyCacheFor, type ApiKeyCache } from "@/lib/api-keys/api-key-cache";
 import { apiKeyUseRecorderFor } from "@/lib/api-keys/record-api-key-use";
 import { readApiKeyByPrefix } from "@/lib/db/statements/api-keys/read-api-key-by-prefix";
-
-/**
- * A key and the tenant it acts in. Only the tenant's id: it never changes, while its name,
- * slug and domains may, and nothing a key's request does reads them from here (a proposal reads
- * the tenant's domains with its policy and writes only if they are still those).
- */
-export type AuthenticatedApiKey = {
-  apiKey: { id: string; tenantId: string; name: string; prefix: string; allowedTools: string[]; label: string };
-  tenant: { id: string };
-};
 
 /**
  * Why a bearer secret was refused. `wrong_secret` (a real key's prefix with another secret) is

@@ -1,9 +1,10 @@
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { apiKeyFailureAuditFor } from "@/lib/api-keys/audit-api-key-failure";
-import { resolveApiKey, type AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { apiKeyRateLimitKey, consumeRateLimit } from "@/lib/api/rate-limit";
-import { assertSameOrigin } from "@/lib/server/request-origin";
+import { assertSameOrigin } from "@/lib/net/request-origin";
 
 /**
  * The part of the request boundary every agent surface shares — the HTTP API (/api/v1,

@@ -3,7 +3,7 @@ import { getDb, type Db } from "@/lib/db/client";
 import { AppError, describeInvalid, inputIssues, MAX_LISTED_ISSUES, toPublicError } from "@/lib/errors";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
 import type { Requester } from "@/lib/approvals/actors";
-import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { agentRefusalHeaders, authenticateAgentRequest, noteApiKeyRefusal } from "@/lib/api/agent-request";
 import type { ApiRouteDefinition } from "@/lib/api/api-routes";
 import { readJsonBody } from "@/lib/api/read-json-body";

@@ -1,6 +1,7 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { runCompute } from "@/lib/compute/compute-pool";
-import type { JudgeInput, Judgement } from "@/lib/compute/compute-tasks";
+import { judgePayloadTask } from "@/lib/approvals/compute";
+import type { JudgeInput, Judgement } from "@/lib/approvals/compute-tasks";
 import type { Queryable } from "@/lib/db/sql";
 import type { Policy } from "@/lib/policy/policy-document";
 import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
@@ -77,8 +78,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
   // A code tool's snapshot lists the data sets it mounts, as read now.
   const datasets = tool.kind === "code" ? parseDatasetRefs(snapshot?.datasets) : [];
   const { amountThresholdMinor: _threshold, ...policyFacts } = tool.policyContext?.(args, snapshot) ?? {};
-  const judged = await runCompute(
-    "judgePayload",
+  const judged = await runCompute(judgePayloadTask,
     {
       code: tool.kind === "code" ? String(args.code ?? "") : null,
       bannedModules: policy.policy.bannedModules,

@@ -1,5 +1,6 @@
 import { runCompute } from "@/lib/compute/compute-pool";
-import type { RevisionDiffInput } from "@/lib/compute/review-tasks";
+import { diffRevisionTask } from "@/lib/approvals/compute";
+import type { RevisionDiffInput } from "@/lib/approvals/compute-tasks";
 import { codeReplacedWhole, diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import { isAppError } from "@/lib/errors";
 
@@ -21,7 +22,7 @@ export const DIFF_UNAVAILABLE = "The diff was too large to compute in time, so b
  */
 export async function computeRevisionDiff(input: RevisionDiffInput, options: { budgetMs?: number } = {}): Promise<Omit<PayloadDiff, "removedTags">> {
   try {
-    return await runCompute("diffRevision", input, { what: "diff", budgetMs: options.budgetMs ?? DIFF_BUDGET_MS });
+    return await runCompute(diffRevisionTask, input, { what: "diff", budgetMs: options.budgetMs ?? DIFF_BUDGET_MS });
   } catch (error) {
     if (!isAppError(error) || (error.code !== "too_complex" && error.code !== "busy")) throw error;
     return {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { SqlClient } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { AppError, describeInvalid, isAppError } from "@/lib/errors";
 import { checkToolArgs } from "@/lib/tools/parse-tool-args";
-import { RISK_RANK } from "@/lib/risk/risk-tag";
+import { RISK_RANK, type RiskTag } from "@/lib/risk/risk-tag";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { writeNextRevision } from "@/lib/db/statements/actions/write-next-revision";
@@ -111,7 +111,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     });
     const { decision, hash } = assessment;
     const columns = payloadColumns(tool.kind, args, assessment.datasets);
-    const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags, assessment.riskTags) };
+    const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags as unknown as RiskTag[], assessment.riskTags) };
     const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
     const revised = auditBodyOf({
       tenantId: action.tenantId, actor: input.actor, type: "action.revised", outcome: "ok",

@@ -5,7 +5,7 @@ import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 import { slackVoteRefusal } from "@/lib/slack/slack-vote-refusal";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";

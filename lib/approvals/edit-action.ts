@@ -3,7 +3,7 @@ import { auditBodyOf } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import type { Db } from "@/lib/db/client";
 import { inSavepoint, sqlTransaction, type SqlClient } from "@/lib/db/sql";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 import { AppError, markAudited, toPublicError } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { lockAction } from "@/lib/db/statements/actions/lock-action";

@@ -3,7 +3,7 @@ import os from "node:os";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction, type SqlClient } from "@/lib/db/sql";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 import { AppError, isAppError, markAudited, OutcomeUnknownError } from "@/lib/errors";
 import { auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import type { Executor } from "@/lib/approvals/actors";
@@ -25,6 +25,7 @@ import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
 import { datasetRefsOf, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
 import { insertExecutionArtifact } from "@/lib/db/statements/executions/insert-execution-artifact";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { hashRevisionTask } from "@/lib/approvals/compute";
 import { ArgumentsRefused, createNextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { readLiveState } from "@/lib/approvals/read-live-state";
@@ -172,7 +173,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   if (!action) return refuse(tx, input, null, "not_found");
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const args = toolArgsOf(action);
-  const recomputed = (await runCompute("hashRevision", revisionPayloadOf(action), { what: "stored payload" })).hash;
+  const recomputed = (await runCompute(hashRevisionTask, revisionPayloadOf(action), { what: "stored payload" })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
   const live = tool && action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args }) : null;

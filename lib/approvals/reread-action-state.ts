@@ -1,7 +1,7 @@
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction } from "@/lib/db/sql";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 import { AppError } from "@/lib/errors";
 import { lockAction } from "@/lib/db/statements/actions/lock-action";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";

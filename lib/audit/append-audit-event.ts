@@ -7,7 +7,7 @@ import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
 import { hasPool, type Queryable } from "@/lib/db/sql";
 import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import type { AttestedAuditBody, AuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody, AuditBody } from "@/lib/db/audit-body";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { eventMac } from "@/lib/audit/event-mac";
 import { AUDIT_EVENT_SCHEMAS, type AuditEventData, type AuditEventType } from "@/lib/audit/audit-event-types";

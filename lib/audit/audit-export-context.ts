@@ -2,8 +2,8 @@ import type { DbTx } from "@/lib/db/client";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { canonicalJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
-import type { AuditEventRow } from "@/lib/audit/search-audit-events";
-import { sliceTimer } from "@/lib/server/slice-timer";
+import type { AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
+import { sliceTimer } from "@/lib/scheduling/slice-timer";
 
 /**
  * What an auditor reads beside an event, computed at export time from joins and from the event's

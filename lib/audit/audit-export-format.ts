@@ -1,4 +1,4 @@
-import type { AuditEventRow } from "@/lib/audit/search-audit-events";
+import type { AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
 import { AUDIT_CONTEXT_COLUMNS, type AuditExportContext } from "@/lib/audit/audit-export-context";
 
 export const AUDIT_EXPORT_COLUMNS = [

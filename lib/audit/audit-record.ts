@@ -1,31 +1,6 @@
 import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject } from "@/lib/canonical/json-value";
-
-/** What an audit event says, apart from its place in the chain (seq, time, previous hash). */
-export type AuditBody = {
-  tenantId: string;
-  actorType: string;
-  actorId: string | null;
-  actorLabel: string;
-  type: string;
-  outcome: string;
-  subjectType: string;
-  subjectId: string | null;
-  actionId: string | null;
-  tool: string | null;
-  verdict: string | null;
-  riskLevel: string | null;
-  reviewerId: string | null;
-  requester: string | null;
-  status: string | null;
-  data: JsonObject;
-};
-
-/**
- * An event as the console writes it: its body, the uid it chose, and its MAC over both
- * (lib/audit/event-mac.ts) — leaving out `macOmits`, the body paths the writing statement fills in.
- */
-export type AttestedAuditBody = AuditBody & { uid: string; mac: string; macOmits: string[] };
+import type { AuditBody } from "@/lib/db/audit-body";
 
 /** A sealed event's leaf in its tenant's Merkle tree: everything the verifier checks about it. */
 export type AuditLeaf = AuditBody & { v: 3; seq: string; eventId: string; uid: string; at: string; mac: string | null; macOmits: string[] };

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
-import type { AuditBody } from "@/lib/audit/audit-record";
+import type { AuditBody } from "@/lib/db/audit-body";
 
 /**
  * MACs (HMAC-SHA256, key from lib/audit/audit-keys.ts, never in the database):

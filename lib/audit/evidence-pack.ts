@@ -8,7 +8,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Zip, ZipPassThrough } from "fflate";
 import type { Db } from "@/lib/db/client";
-import { dedicatedConnection, sqlClientOf, type Queryable } from "@/lib/db/sql";
+import { sqlClientOf, type Queryable } from "@/lib/db/sql";
+import { dedicatedConnection } from "@/lib/db/pool-registry";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
 import { csvCell } from "@/lib/audit/audit-export-format";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
@@ -16,7 +17,7 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { listMembers } from "@/lib/members/list-members";
 import { readDecisionLatencies, type DecisionCursor } from "@/lib/db/statements/audit/read-decision-latencies";
-import { sliceTimer } from "@/lib/server/slice-timer";
+import { sliceTimer } from "@/lib/scheduling/slice-timer";
 import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
 
 const run = promisify(execFile);

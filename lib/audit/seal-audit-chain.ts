@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { isClosed, sqlTransaction } from "@/lib/db/sql";
-import { notUrgently } from "@/lib/server/urgency";
+import { notUrgently } from "@/lib/scheduling/urgency";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
@@ -130,7 +130,7 @@ export function requestSeal(db: Db, tenantId: string): Promise<void> {
     if (!current.running) {
       current.running = true;
       // After the caller's own next statement is on its way: sealing is bookkeeping, not in its path.
-      // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/server/urgency.ts).
+      // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/scheduling/urgency.ts).
       notUrgently(() => setImmediate(() => void drain(db, tenantId, current, byTenant)));
     }
   });

@@ -1,7 +1,6 @@
 import type { DbTx } from "@/lib/db/client";
-import type { AuditEvent } from "@/lib/generated/prisma/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
-import type { AuditEventFilter } from "@/lib/db/statements/audit/audit-event-filter";
+import type { AuditEventFilter, AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
 import { findAuditIdCeiling } from "@/lib/db/statements/audit/find-audit-id-ceiling";
 import { findAuditIdFloor } from "@/lib/db/statements/audit/find-audit-id-floor";
 import { measureAuditTextScan } from "@/lib/db/statements/audit/measure-audit-text-scan";
@@ -9,8 +8,6 @@ import { readAuditEventsMatchingText } from "@/lib/db/statements/audit/read-audi
 import { readAuditEventsPage } from "@/lib/db/statements/audit/read-audit-events-page";
 
 /** An event (its tenant is the one searched) with its place in the chain (null until it is sealed, moments after it was written). */
-export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; leafHash: string | null };
-
 export type AuditSearchResult = {
   events: AuditEventRow[];
   /** Pass back as `cursor` for the next (older) page; null at the end. */

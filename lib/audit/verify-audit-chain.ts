@@ -11,18 +11,10 @@ import { readAuditLeaves } from "@/lib/db/statements/audit/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/audit/read-audit-loose-ends";
 import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-floors";
 import { readAuditTreeSize } from "@/lib/db/statements/audit/read-audit-tree-size";
-import { sliceTimer } from "@/lib/server/slice-timer";
+import { sliceTimer } from "@/lib/scheduling/slice-timer";
+import type { AuditProblem } from "@/lib/db/audit-body";
 
 /** Something in a tenant's evidence that does not verify, named. */
-export type AuditProblem = {
-  problem:
-    | "missing" | "reordered" | "edited" | "forged" | "seal_forged" | "tree_edited" | "foreign_event"
-    | "checkpoint_mismatch" | "checkpoint_signature" | "rolled_back" | "unsealed" | "quarantined" | "legacy_count";
-  seq?: string;
-  eventId?: string;
-  message: string;
-};
-
 export type ChainVerification = {
   ok: boolean;
   kind: "full" | "incremental";

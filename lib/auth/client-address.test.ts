@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAddressRanges as parseTrustedProxies } from "@/lib/auth/address-ranges";
+import { parseAddressRanges as parseTrustedProxies } from "@/lib/net/address-ranges";
 import { EnvError, readEnv } from "@/lib/env";
 import {
   clientAddressFromHeaders,

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { budgetVerdict, computeThreads, runCompute } from "@/lib/compute/compute-pool";
+import { hashRevisionTask, judgePayloadTask } from "@/lib/approvals/compute";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 
 const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
   tenantId: "tenant", tool: "get_invoice", kind: "tool", args, code: null, language: null, sandboxSpec: null, revision: 1, policyVersion: 1,
 });
 
 const inspect = (code: string, budgetMs?: number) =>
-  runCompute(
-    "judgePayload",
+  runCompute(judgePayloadTask,
     {
       code,
       risk: { tool: "run_python", toolClass: ["code-exec"], args: { code }, context: {} },
@@ -28,7 +28,7 @@ afterEach(() => vi.unstubAllEnvs());
 describe("compute pool", () => {
   it("hashes on a worker exactly as on the request thread", async () => {
     const p = payload({ invoiceId: "inv_1", note: "é ✓" });
-    expect(await runCompute("hashRevision", p, { what: "payload" })).toEqual(revisionHash(p));
+    expect(await runCompute(hashRevisionTask, p, { what: "payload" })).toEqual(revisionHash(p));
   });
 
   it("pre-scans code, tags its risk and applies the policy in one task", async () => {
@@ -88,12 +88,12 @@ describe("compute pool", () => {
   }
 
   it("runs an urgent task (an execution's re-hash) before ordinary tasks queued ahead of it", async () => {
-    const finished = await finishingOrder(() => runCompute("hashRevision", payload({ a: 1 }), { what: "payload", urgent: true }));
+    const finished = await finishingOrder(() => runCompute(hashRevisionTask, payload({ a: 1 }), { what: "payload", urgent: true }));
     expect(finished.indexOf("last"), finished.join(" ")).toBeLessThan(finished.indexOf("queued0"));
   });
 
   it("runs a task called from urgently work (an execution's re-proposal, holding the action's lock) as urgent without being told", async () => {
-    const finished = await finishingOrder(() => urgently(() => runCompute("hashRevision", payload({ a: 1 }), { what: "payload" })));
+    const finished = await finishingOrder(() => urgently(() => runCompute(hashRevisionTask, payload({ a: 1 }), { what: "payload" })));
     expect(finished.indexOf("last"), finished.join(" ")).toBeLessThan(finished.indexOf("queued0"));
   });
 
@@ -104,12 +104,12 @@ describe("compute pool", () => {
     const queued: Promise<unknown>[] = [];
     let refused: unknown = null;
     while (refused === null) {
-      const next = runCompute("hashRevision", payload({ n: queued.length }), { what: "payload" });
+      const next = runCompute(hashRevisionTask, payload({ n: queued.length }), { what: "payload" });
       queued.push(next.catch((error: unknown) => (refused = error)));
       await Promise.resolve();
     }
     expect(refused).toMatchObject({ code: "busy", status: 503 });
-    const urgent = runCompute("hashRevision", payload({ a: 1 }), { what: "payload", urgent: true });
+    const urgent = runCompute(hashRevisionTask, payload({ a: 1 }), { what: "payload", urgent: true });
     await expect(urgent).resolves.toEqual(revisionHash(payload({ a: 1 })));
     await Promise.all([...busy, ...queued]);
   });

@@ -9,35 +9,29 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { Piscina } from "piscina";
-import type { RevisionPayload } from "@/lib/approvals/action-revision";
-import type { PayloadHash } from "@/lib/canonical/payload-hash";
-import type {
-  DatasetFileInput, DatasetFileOutput, DryRunInput, JudgeInput, Judgement, PolicyCheckInput, ReplayInput, UpstreamArgsInput,
-} from "@/lib/compute/compute-tasks";
-import type { PolicyValidationResult } from "@/lib/policy/validate-policy";
-import type { RevisionDiff, RevisionDiffInput, StateCompareInput, StateComparison } from "@/lib/compute/review-tasks";
-import type { PolicyTrace } from "@/lib/policy/trace-policy";
-import type { RevealedSegment } from "@/lib/review/reveal-text";
-import type { ResultText } from "@/lib/review/result-text";
-import { PriorityGate } from "@/lib/compute/priority-gate";
+import { PriorityGate } from "@/lib/scheduling/priority-gate";
 import { AppError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
 import { threadCpuMs } from "@/lib/compute/thread-cpu";
-import { isUrgent } from "@/lib/server/urgency";
+import { isUrgent } from "@/lib/scheduling/urgency";
 
-type Tasks = {
-  judgePayload: { input: JudgeInput; output: Judgement };
-  hashRevision: { input: RevisionPayload; output: PayloadHash };
-  dryRunPolicy: { input: DryRunInput; output: PolicyTrace[] };
-  replayRecordedPolicy: { input: ReplayInput; output: PolicyTrace[] };
-  checkPolicy: { input: PolicyCheckInput; output: PolicyValidationResult };
-  diffRevision: { input: RevisionDiffInput; output: RevisionDiff };
-  compareStates: { input: StateCompareInput[]; output: StateComparison[] };
-  datasetFiles: { input: DatasetFileInput[]; output: DatasetFileOutput[] };
-  revealTexts: { input: string[]; output: RevealedSegment[][] };
-  resultTexts: { input: string[]; output: ResultText[] };
-  checkUpstreamArgs: { input: UpstreamArgsInput; output: string | null };
-};
+/**
+ * A pure function one domain runs on the pool: `module` (from the app's root) exports `fn`, and
+ * `prepare`, when named, once per thread before the first call's budget starts. The pool knows no
+ * domain: each declares its tasks with computeTask beside the code that calls them.
+ */
+export type ComputeTask<I, O> = { readonly module: string; readonly fn: string; readonly prepare?: string; readonly io?: (input: I) => O };
+
+type TaskFn = (input: never) => unknown;
+
+/** The task for `fn` of a module whose type is M (a `typeof import(...)`, type-only). */
+export function computeTask<M, K extends keyof M & string>(
+  module: string,
+  fn: K,
+  options: { prepare?: keyof M & string } = {},
+): ComputeTask<Parameters<Extract<M[K], TaskFn>>[0], Awaited<ReturnType<Extract<M[K], TaskFn>>>> {
+  return { module, fn, ...(options.prepare ? { prepare: options.prepare } : {}) };
+}
 
 // In Node since 16; TypeScript declares it only from lib "es2024" on.
 type WaitAsync = (view: Int32Array, index: number, value: number) => { async: true; value: Promise<string> } | { async: false; value: string };
@@ -58,7 +52,7 @@ type Pool = {
   piscina: Piscina;
   /**
    * Admits as many tasks as there are threads, urgent ones (an approved action's way to its
-   * execution, lib/server/urgency.ts) first, so tasks wait here, never in piscina's own queue:
+   * execution, lib/scheduling/urgency.ts) first, so tasks wait here, never in piscina's own queue:
    * that queue is first in, first out only, and an approval must not wait behind proposals that
    * came after it.
    */
@@ -70,7 +64,7 @@ type Pool = {
 // One pool per process (kept across Next.js dev reloads of this module).
 const holder = globalThis as typeof globalThis & { countersignComputePool?: Pool };
 
-function pool(): Pool {
+function pool(preload: readonly string[]): Pool {
   if (!holder.countersignComputePool) {
     const threads = computeThreads();
     // Resolved from the app's directory: under Next.js this module's own location is not a real path.
@@ -80,6 +74,8 @@ function pool(): Pool {
     }
     const piscina = new Piscina({
       filename,
+      // Threads load these task modules as they start, before any call waits on them.
+      workerData: { root: process.cwd(), preload },
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,
@@ -94,9 +90,9 @@ function pool(): Pool {
   return holder.countersignComputePool;
 }
 
-/** Starts the pool's threads now (they load the parser), so the first proposal does not wait. */
-export function warmComputePool(): void {
-  pool();
+/** Starts the pool's threads now, loading `tasks`' modules, so the first proposal does not wait. */
+export function warmComputePool(tasks: readonly ComputeTask<never, unknown>[]): void {
+  pool([...new Set(tasks.map((task) => task.module))]);
 }
 
 const tooComplex = (what: string, budgetMs: number) =>
@@ -136,12 +132,12 @@ const busy = () =>
  * button's gate, and must not queue behind a flood of new proposals. Urgent tasks wait only
  * behind urgent ones, so ordinary ones filling the queue do not refuse them as `busy`.
  */
-export async function runCompute<K extends keyof Tasks>(
-  name: K,
-  input: Tasks[K]["input"],
+export async function runCompute<I, O>(
+  task: ComputeTask<I, O>,
+  input: I,
   opts: { what: string; budgetMs?: number; urgent?: boolean },
-): Promise<Tasks[K]["output"]> {
-  const { piscina, gate, maxWaiting } = pool();
+): Promise<O> {
+  const { piscina, gate, maxWaiting } = pool([task.module]);
   const urgent = opts.urgent ?? isUrgent();
   if (gate.waitingAhead(urgent) >= maxWaiting) throw busy();
   if (!gate.tryAcquire()) {
@@ -150,19 +146,13 @@ export async function runCompute<K extends keyof Tasks>(
     });
   }
   try {
-    return await runBudgeted(piscina, name, input, opts.budgetMs ?? computeBudgetMs(), opts.what);
+    return await runBudgeted(piscina, task, input, opts.budgetMs ?? computeBudgetMs(), opts.what);
   } finally {
     gate.release();
   }
 }
 
-async function runBudgeted<K extends keyof Tasks>(
-  piscina: Piscina,
-  name: K,
-  input: Tasks[K]["input"],
-  budgetMs: number,
-  what: string,
-): Promise<Tasks[K]["output"]> {
+async function runBudgeted<I, O>(piscina: Piscina, task: ComputeTask<I, O>, input: I, budgetMs: number, what: string): Promise<O> {
   // The worker flags the moment it starts (a thread replacing a stopped one may still be loading),
   // with its thread id and the CPU time it had used: the budget counts the task's CPU time only.
   const started = new Int32Array(new SharedArrayBuffer(12));
@@ -192,7 +182,8 @@ async function runBudgeted<K extends keyof Tasks>(
   else onStart();
 
   try {
-    return (await piscina.run({ started, input }, { name, signal: abort.signal })) as Tasks[K]["output"];
+    const { module, fn, prepare } = task;
+    return (await piscina.run({ started, module, fn, prepare, input }, { name: "run", signal: abort.signal })) as O;
   } catch (error) {
     if (overBudget) throw tooComplex(what, budgetMs);
     throw error;

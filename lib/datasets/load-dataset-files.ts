@@ -1,4 +1,5 @@
 import { runCompute } from "@/lib/compute/compute-pool";
+import { datasetFilesTask } from "@/lib/datasets/compute";
 import type { Queryable } from "@/lib/db/sql";
 import { readDatasets, type DatasetText } from "@/lib/db/statements/business/read-datasets";
 import { notFound } from "@/lib/errors";
@@ -33,11 +34,11 @@ export async function loadDatasetFiles(
  * Data set rows as the files a run reads, by name. Parsing, canonicalising and hashing a data set
  * (up to SANDBOX_DATASET_MAX_MB) take time in proportion to its size, so they run on the compute
  * pool, never on the request thread (ahead of other work when an approved run is on its way to
- * execution: lib/server/urgency.ts).
+ * execution: lib/scheduling/urgency.ts).
  */
 export async function datasetFilesOf(rows: DatasetText[]): Promise<Map<string, DatasetFileContent>> {
   if (rows.length === 0) return new Map();
-  const files = await runCompute("datasetFiles", rows, { what: "data sets" });
+  const files = await runCompute(datasetFilesTask, rows, { what: "data sets" });
   return new Map(
     files.map((file) => [
       file.name,

@@ -2,7 +2,7 @@ import os from "node:os";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { registerPool, runBeforeDisconnect } from "@/lib/db/sql";
+import { registerPool, runBeforeDisconnect } from "@/lib/db/pool-registry";
 import { processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 export type Db = PrismaClient;

@@ -1,5 +1,6 @@
 import type { Client, Notification } from "pg";
-import { dedicatedConnection, isClosed, sqlClientOf, type Queryable } from "@/lib/db/sql";
+import { isClosed, sqlClientOf, type Queryable } from "@/lib/db/sql";
+import { dedicatedConnection } from "@/lib/db/pool-registry";
 import { pingDatabase } from "@/lib/db/statements/system/ping-database";
 import type { Db } from "@/lib/db/client";
 

@@ -1,4 +1,4 @@
-import { beforeDisconnect } from "@/lib/db/sql";
+import { beforeDisconnect } from "@/lib/db/pool-registry";
 
 /**
  * Runs `flush` when the process is asked to stop (SIGTERM, SIGINT), for work kept in memory that

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
 import { query, sqlQuery, sqlTransaction } from "@/lib/db/sql";
-import { notUrgently, urgently } from "@/lib/server/urgency";
+import { notUrgently, urgently } from "@/lib/scheduling/urgency";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 

@@ -1,4 +1,4 @@
-import { notUrgently } from "@/lib/server/urgency";
+import { notUrgently } from "@/lib/scheduling/urgency";
 
 /**
  * Group commit for one kind of write: rows submitted while earlier batches are on their way go

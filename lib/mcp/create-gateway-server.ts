@@ -7,7 +7,7 @@ import {
 import type { Db } from "@/lib/db/client";
 import { isAppError, toPublicError } from "@/lib/errors";
 import { keepUntrustedStrings, stripInvisible } from "@/lib/agent/untrusted";
-import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { noteApiKeyRefusal } from "@/lib/api/agent-request";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { clientConnectionSignal } from "@/lib/mcp/client-connection";

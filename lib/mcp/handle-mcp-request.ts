@@ -2,7 +2,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { getDb } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import { readEnv } from "@/lib/env";
-import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { auditRequestRefusal } from "@/lib/audit/audit-request-refusal";
 import { agentRefusalHeaders, authenticateAgentRequest } from "@/lib/api/agent-request";
 import { readJsonBody } from "@/lib/api/read-json-body";

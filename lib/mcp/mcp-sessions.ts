@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Db } from "@/lib/db/client";
 import { flushWithClient } from "@/lib/db/flush-on-signals";
 import { AppError } from "@/lib/errors";
-import type { AuthenticatedApiKey } from "@/lib/api-keys/authenticate-api-key";
+import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { MAX_BODY_BYTES } from "@/lib/api/read-json-body";
 import { withClientConnection } from "@/lib/mcp/client-connection";
 import { createGatewayServer, type GatewaySessionState } from "@/lib/mcp/create-gateway-server";

@@ -3,7 +3,7 @@ import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
-import { ALL_ROLES, DECIDING_ROLES } from "@/lib/auth/permissions";
+import { ALL_ROLES, DECIDING_ROLES } from "@/lib/roles/permissions";
 import { endUserSessions } from "@/lib/auth/end-sessions";
 import { isUuid } from "@/lib/db/uuid";
 import { lockMembershipForRoles } from "@/lib/db/statements/tenant/lock-membership-for-roles";

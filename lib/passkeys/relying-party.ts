@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 /**
  * Who the passkeys belong to (WebAuthn's relying party): the RP id is the host name of the
  * console's public URL, and an assertion must come from one of the console's public origins
- * (lib/server/request-origin.ts). Passed to the passkey functions as plain data.
+ * (lib/net/request-origin.ts). Passed to the passkey functions as plain data.
  */
 export type RelyingParty = { rpID: string; rpName: string; origins: string[] };
 

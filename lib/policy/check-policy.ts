@@ -1,6 +1,7 @@
 import { computeBudgetMs, runCompute } from "@/lib/compute/compute-pool";
+import { checkPolicyTask } from "@/lib/policy/compute";
 import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
-import type { PolicyValidationResult } from "./validate-policy";
+import type { PolicyValidationResult } from "./compile-policy";
 
 /**
  * A stored version passed a save's check under the pool's budget; reading it back is given far
@@ -19,8 +20,7 @@ const STORED_VERSION_BUDGET_FACTOR = 30;
  * STORED_VERSION_BUDGET_FACTOR times larger.
  */
 export function checkPolicy(document: unknown, options: { forSave: true; tools: PolicyToolCatalogue } | { forSave: false }): Promise<PolicyValidationResult> {
-  return runCompute(
-    "checkPolicy",
+  return runCompute(checkPolicyTask,
     { document, tools: options.forSave ? options.tools : null },
     { what: "policy", budgetMs: options.forSave ? computeBudgetMs() : storedVersionBudgetMs() },
   );

@@ -1,4 +1,5 @@
 import { runCompute } from "@/lib/compute/compute-pool";
+import { replayRecordedPolicyTask } from "@/lib/policy/compute";
 import type { DbTx } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { PolicyDecision } from "./evaluate-policy";
@@ -47,7 +48,7 @@ export async function dryRunPolicy(
   // to the body limit each could pass the budget (or a thread's heap) where a few dozen do not.
   const policyJson = JSON.stringify(policy);
   const chunks = Array.from({ length: Math.ceil(recorded.length / REPLAY_CHUNK) }, (_, i) => recorded.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
-  const traces = (await Promise.all(chunks.map((chunk) => runCompute("replayRecordedPolicy", {
+  const traces = (await Promise.all(chunks.map((chunk) => runCompute(replayRecordedPolicyTask, {
     policyJson, tenantDomains: tenant.domains, revisions: chunk.map(policyInputText),
   }, { what: "dry run" })))).flat();
   const rows = recorded.map((r, i): DryRunRow => {

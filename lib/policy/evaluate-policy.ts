@@ -3,9 +3,9 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { RISK_LEVELS, type Effect, type Policy, type PolicyRule, type SandboxRequirement, type Tier } from "./policy-document";
 import { toCelValue } from "./policy-cel";
 import { parsePolicyDuration } from "./policy-duration";
-import { DECIDING_ROLES } from "@/lib/auth/permissions";
-import type { Role } from "./role";
-import { compilePolicy, type CompiledPolicy } from "./validate-policy";
+import { DECIDING_ROLES } from "@/lib/roles/permissions";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { compilePolicy, type CompiledPolicy } from "./compile-policy";
 
 export type PolicyContext = {
   requesterRoles: string[];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPROVER_ROLES, ROLES } from "./role";
+import { ALL_ROLES, READ_ONLY_ROLES } from "@/lib/roles/permissions";
 import { DURATION_HINT, parsePolicyDuration } from "./policy-duration";
 import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 
@@ -29,7 +29,8 @@ export const MIN_VIEW_SECONDS_MAX = 600;
 const TtlSchema = z.number().int().min(TTL_MIN_SECONDS).max(TTL_MAX_SECONDS);
 const QuorumSchema = z.number().int().min(1).max(QUORUM_MAX);
 const EligibleRolesSchema = z
-  .array(z.enum(APPROVER_ROLES, { error: `must be one of ${APPROVER_ROLES.join(", ")} (auditors are read-only)` }))
+  .array(z.enum(ALL_ROLES, { error: `must be one of ${ALL_ROLES.join(", ")}` })
+    .refine((role) => !READ_ONLY_ROLES.includes(role), { error: (issue) => `${String(issue.input)}s are read-only and cannot approve` }))
   .min(1)
   .refine((roles) => new Set(roles).size === roles.length, "lists a role twice");
 
@@ -47,7 +48,7 @@ const DurationSchema = z
  */
 export const EscalationSchema = z.strictObject({
   after: DurationSchema,
-  role: z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }),
+  role: z.enum(ALL_ROLES, { error: `must be one of ${ALL_ROLES.join(", ")}` }),
   channel: z.string().regex(SLACK_CHANNEL_ID, "use the Slack channel's id (like C0123ABCD, from the channel's details), not its name").optional(),
 });
 

@@ -1,5 +1,6 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { dryRunPolicyTask } from "@/lib/policy/compute";
 import type { DbTx } from "@/lib/db/client";
 import { AppError, describeInvalid, isAppError } from "@/lib/errors";
 import { RISK_LEVELS } from "./policy-document";
@@ -32,8 +33,7 @@ export async function testPolicySample(db: DbTx, input: { tenantId: string; docu
   }
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { domains: true } });
   const { amountThresholdMinor: _threshold, ...facts } = tool.policyContext?.(args, snapshot) ?? {};
-  const [trace] = await runCompute(
-    "dryRunPolicy",
+  const [trace] = await runCompute(dryRunPolicyTask,
     {
       policyJson: JSON.stringify(policy),
       inputs: [{

@@ -1,7 +1,7 @@
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "./evaluate-policy";
 import { toCelValue } from "./policy-cel";
 import type { Policy } from "./policy-document";
-import { compilePolicy } from "./validate-policy";
+import { compilePolicy } from "./compile-policy";
 
 /**
  * One rule of the tool, as it fared on the input: held, did not hold, or could not be evaluated

@@ -10,7 +10,8 @@ import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { readReviewQueueKeys } from "@/lib/db/statements/actions/read-review-queue-keys";
 import { readCountingVotes } from "@/lib/db/statements/actions/read-counting-decisions";
-import { encodeQueueCursor, type QueueCursor, type QueueItem } from "@/lib/review/queue-item";
+import { encodeQueueCursor, type QueueItem } from "@/lib/review/queue-item";
+import type { QueueCursor } from "@/lib/db/statements/actions/read-review-queue-keys";
 
 export const QUEUE_PAGE_SIZE = 50;
 const OWN_REQUESTS_SHOWN = 20;

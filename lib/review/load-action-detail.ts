@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { decodeStoredText } from "@/lib/db/stored-text";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { datasetRefsOf, toolArgsOf } from "@/lib/approvals/action-revision";
-import { hasPermission } from "@/lib/auth/permissions";
+import { hasPermission } from "@/lib/roles/permissions";
 import { readStateNow } from "@/lib/review/read-state-now";
 import { ARTIFACT_LISTING, artifactViewOf } from "@/lib/executions/artifact-view";
 import { readExecutionResults } from "@/lib/db/statements/executions/read-execution-results";

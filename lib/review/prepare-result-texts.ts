@@ -1,4 +1,5 @@
 import { runCompute } from "@/lib/compute/compute-pool";
+import { resultTextsTask } from "@/lib/review/compute";
 import { isAppError } from "@/lib/errors";
 import type { ResultText, UnpreparedResult } from "@/lib/review/result-text";
 
@@ -11,7 +12,7 @@ export async function prepareResultTexts(stored: Array<{ id: string; json: strin
   if (stored.length === 0) return new Map();
   try {
     // A reviewer is waiting for the page, as for its revealed text (reveal-off-thread.ts).
-    const texts = await runCompute("resultTexts", stored.map((s) => s.json), { what: "execution result", urgent: true });
+    const texts = await runCompute(resultTextsTask, stored.map((s) => s.json), { what: "execution result", urgent: true });
     return new Map(stored.map((s, i) => [s.id, texts[i]]));
   } catch (error) {
     if (isAppError(error) && (error.code === "too_complex" || error.code === "busy")) {

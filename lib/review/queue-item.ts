@@ -1,6 +1,7 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
 import { isUuid } from "@/lib/db/uuid";
+import type { QueueCursor } from "@/lib/db/statements/actions/read-review-queue-keys";
 
 /** One row of the review queue, as the page (and its client list) receives it. */
 export type QueueItem = {
@@ -38,9 +39,6 @@ export type QueueItem = {
   /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
   blockedReason: string | null;
 };
-
-/** The queue sort key of the last row shown, for the next page (keyset pagination). */
-export type QueueCursor = { riskRank: number; expiresAt: string; id: string };
 
 export function encodeQueueCursor(cursor: QueueCursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");

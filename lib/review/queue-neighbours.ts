@@ -2,7 +2,8 @@ import type { Db } from "@/lib/db/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { listReviewQueue } from "@/lib/review/list-review-queue";
-import type { QueueCursor, QueueItem } from "@/lib/review/queue-item";
+import type { QueueItem } from "@/lib/review/queue-item";
+import type { QueueCursor } from "@/lib/db/statements/actions/read-review-queue-keys";
 
 export type QueueNeighbours = { previous: string | null; next: string | null };
 

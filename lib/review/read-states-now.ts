@@ -2,6 +2,8 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Queryable } from "@/lib/db/sql";
 import { readMcpTools, type McpToolRow } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { compareStatesTask } from "@/lib/approvals/compute";
+import type { StateCompareInput } from "@/lib/approvals/compute-tasks";
 import { isAppError } from "@/lib/errors";
 import { pinnedSnapshotOf, upstreamTool } from "@/lib/mcp/upstream/upstream-tool";
 import { findTool } from "@/lib/tools/registry";
@@ -105,9 +107,9 @@ function unreadable(error: unknown): StateNow {
 }
 
 /** Null when the comparison exceeded its budget (or the pool is too busy to take it). */
-async function compareOffThread(items: Parameters<typeof runCompute<"compareStates">>[1]) {
+async function compareOffThread(items: StateCompareInput[]) {
   try {
-    return await runCompute("compareStates", items, { what: "state comparison", budgetMs: STATE_COMPARE_BUDGET_MS });
+    return await runCompute(compareStatesTask, items, { what: "state comparison", budgetMs: STATE_COMPARE_BUDGET_MS });
   } catch (error) {
     if (isAppError(error) && (error.code === "too_complex" || error.code === "busy")) return null;
     throw error;

@@ -7,9 +7,9 @@ vi.mock("@/lib/compute/compute-pool", async (original) => {
   const actual = await original<typeof import("@/lib/compute/compute-pool")>();
   return {
     ...actual,
-    runCompute: ((name: string, input: unknown, opts: never) => {
-      if (name === "revealTexts") compute.calls.push(input as string[]);
-      return (actual.runCompute as (n: string, i: unknown, o: never) => Promise<unknown>)(name, input, opts);
+    runCompute: ((task: { fn: string }, input: unknown, opts: unknown) => {
+      if (task.fn === "revealTexts") compute.calls.push(input as string[]);
+      return (actual.runCompute as (t: unknown, i: unknown, o: unknown) => Promise<unknown>)(task, input, opts);
     }) as typeof actual.runCompute,
   };
 });

@@ -1,4 +1,5 @@
 import { runCompute } from "@/lib/compute/compute-pool";
+import { revealTextsTask } from "@/lib/review/compute";
 import { isAppError } from "@/lib/errors";
 import type { RevealedSegment } from "@/lib/review/reveal-text";
 
@@ -32,7 +33,7 @@ async function flush(): Promise<void> {
   // The same text (a repeated word in a diff, a value shown twice) is revealed once.
   const texts = [...new Set(waiting.map((w) => w.text))];
   try {
-    const revealed = await runCompute("revealTexts", texts, { what: "text to show", urgent: true });
+    const revealed = await runCompute(revealTextsTask, texts, { what: "text to show", urgent: true });
     const byText = new Map(texts.map((text, i) => [text, revealed[i]]));
     for (const w of waiting) w.resolve(byText.get(w.text)!);
   } catch (error) {

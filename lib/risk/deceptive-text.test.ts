@@ -1,6 +1,7 @@
 import { domainToASCII } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { judgePayloadTask } from "@/lib/approvals/compute";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { confusableSkeleton } from "./confusable-skeleton";
@@ -80,8 +81,7 @@ describe("hidden and deceptive text in arguments and the agent's reason", () => 
   it("stays correct on 100,000 adversarial characters, through the compute pool", async () => {
     const hostile = `${"a.".repeat(25_000)}${"\u202e\u200b".repeat(10_000)}${"x".repeat(30_000)}`;
     expect(hostile.length).toBe(100_000);
-    const judged = await runCompute(
-      "judgePayload",
+    const judged = await runCompute(judgePayloadTask,
       {
         code: null,
         risk: { tool: "send_email", toolClass: ["external-comms"], args: { body: hostile }, reason: `ex${CYRILLIC_A}mple.com`.repeat(6_000), context: { tenantDomains: VERIFIED } },

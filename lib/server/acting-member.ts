@@ -5,7 +5,7 @@ import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { authOptions } from "@/lib/auth/auth-options";
 import { loadActingMember, type ActingMember, type ActingMemberResult } from "@/lib/auth/acting-member";
-import { hasPermission, type Permission } from "@/lib/auth/permissions";
+import { hasPermission, type Permission } from "@/lib/roles/permissions";
 import { getDb } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
 

@@ -2,12 +2,12 @@ import "server-only";
 import { headers } from "next/headers";
 import { z } from "zod";
 import type { ActingMember } from "@/lib/auth/acting-member";
-import { hasPermission, type Permission } from "@/lib/auth/permissions";
+import { hasPermission, type Permission } from "@/lib/roles/permissions";
 import type { AuditActor } from "@/lib/audit/append-audit-event";
 import { auditRequestRefusal } from "@/lib/audit/audit-request-refusal";
 import { AppError, describeInvalid, toPublicError, type PublicError } from "@/lib/errors";
 import { getActingMember } from "@/lib/server/acting-member";
-import { assertSameOrigin } from "@/lib/server/request-origin";
+import { assertSameOrigin } from "@/lib/net/request-origin";
 
 /**
  * The one boundary every request that acts goes through — server actions (`memberAction`),

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { urgently } from "@/lib/server/urgency";
+import { urgently } from "@/lib/scheduling/urgency";
 import { pingDatabase } from "@/lib/db/statements/system/ping-database";
 import { sandboxStatus, type SandboxStatus } from "@/lib/sandbox/status";
 import { createDatabaseHealthMonitor, type DatabaseHealth, type DatabaseHealthMonitor } from "@/lib/server/database-health";

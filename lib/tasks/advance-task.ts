@@ -1,4 +1,4 @@
-import { hasPermission } from "@/lib/auth/permissions";
+import { hasPermission } from "@/lib/roles/permissions";
 import type OpenAI from "openai";
 import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";

@@ -49,7 +49,7 @@ export const runPython = defineTool({
   async snapshot(ctx, args) {
     if (!args.datasets?.length) return null;
     // Read under lock (a vote, a re-read, a claim), the rows stay locked until the data sets are
-    // hashed: that work runs `urgently`, ahead of proposals on the pool (lib/server/urgency.ts).
+    // hashed: that work runs `urgently`, ahead of proposals on the pool (lib/scheduling/urgency.ts).
     const files = await loadDatasetFiles(ctx.q, { tenantId: ctx.tenantId, names: args.datasets, lock: ctx.lock });
     return datasetsSnapshot(files, ctx.lock === true);
   },

@@ -12,7 +12,7 @@ import { AppError } from "@/lib/errors";
 import { Role } from "@/lib/generated/prisma/enums";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { savePolicy } from "@/lib/policy/save-policy";
-import type { PolicyValidationError } from "@/lib/policy/validate-policy";
+import type { PolicyValidationError } from "@/lib/policy/compile-policy";
 import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 import { memberAction, type ActionResult } from "@/lib/server/boundary";

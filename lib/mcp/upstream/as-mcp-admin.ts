@@ -1,7 +1,7 @@
 import type { Member } from "@/lib/approvals/actors";
 import { memberAuditActor } from "@/lib/approvals/actors";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
-import { hasPermission } from "@/lib/auth/permissions";
+import { hasPermission } from "@/lib/roles/permissions";
 import type { Db } from "@/lib/db/client";
 import { AppError, isAppError, markAudited, wasAudited } from "@/lib/errors";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";

@@ -2,6 +2,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { DbTx } from "@/lib/db/client";
 import type { FieldChange } from "@/lib/approvals/payload-diff";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { diffRevisionTask } from "@/lib/approvals/compute";
 import { isAppError } from "@/lib/errors";
 import { classesFromAnnotations, effectiveHints, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import type { ToolClass } from "@/lib/tools/tool";
@@ -100,7 +101,7 @@ export async function listMcpServers(db: DbTx, tenantId: string): Promise<McpSer
 /** The approved definition against the one its server lists now, field by field; null past its budget. */
 async function definitionChanges(approved: JsonObject, pending: JsonObject): Promise<FieldChange[] | null> {
   try {
-    const diff = await runCompute("diffRevision", { before: approved, after: pending, prefix: "", words: false, code: null }, { what: "definition diff" });
+    const diff = await runCompute(diffRevisionTask, { before: approved, after: pending, prefix: "", words: false, code: null }, { what: "definition diff" });
     return diff.fields;
   } catch (error) {
     if (isAppError(error) && (error.code === "too_complex" || error.code === "busy")) return null;

@@ -4,6 +4,7 @@ import type { McpToolRow } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { readMcpTools } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { AppError } from "@/lib/errors";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { checkUpstreamArgsTask } from "@/lib/mcp/upstream/compute";
 import { deliverUpstreamCall } from "@/lib/mcp/upstream/deliver-upstream-call";
 import { classesFromAnnotations, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import { defineTool, type ToolDefinition } from "@/lib/tools/tool";
@@ -77,7 +78,7 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
     inputSchema: definition.inputSchema,
     async checkArgs(callArgs) {
       schemaJson ??= JSON.stringify(definition.inputSchema);
-      const problem = await runCompute("checkUpstreamArgs", { definitionHash: pinnedHash, schemaJson, args: callArgs }, { what: "arguments' check against the tool's input schema" });
+      const problem = await runCompute(checkUpstreamArgsTask, { definitionHash: pinnedHash, schemaJson, args: callArgs }, { what: "arguments' check against the tool's input schema" });
       return problem === null ? null : `They do not match the tool's input schema: ${problem}`;
     },
     unlistedEffect: "require_approval",

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { requirePageMember } from "@/lib/server/acting-member";
-import { hasPermission } from "@/lib/auth/permissions";
+import { hasPermission } from "@/lib/roles/permissions";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionView } from "@/components/actions/action-view";
 

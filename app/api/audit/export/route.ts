@@ -8,7 +8,7 @@ import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { memberRoute } from "@/lib/server/boundary";
-import { sliceTimer } from "@/lib/server/slice-timer";
+import { sliceTimer } from "@/lib/scheduling/slice-timer";
 
 export const dynamic = "force-dynamic";
 

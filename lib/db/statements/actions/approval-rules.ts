@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
-import { DECIDING_ROLES } from "@/lib/auth/permissions";
+import { DECIDING_ROLES } from "@/lib/roles/permissions";
 
 /**
  * The rules of who may decide, as SQL fragments over an action `a` and its revision `r`: the one

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { query, type SqlClient } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { countedVotesSql, decisionStillCountsSql, voterRefusalSql } from "@/lib/db/statements/actions/approval-rules";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/tasks/wake-task";

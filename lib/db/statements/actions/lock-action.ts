@@ -1,7 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { RiskLevel } from "@/lib/generated/prisma/enums";
-import type { RiskTag } from "@/lib/risk/risk-tag";
 import { query, type SqlClient } from "@/lib/db/sql";
 import { isUuid } from "@/lib/db/uuid";
 
@@ -33,8 +32,8 @@ export type LockedAction = {
   language: string | null;
   sandboxSpec: JsonObject | null;
   policyVersion: number;
-  /** The risk tags this revision was assessed with. */
-  riskTags: RiskTag[];
+  /** The risk tags this revision was assessed with (lib/risk/risk-tag.ts's RiskTag, as stored). */
+  riskTags: JsonObject[];
   /** The state the decision rests on, as read when this revision was proposed. */
   requestSnapshot: JsonObject | null;
 };

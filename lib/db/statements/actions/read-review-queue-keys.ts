@@ -1,7 +1,9 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { QueueCursor } from "@/lib/review/queue-item";
+
+/** The queue sort key of the last row shown, for the next page (keyset pagination). */
+export type QueueCursor = { riskRank: number; expiresAt: string; id: string };
 
 /** An action's place in the queue order; `own` marks the reviewer's own requests. */
 export type ReviewQueueKey = { own: boolean; id: string; riskRank: number; expiresAt: Date };

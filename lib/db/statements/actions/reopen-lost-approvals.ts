@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { RiskLevel } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { countedVotesSql } from "@/lib/db/statements/actions/approval-rules";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
 import { requesterMayActSql } from "@/lib/db/statements/actions/requester-rules";

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
-import { rolesWith } from "@/lib/auth/permissions";
+import { rolesWith } from "@/lib/roles/permissions";
 
 /**
  * Whether member `userId` may still have agents act for them in tenant `tenantId`: a member there

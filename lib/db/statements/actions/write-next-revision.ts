@@ -2,7 +2,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { ActionStatus, RiskLevel, Role } from "@/lib/generated/prisma/enums";
 import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/tasks/wake-task";
 import { assessedCurrentSql } from "@/lib/db/statements/actions/assessment-rules";

@@ -2,7 +2,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { query, type Queryable } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { requesterRolesCurrentSql } from "@/lib/db/statements/actions/requester-roles";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
 import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";

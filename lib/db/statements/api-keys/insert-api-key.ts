@@ -1,9 +1,10 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
-import type { ApiKeySummary } from "@/lib/api-keys/api-key-summary";
+
+export type InsertedApiKey = { id: string; name: string; prefix: string; allowedTools: string[]; createdAt: Date };
 
 /**
  * A new API key of the tenant with its `api_key.created` event, in one statement — written only
@@ -13,8 +14,8 @@ import type { ApiKeySummary } from "@/lib/api-keys/api-key-summary";
 export async function insertApiKey(
   q: Queryable,
   input: { id: string; tenantId: string; name: string; prefix: string; secretHash: string; allowedTools: string[]; createdById: string; created: AttestedAuditBody },
-): Promise<ApiKeySummary | null> {
-  const [row] = await query<ApiKeySummary>(q, Prisma.sql`
+): Promise<InsertedApiKey | null> {
+  const [row] = await query<InsertedApiKey>(q, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.createdById}::uuid`)} AS ok),
     created AS (
       INSERT INTO "ApiKey" (id, "tenantId", name, prefix, "secretHash", "allowedTools", "createdById")

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type SqlClient } from "@/lib/db/sql";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 

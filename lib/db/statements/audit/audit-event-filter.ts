@@ -1,6 +1,9 @@
-import { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma, type AuditEvent } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import type { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
+
+/** An event as a search returns it: its columns and its seal, if sealed. */
+export type AuditEventRow = Omit<AuditEvent, "tenantId"> & { seq: bigint | null; leafHash: string | null };
 
 /** Which of a tenant's audit events a search looks through: every condition but free text. */
 export type AuditEventFilter = {

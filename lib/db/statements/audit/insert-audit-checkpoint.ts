@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditProblem } from "@/lib/audit/verify-audit-chain";
+import type { AuditProblem } from "@/lib/db/audit-body";
 
 /**
  * Records a signed checkpoint together with the verification it rests on (the leaves since the

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 
 /**
  * The INSERT of audit events from `source`, a FROM list with a jsonb expression `event` that holds

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditProblem } from "@/lib/audit/verify-audit-chain";
+import type { AuditProblem } from "@/lib/db/audit-body";
 
 /** Records a verification of the tenant's evidence and its result. */
 export async function insertAuditVerification(

@@ -1,7 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditEventRow } from "@/lib/audit/search-audit-events";
-import { auditEventColumns, auditEventConditions, auditEventSeals, type AuditEventFilter } from "@/lib/db/statements/audit/audit-event-filter";
+import { auditEventColumns, auditEventConditions, auditEventSeals, type AuditEventFilter, type AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
 
 /** `text` as an ILIKE pattern for a substring: its own %, _ and \ match themselves. */
 function substringPattern(text: string): string {

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AuditProblem } from "@/lib/audit/verify-audit-chain";
+import type { AuditProblem } from "@/lib/db/audit-body";
 
 export type AuditVerificationRow = {
   kind: "full" | "incremental"; ok: boolean; checked: bigint; treeSize: bigint; problems: AuditProblem[]; startedAt: Date; finishedAt: Date;

@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { jsonParam, query, type SqlClient } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { countedVotesSql, mayDecideNowSql } from "@/lib/db/statements/actions/approval-rules";
 import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";

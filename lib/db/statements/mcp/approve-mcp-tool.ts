@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { isUuid } from "@/lib/db/uuid";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";

@@ -1,6 +1,6 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 
 /**

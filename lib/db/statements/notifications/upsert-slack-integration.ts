@@ -1,7 +1,7 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { RiskLevel } from "@/lib/generated/prisma/enums";
 import { query, type Queryable } from "@/lib/db/sql";
-import type { AttestedAuditBody } from "@/lib/audit/audit-record";
+import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 

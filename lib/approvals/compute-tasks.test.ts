@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { whileTurning } from "@/tests/event-loop";
 import { runCompute } from "@/lib/compute/compute-pool";
+import { compareStatesTask } from "@/lib/approvals/compute";
 import { diffFields } from "@/lib/approvals/payload-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 
@@ -14,7 +15,7 @@ describe("compareStates on the compute pool", () => {
       { atRequest: before, atRequestHash: snapshotHash(before), now },
       { atRequest: unchanged, atRequestHash: snapshotHash(unchanged), now: unchanged },
     ];
-    const { result, turns } = await whileTurning(() => runCompute("compareStates", items, { what: "state comparison" }));
+    const { result, turns } = await whileTurning(() => runCompute(compareStatesTask, items, { what: "state comparison" }));
     expect(turns).toBeGreaterThan(0);
     expect(result).toEqual([
       { hash: snapshotHash(now), changes: diffFields(before, now) },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "@/lib/errors";
-import { assertSameOrigin, consoleOrigins } from "@/lib/server/request-origin";
+import { assertSameOrigin, consoleOrigins } from "@/lib/net/request-origin";
 
 const browser = (origin: string | null, site = "same-origin") =>
   new Headers({ host: "127.0.0.1:3000", "sec-fetch-site": site, ...(origin ? { origin } : {}) });

@@ -17,7 +17,12 @@ export const ROLE_PERMISSIONS = {
   admin: ["admin:manage", "audit:read", "audit:export", "actions:read"],
 } as const satisfies Record<Role, readonly Permission[]>;
 
+/** Tenant membership roles: the Prisma `Role` enum, as a list the policy schema can name. */
 export const ALL_ROLES = ["requester", "reviewer", "auditor", "admin"] as const satisfies readonly Role[];
+
+/** Roles that may only look: every permission they hold reads or exports. */
+export const READ_ONLY_ROLES: readonly Role[] = ALL_ROLES.filter((role) =>
+  (ROLE_PERMISSIONS[role] as readonly Permission[]).every((p) => p.endsWith(":read") || p.endsWith(":export")));
 
 /** The roles whose members may hold a permission: derived from the one table above. */
 export function rolesWith(permission: Permission): Role[] {

@@ -1,21 +1,16 @@
-// The work whose cost grows with the input, as pure functions of plain data. They run in the
-// compute pool's worker threads (lib/compute/compute-pool.ts), never on a request thread.
-import { createHash } from "node:crypto";
-import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
-import { canonicalJsonOfPlainJson } from "@/lib/canonical/canonical-json";
-import type { JsonObject } from "@/lib/canonical/json-value";
+// Pure functions of plain data whose cost grows with the input: they run on the compute pool
+// (lib/compute/compute-pool.ts) through the tasks declared in compute.ts beside this file.
+import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { PayloadHash } from "@/lib/canonical/payload-hash";
+import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
+import { diffCode, diffFields, type FieldChange, type LineChange } from "@/lib/approvals/payload-diff";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
-import { tracePolicy, type PolicyTrace } from "@/lib/policy/trace-policy";
-import type { PolicyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
-import type { RecordedRevisionText } from "@/lib/policy/recorded-policy-inputs";
-import { validatePolicy, type PolicyValidationResult } from "@/lib/policy/validate-policy";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import { scanPython, type ScanFinding } from "@/lib/sandbox/prescan";
 import type { StateFinding } from "@/lib/tools/tool";
-import { argumentCheck } from "@/lib/mcp/upstream/argument-validator";
 
 export type JudgeInput = {
   /** Code to pre-scan (code tools), or null. */
@@ -141,80 +136,39 @@ export function hashRevision(payload: RevisionPayload): PayloadHash {
   return revisionHash(payload);
 }
 
-/** A draft policy over many recorded inputs (the policy editor's dry run and rule test). */
-export type DryRunInput = { policyJson: string; inputs: PolicyInput[] };
 
-/** What the draft would decide for each input, with each rule's outcome. */
-export function dryRunPolicy(input: DryRunInput): PolicyTrace[] {
-  const policy = JSON.parse(input.policyJson) as Policy;
-  return input.inputs.map((one) => tracePolicy(policy, one));
+export type RevisionDiffInput = {
+  before: JsonObject | null;
+  after: JsonObject | null;
+  /** Prefixed to every field's path (a state-change revision's fields are `snapshot.<field>`). */
+  prefix: string;
+  /** Diff a changed text word by word. */
+  words: boolean;
+  /** Code tools: the two versions of the code. */
+  code: { before: string; after: string } | null;
+};
+
+export type RevisionDiff = { fields: FieldChange[]; code?: LineChange[] };
+
+export function diffRevision(input: RevisionDiffInput): RevisionDiff {
+  return {
+    fields: diffFields(input.before, input.after, input.prefix, { words: input.words }),
+    ...(input.code ? { code: diffCode(input.code.before, input.code.after) } : {}),
+  };
 }
 
-/** Recorded revisions, their stored JSON as text, to decide again under a draft (dry-run-policy.ts). */
-export type ReplayInput = { policyJson: string; tenantDomains: string[]; revisions: RecordedRevisionText[] };
+/** A state read now, and the snapshot taken at request it is compared with. */
+export type StateCompareInput = { atRequest: JsonValue; atRequestHash: string; now: JsonObject | null };
 
-let recorded: typeof import("@/lib/policy/recorded-policy-inputs") | undefined;
+/** The state now's hash, and what changed since request (null: the same hash, nothing changed). */
+export type StateComparison = { hash: string; changes: FieldChange[] | null };
 
-/**
- * Loads what a replay rebuilds policy inputs with (the tool registry) once per thread, on its first
- * replay and before its budget starts (compute-worker.mjs): threads that never replay never load it.
- */
-export async function loadReplay(): Promise<void> {
-  recorded ??= await import("@/lib/policy/recorded-policy-inputs");
-}
-
-/**
- * What the draft would decide for each recorded revision: its stored arguments and snapshot parsed
- * and its policy input rebuilt here, since both grow with what was stored.
- */
-export function replayRecordedPolicy(input: ReplayInput): PolicyTrace[] {
-  if (!recorded) throw new Error("replayRecordedPolicy runs after loadReplay");
-  const { recordedPolicyInput } = recorded;
-  const policy = JSON.parse(input.policyJson) as Policy;
-  return input.revisions.map((rev) => tracePolicy(policy, recordedPolicyInput(rev, input.tenantDomains)));
-}
-
-/**
- * A policy document to validate (validate-policy.ts): for a save, with the tenant's tools to check
- * it against; null for a stored version, read as it was saved.
- */
-export type PolicyCheckInput = { document: unknown; tools: PolicyToolCatalogue | null };
-
-/** Every rule's condition parsed and type-checked: grows with the document (up to 256 KB from the editor). */
-export function checkPolicy({ document, tools }: PolicyCheckInput): PolicyValidationResult {
-  if (tools === null) return validatePolicy(document, { forSave: false });
-  return validatePolicy(document, { forSave: true, tools, codeTools: tools.tools.filter((t) => t.kind === "code").map((t) => t.name) });
-}
-
-/** A data set as stored (its content as JSON text). */
-export type DatasetFileInput = { name: string; contentText: string };
-/** The bytes a run reads for it (its content as RFC 8785 canonical JSON) and their SHA-256. */
-export type DatasetFileOutput = { name: string; bytes: Uint8Array; sha256: string };
-
-/** Data sets as the files a run mounts: parsing, canonicalising and hashing grow with their size. */
-export function datasetFiles(rows: DatasetFileInput[]): DatasetFileOutput[] {
-  return rows.map((row) => {
-    const bytes = Buffer.from(canonicalJsonOfPlainJson(JSON.parse(row.contentText)), "utf8");
-    return { name: row.name, bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+/** Many states at once (one review-queue page is one task). */
+export function compareStates(items: StateCompareInput[]): StateComparison[] {
+  return items.map(({ atRequest, atRequestHash, now }) => {
+    const hash = snapshotHash(now);
+    if (hash === atRequestHash) return { hash, changes: null };
+    const before = atRequest && typeof atRequest === "object" && !Array.isArray(atRequest) ? atRequest : null;
+    return { hash, changes: diffFields(before, now) };
   });
-}
-
-/** An upstream MCP tool's arguments and its pinned input schema (as JSON text: parsed only when this thread has not compiled it yet). */
-export type UpstreamArgsInput = { definitionHash: string; schemaJson: string; args: JsonObject };
-
-/**
- * Checks arguments against an upstream tool's pinned JSON Schema (argument-validator.ts): a schema
- * may ask for formats, uniqueItems over objects and patterns whose cost grows with the arguments
- * (uniqueItems compares every pair). Null when they fit, else why not. Each thread compiles a
- * definition once.
- */
-export function checkUpstreamArgs(input: UpstreamArgsInput): string | null {
-  let result: ReturnType<ReturnType<typeof argumentCheck>>;
-  try {
-    result = argumentCheck(input.definitionHash, () => JSON.parse(input.schemaJson) as JsonObject)(input.args);
-  } catch {
-    return "the approved input schema cannot be compiled, so no arguments can be checked; an admin must review the tool";
-  }
-  // Ajv lists every failing item (allErrors): a refusal says what is wrong, not all of it.
-  return result.valid ? null : result.message.length > 2_000 ? `${result.message.slice(0, 2_000)}…` : result.message;
 }
