@@ -2,6 +2,24 @@ import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 import regexpPlugin from "eslint-plugin-regexp";
 
+// The layers of lib/, lowest first; each may import only from the layers below it (and itself).
+// Foundation: pure helpers any layer uses. The database layer (connections, statements) knows no
+// domain; the compute pool knows no task. Domains (the rest of lib/) sit above them, lib/server
+// (the HTTP server's own plumbing) above the domains, and app/ and components/ on top.
+const FOUNDATION = ["lib/{generated,canonical,roles,scheduling,net}/**", "lib/{errors,env}.ts"];
+const DB = "lib/db/**";
+const COMPUTE = "lib/compute/**";
+const DOMAINS = "lib/!(generated|canonical|roles|scheduling|net|db|compute|server)/**";
+const SERVER = "lib/server/**";
+const UI = ["app/**", "components/**"];
+const layerZones = [
+  { target: FOUNDATION, from: [DB, COMPUTE, DOMAINS, SERVER, ...UI] },
+  { target: DB, from: [COMPUTE, DOMAINS, SERVER, ...UI] },
+  { target: COMPUTE, from: [DOMAINS, SERVER, ...UI] },
+  { target: DOMAINS, from: [SERVER, ...UI] },
+  { target: SERVER, from: UI },
+];
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -34,6 +52,15 @@ const config = [
       "regexp/prefer-d": "off",
       "regexp/prefer-w": "off",
       "regexp/use-ignore-case": "off",
+    },
+  },
+  {
+    files: ["lib/**/*.{ts,tsx,mjs}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "instrumentation.ts", "proxy.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      // Layers point down and nothing circles (docs/DESIGN.md, "Layers").
+      "import/no-cycle": ["error", { ignoreExternal: true }],
+      "import/no-restricted-paths": ["error", { zones: layerZones.map((zone) => ({ ...zone, message: "imports point down the layers (eslint.config.mjs)" })) }],
     },
   },
 ];
