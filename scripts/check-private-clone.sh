@@ -5,8 +5,8 @@
 # (`bash scripts/up.sh`) up to a healthy GET /api/health and a Ctrl-C, and the test command's
 # database set-up: vitest's global setup (with lib/db/embedded-postgres.test.ts) and Playwright's
 # server (e2e/serve.ts, on the build the start made). node_modules is hard-linked from this
-# checkout instead of downloaded again; root's clone builds the app and the user's clone starts
-# from a copy of that build.
+# checkout instead of downloaded again; the clones start from a copy of this checkout's build of
+# the commit (the suite's), or root's clone builds it when there is none.
 # Fails when the console cannot start there, and leaves no process behind. Needs root (it creates
 # the ordinary user); .ci/run calls it after the main suite. Only committed work is cloned.
 set -euo pipefail
@@ -127,8 +127,8 @@ check_as() {
   cp -al "$repo/node_modules" "$clone/node_modules" 2>/dev/null || { rm -rf "$clone/node_modules"; cp -a "$repo/node_modules" "$clone/node_modules"; }
   cp --remove-destination "$repo/node_modules/.package-lock.json" "$clone/node_modules/.package-lock.json"
   if [ -n "$built" ]; then
-    # The app as root's clone built it (its sources are the same commit), so only one clone spends
-    # a minute or more on `next build`; fresh mtimes, so the start sees the build as current.
+    # A build of the same commit (this checkout's, or root's clone's), so no clone spends minutes
+    # on `next build`; fresh mtimes, so the start sees the build as current.
     mkdir "$clone/.next"
     tar -C "$built" --exclude=./cache -cf - . | tar -C "$clone/.next" -xmf -
   fi
@@ -157,6 +157,13 @@ check_as() {
   echo "› As $who: passed in $((SECONDS - t0)) s"
   built="$clone/.next"
 }
+
+# The suite's own production build of this commit (npm run test:e2e made it), when it is there
+# and current: neither clone spends minutes building the same sources again.
+if [ -f "$repo/.next/BUILD_ID" ] && [ -z "$(git -C "$repo" status --porcelain -- app components lib prisma)" ]; then
+  built="$repo/.next"
+  echo "› Reusing this checkout's build ($repo/.next) for the clones"
+fi
 
 check_as root
 check_as "$ci_user"
