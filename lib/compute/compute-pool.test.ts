@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { budgetVerdict, computeThreads, runCompute } from "@/lib/compute/compute-pool";
+import { budgetVerdict, computeTask, computeThreads, runCompute } from "@/lib/compute/compute-pool";
 import { hashRevisionTask, judgePayloadTask } from "@/lib/approvals/compute";
 import type { RevisionPayload } from "@/lib/approvals/action-revision";
 import { revisionHash } from "@/lib/approvals/action-revision";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { urgently } from "@/lib/scheduling/urgency";
+import type * as TestTasks from "@/tests/compute-test-tasks";
+
+const sleepTask = computeTask<typeof TestTasks, "sleep">("tests/compute-test-tasks.ts", "sleep");
 
 const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
   tenantId: "tenant", tool: "get_invoice", kind: "tool", args, code: null, language: null, sandboxSpec: null, revision: 1, policyVersion: 1,
@@ -64,10 +67,12 @@ describe("compute pool", () => {
   });
 
   it("gives every queued item its own budget: items waiting behind a slow one are not refused for the wait", async () => {
-    const code = "x = 1\n".repeat(16_000);
-    // Two per thread: each waiting item waits for one slow item only. More would make the last ones
-    // wait, on a loaded machine, past the pool's 15 s queue limit and be refused as busy instead.
-    const results = await Promise.allSettled(Array.from({ length: 2 * computeThreads() }, () => inspect(code, 30_000)));
+    // Every thread held 1.5 s by a task that uses no CPU; the items queued behind them have a
+    // 300 ms budget each. Counted from the queue, they would all be refused; counted from their
+    // own start, their few milliseconds of CPU pass.
+    const held = Array.from({ length: computeThreads() }, () => runCompute(sleepTask, 1_500, { what: "sleep", budgetMs: 60_000 }));
+    const queued = Array.from({ length: 2 * computeThreads() }, (_, n) => runCompute(hashRevisionTask, payload({ n }), { what: "payload", budgetMs: 300 }));
+    const results = await Promise.allSettled([...held, ...queued]);
     expect(results.filter((r) => r.status === "rejected").map((r) => (r.reason as { code?: string }).code)).toEqual([]);
   });
 
