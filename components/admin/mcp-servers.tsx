@@ -114,43 +114,9 @@ export function RegisterMcpServer({ stdioCommands, register }: { stdioCommands: 
           Server name
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={32} placeholder="e.g. github" spellCheck={false} className={`${inputClass} w-48 font-mono`} />
         </label>
-        <fieldset className="text-sm">
-          <legend className="text-xs font-medium text-slate-700">Transport</legend>
-          <div className="mt-1 flex gap-3">
-            <label className="inline-flex items-center gap-1">
-              <input type="radio" name="transport" checked={transport === "http"} onChange={() => setTransport("http")} className="accent-indigo-700" />
-              Streamable HTTP
-            </label>
-            <label className="inline-flex items-center gap-1">
-              <input type="radio" name="transport" checked={transport === "stdio"} onChange={() => setTransport("stdio")} className="accent-indigo-700" />
-              Command on this host (stdio)
-            </label>
-          </div>
-        </fieldset>
+        <TransportChoice transport={transport} onChange={setTransport} />
       </div>
-      {transport === "http" ? (
-        <label className="block text-xs font-medium text-slate-700">
-          Server URL
-          <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" placeholder="https://mcp.example.com/mcp" spellCheck={false} className={`${inputClass} max-w-2xl font-mono`} />
-        </label>
-      ) : stdioCommands.length === 0 ? (
-        <p className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950">
-          Stdio servers are off on this console. The operator can allow specific commands by listing their absolute paths in <code>MCP_STDIO_COMMANDS</code>.
-        </p>
-      ) : (
-        <div className="grid max-w-3xl gap-2 sm:grid-cols-2">
-          <label className="block text-xs font-medium text-slate-700">
-            Command
-            <select value={command} onChange={(e) => setCommand(e.target.value)} className={`${inputClass} font-mono`}>
-              {stdioCommands.map((c) => <option key={c} value={c}>{c}</option>)}
-            </select>
-          </label>
-          <label className="block text-xs font-medium text-slate-700">
-            Arguments (one per line)
-            <textarea value={args} onChange={(e) => setArgs(e.target.value)} rows={3} spellCheck={false} className={`${inputClass} font-mono`} />
-          </label>
-        </div>
-      )}
+      <ServerLocation transport={transport} stdioCommands={stdioCommands} url={url} setUrl={setUrl} command={command} setCommand={setCommand} args={args} setArgs={setArgs} />
       <SecretRows rows={secrets} setRows={setSecrets} transport={transport} />
       <div className="flex items-center gap-3">
         <button type="submit" className={buttonClass.primary} disabled={pending}>Register server</button>
@@ -158,6 +124,66 @@ export function RegisterMcpServer({ stdioCommands, register }: { stdioCommands: 
       </div>
       <Feedback message={message} />
     </form>
+  );
+}
+
+function TransportChoice({ transport, onChange }: { transport: "http" | "stdio"; onChange: (transport: "http" | "stdio") => void }) {
+  return (
+    <fieldset className="text-sm">
+      <legend className="text-xs font-medium text-slate-700">Transport</legend>
+      <div className="mt-1 flex gap-3">
+        <label className="inline-flex items-center gap-1">
+          <input type="radio" name="transport" checked={transport === "http"} onChange={() => onChange("http")} className="accent-indigo-700" />
+          Streamable HTTP
+        </label>
+        <label className="inline-flex items-center gap-1">
+          <input type="radio" name="transport" checked={transport === "stdio"} onChange={() => onChange("stdio")} className="accent-indigo-700" />
+          Command on this host (stdio)
+        </label>
+      </div>
+    </fieldset>
+  );
+}
+
+/** Where the server is: its URL, or a command the operator allowed and its arguments. */
+function ServerLocation({ transport, stdioCommands, url, setUrl, command, setCommand, args, setArgs }: {
+  transport: "http" | "stdio";
+  stdioCommands: string[];
+  url: string;
+  setUrl: (url: string) => void;
+  command: string;
+  setCommand: (command: string) => void;
+  args: string;
+  setArgs: (args: string) => void;
+}) {
+  if (transport === "http") {
+    return (
+      <label className="block text-xs font-medium text-slate-700">
+        Server URL
+        <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" placeholder="https://mcp.example.com/mcp" spellCheck={false} className={`${inputClass} max-w-2xl font-mono`} />
+      </label>
+    );
+  }
+  if (stdioCommands.length === 0) {
+    return (
+      <p className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-950">
+        Stdio servers are off on this console. The operator can allow specific commands by listing their absolute paths in <code>MCP_STDIO_COMMANDS</code>.
+      </p>
+    );
+  }
+  return (
+    <div className="grid max-w-3xl gap-2 sm:grid-cols-2">
+      <label className="block text-xs font-medium text-slate-700">
+        Command
+        <select value={command} onChange={(e) => setCommand(e.target.value)} className={`${inputClass} font-mono`}>
+          {stdioCommands.map((c) => <option key={c} value={c}>{c}</option>)}
+        </select>
+      </label>
+      <label className="block text-xs font-medium text-slate-700">
+        Arguments (one per line)
+        <textarea value={args} onChange={(e) => setArgs(e.target.value)} rows={3} spellCheck={false} className={`${inputClass} font-mono`} />
+      </label>
+    </div>
   );
 }
 

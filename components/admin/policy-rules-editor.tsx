@@ -50,7 +50,7 @@ export function PolicyRulesEditor({ text, onChange, tools, onTestRule }: {
     copy.tools = { ...(copy.tools ?? {}), [tool]: { ...(copy.tools?.[tool] ?? {}), rules: next } };
     onChange(JSON.stringify(copy, null, 2));
   }
-  function setField(i: number, field: "id" | "when" | "effect" | "reason", value: string) {
+  function setField(i: number, field: RuleField, value: string) {
     const next = rules.map((r) => ({ ...r }));
     const rule = next[i];
     if (field === "when" && value.trim() === "") delete rule.when;
@@ -78,39 +78,18 @@ export function PolicyRulesEditor({ text, onChange, tools, onTestRule }: {
       </label>
       <p className="text-xs text-slate-600">Rules are tried in order; the first whose condition holds decides. A rule with no condition always holds.</p>
       <ol className="space-y-2" aria-label={`Rules of ${tool}`}>
-        {rules.map((rule, i) => {
-          const id = typeof rule.id === "string" ? rule.id : "";
-          return (
-            <li key={i} className="rounded-md border border-slate-200 p-2" aria-label={`Rule ${i + 1}${id ? `: ${id}` : ""}`}>
-              <div className="grid gap-2 sm:grid-cols-[minmax(0,1fr)_12rem]">
-                <label className="block text-xs font-medium text-slate-700">
-                  Rule id
-                  <input value={id} onChange={(e) => setField(i, "id", e.target.value)} className={fieldClass} />
-                </label>
-                <label className="block text-xs font-medium text-slate-700">
-                  Outcome
-                  <select value={String(rule.effect ?? "")} onChange={(e) => setField(i, "effect", e.target.value)} className={fieldClass}>
-                    {EFFECTS.map((effect) => <option key={effect} value={effect}>{effect}</option>)}
-                  </select>
-                </label>
-              </div>
-              <label className="mt-1 block text-xs font-medium text-slate-700">
-                Condition (CEL; empty: always)
-                <input value={typeof rule.when === "string" ? rule.when : ""} onChange={(e) => setField(i, "when", e.target.value)} spellCheck={false} className={`${fieldClass} font-mono`} />
-              </label>
-              <label className="mt-1 block text-xs font-medium text-slate-700">
-                Reason (shown to requesters and reviewers)
-                <input value={typeof rule.reason === "string" ? rule.reason : ""} onChange={(e) => setField(i, "reason", e.target.value)} className={fieldClass} />
-              </label>
-              <div className="mt-2 flex flex-wrap gap-2 text-sm">
-                <button type="button" className={buttonClass.secondary} onClick={() => onTestRule(tool, id)}>Test this rule</button>
-                <button type="button" className={buttonClass.secondary} disabled={i === 0} onClick={() => move(i, -1)}>Move up</button>
-                <button type="button" className={buttonClass.secondary} disabled={i === rules.length - 1} onClick={() => move(i, 1)}>Move down</button>
-                <button type="button" className={buttonClass.secondary} onClick={() => write(rules.filter((_, j) => j !== i))}>Remove</button>
-              </div>
-            </li>
-          );
-        })}
+        {rules.map((rule, i) => (
+          <RuleCard
+            key={i}
+            rule={rule}
+            index={i}
+            count={rules.length}
+            onField={(field, value) => setField(i, field, value)}
+            onMove={(by) => move(i, by)}
+            onRemove={() => write(rules.filter((_, j) => j !== i))}
+            onTest={(ruleId) => onTestRule(tool, ruleId)}
+          />
+        ))}
       </ol>
       <button
         type="button"
@@ -120,5 +99,50 @@ export function PolicyRulesEditor({ text, onChange, tools, onTestRule }: {
         Add a rule to {tool}
       </button>
     </div>
+  );
+}
+
+type RuleField = "id" | "when" | "effect" | "reason";
+
+/** One rule of the chosen tool: its id, outcome, condition and reason, and where it stands in the order. */
+function RuleCard({ rule, index, count, onField, onMove, onRemove, onTest }: {
+  rule: Rule;
+  index: number;
+  count: number;
+  onField: (field: RuleField, value: string) => void;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+  onTest: (ruleId: string) => void;
+}) {
+  const id = typeof rule.id === "string" ? rule.id : "";
+  return (
+    <li className="rounded-md border border-slate-200 p-2" aria-label={`Rule ${index + 1}${id ? `: ${id}` : ""}`}>
+      <div className="grid gap-2 sm:grid-cols-[minmax(0,1fr)_12rem]">
+        <label className="block text-xs font-medium text-slate-700">
+          Rule id
+          <input value={id} onChange={(e) => onField("id", e.target.value)} className={fieldClass} />
+        </label>
+        <label className="block text-xs font-medium text-slate-700">
+          Outcome
+          <select value={String(rule.effect ?? "")} onChange={(e) => onField("effect", e.target.value)} className={fieldClass}>
+            {EFFECTS.map((effect) => <option key={effect} value={effect}>{effect}</option>)}
+          </select>
+        </label>
+      </div>
+      <label className="mt-1 block text-xs font-medium text-slate-700">
+        Condition (CEL; empty: always)
+        <input value={typeof rule.when === "string" ? rule.when : ""} onChange={(e) => onField("when", e.target.value)} spellCheck={false} className={`${fieldClass} font-mono`} />
+      </label>
+      <label className="mt-1 block text-xs font-medium text-slate-700">
+        Reason (shown to requesters and reviewers)
+        <input value={typeof rule.reason === "string" ? rule.reason : ""} onChange={(e) => onField("reason", e.target.value)} className={fieldClass} />
+      </label>
+      <div className="mt-2 flex flex-wrap gap-2 text-sm">
+        <button type="button" className={buttonClass.secondary} onClick={() => onTest(id)}>Test this rule</button>
+        <button type="button" className={buttonClass.secondary} disabled={index === 0} onClick={() => onMove(-1)}>Move up</button>
+        <button type="button" className={buttonClass.secondary} disabled={index === count - 1} onClick={() => onMove(1)}>Move down</button>
+        <button type="button" className={buttonClass.secondary} onClick={onRemove}>Remove</button>
+      </div>
+    </li>
   );
 }

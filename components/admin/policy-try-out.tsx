@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useRef, useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition, type TransitionStartFunction } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { DryRunRow } from "@/lib/policy/dry-run-policy";
 import type { PolicyTrace, RuleTrace } from "@/lib/policy/trace-policy";
@@ -53,20 +53,31 @@ export function PolicyTryOut({ text, tools, focus, dryRun, test }: {
   text: string;
   tools: string[];
   /** Set by "Test this rule" in the rules editor: the tool to test and the rule to point out. */
-  focus: { tool: string; ruleId: string; nonce: number } | null;
+  focus: Focus | null;
   dryRun: DryRun;
   test: TestRun;
 }) {
+  // The sample test and the dry run wait for each other: one runs at a time.
+  const [pending, startTransition] = useTransition();
+  return (
+    <div className="space-y-4">
+      <SampleTest text={text} tools={tools} focus={focus} test={test} pending={pending} startTransition={startTransition} />
+      <DryRunSection text={text} dryRun={dryRun} pending={pending} startTransition={startTransition} />
+    </div>
+  );
+}
+
+type Focus = { tool: string; ruleId: string; nonce: number };
+type Running = { pending: boolean; startTransition: TransitionStartFunction };
+
+/** One sample payload against the draft: what decides it, and how each rule of its tool fares. */
+function SampleTest({ text, tools, focus, test, pending, startTransition }: { text: string; tools: string[]; focus: Focus | null; test: TestRun } & Running) {
   const [tool, setTool] = useState(tools.includes("refund_invoice") ? "refund_invoice" : (tools[0] ?? ""));
   const [argsText, setArgsText] = useState(exampleFor(tool));
   const [riskLevel, setRiskLevel] = useState<(typeof RISK_LEVELS)[number]>("medium");
   const [roles, setRoles] = useState<string[]>(["requester"]);
   const [trace, setTrace] = useState<PolicyTrace | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
-  const [limit, setLimit] = useState(50);
-  const [runResult, setRunResult] = useState<{ rows: DryRunRow[]; changed: number } | null>(null);
-  const [runError, setRunError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
   const toolSelect = useRef<HTMLSelectElement>(null);
 
   // "Test this rule" switches the sample to the rule's tool (state adjusted while rendering, as
@@ -91,6 +102,62 @@ export function PolicyTryOut({ text, tools, focus, dryRun, test }: {
       else setTestError(problemsOf(result.error));
     });
   }
+
+  return (
+    <section aria-labelledby="policy-test-heading" className="space-y-2">
+      <h3 id="policy-test-heading" className="text-sm font-semibold">Test the draft on a sample</h3>
+      <div className="grid gap-2 sm:grid-cols-2">
+        <label className="block text-xs font-medium text-slate-700">
+          Sample tool
+          <select ref={toolSelect} value={tool} onChange={(e) => { setTool(e.target.value); setArgsText(exampleFor(e.target.value)); }} className={fieldClass}>
+            {tools.map((name) => <option key={name} value={name}>{name}</option>)}
+          </select>
+        </label>
+        <label className="block text-xs font-medium text-slate-700">
+          Risk level of the sample
+          <select value={riskLevel} onChange={(e) => setRiskLevel(e.target.value as (typeof RISK_LEVELS)[number])} className={fieldClass}>
+            {RISK_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
+          </select>
+        </label>
+      </div>
+      <fieldset className="text-xs">
+        <legend className="font-medium text-slate-700">Requester roles</legend>
+        <div className="flex flex-wrap gap-3">
+          {ROLES.map((role) => (
+            <label key={role} className="inline-flex min-h-6 items-center gap-1">
+              <input type="checkbox" checked={roles.includes(role)} onChange={(e) => setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))} />
+              {role}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <label className="block text-xs font-medium text-slate-700">
+        Sample arguments (JSON)
+        <textarea value={argsText} onChange={(e) => setArgsText(e.target.value)} rows={5} spellCheck={false} className={`${fieldClass} font-mono text-xs`} />
+      </label>
+      <button type="button" className={buttonClass.secondary} disabled={pending || !tool} onClick={runTest}>Test sample</button>
+      {testError && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">{testError}</p>}
+      {trace && <SampleResult trace={trace} highlight={focus?.tool === tool ? focus.ruleId : undefined} />}
+    </section>
+  );
+}
+
+function SampleResult({ trace, highlight }: { trace: PolicyTrace; highlight?: string }) {
+  return (
+    <div role="status" aria-label="Sample result" className="rounded-md bg-slate-50 px-3 py-2 text-sm">
+      <p><span className="font-semibold">{trace.decision.effect}</span>{trace.decision.ruleId ? <> by rule <code className="font-mono">{trace.decision.ruleId}</code></> : null}{trace.decision.effect === "require_approval" ? ` (${trace.decision.quorum} approval${trace.decision.quorum === 1 ? "" : "s"})` : ""}</p>
+      <p className="text-xs text-slate-700">{trace.decision.reason}</p>
+      <RuleTraceList rules={trace.rules} highlight={highlight} />
+    </div>
+  );
+}
+
+/** The draft over the last N actions, beside what was decided for them. */
+function DryRunSection({ text, dryRun, pending, startTransition }: { text: string; dryRun: DryRun } & Running) {
+  const [limit, setLimit] = useState(50);
+  const [runResult, setRunResult] = useState<{ rows: DryRunRow[]; changed: number } | null>(null);
+  const [runError, setRunError] = useState<string | null>(null);
+
   function runDry() {
     setRunError(null);
     setRunResult(null);
@@ -102,91 +169,51 @@ export function PolicyTryOut({ text, tools, focus, dryRun, test }: {
   }
 
   return (
-    <div className="space-y-4">
-      <section aria-labelledby="policy-test-heading" className="space-y-2">
-        <h3 id="policy-test-heading" className="text-sm font-semibold">Test the draft on a sample</h3>
-        <div className="grid gap-2 sm:grid-cols-2">
-          <label className="block text-xs font-medium text-slate-700">
-            Sample tool
-            <select ref={toolSelect} value={tool} onChange={(e) => { setTool(e.target.value); setArgsText(exampleFor(e.target.value)); }} className={fieldClass}>
-              {tools.map((name) => <option key={name} value={name}>{name}</option>)}
-            </select>
-          </label>
-          <label className="block text-xs font-medium text-slate-700">
-            Risk level of the sample
-            <select value={riskLevel} onChange={(e) => setRiskLevel(e.target.value as (typeof RISK_LEVELS)[number])} className={fieldClass}>
-              {RISK_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
-            </select>
-          </label>
-        </div>
-        <fieldset className="text-xs">
-          <legend className="font-medium text-slate-700">Requester roles</legend>
-          <div className="flex flex-wrap gap-3">
-            {ROLES.map((role) => (
-              <label key={role} className="inline-flex min-h-6 items-center gap-1">
-                <input type="checkbox" checked={roles.includes(role)} onChange={(e) => setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))} />
-                {role}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+    <section aria-labelledby="policy-dry-run-heading" className="space-y-2">
+      <h3 id="policy-dry-run-heading" className="text-sm font-semibold">Dry run on recent actions</h3>
+      <div className="flex flex-wrap items-end gap-2">
         <label className="block text-xs font-medium text-slate-700">
-          Sample arguments (JSON)
-          <textarea value={argsText} onChange={(e) => setArgsText(e.target.value)} rows={5} spellCheck={false} className={`${fieldClass} font-mono text-xs`} />
+          Last N actions (1–200)
+          <input type="number" min={1} max={200} value={limit} onChange={(e) => setLimit(Math.max(1, Math.min(200, Number(e.target.value) || 1)))} className={`${fieldClass} w-28`} />
         </label>
-        <button type="button" className={buttonClass.secondary} disabled={pending || !tool} onClick={runTest}>Test sample</button>
-        {testError && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">{testError}</p>}
-        {trace && (
-          <div role="status" aria-label="Sample result" className="rounded-md bg-slate-50 px-3 py-2 text-sm">
-            <p><span className="font-semibold">{trace.decision.effect}</span>{trace.decision.ruleId ? <> by rule <code className="font-mono">{trace.decision.ruleId}</code></> : null}{trace.decision.effect === "require_approval" ? ` (${trace.decision.quorum} approval${trace.decision.quorum === 1 ? "" : "s"})` : ""}</p>
-            <p className="text-xs text-slate-700">{trace.decision.reason}</p>
-            <RuleTraceList rules={trace.rules} highlight={focus?.tool === tool ? focus.ruleId : undefined} />
-          </div>
-        )}
-      </section>
-
-      <section aria-labelledby="policy-dry-run-heading" className="space-y-2">
-        <h3 id="policy-dry-run-heading" className="text-sm font-semibold">Dry run on recent actions</h3>
-        <div className="flex flex-wrap items-end gap-2">
-          <label className="block text-xs font-medium text-slate-700">
-            Last N actions (1–200)
-            <input type="number" min={1} max={200} value={limit} onChange={(e) => setLimit(Math.max(1, Math.min(200, Number(e.target.value) || 1)))} className={`${fieldClass} w-28`} />
-          </label>
-          <button type="button" className={buttonClass.secondary} disabled={pending} onClick={runDry}>Run dry run</button>
+        <button type="button" className={buttonClass.secondary} disabled={pending} onClick={runDry}>Run dry run</button>
+      </div>
+      {runError && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">{runError}</p>}
+      {runResult && (
+        <div role="status" aria-label="Dry run result" className="space-y-1 text-sm">
+          <p className="font-medium">
+            {runResult.rows.length === 0
+              ? "There are no actions yet to run the draft on."
+              : `${runResult.changed} of ${runResult.rows.length} recent action${runResult.rows.length === 1 ? "" : "s"} would be decided differently under the draft.`}
+          </p>
+          {runResult.rows.length > 0 && <DryRunTable rows={runResult.rows} />}
         </div>
-        {runError && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">{runError}</p>}
-        {runResult && (
-          <div role="status" aria-label="Dry run result" className="space-y-1 text-sm">
-            <p className="font-medium">
-              {runResult.rows.length === 0
-                ? "There are no actions yet to run the draft on."
-                : `${runResult.changed} of ${runResult.rows.length} recent action${runResult.rows.length === 1 ? "" : "s"} would be decided differently under the draft.`}
-            </p>
-            {runResult.rows.length > 0 && (
-              <table className="w-full text-left text-xs">
-                <thead>
-                  <tr className="border-b border-slate-200"><th className="py-1 pr-2">Action</th><th className="pr-2">Decided</th><th className="pr-2">Under the draft</th><th>Rules</th></tr>
-                </thead>
-                <tbody>
-                  {runResult.rows.map((row) => (
-                    <tr key={row.actionId} className={`border-b border-slate-100 align-top ${row.changed ? "bg-amber-50" : ""}`}>
-                      <td className="py-1 pr-2"><Link href={`/actions/${row.actionId}`} className="text-indigo-800 underline">{row.summary}</Link><div className="text-slate-600">{row.tool}</div></td>
-                      <td className="pr-2">{row.recorded.effect}{row.recorded.ruleId ? <div className="font-mono text-slate-600">{row.recorded.ruleId}</div> : null}</td>
-                      <td className="pr-2">{row.changed ? <strong>{row.draft.effect} (changed)</strong> : row.draft.effect}{row.draft.ruleId ? <div className="font-mono text-slate-600">{row.draft.ruleId}</div> : null}</td>
-                      <td>
-                        <details>
-                          <summary className="cursor-pointer">How</summary>
-                          <RuleTraceList rules={row.rules} />
-                        </details>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </div>
-        )}
-      </section>
-    </div>
+      )}
+    </section>
+  );
+}
+
+function DryRunTable({ rows }: { rows: DryRunRow[] }) {
+  return (
+    <table className="w-full text-left text-xs">
+      <thead>
+        <tr className="border-b border-slate-200"><th className="py-1 pr-2">Action</th><th className="pr-2">Decided</th><th className="pr-2">Under the draft</th><th>Rules</th></tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.actionId} className={`border-b border-slate-100 align-top ${row.changed ? "bg-amber-50" : ""}`}>
+            <td className="py-1 pr-2"><Link href={`/actions/${row.actionId}`} className="text-indigo-800 underline">{row.summary}</Link><div className="text-slate-600">{row.tool}</div></td>
+            <td className="pr-2">{row.recorded.effect}{row.recorded.ruleId ? <div className="font-mono text-slate-600">{row.recorded.ruleId}</div> : null}</td>
+            <td className="pr-2">{row.changed ? <strong>{row.draft.effect} (changed)</strong> : row.draft.effect}{row.draft.ruleId ? <div className="font-mono text-slate-600">{row.draft.ruleId}</div> : null}</td>
+            <td>
+              <details>
+                <summary className="cursor-pointer">How</summary>
+                <RuleTraceList rules={row.rules} />
+              </details>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,27 +1,10 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type ReactNode, type RefObject } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
 
-/**
- * A modal confirmation for queue decisions: names every action it applies to, takes the note
- * (required for a rejection — it goes back to the agent), and confirms with a button named after
- * the verdict or Cmd/Ctrl+Enter. A native <dialog> opened with showModal: the rest of the page is
- * inert while it is open (focus stays inside), Escape or "Cancel" closes it without deciding
- * anything, and focus goes back to what opened it.
- */
-export function ReviewDialog({
-  verdict,
-  names,
-  pending,
-  error,
-  onConfirm,
-  onClose,
-  facts,
-  outcome,
-  approveReplacement,
-}: {
+type ReviewDialogProps = {
   verdict: "approve" | "reject";
   names: string[];
   pending: boolean;
@@ -34,16 +17,15 @@ export function ReviewDialog({
   outcome?: ReactNode;
   /** Shown instead of the Approve button when approving is not what to do now (the state changed: "Re-read state"). */
   approveReplacement?: ReactNode;
-}) {
-  const titleId = useId();
-  const noteId = useId();
-  const dialogRef = useRef<HTMLDialogElement>(null);
-  const noteRef = useRef<HTMLTextAreaElement>(null);
-  const approving = verdict === "approve";
-  const title = approving
-    ? names.length > 1 ? `Approve these ${names.length} actions?` : "Approve this action?"
-    : names.length > 1 ? `Reject these ${names.length} actions?` : "Reject this action?";
+};
 
+function dialogTitle(verdict: "approve" | "reject", count: number): string {
+  if (verdict === "approve") return count > 1 ? `Approve these ${count} actions?` : "Approve this action?";
+  return count > 1 ? `Reject these ${count} actions?` : "Reject this action?";
+}
+
+/** Opens the dialog as a modal with focus in the note; on closing, focus goes back to what opened it. */
+function useModal(dialogRef: RefObject<HTMLDialogElement | null>, noteRef: RefObject<HTMLTextAreaElement | null>) {
   useEffect(() => {
     const dialog = dialogRef.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -54,7 +36,23 @@ export function ReviewDialog({
       // Back to what opened it, if it is still there (a decided row leaves the list; the list then focuses the next row).
       if (opener?.isConnected) opener.focus();
     };
-  }, []);
+  }, [dialogRef, noteRef]);
+}
+
+/**
+ * A modal confirmation for queue decisions: names every action it applies to, takes the note
+ * (required for a rejection — it goes back to the agent), and confirms with a button named after
+ * the verdict or Cmd/Ctrl+Enter. A native <dialog> opened with showModal: the rest of the page is
+ * inert while it is open (focus stays inside), Escape or "Cancel" closes it without deciding
+ * anything, and focus goes back to what opened it.
+ */
+export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClose, facts, outcome, approveReplacement }: ReviewDialogProps) {
+  const titleId = useId();
+  const noteId = useId();
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const approving = verdict === "approve";
+  useModal(dialogRef, noteRef);
 
   return (
     <dialog
@@ -74,7 +72,7 @@ export function ReviewDialog({
           onConfirm(String(new FormData(event.currentTarget).get("note") ?? ""));
         }}
       >
-        <h2 id={titleId} className="text-base font-semibold">{title}</h2>
+        <h2 id={titleId} className="text-base font-semibold">{dialogTitle(verdict, names.length)}</h2>
         <ul aria-label="Actions to decide" className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedShortText text={name} /></li>)}
         </ul>

@@ -57,109 +57,18 @@ type Sent = { key: string; bucket: Bucket; unsent: number; waiters: Waiter[] };
  * to the next one.
  */
 export function createRateLimiter(db: Db, options: { syncMs?: number } = {}): RateLimiter {
-  const syncMs = options.syncMs ?? RATE_LIMIT_SYNC_MS;
   const buckets = new Map<string, Bucket>();
-  // The database clock minus this process's, as of the last reconciliation.
-  let clockOffsetMs = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let soon = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-
-  const databaseNow = () => Date.now() + clockOffsetMs;
-  const answer = (count: number, limit: number, resetAtMs: number): RateLimitResult => ({
-    allowed: count <= limit,
-    count,
-    limit,
-    retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - databaseNow()) / 1000)),
-    resetAt: new Date(resetAtMs),
+  const clock: Clock = { offsetMs: 0 };
+  const sync = syncLoop(options.syncMs ?? RATE_LIMIT_SYNC_MS, async () => {
+    if (await reconcile(db, buckets, clock)) sync.later();
   });
-
-  function schedule(now: boolean): void {
-    if (now) {
-      // Requests of the same tick share the statement.
-      if (!soon) {
-        soon = true;
-        queueMicrotask(() => {
-          soon = false;
-          void flush();
-        });
-      }
-    } else if (!timer) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        void flush();
-      }, syncMs);
-      timer.unref();
-    }
-  }
-
-  function flush(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = reconcile().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        void flush();
-      }
-    });
-    return running;
-  }
-
-  async function reconcile(): Promise<void> {
-    const sent: Sent[] = [];
-    for (const [key, bucket] of buckets) {
-      if (bucket.unsent === 0 && bucket.waiting.length === 0) {
-        if (bucket.resetAtMs !== null && bucket.resetAtMs <= databaseNow() && bucket.sending === 0) buckets.delete(key);
-        continue;
-      }
-      sent.push({ key, bucket, unsent: bucket.unsent, waiters: bucket.waiting.splice(0) });
-      bucket.sending += bucket.unsent;
-      bucket.unsent = 0;
-    }
-    if (sent.length === 0) return;
-    let rows: RateLimitBucketState[];
-    try {
-      rows = await countRateLimitedRequests(db, {
-        counts: sent.map((s) => ({ key: s.key, requests: s.unsent + s.waiters.length, windowSeconds: s.bucket.windowSeconds })),
-      });
-    } catch (error) {
-      // Counted again next time; whoever waits for an answer gets the error.
-      for (const s of sent) {
-        s.bucket.sending -= s.unsent;
-        s.bucket.unsent += s.unsent;
-        for (const waiter of s.waiters) waiter.reject(error);
-      }
-      if (sent.some((s) => s.unsent > 0)) schedule(false);
-      return;
-    }
-    const receivedAt = Date.now();
-    const byKey = new Map(rows.map((row) => [row.key, row]));
-    for (const s of sent) {
-      const row = byKey.get(s.key);
-      s.bucket.sending -= s.unsent;
-      if (!row) {
-        s.bucket.unsent += s.unsent;
-        for (const waiter of s.waiters) waiter.reject(new Error(`The rate-limit statement did not count ${s.key}.`));
-        continue;
-      }
-      clockOffsetMs = row.databaseNow.getTime() - receivedAt;
-      s.bucket.shared = row.count;
-      s.bucket.resetAtMs = row.resetAt.getTime();
-      // The waiters were counted last of this process's requests: they get the top counts.
-      s.waiters.forEach((waiter, i) => waiter.resolve(answer(row.count - s.waiters.length + 1 + i, waiter.limit, row.resetAt.getTime())));
-    }
-  }
 
   return {
     consume(key, rule) {
       const known = buckets.get(key);
       let bucket = known;
       // A window that has ended (or a different window length) is read afresh.
-      if (bucket && (bucket.windowSeconds !== rule.windowSeconds || (bucket.resetAtMs !== null && bucket.resetAtMs <= databaseNow()))) bucket = undefined;
+      if (bucket && (bucket.windowSeconds !== rule.windowSeconds || (bucket.resetAtMs !== null && bucket.resetAtMs <= databaseNow(clock)))) bucket = undefined;
       if (!bucket) {
         bucket = { windowSeconds: rule.windowSeconds, shared: 0, sending: 0, unsent: 0, resetAtMs: null, waiting: known?.waiting ?? [] };
         buckets.set(key, bucket);
@@ -168,19 +77,131 @@ export function createRateLimiter(db: Db, options: { syncMs?: number } = {}): Ra
         const waiting = bucket.waiting;
         return new Promise<RateLimitResult>((resolve, reject) => {
           waiting.push({ limit: rule.limit, resolve, reject });
-          schedule(true);
+          sync.soon();
         });
       }
       bucket.unsent += 1;
-      schedule(false);
-      return Promise.resolve(answer(bucket.shared + bucket.sending + bucket.unsent, rule.limit, bucket.resetAtMs));
+      sync.later();
+      return Promise.resolve(answer(clock, bucket.shared + bucket.sending + bucket.unsent, rule.limit, bucket.resetAtMs));
     },
-    flush() {
+    flush: () => sync.now(),
+  };
+}
+
+/** The database clock minus this process's, as of the last reconciliation. */
+type Clock = { offsetMs: number };
+
+const databaseNow = (clock: Clock) => Date.now() + clock.offsetMs;
+
+function answer(clock: Clock, count: number, limit: number, resetAtMs: number): RateLimitResult {
+  return {
+    allowed: count <= limit,
+    count,
+    limit,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAtMs - databaseNow(clock)) / 1000)),
+    resetAt: new Date(resetAtMs),
+  };
+}
+
+/**
+ * Runs `work` one call at a time: soon (the requests of this tick together), later (after
+ * `syncMs`), or now; a call asked for while one runs follows it.
+ */
+function syncLoop(syncMs: number, work: () => Promise<void>) {
+  let timer: NodeJS.Timeout | undefined;
+  let soon = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = work().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        void run();
+      }
+    });
+    return running;
+  }
+
+  return {
+    soon(): void {
+      // Requests of the same tick share the statement.
+      if (soon) return;
+      soon = true;
+      queueMicrotask(() => {
+        soon = false;
+        void run();
+      });
+    },
+    later(): void {
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        void run();
+      }, syncMs);
+      timer.unref();
+    },
+    now(): Promise<void> {
       clearTimeout(timer);
       timer = undefined;
-      return flush().then(() => (running ? running : undefined));
+      return run().then(() => (running ? running : undefined));
     },
   };
+}
+
+/**
+ * Adds this process's counts to the shared counters and reads them back, all keys in one
+ * statement, and answers the requests that waited for it. True when counts are left to send
+ * again (the statement failed).
+ */
+async function reconcile(db: Db, buckets: Map<string, Bucket>, clock: Clock): Promise<boolean> {
+  const sent: Sent[] = [];
+  for (const [key, bucket] of buckets) {
+    if (bucket.unsent === 0 && bucket.waiting.length === 0) {
+      if (bucket.resetAtMs !== null && bucket.resetAtMs <= databaseNow(clock) && bucket.sending === 0) buckets.delete(key);
+      continue;
+    }
+    sent.push({ key, bucket, unsent: bucket.unsent, waiters: bucket.waiting.splice(0) });
+    bucket.sending += bucket.unsent;
+    bucket.unsent = 0;
+  }
+  if (sent.length === 0) return false;
+  let rows: RateLimitBucketState[];
+  try {
+    rows = await countRateLimitedRequests(db, {
+      counts: sent.map((s) => ({ key: s.key, requests: s.unsent + s.waiters.length, windowSeconds: s.bucket.windowSeconds })),
+    });
+  } catch (error) {
+    // Counted again next time; whoever waits for an answer gets the error.
+    for (const s of sent) {
+      s.bucket.sending -= s.unsent;
+      s.bucket.unsent += s.unsent;
+      for (const waiter of s.waiters) waiter.reject(error);
+    }
+    return sent.some((s) => s.unsent > 0);
+  }
+  const receivedAt = Date.now();
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  for (const s of sent) {
+    const row = byKey.get(s.key);
+    s.bucket.sending -= s.unsent;
+    if (!row) {
+      s.bucket.unsent += s.unsent;
+      for (const waiter of s.waiters) waiter.reject(new Error(`The rate-limit statement did not count ${s.key}.`));
+      continue;
+    }
+    clock.offsetMs = row.databaseNow.getTime() - receivedAt;
+    s.bucket.shared = row.count;
+    s.bucket.resetAtMs = row.resetAt.getTime();
+    // The waiters were counted last of this process's requests: they get the top counts.
+    s.waiters.forEach((waiter, i) => waiter.resolve(answer(clock, row.count - s.waiters.length + 1 + i, waiter.limit, row.resetAt.getTime())));
+  }
+  return false;
 }
 
 /** The process's limiter for the client; what it counted is added to the shared counters on disconnect and on SIGTERM/SIGINT too. */

@@ -222,24 +222,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   const owner = placement.osUser ? osUserIds(placement.osUser) : null;
   if (owner) prepareForOsUser(placement, owner, { dataDir, packagedDir: packaged.dir, ephemeral: Boolean(options.ephemeral), notice });
   else ensureExecutables(placement.installDir);
-
-  // The password survives restarts with the cluster and is readable by its owner alone.
-  const initialised = existsSync(path.join(placement.pgDir, "PG_VERSION"));
-  let password: string;
-  if (initialised) {
-    if (!existsSync(placement.passwordFile)) {
-      throw new BundledPostgresError(
-        `The bundled cluster in ${placement.pgDir} has lost its password file ${placement.passwordFile}: restore it, or delete ${placement.pgDir} to start afresh (its data is lost).`,
-      );
-    }
-    password = readFileSync(placement.passwordFile, "utf8").trim();
-  } else {
-    password = newPassword(placement.passwordFile);
-    await initialise(placement, password, owner, log);
-  }
-  // The app role's password is no data: when its file is lost (or the cluster predates the app
-  // role), a new one is made, and the role is (re)set to it below on every start.
-  const appPassword = existsSync(placement.appPasswordFile) ? readFileSync(placement.appPasswordFile, "utf8").trim() : newPassword(placement.appPasswordFile);
+  const { password, appPassword } = await clusterPasswords(placement, owner, log);
 
   const port = await findFreePort(options.port ?? preferredPortFor(dataDir));
   const socketDir = socketDirFor(placement.pgDir, port);
@@ -253,22 +236,9 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
   const stopOnExit = () => void server.kill("SIGINT");
   process.on("exit", stopOnExit);
 
-  const tcpUrlAs = (user: string, secret: string) => (database = "postgres") =>
-    `postgresql://${user}:${encodeURIComponent(secret)}@127.0.0.1:${port}/${database}`;
-  const viaSocket = (tcp: (database?: string) => string) => (database = "postgres") =>
-    socketDir ? `${tcp(database)}?host=${encodeURIComponent(socketDir)}` : tcp(database);
-  const tcpUrl = tcpUrlAs(USER, password);
-  const appTcpUrl = tcpUrlAs(BUNDLED_APP_ROLE, appPassword);
-  const url = viaSocket(tcpUrl);
-
+  const urls = clusterUrls(port, socketDir, password, appPassword);
   try {
-    const admin = new Client({ connectionString: url() });
-    await admin.connect();
-    try {
-      await ensureAppLoginRole(admin, BUNDLED_APP_ROLE, appPassword);
-    } finally {
-      await admin.end();
-    }
+    await setAppRole(urls.url(), appPassword);
   } catch (error) {
     process.removeListener("exit", stopOnExit);
     server.kill("SIGINT");
@@ -279,10 +249,7 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
     port,
     dataDir,
     pgDir: placement.pgDir,
-    url,
-    tcpUrl,
-    appUrl: viaSocket(appTcpUrl),
-    appTcpUrl,
+    ...urls,
     ownerRole: USER,
     appRole: BUNDLED_APP_ROLE,
     passwordFile: placement.passwordFile,
@@ -300,6 +267,50 @@ export async function startEmbeddedPostgres(options: ClusterOptions): Promise<Em
       else for (const p of [placement.pgDir, placement.passwordFile, placement.appPasswordFile]) rmSync(p, { recursive: true, force: true });
     },
   };
+}
+
+/** The owner's and the app role's passwords; a cluster not initialised yet is initialised with the first. */
+async function clusterPasswords(placement: ClusterPlacement, owner: Ids | null, log: (line: string) => void): Promise<{ password: string; appPassword: string }> {
+  // The password survives restarts with the cluster and is readable by its owner alone.
+  const initialised = existsSync(path.join(placement.pgDir, "PG_VERSION"));
+  let password: string;
+  if (initialised) {
+    if (!existsSync(placement.passwordFile)) {
+      throw new BundledPostgresError(
+        `The bundled cluster in ${placement.pgDir} has lost its password file ${placement.passwordFile}: restore it, or delete ${placement.pgDir} to start afresh (its data is lost).`,
+      );
+    }
+    password = readFileSync(placement.passwordFile, "utf8").trim();
+  } else {
+    password = newPassword(placement.passwordFile);
+    await initialise(placement, password, owner, log);
+  }
+  // The app role's password is no data: when its file is lost (or the cluster predates the app
+  // role), a new one is made, and the role is (re)set to it on every start.
+  const appPassword = existsSync(placement.appPasswordFile) ? readFileSync(placement.appPasswordFile, "utf8").trim() : newPassword(placement.appPasswordFile);
+  return { password, appPassword };
+}
+
+/** The cluster's URLs, as its owner and as the app role: over TCP, and over the socket where there is one. */
+function clusterUrls(port: number, socketDir: string | null, password: string, appPassword: string) {
+  const tcpUrlAs = (user: string, secret: string) => (database = "postgres") =>
+    `postgresql://${user}:${encodeURIComponent(secret)}@127.0.0.1:${port}/${database}`;
+  const viaSocket = (tcp: (database?: string) => string) => (database = "postgres") =>
+    socketDir ? `${tcp(database)}?host=${encodeURIComponent(socketDir)}` : tcp(database);
+  const tcpUrl = tcpUrlAs(USER, password);
+  const appTcpUrl = tcpUrlAs(BUNDLED_APP_ROLE, appPassword);
+  return { url: viaSocket(tcpUrl), tcpUrl, appUrl: viaSocket(appTcpUrl), appTcpUrl };
+}
+
+/** (Re)sets the app role's login to its password, connected as the owner. */
+async function setAppRole(ownerUrl: string, appPassword: string): Promise<void> {
+  const admin = new Client({ connectionString: ownerUrl });
+  await admin.connect();
+  try {
+    await ensureAppLoginRole(admin, BUNDLED_APP_ROLE, appPassword);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** A new random password, written to `file` for its owner alone. */

@@ -12,7 +12,7 @@ import { readVoterStanding, type VoterStanding } from "@/lib/db/statements/actio
 import { readCountingDecisions } from "@/lib/db/statements/actions/read-counting-decisions";
 import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 import { sortedTags } from "@/lib/review/list-review-queue";
-import type { ActionDetail, DecisionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
+import type { ActionDetail, DecisionView, ExecutionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
 import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
 import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
 
@@ -23,25 +23,7 @@ type Viewer = { tenantId: string; userId: string; roles: Role[] };
  * found). The state the decision rests on is read again now, to show whether it changed.
  */
 export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string): Promise<ActionDetail | null> {
-  const action = await db.action.findFirst({
-    where: { id: actionId, tenantId: viewer.tenantId },
-    include: {
-      task: { select: { id: true, instruction: true, status: true } },
-      revisions: { where: { tenantId: viewer.tenantId }, orderBy: { revision: "desc" } },
-      decisions: {
-        where: { tenantId: viewer.tenantId }, orderBy: { createdAt: "asc" },
-        include: { signature: { select: { passkeyName: true, receiptHash: true, userVerified: true, backupState: true } } },
-      },
-      snapshots: { where: { tenantId: viewer.tenantId }, orderBy: { takenAt: "desc" } },
-      executions: {
-        where: { tenantId: viewer.tenantId },
-        orderBy: { startedAt: "desc" },
-        // A result may be megabytes: it is read as text and prepared off the request thread (below).
-        omit: { result: true },
-        include: { artifacts: { where: { tenantId: viewer.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING } },
-      },
-    },
-  });
+  const action = await readActionRecord(db, viewer.tenantId, actionId);
   if (!action) return null;
 
   const userIds = [...new Set([...action.decisions.map((d) => d.reviewerId), ...action.revisions.flatMap((r) => (r.createdByUserId ? [r.createdByUserId] : []))])];
@@ -54,29 +36,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
   const label = (id: string) => users.find((u) => u.id === id)?.email ?? "a former member";
   const revisionNumber = new Map(action.revisions.map((r) => [r.id, r.revision]));
 
-  const revisions = action.revisions.map((r): RevisionView => ({
-    id: r.id,
-    revision: r.revision,
-    status: r.status,
-    args: toolArgsOf({ kind: action.kind, args: r.args as JsonObject | null, code: r.code, language: r.language }),
-    code: r.code,
-    language: r.language,
-    sandboxSpec: (r.sandboxSpec as JsonObject | null) ?? null,
-    datasets: datasetRefsOf({ kind: action.kind, args: r.args as JsonObject | null }),
-    policyVersion: r.policyVersion,
-    policyDecision: (r.policyDecision as RevisionView["policyDecision"]) ?? {},
-    payloadHash: r.payloadHash,
-    hashAlgorithm: r.hashAlgorithm,
-    hashVersion: r.hashVersion,
-    riskTags: sortedTags(r.riskTags),
-    riskLevel: r.riskLevel,
-    preview: (r.preview as RevisionView["preview"]) ?? null,
-    scanFindings: Array.isArray(r.scanFindings) ? (r.scanFindings as ScanFindingView[]) : [],
-    diff: (r.diff as RevisionView["diff"]) ?? null,
-    origin: r.origin,
-    createdBy: r.createdByUserId ? label(r.createdByUserId) : null,
-    createdAt: r.createdAt.toISOString(),
-  }));
+  const revisions = action.revisions.map((r) => revisionViewOf(action.kind, r, label));
   const current = revisions.find((r) => r.revision === action.currentRevision) ?? revisions[0];
 
   // While the decision still matters, which votes count is asked of the rule a claim applies; after
@@ -124,18 +84,73 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       ? await readStateNow(db, { tenantId: viewer.tenantId, tool: action.tool, args: current.args, atRequest: requestSnapshot })
       : { state: "none" },
     upstream: isUpstreamToolName(action.tool) ? upstreamViewOf(requestSnapshot?.data ?? null) : null,
-    executions: action.executions.map((e) => ({
-      id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
-      stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
-      truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: results.get(e.id) ?? null, startedAt: e.startedAt.toISOString(),
-      artifacts: e.artifacts.map((a) => artifactViewOf(action.id, a)),
-    })),
+    executions: action.executions.map((e) => executionViewOf(action.id, e, results)),
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,
       standing: await readVoterStanding(db, { tenantId: viewer.tenantId, actionId: action.id, memberId: viewer.userId }),
       // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
+  };
+}
+
+/** The action with its task, revisions, decisions, snapshots and executions, all of this tenant. */
+function readActionRecord(db: Db, tenantId: string, actionId: string) {
+  return db.action.findFirst({
+    where: { id: actionId, tenantId },
+    include: {
+      task: { select: { id: true, instruction: true, status: true } },
+      revisions: { where: { tenantId }, orderBy: { revision: "desc" } },
+      decisions: {
+        where: { tenantId }, orderBy: { createdAt: "asc" },
+        include: { signature: { select: { passkeyName: true, receiptHash: true, userVerified: true, backupState: true } } },
+      },
+      snapshots: { where: { tenantId }, orderBy: { takenAt: "desc" } },
+      executions: {
+        where: { tenantId },
+        orderBy: { startedAt: "desc" },
+        // A result may be megabytes: it is read as text and prepared off the request thread (loadActionDetail).
+        omit: { result: true },
+        include: { artifacts: { where: { tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING } },
+      },
+    },
+  });
+}
+
+type ActionRecord = NonNullable<Awaited<ReturnType<typeof readActionRecord>>>;
+
+function revisionViewOf(kind: ActionRecord["kind"], r: ActionRecord["revisions"][number], label: (userId: string) => string): RevisionView {
+  return {
+    id: r.id,
+    revision: r.revision,
+    status: r.status,
+    args: toolArgsOf({ kind, args: r.args as JsonObject | null, code: r.code, language: r.language }),
+    code: r.code,
+    language: r.language,
+    sandboxSpec: (r.sandboxSpec as JsonObject | null) ?? null,
+    datasets: datasetRefsOf({ kind, args: r.args as JsonObject | null }),
+    policyVersion: r.policyVersion,
+    policyDecision: (r.policyDecision as RevisionView["policyDecision"]) ?? {},
+    payloadHash: r.payloadHash,
+    hashAlgorithm: r.hashAlgorithm,
+    hashVersion: r.hashVersion,
+    riskTags: sortedTags(r.riskTags),
+    riskLevel: r.riskLevel,
+    preview: (r.preview as RevisionView["preview"]) ?? null,
+    scanFindings: Array.isArray(r.scanFindings) ? (r.scanFindings as ScanFindingView[]) : [],
+    diff: (r.diff as RevisionView["diff"]) ?? null,
+    origin: r.origin,
+    createdBy: r.createdByUserId ? label(r.createdByUserId) : null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+function executionViewOf(actionId: string, e: ActionRecord["executions"][number], results: Map<string, ExecutionView["result"]>): ExecutionView {
+  return {
+    id: e.id, revision: e.revision, status: e.status, isolation: e.isolation, exitCode: e.exitCode,
+    stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
+    truncated: e.truncated, durationMs: e.durationMs, error: e.error, result: results.get(e.id) ?? null, startedAt: e.startedAt.toISOString(),
+    artifacts: e.artifacts.map((a) => artifactViewOf(actionId, a)),
   };
 }
 

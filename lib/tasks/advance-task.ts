@@ -16,6 +16,7 @@ import type { Requester } from "@/lib/approvals/actors";
 import { parseRunState, type RunState } from "@/lib/tasks/run-state";
 import { readEnv } from "@/lib/env";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
+import type { ToolDefinition } from "@/lib/tools/tool";
 
 export const MAX_REVIEW_CYCLES = readEnv("COUNTERSIGN_MAX_REVIEW_CYCLES") ?? 5;
 export const MAX_MODEL_TURNS = readEnv("COUNTERSIGN_MAX_MODEL_TURNS") ?? 20;
@@ -125,126 +126,173 @@ export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel
   if (["completed", "failed", "cancelled"].includes(task.status)) return "done";
   const state = parseRunState(task.runState);
 
-  const membership = task.requesterUserId
-    ? await db.membership.findUnique({
-        where: { tenantId_userId: { tenantId: task.tenantId, userId: task.requesterUserId } },
-        select: { roles: true, user: { select: { email: true, disabledAt: true } } },
-      })
-    : null;
+  const requester = await requesterWhoMayRunTasks(db, task);
   // Whatever this read says, an approval is used only while the requester may still act: the
   // claim checks it itself (requester-rules.ts). This stops the model's turns for one who may not.
-  if (!membership || !task.requesterUserId || membership.user.disabledAt || !hasPermission(membership.roles, "tasks:use")) {
+  if (!requester) {
     await finish(db, claimed, state, "failed", null, "The requester is no longer a member of this organisation who may run tasks.");
     return "done";
   }
-  const requester: Requester = { type: "user", userId: task.requesterUserId, label: membership.user.email, roles: membership.roles };
-  const ctx = { ...claimed, requesterLabel: requester.label };
 
   // 1. Decided actions come back as tool results, in call order.
-  if (state.pending.length > 0) {
-    const stillWaiting: RunState["pending"] = [];
-    for (const entry of state.pending) {
-      const message = await resolvePending(db, ctx, entry, state);
-      if (message) state.messages.push(message);
-      else stillWaiting.push(entry);
-    }
-    const resolvedSome = stillWaiting.length < state.pending.length;
-    state.pending = stillWaiting;
-    if (state.pending.length > 0) {
-      if (!(await save(db, claimed, state, { status: "waiting_approval" }))) return "lease_lost";
-      return "waiting";
-    }
-    if (resolvedSome) {
-      const cycles = task.cycleCount + 1;
-      if (!(await save(db, claimed, state, { status: "running", cycleCount: cycles }))) return "lease_lost";
-      if (cycles >= MAX_REVIEW_CYCLES) {
-        await finish(db, claimed, state, "failed", null, `Stopped after ${cycles} review cycles without finishing.`);
-        return "done";
-      }
-    }
-  }
+  const resolved = await resolveDecidedActions(db, { ...claimed, requesterLabel: requester.label }, task.cycleCount, state);
+  if (resolved) return resolved;
 
   // 2. The model's next turn, saved before anything is proposed. The tools are the tenant's
   // (built-ins and approved MCP tools), read afresh for each turn.
-  const tenantTools = await toolsForTenant(db, task.tenantId);
-  let calls = unresolvedCalls(state);
-  let stepCount = task.stepCount;
-  if (calls.length === 0) {
-    if (stepCount >= MAX_MODEL_TURNS) {
-      await finish(db, claimed, state, "failed", null, `Stopped after ${stepCount} model turns without a final answer.`);
-      return "done";
-    }
-    let turn;
-    try {
-      turn = await model.complete({ messages: state.messages, tools: toolSpecsForModel(tenantTools), signal });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : "The model could not be reached.";
-      await finish(db, claimed, state, "failed", null, `The agent could not continue: ${message}`);
-      return "done";
-    }
-    state.messages.push(assistantMessageFromTurn(turn));
-    stepCount += 1;
-    if (!(await save(db, claimed, state, { status: "running", stepCount, planner: turn.provider }))) return "lease_lost";
-    if (turn.toolCalls.length === 0) {
-      await finish(db, claimed, state, "completed", turn.content ?? "", null);
-      return "done";
-    }
-    calls = unresolvedCalls(state);
-  }
+  const tools = await toolsForTenant(db, task.tenantId);
+  const next = await nextToolCalls(db, claimed, { state, stepCount: task.stepCount, tools, model, signal });
+  if ("result" in next) return next.result;
 
   // 3. Propose each call through the same gate as everyone else.
-  const reason = (() => {
-    const last = [...state.messages].reverse().find((m) => m.role === "assistant");
-    return typeof last?.content === "string" ? last.content : "";
-  })();
+  return proposeToolCalls(db, claimed, { requester, state, tools, calls: next.calls, stepKey: `${task.id}:${next.stepCount}` });
+}
+
+/** The task's requester while they may still run tasks here, or null. */
+async function requesterWhoMayRunTasks(db: Db, task: { tenantId: string; requesterUserId: string | null }): Promise<Requester | null> {
+  if (!task.requesterUserId) return null;
+  const membership = await db.membership.findUnique({
+    where: { tenantId_userId: { tenantId: task.tenantId, userId: task.requesterUserId } },
+    select: { roles: true, user: { select: { email: true, disabledAt: true } } },
+  });
+  if (!membership || membership.user.disabledAt || !hasPermission(membership.roles, "tasks:use")) return null;
+  return { type: "user", userId: task.requesterUserId, label: membership.user.email, roles: membership.roles };
+}
+
+/**
+ * Turns the run's decided actions into tool messages and saves what still waits. Returns the
+ * step's result when it ends here (still waiting, lease lost, too many review cycles), else null.
+ */
+async function resolveDecidedActions(db: Db, task: ClaimedTask & { requesterLabel: string }, cycleCount: number, state: RunState): Promise<StepResult | null> {
+  if (state.pending.length === 0) return null;
+  const stillWaiting: RunState["pending"] = [];
+  for (const entry of state.pending) {
+    const message = await resolvePending(db, task, entry, state);
+    if (message) state.messages.push(message);
+    else stillWaiting.push(entry);
+  }
+  const resolvedSome = stillWaiting.length < state.pending.length;
+  state.pending = stillWaiting;
+  if (state.pending.length > 0) {
+    if (!(await save(db, task, state, { status: "waiting_approval" }))) return "lease_lost";
+    return "waiting";
+  }
+  if (resolvedSome) {
+    const cycles = cycleCount + 1;
+    if (!(await save(db, task, state, { status: "running", cycleCount: cycles }))) return "lease_lost";
+    if (cycles >= MAX_REVIEW_CYCLES) {
+      await finish(db, task, state, "failed", null, `Stopped after ${cycles} review cycles without finishing.`);
+      return "done";
+    }
+  }
+  return null;
+}
+
+type ToolCall = OpenAI.Chat.ChatCompletionMessageToolCall;
+
+/**
+ * The tool calls to propose: those of a turn saved before a crash, or of the model's next turn,
+ * saved first. Returns the step's result instead when the run ends or the lease is lost.
+ */
+async function nextToolCalls(
+  db: Db,
+  task: ClaimedTask,
+  run: { state: RunState; stepCount: number; tools: ToolDefinition[]; model: ChatModel; signal?: AbortSignal },
+): Promise<{ calls: ToolCall[]; stepCount: number } | { result: StepResult }> {
+  const { state } = run;
+  const saved = unresolvedCalls(state);
+  if (saved.length > 0) return { calls: saved, stepCount: run.stepCount };
+  if (run.stepCount >= MAX_MODEL_TURNS) {
+    await finish(db, task, state, "failed", null, `Stopped after ${run.stepCount} model turns without a final answer.`);
+    return { result: "done" };
+  }
+  let turn;
+  try {
+    turn = await run.model.complete({ messages: state.messages, tools: toolSpecsForModel(run.tools), signal: run.signal });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : "The model could not be reached.";
+    await finish(db, task, state, "failed", null, `The agent could not continue: ${message}`);
+    return { result: "done" };
+  }
+  state.messages.push(assistantMessageFromTurn(turn));
+  const stepCount = run.stepCount + 1;
+  if (!(await save(db, task, state, { status: "running", stepCount, planner: turn.provider }))) return { result: "lease_lost" };
+  if (turn.toolCalls.length === 0) {
+    await finish(db, task, state, "completed", turn.content ?? "", null);
+    return { result: "done" };
+  }
+  return { calls: unresolvedCalls(state), stepCount };
+}
+
+type Proposing = { requester: Requester; state: RunState; tools: ToolDefinition[]; calls: ToolCall[]; stepKey: string };
+
+/** Proposes each call in turn and saves the run: waiting on the actions that need review, or on to the next turn. */
+async function proposeToolCalls(db: Db, task: ClaimedTask, proposing: Proposing): Promise<StepResult> {
+  const { state } = proposing;
+  const last = [...state.messages].reverse().find((m) => m.role === "assistant");
+  const reason = typeof last?.content === "string" ? last.content : "";
   let paused = false;
-  for (const call of calls) {
+  for (const call of proposing.calls) {
     if (call.type !== "function") continue;
-    const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments }, tenantTools);
-    if (!parsed.ok) {
-      state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: call.function.name, reason: parsed.error }));
-      continue;
-    }
-    const existing = await db.action.findUnique({ where: { taskId_agentCallId: { taskId: task.id, agentCallId: call.id } }, select: { id: true } });
-    if (existing) {
-      state.pending.push({ callId: call.id, actionId: existing.id, tool: parsed.tool.name });
-      continue;
-    }
-    try {
-      const outcome = await proposeAction(db, {
-        tenantId: task.tenantId, requester, tool: parsed.tool.name, args: parsed.args, reason,
-        taskId: task.id, taskLeaseOwner: claimed.leaseOwner, stepKey: `${task.id}:${stepCount}`, agentCallId: call.id, untrustedValues: state.untrusted,
-      });
-      if (outcome.state === "allowed") {
-        remember(state, outcome.execution.result);
-        state.messages.push(toolResultMessage(call.id, parsed.tool.name, { ok: outcome.execution.state === "succeeded", result: outcome.execution.result }));
-      } else if (outcome.state === "denied") {
-        const blocked = parsed.tool.kind === "code" && /blocked|does not parse|No sandbox/.test(outcome.reason);
-        state.messages.push(gateOutcomeToolMessage(call.id, { kind: blocked ? "blocked" : "denied", tool: parsed.tool.name, reason: outcome.reason }));
-      } else {
-        state.pending.push({ callId: call.id, actionId: outcome.actionId, tool: parsed.tool.name });
-      }
-    } catch (error) {
-      // Stopped before this call: it stays unanswered and is proposed once the agents are resumed.
-      if (error instanceof AppError && error.code === "agents_paused") {
-        paused = true;
-        break;
-      }
-      // Another worker holds the task now: it carries on from the last saved turn.
-      if (error instanceof AppError && error.code === "task_lease_lost") return "lease_lost";
-      // Proposed meanwhile by a worker that took the task over: the call waits on that action.
-      if (error instanceof CallTaken) {
-        state.pending.push({ callId: call.id, actionId: error.actionId, tool: parsed.tool.name });
-        continue;
-      }
-      const message = toPublicError(error, "task proposal").body.message;
-      state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: parsed.tool.name, reason: message }));
+    const stopped = await proposeToolCall(db, task, proposing, call, reason);
+    if (stopped === "lease_lost") return "lease_lost";
+    if (stopped === "paused") {
+      paused = true;
+      break;
     }
   }
   const waiting = state.pending.length > 0;
-  if (!(await save(db, claimed, state, { status: waiting ? "waiting_approval" : "running" }))) return "lease_lost";
+  if (!(await save(db, task, state, { status: waiting ? "waiting_approval" : "running" }))) return "lease_lost";
   if (paused) return "paused";
   return waiting ? "waiting" : "continue";
+}
+
+/** One call through the gate: its answer or its wait goes into the run state; or why proposing stops here. */
+async function proposeToolCall(
+  db: Db,
+  task: ClaimedTask,
+  { requester, state, tools, stepKey }: Proposing,
+  call: OpenAI.Chat.ChatCompletionMessageFunctionToolCall,
+  reason: string,
+): Promise<"paused" | "lease_lost" | null> {
+  const parsed = parseToolCall({ name: call.function.name, argumentsText: call.function.arguments }, tools);
+  if (!parsed.ok) {
+    state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: call.function.name, reason: parsed.error }));
+    return null;
+  }
+  const existing = await db.action.findUnique({ where: { taskId_agentCallId: { taskId: task.id, agentCallId: call.id } }, select: { id: true } });
+  if (existing) {
+    state.pending.push({ callId: call.id, actionId: existing.id, tool: parsed.tool.name });
+    return null;
+  }
+  try {
+    const outcome = await proposeAction(db, {
+      tenantId: task.tenantId, requester, tool: parsed.tool.name, args: parsed.args, reason,
+      taskId: task.id, taskLeaseOwner: task.leaseOwner, stepKey, agentCallId: call.id, untrustedValues: state.untrusted,
+    });
+    if (outcome.state === "allowed") {
+      remember(state, outcome.execution.result);
+      state.messages.push(toolResultMessage(call.id, parsed.tool.name, { ok: outcome.execution.state === "succeeded", result: outcome.execution.result }));
+    } else if (outcome.state === "denied") {
+      const blocked = parsed.tool.kind === "code" && /blocked|does not parse|No sandbox/.test(outcome.reason);
+      state.messages.push(gateOutcomeToolMessage(call.id, { kind: blocked ? "blocked" : "denied", tool: parsed.tool.name, reason: outcome.reason }));
+    } else {
+      state.pending.push({ callId: call.id, actionId: outcome.actionId, tool: parsed.tool.name });
+    }
+  } catch (error) {
+    // Stopped before this call: it stays unanswered and is proposed once the agents are resumed.
+    if (error instanceof AppError && error.code === "agents_paused") return "paused";
+    // Another worker holds the task now: it carries on from the last saved turn.
+    if (error instanceof AppError && error.code === "task_lease_lost") return "lease_lost";
+    // Proposed meanwhile by a worker that took the task over: the call waits on that action.
+    if (error instanceof CallTaken) {
+      state.pending.push({ callId: call.id, actionId: error.actionId, tool: parsed.tool.name });
+      return null;
+    }
+    const message = toPublicError(error, "task proposal").body.message;
+    state.messages.push(gateOutcomeToolMessage(call.id, { kind: "invalid", tool: parsed.tool.name, reason: message }));
+  }
+  return null;
 }
 
 async function finish(db: Db, task: ClaimedTask, state: RunState, status: "completed" | "failed", answer: string | null, error: string | null) {

@@ -136,8 +136,40 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
     },
   });
   if (!task) return null;
-  const actions = await db.action.findMany({
-    where: { tenantId: input.tenantId, taskId: task.id },
+  const actions = await readTaskActions(db, input.tenantId, task.id);
+  const reviewerIds = [...new Set(actions.flatMap((a) => a.decisions.map((d) => d.reviewerId)))];
+  const reviewers = reviewerIds.length
+    ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: input.tenantId } } }, select: { id: true, email: true } })
+    : [];
+  const reviewerLabel = new Map(reviewers.map((u) => [u.id, u.email]));
+  // While a decision still matters, which votes count is the claim's rule; after it, the votes as used.
+  const undecided = actions.filter((a) => a.status === "pending" || a.status === "approved");
+  const counting = await readCountingDecisions(db, { tenantId: input.tenantId, actionIds: undecided.map((a) => a.id) });
+  const undecidedIds = new Set(undecided.map((a) => a.id));
+
+  const views = actions.map((a) => timelineActionOf(a, reviewerLabel, undecidedIds.has(a.id) ? counting : decisionsAsUsed(a.decisions)));
+  const byCallId = new Map<string, TimelineAction>();
+  actions.forEach((a, i) => {
+    if (a.agentCallId) byCallId.set(a.agentCallId, views[i]);
+  });
+
+  const entries: TimelineEntry[] = [{ kind: "instruction", text: task.instruction, at: task.createdAt }, ...conversationEntries(task, byCallId)];
+  const shown = new Set(entries.flatMap((e) => (e.kind === "call" && e.action ? [e.action.id] : [])));
+  // Actions the conversation does not (yet) mention, e.g. proposed in a step still being saved.
+  for (const view of views) if (!shown.has(view.id)) entries.push({ kind: "action", action: view });
+
+  const executing = actions.some((a) => a.status === "executing" || a.status === "approved");
+  const refreshMs = task.status === "queued" || task.status === "running" || executing ? 1_000 : task.status === "waiting_approval" ? 3_000 : null;
+  return {
+    id: task.id, instruction: task.instruction, status: task.status, planner: task.planner, offline: task.planner === "offline",
+    finalAnswer: task.finalAnswer, error: task.error, createdAt: task.createdAt, updatedAt: task.updatedAt, entries, refreshMs,
+  };
+}
+
+/** The task's actions in the order proposed, with what the timeline shows of their revisions, decisions and runs. */
+function readTaskActions(db: DbTx, tenantId: string, taskId: string) {
+  return db.action.findMany({
+    where: { tenantId, taskId },
     orderBy: { createdAt: "asc" },
     select: {
       id: true, tool: true, kind: true, status: true, statusReason: true, riskLevel: true, requiresApproval: true, quorum: true,
@@ -151,44 +183,35 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
         orderBy: { startedAt: "asc" },
         select: {
           revision: true, status: true, isolation: true, stdout: true, stderr: true, exitCode: true, truncated: true, error: true, durationMs: true, startedAt: true, finishedAt: true,
-          artifacts: { where: { tenantId: input.tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING },
+          artifacts: { where: { tenantId }, orderBy: { name: "asc" }, select: ARTIFACT_LISTING },
         },
       },
     },
   });
-  const reviewerIds = [...new Set(actions.flatMap((a) => a.decisions.map((d) => d.reviewerId)))];
-  const reviewers = reviewerIds.length
-    ? await db.user.findMany({ where: { id: { in: reviewerIds }, memberships: { some: { tenantId: input.tenantId } } }, select: { id: true, email: true } })
-    : [];
-  const reviewerLabel = new Map(reviewers.map((u) => [u.id, u.email]));
-  // While a decision still matters, which votes count is the claim's rule; after it, the votes as used.
-  const undecided = actions.filter((a) => a.status === "pending" || a.status === "approved");
-  const counting = await readCountingDecisions(db, { tenantId: input.tenantId, actionIds: undecided.map((a) => a.id) });
-  const undecidedIds = new Set(undecided.map((a) => a.id));
+}
 
-  const views = new Map<string, TimelineAction>();
-  const byCallId = new Map<string, TimelineAction>();
-  for (const a of actions) {
-    const used = undecidedIds.has(a.id) ? counting : decisionsAsUsed(a.decisions);
-    const view: TimelineAction = {
-      id: a.id, tool: a.tool, kind: a.kind, status: a.status, statusReason: a.statusReason, riskLevel: a.riskLevel,
-      requiresApproval: a.requiresApproval, quorum: a.quorum, revision: a.currentRevision, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt,
-      decisions: a.decisions.map((d) => ({
-        reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
-        counts: used.has(d.id),
-      })),
-      revisedArgs: revisedArgsOf(a),
-      executions: a.executions.map(({ revision: _revision, ...e }) => ({
-        ...e, stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
-        artifacts: e.artifacts.map((artifact) => artifactViewOf(a.id, artifact)),
-      })),
-    };
-    views.set(a.id, view);
-    if (a.agentCallId) byCallId.set(a.agentCallId, view);
-  }
+type TaskActionRow = Awaited<ReturnType<typeof readTaskActions>>[number];
 
-  const entries: TimelineEntry[] = [{ kind: "instruction", text: task.instruction, at: task.createdAt }];
-  const shown = new Set<string>();
+/** `counting`: the ids of the decisions that count toward the action's outcome. */
+function timelineActionOf(a: TaskActionRow, reviewerLabel: Map<string, string>, counting: ReadonlySet<string>): TimelineAction {
+  return {
+    id: a.id, tool: a.tool, kind: a.kind, status: a.status, statusReason: a.statusReason, riskLevel: a.riskLevel,
+    requiresApproval: a.requiresApproval, quorum: a.quorum, revision: a.currentRevision, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt,
+    decisions: a.decisions.map((d) => ({
+      reviewer: reviewerLabel.get(d.reviewerId) ?? "a former member", verdict: d.verdict, note: d.note, at: d.createdAt, void: d.void, revision: d.revision.revision,
+      counts: counting.has(d.id),
+    })),
+    revisedArgs: revisedArgsOf(a),
+    executions: a.executions.map(({ revision: _revision, ...e }) => ({
+      ...e, stdout: e.stdout === null ? null : decodeStoredText(e.stdout), stderr: e.stderr === null ? null : decodeStoredText(e.stderr),
+      artifacts: e.artifacts.map((artifact) => artifactViewOf(a.id, artifact)),
+    })),
+  };
+}
+
+/** What the model said and each tool call it made, with the action the call became and what went back to the model. */
+function conversationEntries(task: { runState: unknown; finalAnswer: string | null }, byCallId: Map<string, TimelineAction>): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
   let messages: ReturnType<typeof parseRunState>["messages"] = [];
   try {
     messages = parseRunState(task.runState).messages;
@@ -204,7 +227,6 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       for (const call of message.tool_calls ?? []) {
         if (call.type !== "function") continue;
         const action = byCallId.get(call.id) ?? null;
-        if (action) shown.add(action.id);
         const entry: Extract<TimelineEntry, { kind: "call" }> = {
           kind: "call", callId: call.id, tool: call.function.name, argsText: clip(prettyArgs(call.function.arguments)).text, action, result: null,
           reasonRepeatsModelText: action !== null && action.reason.trim() === text,
@@ -217,13 +239,5 @@ export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskI
       if (entry) entry.result = toolResult(messageText(message.content));
     }
   }
-  // Actions the conversation does not (yet) mention, e.g. proposed in a step still being saved.
-  for (const view of views.values()) if (!shown.has(view.id)) entries.push({ kind: "action", action: view });
-
-  const executing = actions.some((a) => a.status === "executing" || a.status === "approved");
-  const refreshMs = task.status === "queued" || task.status === "running" || executing ? 1_000 : task.status === "waiting_approval" ? 3_000 : null;
-  return {
-    id: task.id, instruction: task.instruction, status: task.status, planner: task.planner, offline: task.planner === "offline",
-    finalAnswer: task.finalAnswer, error: task.error, createdAt: task.createdAt, updatedAt: task.updatedAt, entries, refreshMs,
-  };
+  return entries;
 }

@@ -5,12 +5,12 @@ import { ActionStatus, TaskStatus } from "@/lib/generated/prisma/enums";
 import { getAuditCharts } from "@/lib/audit/audit-charts";
 import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
-import { parseAuditCursor, searchAuditEvents } from "@/lib/audit/search-audit-events";
+import { parseAuditCursor, searchAuditEvents, type AuditSearchResult } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
 import { getDb } from "@/lib/db/client";
-import { listMembers } from "@/lib/members/list-members";
+import { listMembers, type MemberListItem } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import { EmptyState, PageHeader } from "@/components/shell/page-header";
@@ -73,14 +73,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
     toolsForTenant(db, tenantId),
   ]);
   const reviewerEmail = new Map(members.map((m) => [m.userId, m.email]));
-  const options = {
-    tools: tools.map((t) => t.name),
-    reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
-    statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
-    types: [...AUDIT_EVENT_TYPES],
-  };
+  const options = filterOptions(members, tools);
   const canExport = member.roles.includes("auditor") || member.roles.includes("admin");
-  const filtered = Object.keys(filters).length > 0;
 
   return (
     <>
@@ -98,47 +92,67 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           </div>
         )}
         <AuditFilterForm filters={filters} options={options} />
-        {!parsed.ok && (
-          <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">
-            <p className="font-medium">These filters cannot be applied:</p>
-            <ul className="list-disc pl-5">{parsed.errors.map((e) => <li key={e}>{e}</li>)}</ul>
-          </div>
-        )}
+        {!parsed.ok && <FilterProblems errors={parsed.errors} />}
         <Suspense fallback={<Placeholder label="Drawing charts…" className="h-52" />}>
           <Charts tenantId={tenantId} filters={filters} />
         </Suspense>
         <Suspense fallback={<Placeholder label="Reading reviewer signals…" />}>
           <ReviewerSignals tenantId={tenantId} />
         </Suspense>
-        {page && (
-          <section aria-labelledby="events-heading" className="space-y-2">
-            <div className="flex flex-wrap items-baseline justify-between gap-2">
-              <h2 id="events-heading" className="font-semibold">
-                Events {cursor !== null && <span className="font-normal text-slate-600">(older page)</span>}
-              </h2>
-              {page.textScan && (
-                <p className="text-xs text-slate-600">
-                  Text search looked through {page.textScan.scanned.toLocaleString("en-US")} events
-                  {page.textScan.scanned >= page.textScan.limit ? " (its limit per page); “Older events” searches further back, or narrow the dates." : "."}
-                </p>
-              )}
-            </div>
-            {page.events.length === 0 ? (
-              <EmptyState title={filtered ? "No events match these filters" : "No events yet"}>
-                {filtered
-                  ? page.nextCursor ? "None in this stretch; use “Older events” to keep searching." : "Widen the date range or clear a filter."
-                  : "Events appear as requesters start tasks, agents propose actions and reviewers decide them."}
-              </EmptyState>
-            ) : (
-              <AuditTable events={page.events} reviewerEmail={reviewerEmail} />
-            )}
-            <nav aria-label="Pages" className="flex gap-2">
-              {cursor !== null && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters)}`}>Newest events</Link>}
-              {page.nextCursor && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters, { cursor: page.nextCursor })}`}>Older events →</Link>}
-            </nav>
-          </section>
-        )}
+        {page && <AuditEvents page={page} olderPage={cursor !== null} filters={filters} reviewerEmail={reviewerEmail} />}
       </div>
     </>
+  );
+}
+
+/** The choices the filter form offers: this tenant's tools, its reviewers, every status and event type. */
+function filterOptions(members: MemberListItem[], tools: { name: string }[]) {
+  return {
+    tools: tools.map((t) => t.name),
+    reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
+    statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
+    types: [...AUDIT_EVENT_TYPES],
+  };
+}
+
+function FilterProblems({ errors }: { errors: string[] }) {
+  return (
+    <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-red-900">
+      <p className="font-medium">These filters cannot be applied:</p>
+      <ul className="list-disc pl-5">{errors.map((e) => <li key={e}>{e}</li>)}</ul>
+    </div>
+  );
+}
+
+/** One page of matching events, newest first, with the links to the newest and to older pages. */
+function AuditEvents({ page, olderPage, filters, reviewerEmail }: { page: AuditSearchResult; olderPage: boolean; filters: AuditFilters; reviewerEmail: Map<string, string> }) {
+  const filtered = Object.keys(filters).length > 0;
+  return (
+    <section aria-labelledby="events-heading" className="space-y-2">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 id="events-heading" className="font-semibold">
+          Events {olderPage && <span className="font-normal text-slate-600">(older page)</span>}
+        </h2>
+        {page.textScan && (
+          <p className="text-xs text-slate-600">
+            Text search looked through {page.textScan.scanned.toLocaleString("en-US")} events
+            {page.textScan.scanned >= page.textScan.limit ? " (its limit per page); “Older events” searches further back, or narrow the dates." : "."}
+          </p>
+        )}
+      </div>
+      {page.events.length === 0 ? (
+        <EmptyState title={filtered ? "No events match these filters" : "No events yet"}>
+          {filtered
+            ? page.nextCursor ? "None in this stretch; use “Older events” to keep searching." : "Widen the date range or clear a filter."
+            : "Events appear as requesters start tasks, agents propose actions and reviewers decide them."}
+        </EmptyState>
+      ) : (
+        <AuditTable events={page.events} reviewerEmail={reviewerEmail} />
+      )}
+      <nav aria-label="Pages" className="flex gap-2">
+        {olderPage && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters)}`}>Newest events</Link>}
+        {page.nextCursor && <Link className={buttonClass.secondary} href={`/audit?${auditFiltersQuery(filters, { cursor: page.nextCursor })}`}>Older events →</Link>}
+      </nav>
+    </section>
   );
 }
