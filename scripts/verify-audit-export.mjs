@@ -58,6 +58,8 @@
  *
  *   A complete export (complete: true) holds every event 1..toSeq (fromSeq is "1") and every event
  *   must be covered by a checkpoint: its root is recomputed from the events at every checkpoint size.
+ *   Each event's `leaf.uid` must be its own: a uid two events carry is one event sealed twice (a
+ *   replayed copy), problem code replay.
  *
  * Sizes and seqs are limited to 2^53 − 1. The file is read twice, streamed (never held in memory):
  * first for the header, checkpoints and proofs, then for the events. The script also exports its
