@@ -26,6 +26,7 @@ const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 57_000, epheme
   console.error(`✖ ${error.message}`);
   process.exit(1);
 });
+const stateFile = path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-state-")), "audit-state.jsonl");
 const admin = new Client({ connectionString: cluster.url() });
 await admin.connect();
 await admin.query("CREATE DATABASE countersign");
@@ -51,6 +52,8 @@ const next = spawn(server.command, server.args, {
     NEXTAUTH_SECRET: "e2e-secret-not-for-production-use-0123456789",
     COUNTERSIGN_IN_PROCESS_WORKER: "1",
     COUNTERSIGN_WORKER_POLL_MS: "200",
+    // What the console remembers beside its key (lib/audit/audit-state-file.ts): this run's own.
+    AUDIT_STATE_FILE: stateFile,
     // Checkpoints at every sweep (5 s), so tests see them without waiting half a minute.
     AUDIT_CHECKPOINT_INTERVAL_S: "1",
     // As `npm start` runs it with the bundled PostgreSQL (scripts/start.ts).
@@ -62,6 +65,7 @@ const stop = async () => {
   next.kill("SIGTERM");
   await cluster.stop().catch(() => {});
   rmSync(dir, { recursive: true, force: true });
+  rmSync(path.dirname(stateFile), { recursive: true, force: true });
   rmSync(RUNTIME_FILE, { force: true });
   process.exit(0);
 };

@@ -58,6 +58,8 @@
  *
  *   A complete export (complete: true) holds every event 1..toSeq (fromSeq is "1") and every event
  *   must be covered by a checkpoint: its root is recomputed from the events at every checkpoint size.
+ *   Each event's `leaf.uid` must be its own: a uid two events carry is one event sealed twice (a
+ *   replayed copy), problem code replay.
  *
  * Sizes and seqs are limited to 2^53 − 1. The file is read twice, streamed (never held in memory):
  * first for the header, checkpoints and proofs, then for the events. The script also exports its
@@ -335,7 +337,7 @@ function compareBytes(b, aStart, aEnd, bStart, bEnd) {
   return aEnd - aStart - (bEnd - bStart);
 }
 
-/** Scans one canonical value at b[i]; returns the index after it, or -1. `seqOut`, when given, receives the top-level "seq" member's span. */
+/** Scans one canonical value at b[i]; returns the index after it, or -1. `seqOut`, when given, receives the top-level "seq" and "uid" members' spans. */
 function scanCanonical(b, i, end, depth, seqOut) {
   if (depth > 200 || i >= end) return -1;
   const c = b[i];
@@ -361,6 +363,9 @@ function scanCanonical(b, i, end, depth, seqOut) {
       if (seqOut && keyEnd - keyStart === 3 && b[keyStart] === 0x73 && b[keyStart + 1] === 0x65 && b[keyStart + 2] === 0x71) {
         seqOut.start = valueStart;
         seqOut.end = valueEnd;
+      } else if (seqOut && keyEnd - keyStart === 3 && b[keyStart] === 0x75 && b[keyStart + 1] === 0x69 && b[keyStart + 2] === 0x64) {
+        seqOut.uidStart = valueStart;
+        seqOut.uidEnd = valueEnd;
       }
       i = valueEnd;
       if (b[i] === 0x2c) {
@@ -586,8 +591,8 @@ function hasAt(line, at, pattern) {
 }
 
 // One result object and span, reused line after line: the walk allocates little besides digests.
-const fast = { seq: 0, leafBytes: null, leafSeq: undefined, leafSeqOk: false, inclusion: undefined };
-const seqSpan = { start: -1, end: -1 };
+const fast = { seq: 0, leafBytes: null, leafSeq: undefined, leafSeqOk: false, inclusion: undefined, uid: undefined };
+const seqSpan = { start: -1, end: -1, uidStart: -1, uidEnd: -1 };
 
 /**
  * The fast path for an event line written as {"kind":"event","seq":"N","leaf":<canonical>}:
@@ -605,6 +610,7 @@ function fastEvent(line) {
   const leafStart = i + LEAF_INFIX.length;
   if (line[leafStart] !== 0x7b) return null;
   seqSpan.start = -1;
+  seqSpan.uidStart = -1;
   const leafEnd = scanCanonical(line, leafStart, line.length, 0, seqSpan);
   if (leafEnd < 0 || leafEnd !== line.length - 1 || line[leafEnd] !== 0x7d) return null;
   // leaf.seq must be the JSON string of the same digits.
@@ -614,13 +620,85 @@ function fastEvent(line) {
   fast.leafBytes = line.subarray(leafStart, leafEnd);
   fast.leafSeqOk = ok;
   fast.leafSeq = ok || seqSpan.start < 0 ? undefined : JSON.parse(line.toString("utf8", seqSpan.start, seqSpan.end));
+  // The uid as its canonical text stands (a string's content without its quotes).
+  const quoted = seqSpan.uidStart >= 0 && line[seqSpan.uidStart] === Q;
+  fast.uid = seqSpan.uidStart < 0 ? undefined : line.toString("latin1", seqSpan.uidStart + (quoted ? 1 : 0), seqSpan.uidEnd - (quoted ? 1 : 0));
   return fast;
 }
 
 function slowEvent(record) {
   const seq = decimal(record.seq, "seq");
   if (record.leaf === null || typeof record.leaf !== "object" || Array.isArray(record.leaf)) throw new Error("leaf must be a JSON object");
-  return { seq, leafBytes: Buffer.from(canonicalJson(record.leaf), "utf8"), leafSeq: record.leaf.seq, leafSeqOk: record.leaf.seq === String(seq), inclusion: record.inclusion };
+  const uid = record.leaf.uid === undefined ? undefined : typeof record.leaf.uid === "string" ? record.leaf.uid : canonicalJson(record.leaf.uid);
+  return { seq, leafBytes: Buffer.from(canonicalJson(record.leaf), "utf8"), leafSeq: record.leaf.seq, leafSeqOk: record.leaf.seq === String(seq), inclusion: record.inclusion, uid };
+}
+
+// ---- one event, one leaf -------------------------------------------------------------------------
+
+const hexDigit = (c) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1);
+
+/** Writes a UUID's 16 bytes at out[at]; false when `text` is not a UUID. */
+function writeUuid(text, out, at) {
+  if (text.length !== 36) return false;
+  let k = 0;
+  for (let i = 0; i < 36; i++) {
+    const c = text.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return false;
+      continue;
+    }
+    const v = hexDigit(c);
+    if (v < 0) return false;
+    if (k % 2 === 0) out[at + (k >> 1)] = v << 4;
+    else out[at + (k >> 1)] |= v;
+    k++;
+  }
+  return true;
+}
+
+/**
+ * The console gives every event its own uid, which the event's MAC covers; its MAC cannot cover
+ * the place (id, time, seq) it does not know yet. So a uid carried by two leaves is one event
+ * sealed twice: a replayed copy. 24 bytes an event (a UUID's 16, else the first 16 of its SHA-256,
+ * and the seq); one native sort finds the repeats.
+ */
+export class UidLedger {
+  constructor() {
+    this.size = 0;
+    this.bytes = Buffer.alloc(16 * 4096);
+    this.seqs = new Float64Array(4096);
+  }
+  add(uid, seq) {
+    if (this.size === this.seqs.length) {
+      const bytes = Buffer.alloc(this.bytes.length * 2);
+      this.bytes.copy(bytes);
+      this.bytes = bytes;
+      const seqs = new Float64Array(this.seqs.length * 2);
+      seqs.set(this.seqs);
+      this.seqs = seqs;
+    }
+    const at = this.size * 16;
+    if (!writeUuid(uid, this.bytes, at)) sha256(Buffer.from(uid, "utf8")).copy(this.bytes, at, 0, 16);
+    this.seqs[this.size++] = seq;
+  }
+  /** Each uid met more than once: { uid (hex), seqs (ascending) }. */
+  repeats() {
+    const high = new BigUint64Array(this.size);
+    for (let i = 0; i < this.size; i++) high[i] = this.bytes.readBigUInt64BE(i * 16);
+    const sorted = high.slice().sort();
+    const suspects = new Set();
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) suspects.add(sorted[i]);
+    if (suspects.size === 0) return [];
+    const groups = new Map();
+    for (let i = 0; i < this.size; i++) {
+      if (!suspects.has(high[i])) continue;
+      const key = this.bytes.toString("hex", i * 16, i * 16 + 16);
+      groups.set(key, [...(groups.get(key) ?? []), this.seqs[i]]);
+    }
+    return [...groups]
+      .filter(([, seqs]) => seqs.length > 1)
+      .map(([hex, seqs]) => ({ uid: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, seqs: seqs.sort((a, b) => a - b) }));
+  }
 }
 
 // ---- passkey-signed approvals --------------------------------------------------------------------
@@ -949,6 +1027,7 @@ export async function verifyExport(path, options = {}) {
   let firstBeyond = null;
   let firstInclusionProblem = null;
   const seen = new Bitset();
+  const uids = new UidLedger();
   let maxSeq = 0;
   let fastCount = 0;
 
@@ -996,7 +1075,10 @@ export async function verifyExport(path, options = {}) {
     if (!event.leafSeqOk && !firstLeafSeq) firstLeafSeq = { seq, leafSeq, lineNo };
     if (seen.has(seq)) {
       if (!firstDuplicate) firstDuplicate = { seq, lineNo };
-    } else if (complete && seq < lastSeq && !firstDisorder) firstDisorder = { seq, after: lastSeq, lineNo };
+    } else {
+      if (complete && seq < lastSeq && !firstDisorder) firstDisorder = { seq, after: lastSeq, lineNo };
+      if (typeof event.uid === "string") uids.add(event.uid, seq);
+    }
     seen.add(seq);
     if ((seq > toSeq || seq < fromSeq) && !firstBeyond) firstBeyond = { seq, lineNo };
     lastSeq = seq;
@@ -1030,6 +1112,9 @@ export async function verifyExport(path, options = {}) {
   // ---- judging the sequence ----
   if (firstDuplicate) problem("duplicate", `duplicate: seq ${firstDuplicate.seq} appears more than once (again at line ${firstDuplicate.lineNo})`);
   if (firstDisorder) problem("out-of-order", `out of order: seq ${firstDisorder.seq} (line ${firstDisorder.lineNo}) comes after seq ${firstDisorder.after}`);
+  for (const { uid, seqs } of uids.repeats()) {
+    problem("replay", `replay: events seq ${seqs.join(", ")} carry the same uid ${uid}: one event was sealed more than once (a copy)`);
+  }
   if (firstLeafSeq) problem("leaf-seq", `event seq ${firstLeafSeq.seq} (line ${firstLeafSeq.lineNo}) carries leaf.seq ${JSON.stringify(firstLeafSeq.leafSeq)}`);
   if (firstBeyond) problem("out-of-range", `event seq ${firstBeyond.seq} (line ${firstBeyond.lineNo}) is outside the header's range ${fromSeq}..${toSeq}`);
   if (complete) {
@@ -1130,6 +1215,7 @@ const PRIORITY = [
   "duplicate",
   "out-of-order",
   "leaf-seq",
+  "replay",
   "gap",
   "truncated",
   "inclusion",

@@ -20,6 +20,8 @@ let dir: string | undefined;
 export default async function setup() {
   // The audit log's key (lib/audit/audit-keys.ts): one per run, shared by every test file's events.
   process.env.AUDIT_SIGNING_KEY ??= randomBytes(32).toString("base64");
+  // What the console remembers beside its key (lib/audit/audit-state-file.ts): one file per run.
+  process.env.AUDIT_STATE_FILE ??= path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-audit-state-")), "audit-state.jsonl");
   const external = readEnv("TEST_DATABASE_URL");
   if (external) {
     // A real external server (as a role that may create roles and databases): the template host.

@@ -1,3 +1,4 @@
+import type { AuditAlarm } from "@/lib/audit/audit-state-file";
 import type { ChainVerification } from "@/lib/audit/verify-audit-chain";
 import type { AuditVerificationRow } from "@/lib/db/statements/audit/read-latest-audit-verification";
 
@@ -13,11 +14,12 @@ const count = (n: number | bigint) => n.toLocaleString("en-US");
 
 /**
  * The state of the tenant's evidence: the latest signed checkpoint, what was added since and
- * verified on this visit (incremental, read-only), the last full verification, and the log's
- * public key for anyone who wants to check offline.
+ * verified on this visit (incremental, read-only), the last full verification, the failures the
+ * console remembers beside its key until an operator resolves them, and the log's public key for
+ * anyone who wants to check offline.
  */
-export function ChainStatus({ result, lastFull, verifierKey, now }: {
-  result: ChainVerification; lastFull: AuditVerificationRow | null; verifierKey: string; now: Date;
+export function ChainStatus({ result, lastFull, alarms, tenantId, verifierKey, now }: {
+  result: ChainVerification; lastFull: AuditVerificationRow | null; alarms: readonly AuditAlarm[]; tenantId: string; verifierKey: string; now: Date;
 }) {
   const checkpoint = result.checkpoint;
   const details = (
@@ -36,7 +38,7 @@ export function ChainStatus({ result, lastFull, verifierKey, now }: {
   );
   // A failed full walk stays an alarm until a later one passes.
   const fullFailed = lastFull !== null && !lastFull.ok;
-  if (result.ok && !fullFailed) {
+  if (result.ok && !fullFailed && alarms.length === 0) {
     return (
       <div role="status" className="rounded-lg border border-emerald-300 bg-emerald-50 px-4 py-2 text-emerald-900">
         <p>
@@ -67,7 +69,29 @@ export function ChainStatus({ result, lastFull, verifierKey, now }: {
           </ul>
         </>
       )}
+      {alarms.length > 0 && (
+        <>
+          <p>Found earlier by this console and not resolved (kept beside its signing key, where the database cannot erase it):</p>
+          <ul className="list-disc pl-5" data-testid="audit-alarms">
+            {alarms.map((alarm, i) => (
+              <li key={i}>
+                {SOURCE[alarm.source]}, {age(new Date(alarm.at), now)}:{" "}
+                {alarm.problems.map((p, j) => <span key={j}><span className="font-mono text-xs">{p.problem}</span> {p.message} </span>)}
+              </li>
+            ))}
+          </ul>
+          <p className="text-sm">
+            Once investigated, an operator resolves it on the console&apos;s machine: <code className="font-mono text-xs">npm run audit:resolve -- {tenantId} --note &quot;…&quot;</code>
+          </p>
+        </>
+      )}
       {details}
     </div>
   );
 }
+
+const SOURCE: Record<AuditAlarm["source"], string> = {
+  full_walk: "A full verification",
+  checkpoint: "A checkpoint refused",
+  witness: "A witness",
+};

@@ -145,6 +145,58 @@ test.describe("audit explorer", () => {
     await expect(alert).toContainText("was changed after sealing");
   });
 
+  test("a failure found stays red on /audit after the database's owner deletes its rows", async ({ page }) => {
+    const tenant = await seedTenant();
+    const taskId = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
+    await pendingAction(taskId, "send_email");
+    await expect.poll(() => e2eDb().auditSeal.count({ where: { tenantId: tenant.id, seq: 2 } })).toBe(1);
+    const victim = await e2eDb().auditSeal.findFirstOrThrow({ where: { tenantId: tenant.id, seq: 2 } });
+    const owner = e2eOwnerDb();
+    await owner.$transaction([
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER USER`),
+      owner.$executeRaw`UPDATE "AuditEvent" SET "actorLabel" = 'mallory@evil.test' WHERE id = ${victim.eventId}`,
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER USER`),
+    ]);
+    await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
+    await page.goto("/audit");
+    await page.getByRole("button", { name: "Verify every event now" }).click();
+    const alarms = page.getByTestId("audit-alarms");
+    await expect(async () => {
+      await page.reload();
+      await expect(alarms).toContainText(`Event ${victim.eventId} (leaf 2) fails its MAC`, { timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+    // Every verification row of the tenant deleted: the console still remembers what it found.
+    await owner.$transaction([
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditVerification" DISABLE TRIGGER USER`),
+      owner.$executeRaw`DELETE FROM "AuditVerification" WHERE "tenantId" = ${tenant.id}::uuid`,
+      owner.$executeRawUnsafe(`ALTER TABLE "AuditVerification" ENABLE TRIGGER USER`),
+    ]);
+    await page.reload();
+    await expect(page.getByText("✓ Evidence verified")).toHaveCount(0);
+    await expect(page.getByRole("alert").filter({ hasText: "Evidence verification failed" })).toBeVisible();
+    await expect(alarms).toContainText(`Event ${victim.eventId} (leaf 2) fails its MAC`);
+    await expect(page.getByRole("alert").filter({ hasText: "Evidence verification failed" })).toContainText(`npm run audit:resolve -- ${tenant.id}`);
+  });
+
+  test("a checkpoint row the console's own role inserted leaves /audit and the export working, and is named", async ({ page }) => {
+    const tenant = await seedTenant();
+    const taskId = await startTaskInDb(tenant, "Send a payment reminder for INV-1042");
+    await pendingAction(taskId, "send_email");
+    await expect.poll(() => e2eDb().auditCheckpoint.count({ where: { tenantId: tenant.id } }), { timeout: 20_000 }).toBeGreaterThan(0);
+    // As the console's database role, whose right is INSERT: a frontier of the wrong shape.
+    const [forged] = await e2eDb().$queryRaw<Array<{ id: bigint }>>`INSERT INTO "AuditCheckpoint" ("tenantId", size, "rootHash", frontier, note, witnesses)
+      VALUES (${tenant.id}::uuid, 59, ${"ab".repeat(32)}, ARRAY[${"cd".repeat(32)}], ${"forged\n59\n"}, ARRAY[]::text[]) RETURNING id`;
+    await signIn(page, tenant.users.auditor.email, TEST_PASSWORD);
+    await page.goto("/audit");
+    await expect(page.getByRole("alert").filter({ hasText: "Evidence verification failed" })).toContainText(`Checkpoint ${forged.id} (size 59) is not signed by this console's key`);
+    await expect(page.getByTestId("audit-verifier-key")).toBeVisible();
+    const res = await page.request.get("/api/audit/export?format=jsonl");
+    expect(res.status()).toBe(200);
+    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; note?: string });
+    expect(lines.filter((l) => l.kind === "event").length).toBeGreaterThan(1);
+    expect(lines.filter((l) => l.kind === "checkpoint").every((l) => !l.note?.startsWith("forged"))).toBe(true);
+  });
+
   test("filters and exports are scoped to the auditor's own tenant", async ({ page }) => {
     const mine = await seedTenant();
     const theirs = await seedTenant();

@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
+import { auditOrigin } from "@/lib/audit/audit-keys";
+import { rememberAlarm } from "@/lib/audit/audit-state-file";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { insertAuditVerification } from "@/lib/db/statements/audit/insert-audit-verification";
@@ -43,6 +45,8 @@ export function auditUpkeep(db: Db, now: () => number = Date.now): () => Promise
 export async function verifyFully(db: Db, tenantId: string) {
   const startedAt = new Date();
   const result = await verifyAuditChain(db, tenantId, { kind: "full" });
+  // Remembered beside the key too: deleting the verification row must not turn /audit green.
+  if (!result.ok) rememberAlarm(auditOrigin(tenantId), "full_walk", result.problems);
   await insertAuditVerification(db, {
     tenantId, kind: "full", ok: result.ok, checked: result.checked, treeSize: result.treeSize, problems: result.problems, startedAt,
   });

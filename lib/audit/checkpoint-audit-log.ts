@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
+import { rememberAlarm } from "@/lib/audit/audit-state-file";
+import { legacyBoundary, legacyExtension } from "@/lib/audit/legacy-boundary";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { verifyAuditChain, type ChainVerification } from "@/lib/audit/verify-audit-chain";
 import { witnessCheckpoint } from "@/lib/audit/witness-checkpoint";
@@ -9,6 +11,7 @@ import { insertAuditCheckpoint } from "@/lib/db/statements/audit/insert-audit-ch
 import { insertAuditVerification } from "@/lib/db/statements/audit/insert-audit-verification";
 import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
 import type { AuditCheckpointRow } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import type { AuditProblem } from "@/lib/db/audit-body";
 
 /**
  * `verification`: the incremental check it rests on, in every state — a signed or unchanged
@@ -25,7 +28,8 @@ export type CheckpointOutcome = { verification: ChainVerification } & (
  * Signs a checkpoint of the tenant's tree — `{origin, size, root}` as a C2SP checkpoint note,
  * Ed25519, key outside the database — once the leaves added since the previous one verify
  * (verifyAuditChain, incremental): a checkpoint never vouches for a forged or edited event. A
- * failed check is recorded (once while it fails the same way) and nothing is signed. The note goes to the configured witnesses
+ * failed check is recorded (once while it fails the same way), remembered beside the signing key
+ * until an operator resolves it (lib/audit/audit-state-file.ts), and nothing is signed. The note goes to the configured witnesses
  * (their cosignatures are kept with it). With nothing new since the latest checkpoint, nothing is
  * signed unless `force`.
  */
@@ -33,9 +37,13 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
   await sealAuditChain(db, tenantId);
   const startedAt = new Date();
   const verification = await verifyAuditChain(db, tenantId, { kind: "incremental" });
-  // Events outside the tree are reported, but do not stop the tree itself being vouched for.
-  const blocking = verification.problems.filter((p) => p.problem !== "unsealed" && p.problem !== "quarantined");
+  // Events outside the tree, and checkpoint rows the console did not sign (skipped: the walk starts
+  // from its own), are reported, but do not stop the tree itself being vouched for.
+  const outside = new Set<AuditProblem["problem"]>(["unsealed", "quarantined", "checkpoint_signature", "checkpoint_malformed"]);
+  const blocking = verification.problems.filter((p) => !outside.has(p.problem));
   if (blocking.length > 0) {
+    // Remembered beside the key, where deleting the verification rows does not erase it.
+    rememberAlarm(auditOrigin(tenantId), "checkpoint", blocking);
     // Recorded when it starts failing or fails differently, not again every cadence.
     const last = await readLatestAuditVerification(db, { tenantId, kind: "incremental" });
     if (last && !last.ok && last.problems[0]?.message === verification.problems[0]?.message) return { state: "refused", verification };
@@ -49,7 +57,9 @@ export async function checkpointAuditLog(db: Db, tenantId: string, options: { fo
   if (previous && previous.size === verification.treeSize && !options.force) return { state: "unchanged", size: previous.size, verification };
   const keys = auditKeys();
   const root = frontierRoot(verification.frontier);
-  const body = formatCheckpoint({ origin: auditOrigin(tenantId, keys), size: Number(verification.treeSize), rootHash: root });
+  // The legacy boundary as the console holds it, signed into its history (lib/audit/legacy-boundary.ts).
+  const extensions = [legacyExtension(await legacyBoundary(db))];
+  const body = formatCheckpoint({ origin: auditOrigin(tenantId, keys), size: Number(verification.treeSize), rootHash: root, extensions });
   const signed = signNote(body, keys.signer);
   const witnessed = await witnessCheckpoint(db, tenantId, { note: signed, previousSize: previous ? Number(previous.size) : 0, size: Number(verification.treeSize) });
   const row = await insertAuditCheckpoint(db, {

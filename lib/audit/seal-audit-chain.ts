@@ -11,7 +11,7 @@ import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-f
 import { lockAuditTree } from "@/lib/db/statements/audit/lock-audit-tree";
 import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/audit/read-unsealed-audit-events";
 import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/audit/write-audit-seals";
-import { readLegacyAuditBoundary } from "@/lib/db/statements/audit/read-legacy-audit-boundary";
+import { legacyBoundary, type LegacyBoundary } from "@/lib/audit/legacy-boundary";
 
 const BATCH = 500;
 /** One sealing transaction seals at most this many events, so it never holds the lock for long. */
@@ -21,7 +21,7 @@ const MAX_PER_TRANSACTION = 5_000;
  * Seals the tenant's new audit events into its Merkle tree, in the order they were written (by
  * id), and returns how many it sealed. Each event's MAC is checked first (lib/audit/event-mac.ts):
  * one that fails — not written by the console — is quarantined, never sealed, and the verifier
- * names it. Each sealed event gets an AuditSeal row: its seq, its RFC 6962 leaf hash, the perfect
+ * names it; so is a copy of an event (its uid is another event's). Each sealed event gets an AuditSeal row: its seq, its RFC 6962 leaf hash, the perfect
  * subtrees it completes, and the seal's MAC. Sealing is serialised per tenant by a transaction
  * lock, so the tree never forks, whichever process seals.
  */
@@ -36,24 +36,14 @@ export async function sealAuditChain(db: Db, tenantId: string): Promise<number> 
   }
 }
 
-const legacyBoundaries = new WeakMap<Db, Promise<{ ceiling: bigint; count: bigint }>>();
-
-/** Fixed by a migration, so read once per client. */
-export function legacyBoundary(db: Db): Promise<{ ceiling: bigint; count: bigint }> {
-  let boundary = legacyBoundaries.get(db);
-  if (!boundary) {
-    boundary = readLegacyAuditBoundary(db);
-    boundary.catch(() => legacyBoundaries.delete(db));
-    legacyBoundaries.set(db, boundary);
-  }
-  return boundary;
-}
-
-/** Why an event cannot be sealed, or null when the console wrote it. */
-function quarantineReason(row: UnsealedAuditEvent, macKey: Buffer, legacy: { ceiling: bigint }): string | null {
+/** Why an event cannot be sealed, or null when the console wrote it and it is not yet in the tree. */
+function quarantineReason(row: UnsealedAuditEvent, macKey: Buffer, legacy: LegacyBoundary): string | null {
   if (row.mac === null) return row.id <= legacy.ceiling ? null : "no MAC: not written by the console";
   const expected = eventMac(macKey, { uid: row.uid, body: auditBodyOfRow(row), omits: row.macOmits });
-  return macsEqual(row.mac, expected) ? null : "its MAC does not verify: written or changed outside the console";
+  if (!macsEqual(row.mac, expected)) return "its MAC does not verify: written or changed outside the console";
+  // The MAC cannot bind a place the console does not know when it writes (id, time, seq): one uid, one leaf.
+  if (row.sameUidAs !== null) return `a replay: event ${row.sameUidAs} carries the same uid (${row.uid}), and one event is sealed once`;
+  return null;
 }
 
 const minXid = (a: string, b: string): string => (BigInt(a) < BigInt(b) ? a : b);

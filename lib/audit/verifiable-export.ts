@@ -1,13 +1,14 @@
 import type { Db } from "@/lib/db/client";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes, type AuditLeaf } from "@/lib/audit/audit-record";
-import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
-import { storedSubtrees } from "@/lib/audit/audit-tree";
+import { auditKeys, auditOrigin, type AuditKeys } from "@/lib/audit/audit-keys";
+import { MissingSubtreeError, storedSubtrees } from "@/lib/audit/audit-tree";
+import { checkpointNoteProblem, latestTrustedCheckpoint } from "@/lib/audit/trusted-checkpoints";
 import { checkpointAuditLog, type CheckpointOutcome } from "@/lib/audit/checkpoint-audit-log";
 import { configuredWitnesses } from "@/lib/audit/witness-checkpoint";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { consistencyProof, inclusionProof, toHex } from "@/lib/audit/transparency/merkle";
-import { readAuditCheckpoints, readExportCheckpoints } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import { readExportCheckpoints, type CheckpointSummary } from "@/lib/db/statements/audit/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/audit/read-audit-leaves";
 import { readAuditTreeSize } from "@/lib/db/statements/audit/read-audit-tree-size";
 
@@ -23,22 +24,29 @@ const MAX_CHECKPOINTS = 1_000;
  * new leaves verify), so the export is covered up to the moment it was asked for.
  * Unfiltered, every leaf from 1 is included (`complete`) and the verifier recomputes every root;
  * filtered, each event carries its inclusion proof against the newest checkpoint instead.
+ * Only checkpoints the console signed are exported, and the file is always whole: a proof the
+ * stored tree can no longer give (leaves removed after a checkpoint) is left out, for the
+ * verifier to name what is missing, instead of breaking the download off.
  */
 export async function* verifiableExportLines(db: Db, input: { tenantId: string; filters: AuditFilters }): AsyncGenerator<string> {
   const { tenantId, filters } = input;
+  const keys = auditKeys();
   const outcome = await checkpointAuditLog(db, tenantId);
-  const [final = null] = await readAuditCheckpoints(db, { tenantId, limit: 1 });
-  const size = final?.size ?? 0n;
-  const chosen = await readExportCheckpoints(db, { tenantId, max: MAX_CHECKPOINTS });
+  const head = await readAuditTreeSize(db, { tenantId });
+  const { checkpoint: final } = await latestTrustedCheckpoint(db, tenantId, keys);
+  // Proofs go against the newest checkpoint the stored tree still holds (after a rollback, an older one).
+  const base = final && final.size > head ? (await latestTrustedCheckpoint(db, tenantId, keys, { maxSize: head })).checkpoint : final;
+  const size = base?.size ?? 0n;
+  const chosen = exportCheckpoints(await readExportCheckpoints(db, { tenantId, max: MAX_CHECKPOINTS }), [final, base], tenantId, keys);
   const complete = Object.keys(filters).length === 0;
   // Complete: every leaf, also any after the newest checkpoint (the verifier says they are not covered).
-  const through = complete ? await readAuditTreeSize(db, { tenantId }) : size;
-  const keys = auditKeys();
+  const through = complete ? head : size;
   yield line({
     kind: "countersign.audit-export", version: 1, tenantId, origin: auditOrigin(tenantId, keys), exportedAt: new Date().toISOString(),
     logKey: keys.verifierKey, witnessKeys: configuredWitnesses().keys, complete, fromSeq: "1", toSeq: through.toString(),
     filters, consoleCheck: consoleCheckOf(outcome),
   });
+  const subtrees = storedSubtrees(db, tenantId);
   if (complete) {
     for (let after = 0n; after < through; ) {
       const rows = await readAuditLeaves(db, { tenantId, after, through, limit: BATCH });
@@ -49,28 +57,45 @@ export async function* verifiableExportLines(db: Db, input: { tenantId: string; 
       }
       after = rows[rows.length - 1].seq;
     }
-  } else if (final) {
-    const subtrees = storedSubtrees(db, tenantId);
+  } else if (base) {
     let cursor: bigint | null = null;
     do {
       const page = await searchAuditEvents(db, { tenantId, filters, cursor, limit: BATCH });
       const sealed = page.events.filter((e): e is typeof e & { seq: bigint } => e.seq !== null && e.seq <= size);
-      const proofs = await Promise.all(sealed.map((e) => inclusionProof(Number(e.seq) - 1, Number(size), subtrees)));
+      const proofs = await Promise.allSettled(sealed.map((e) => inclusionProof(Number(e.seq) - 1, Number(size), subtrees)));
       for (const [i, event] of sealed.entries()) {
         const leaf: AuditLeaf = auditLeaf(event, auditBodyOfRow({ ...event, tenantId }));
-        yield eventLine(event.seq, leaf, { treeSize: size.toString(), path: proofs[i].map(toHex) });
+        const proof = proofs[i];
+        if (proof.status === "rejected" && !(proof.reason instanceof MissingSubtreeError)) throw proof.reason;
+        // Without its proof (the tree lacks a subtree) the verifier names the event.
+        yield eventLine(event.seq, leaf, proof.status === "fulfilled" ? { treeSize: size.toString(), path: proof.value.map(toHex) } : undefined);
       }
       cursor = page.nextCursor === null ? null : BigInt(page.nextCursor);
     } while (cursor !== null);
   }
-  const subtrees = storedSubtrees(db, tenantId);
   for (const checkpoint of chosen) yield line({ kind: "checkpoint", note: checkpoint.note });
   for (let i = 1; i < chosen.length; i++) {
     const from = Number(chosen[i - 1].size);
     const to = Number(chosen[i].size);
     if (from === 0 || from === to) continue;
-    yield line({ kind: "consistency", from: String(from), to: String(to), path: (await consistencyProof(from, to, subtrees)).map(toHex) });
+    const path = await consistencyProof(from, to, subtrees).catch((error: unknown) => {
+      if (error instanceof MissingSubtreeError) return null; // the verifier names the checkpoints it cannot connect
+      throw error;
+    });
+    if (path) yield line({ kind: "consistency", from: String(from), to: String(to), path: path.map(toHex) });
   }
+}
+
+/**
+ * The checkpoints to export, smallest tree first, one per size: those chosen whose note the
+ * console signed for this log, up to the newest trusted one, and the `wanted` ones.
+ */
+function exportCheckpoints(candidates: CheckpointSummary[], wanted: Array<CheckpointSummary | null>, tenantId: string, keys: AuditKeys): CheckpointSummary[] {
+  const newest = wanted[0]?.size ?? -1n;
+  const bySize = new Map<bigint, CheckpointSummary>();
+  for (const c of candidates) if (c.size <= newest && checkpointNoteProblem(c, tenantId, keys) === null) bySize.set(c.size, c);
+  for (const c of wanted) if (c) bySize.set(c.size, c);
+  return [...bySize.values()].sort((a, b) => (a.size < b.size ? -1 : a.size > b.size ? 1 : 0));
 }
 
 /** An event's line, its leaf written as the canonical JSON its hash covers (the verifier's fast path). */

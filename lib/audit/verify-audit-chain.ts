@@ -1,12 +1,13 @@
 import type { Db } from "@/lib/db/client";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
-import { auditKeys, auditOrigin, type AuditKeys } from "@/lib/audit/audit-keys";
+import { auditKeys, type AuditKeys } from "@/lib/audit/audit-keys";
 import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
-import { legacyBoundary } from "@/lib/audit/seal-audit-chain";
+import { legacyBoundary } from "@/lib/audit/legacy-boundary";
 import { appendLeaf, EMPTY_FRONTIER, fromHex, frontierAt, frontierRoot, leafHash, toHex, type Frontier } from "@/lib/audit/transparency/merkle";
 import { MissingSubtreeError, storedSubtrees } from "@/lib/audit/audit-tree";
-import { parseCheckpoint, verifyNote } from "@/lib/audit/transparency/signed-note";
-import { readAuditCheckpointPage, readAuditCheckpoints, type AuditCheckpointRow, type CheckpointSummary } from "@/lib/db/statements/audit/read-audit-checkpoints";
+import { checkpointNoteProblem, latestTrustedCheckpoint } from "@/lib/audit/trusted-checkpoints";
+import { UidLedger } from "@/lib/audit/uid-ledger";
+import { readAuditCheckpointPage, type AuditCheckpointRow, type CheckpointSummary } from "@/lib/db/statements/audit/read-audit-checkpoints";
 import { readAuditLeaves } from "@/lib/db/statements/audit/read-audit-leaves";
 import { readAuditLooseEnds } from "@/lib/db/statements/audit/read-audit-loose-ends";
 import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-floors";
@@ -48,8 +49,11 @@ export const UNSEALED_GRACE_SECONDS = 60;
  * `edited`); the seal's own MAC verifies (else `seal_forged`); and the perfect subtrees stored
  * with it are the ones it completes (else `tree_edited`). The tree's root at each checkpoint's
  * size must be the signed one (else `checkpoint_mismatch`), every checkpoint's signature must
- * verify, and the tree may not be smaller than the latest checkpoint (`rolled_back`). Events
- * outside the tree — quarantined, or unsealed for longer than a minute — are named too.
+ * verify, and the tree may not be smaller than the latest checkpoint (`rolled_back`). A full walk
+ * also names a uid carried by two leaves (`replayed`: a copy of an event sealed again). Checkpoint
+ * rows the console did not sign, or cannot start from, are skipped and named
+ * (`checkpoint_signature`, `checkpoint_malformed`). Events outside the tree — quarantined, or
+ * unsealed for longer than a minute — are named too.
  */
 export async function verifyAuditChain(db: Db, tenantId: string, options: { kind?: "full" | "incremental"; keys?: AuditKeys } = {}): Promise<ChainVerification> {
   const kind = options.kind ?? "incremental";
@@ -57,13 +61,16 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   const problems: AuditProblem[] = [];
   const report = (p: AuditProblem) => void (problems.length < MAX_PROBLEMS && problems.push(p));
 
-  const [latest = null] = await readAuditCheckpoints(db, { tenantId, limit: 1 });
-  // Incremental: the latest checkpoint's signature. Full: every checkpoint's (one per
+  // The latest checkpoint the console signed: rows it did not sign, or cannot start from, are
+  // input anyone with its INSERT right could write — skipped and named, never trusted.
+  const trusted = await latestTrustedCheckpoint(db, tenantId, keys);
+  const latest = trusted.checkpoint;
+  // Incremental: the rows above the latest trusted one. Full: every checkpoint's signature (one per
   // AUDIT_CHECKPOINT_INTERVAL_S while the log grows, and one per "checkpoint now": tens of
   // thousands a month), read a page at a time in step with the leaves, each root compared when the
   // walk reaches its size; in slices, so other requests are served in between.
   const checkpoints = kind === "full" ? await checkpointsInOrder(db, tenantId, keys, report) : null;
-  if (!checkpoints && latest) checkCheckpoint(latest, tenantId, keys, report);
+  if (!checkpoints) for (const problem of trusted.ignored) report(problem);
   const head = await readAuditTreeSize(db, { tenantId });
   if (latest && head < latest.size) {
     report({ problem: "rolled_back", seq: String(head + 1n), message: `The tree has ${head} leaves, but checkpoint ${latest.id} signed ${latest.size}: leaves ${head + 1n}–${latest.size} were removed.` });
@@ -73,13 +80,11 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   let frontier: Frontier = EMPTY_FRONTIER;
   if (kind === "incremental" && latest) {
     frontier = { size: Number(latest.size), hashes: latest.frontier.map(fromHex) };
-    if (toHex(frontierRoot(frontier)) !== latest.rootHash) {
-      report({ problem: "checkpoint_mismatch", seq: String(latest.size), message: `Checkpoint ${latest.id}'s stored frontier does not give its signed root.` });
-    } else {
-      // The stored tree must still hold the subtrees the checkpoint was built from.
-      await checkStoredFrontier(db, tenantId, frontier, report);
-    }
+    // The stored tree must still hold the subtrees the checkpoint was built from.
+    await checkStoredFrontier(db, tenantId, frontier, report);
   }
+  // A full walk: every leaf's uid, so a copy of an event sealed as a second leaf is named.
+  const uids = kind === "full" ? new UidLedger() : null;
   const { macKey } = keys;
   const legacy = await legacyBoundary(db);
   let legacySeen = 0n;
@@ -104,6 +109,7 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
         break walk;
       }
       const body = auditBodyOfRow(row);
+      uids?.add(row.uid, row.seq);
       if (row.mac === null) {
         legacySeen += 1n;
         if (row.id > legacy.ceiling) report({ problem: "forged", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) has no MAC: it was not written by the console.` });
@@ -137,6 +143,13 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   }
   // Those past where the walk ended (a tree rolled back, or a walk stopped at a gap): signatures only.
   await checkpoints?.through(null);
+  for (const repeat of uids?.repeats() ?? []) {
+    const [first, ...copies] = repeat.seqs;
+    report({
+      problem: "replayed", seq: String(copies[0]),
+      message: `Leaf ${copies.join(", ")} repeats the uid ${repeat.uid} of leaf ${first}: a copy of one event was sealed again.`,
+    });
+  }
   if (kind === "full" && legacySeen > legacy.count) {
     report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
   }
@@ -193,18 +206,8 @@ async function checkpointsInOrder(db: Db, tenantId: string, keys: AuditKeys, rep
 }
 
 function checkCheckpoint(checkpoint: CheckpointSummary, tenantId: string, keys: AuditKeys, report: (p: AuditProblem) => void): void {
-  const bad = (why: string) => report({ problem: "checkpoint_signature", seq: String(checkpoint.size), message: `Checkpoint ${checkpoint.id} (size ${checkpoint.size}) ${why}.` });
-  try {
-    const verified = verifyNote(checkpoint.note, [keys.verifier]);
-    if (verified.verified.length === 0) return bad("is not signed by this console's key");
-    const parsed = parseCheckpoint(verified.body);
-    if (parsed.origin !== auditOrigin(tenantId, keys)) return bad(`is for another log (${parsed.origin})`);
-    if (BigInt(parsed.size) !== checkpoint.size || toHex(parsed.rootHash) !== checkpoint.rootHash) {
-      return bad("does not say what its row says");
-    }
-  } catch (error) {
-    bad(`is not signed by this console's key: ${(error as Error).message}`);
-  }
+  const why = checkpointNoteProblem(checkpoint, tenantId, keys);
+  if (why) report({ problem: "checkpoint_signature", seq: String(checkpoint.size), message: `Checkpoint ${checkpoint.id} (size ${checkpoint.size}) ${why}.` });
 }
 
 /** The perfect subtrees a frontier was made of must still be stored where they were. */

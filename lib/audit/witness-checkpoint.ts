@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
+import { auditOrigin } from "@/lib/audit/audit-keys";
+import { rememberAlarm } from "@/lib/audit/audit-state-file";
 import { storedSubtrees } from "@/lib/audit/audit-tree";
 import { consistencyProof } from "@/lib/audit/transparency/merkle";
 import { parseVerifierKey, verifyNote } from "@/lib/audit/transparency/signed-note";
@@ -16,8 +18,9 @@ export function configuredWitnesses(): { urls: string[]; keys: string[] } {
  * proof from the size each last co-signed, and returns the note with the cosignatures they gave
  * (checked against AUDIT_WITNESS_KEYS when set) and the witnesses' names. A witness that is down or
  * refuses is logged and skipped: the checkpoint is still the console's signed word, and the next
- * one asks again. A witness that has co-signed a larger tree than this one is told nothing more
- * and reported loudly: this log was rolled back, or forked.
+ * one asks again. A witness that has co-signed a larger tree than this one, or another history,
+ * is told nothing more and reported loudly: this log was rolled back, or forked — remembered
+ * beside the signing key and shown on /audit until an operator resolves it.
  */
 export async function witnessCheckpoint(
   db: Db,
@@ -50,7 +53,14 @@ export async function witnessCheckpoint(
       lines.push(...outcome.lines);
       names.push(...outcome.lines.map((line) => line.slice(2).split(" ")[0]));
     } else if (outcome.kind === "conflict") {
+      const message = `Witness ${url} has co-signed ${outcome.witnessSize} entries of this log, more than its ${input.size}: the log was rolled back or forked.`;
       console.error(`[countersign] witness ${url} has co-signed ${outcome.witnessSize} entries of tenant ${tenantId}'s audit log, more than its ${input.size}: the log was rolled back or forked.`);
+      rememberAlarm(auditOrigin(tenantId), "witness", [{ problem: "rolled_back", seq: String(input.size + 1), message }]);
+    } else if (outcome.kind === "refused" && outcome.status === 422) {
+      // The witness holds a history this checkpoint does not extend: another root for a size it co-signed.
+      const message = `Witness ${url} refused the checkpoint of ${input.size} entries as inconsistent with the history it co-signed (${outcome.message}): the log was forked or rewritten.`;
+      console.error(`[countersign] tenant ${tenantId}: ${message}`);
+      rememberAlarm(auditOrigin(tenantId), "witness", [{ problem: "forked", message }]);
     } else {
       console.error(`[countersign] witness ${url} did not co-sign tenant ${tenantId}'s checkpoint at ${input.size}: ${outcome.kind === "refused" ? `${outcome.status} ${outcome.message}` : outcome.message}`);
     }

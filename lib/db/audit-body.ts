@@ -30,7 +30,8 @@ export type AttestedAuditBody = AuditBody & { uid: string; mac: string; macOmits
 export type AuditProblem = {
   problem:
     | "missing" | "reordered" | "edited" | "forged" | "seal_forged" | "tree_edited" | "foreign_event"
-    | "checkpoint_mismatch" | "checkpoint_signature" | "rolled_back" | "unsealed" | "quarantined" | "legacy_count";
+    | "checkpoint_mismatch" | "checkpoint_signature" | "checkpoint_malformed" | "rolled_back" | "forked" | "replayed"
+    | "unsealed" | "quarantined" | "legacy_count";
   seq?: string;
   eventId?: string;
   message: string;

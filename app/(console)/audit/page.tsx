@@ -6,9 +6,8 @@ import { getAuditCharts } from "@/lib/audit/audit-charts";
 import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { parseAuditCursor, searchAuditEvents, type AuditSearchResult } from "@/lib/audit/search-audit-events";
-import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { auditKeys } from "@/lib/audit/audit-keys";
-import { readLatestAuditVerification } from "@/lib/db/statements/audit/read-latest-audit-verification";
+import { evidenceStatus } from "@/lib/audit/evidence-status";
 import { getDb } from "@/lib/db/client";
 import { listMembers, type MemberListItem } from "@/lib/members/list-members";
 import { requirePageMember } from "@/lib/server/acting-member";
@@ -28,14 +27,13 @@ export const metadata: Metadata = { title: "Audit" };
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
-/** Verifies what was added since the latest signed checkpoint (reads only: a visit never writes). */
+/**
+ * Verifies what was added since the latest signed checkpoint (reads only: a visit never writes),
+ * beside the last full verification and the failures the console remembers until resolved.
+ */
 async function ChainVerification({ tenantId }: { tenantId: string }) {
-  const db = getDb();
-  const [result, lastFull] = await Promise.all([
-    verifyAuditChain(db, tenantId, { kind: "incremental" }),
-    readLatestAuditVerification(db, { tenantId, kind: "full" }),
-  ]);
-  return <ChainStatus result={result} lastFull={lastFull} verifierKey={auditKeys().verifierKey} now={new Date()} />;
+  const status = await evidenceStatus(getDb(), tenantId);
+  return <ChainStatus {...status} tenantId={tenantId} verifierKey={auditKeys().verifierKey} now={new Date()} />;
 }
 
 async function ReviewerSignals({ tenantId }: { tenantId: string }) {

@@ -6,14 +6,21 @@ export type AuditCheckpointRow = {
 };
 
 /**
- * The tenant's latest checkpoints, largest tree first, at most `limit` (the latest is `limit: 1`),
- * only those up to `maxSize` when it is given. A tenant signs tens of thousands a month: reading
- * them all goes a page at a time (readAuditCheckpointPage) or picks some (readExportCheckpoints).
+ * The tenant's latest checkpoint rows, largest tree first, at most `limit`, only those up to
+ * `maxSize` when it is given and those before `before` (a page's last row). Rows are input, not
+ * evidence (the console's role may insert any): lib/audit/trusted-checkpoints.ts picks the ones
+ * the console signed. A tenant signs tens of thousands a month: reading them all goes a page at a
+ * time (readAuditCheckpointPage) or picks some (readExportCheckpoints).
  */
-export async function readAuditCheckpoints(q: Queryable, input: { tenantId: string; limit: number; maxSize?: bigint }): Promise<AuditCheckpointRow[]> {
+export async function readAuditCheckpoints(
+  q: Queryable,
+  input: { tenantId: string; limit: number; maxSize?: bigint; before?: CheckpointCursor },
+): Promise<AuditCheckpointRow[]> {
+  const maxSize = input.maxSize === undefined ? Prisma.empty : Prisma.sql`AND size <= ${input.maxSize}`;
+  const before = input.before === undefined ? Prisma.empty : Prisma.sql`AND (size, id) < (${input.before.size}, ${input.before.id})`;
   return query<AuditCheckpointRow>(q, Prisma.sql`
     SELECT id, "tenantId", size, "rootHash", frontier, note, witnesses, "createdAt" FROM "AuditCheckpoint"
-    WHERE "tenantId" = ${input.tenantId}::uuid ${input.maxSize === undefined ? Prisma.empty : Prisma.sql`AND size <= ${input.maxSize}`}
+    WHERE "tenantId" = ${input.tenantId}::uuid ${maxSize} ${before}
     ORDER BY size DESC, id DESC LIMIT ${input.limit}`);
 }
 

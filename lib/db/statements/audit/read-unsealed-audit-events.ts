@@ -10,6 +10,8 @@ export type UnsealedAuditEvent = {
   outcome: string; subjectType: string; subjectId: string | null; actionId: string | null; tool: string | null;
   verdict: string | null; riskLevel: string | null; reviewerId: string | null; requester: string | null;
   status: string | null; data: unknown;
+  /** Another event with this uid that is sealed, or written before this one (lower id): this one is its copy. */
+  sameUidAs: bigint | null;
 };
 
 /**
@@ -30,13 +32,19 @@ export function unsealedAuditEventSql(tenant: Sql, floor: string): Sql {
 
 /**
  * The tenant's events not yet in its tree from `floor` on, by writing transaction (then id), so
- * sealing can move its floor past what it has sealed while a backlog lasts.
+ * sealing can move its floor past what it has sealed while a backlog lasts. Each comes with
+ * `sameUidAs`: the console gives every event its own uid and the MAC covers it, so a second row
+ * with a uid is a copy (a replay, once the owner drops the unique index) — read here, in the
+ * sealing transaction, from the rows as they are now, not from the index.
  */
 export async function readUnsealedAuditEvents(tx: SqlClient, input: { tenantId: string; floor: string; limit: number }): Promise<UnsealedAuditEvent[]> {
   return query<UnsealedAuditEvent>(tx, Prisma.sql`
     SELECT e.xid::text AS xid, e.id, e."tenantId", e.at, e.uid, e.mac, e."macOmits", e."actorType", e."actorId", e."actorLabel", e.type, e.outcome,
       e."subjectType", e."subjectId", e."actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel",
-      e."reviewerId", e.requester, e.status, e.data
+      e."reviewerId", e.requester, e.status, e.data,
+      (SELECT o.id FROM "AuditEvent" o
+        WHERE o.uid = e.uid AND o.id <> e.id AND (o.id < e.id OR EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = o.id))
+        ORDER BY o.id LIMIT 1) AS "sameUidAs"
     FROM "AuditEvent" e
     WHERE ${unsealedAuditEventSql(Prisma.sql`${input.tenantId}::uuid`, input.floor)}
     ORDER BY e.xid, e.id LIMIT ${input.limit}`, { prepare: false });
