@@ -4,7 +4,7 @@ import path from "node:path";
 import { readEnv } from "@/lib/env";
 import { noteSigner, parseVerifierKey, verifierKey, verifyNote, type NoteSigner, type VerifierKey } from "@/lib/audit/transparency/signed-note";
 import type { Queryable } from "@/lib/db/sql";
-import { readAnyAuditCheckpoint } from "@/lib/db/statements/audit/read-any-audit-checkpoint";
+import { readAuditCheckpointNotes } from "@/lib/db/statements/audit/read-audit-checkpoint-notes";
 
 /**
  * The audit log's keys, all from one 32-byte seed that lives outside the database
@@ -95,19 +95,35 @@ function seedFromFile(file: string): Buffer {
   return decodeSeed(readFileSync(file, "utf8"), file);
 }
 
+/** How many checkpoint notes the start-up check reads, newest first, looking for one of ours. */
+const KEY_CHECK_NOTES = 2_000;
+
 /**
- * Why this process must not write to the audit log, in one line, or null: its key is not the one
- * that signed the log so far (say a worker on another machine that made its own key file), so
- * every event it wrote would fail its MAC and be quarantined.
+ * Why this process must not write to the audit log, in one line, or null: its key signed none of
+ * the log's newest checkpoints (say a worker on another machine that made its own key file), so
+ * every event it wrote would fail its MAC and be quarantined. Any one of ours will do: a row the
+ * app role inserted under another key must not stop the console from starting.
  */
 export async function auditKeyProblem(db: Queryable): Promise<string | null> {
-  const note = await readAnyAuditCheckpoint(db);
-  if (note === null) return null;
   const keys = auditKeys();
-  try {
-    if (verifyNote(note, [keys.verifier]).verified.length > 0) return null;
-  } catch {
-    // a signature under our key's name and id that does not verify: the same answer
+  let seen = 0;
+  let beforeId: bigint | null = null;
+  while (seen < KEY_CHECK_NOTES) {
+    const rows = await readAuditCheckpointNotes(db, { beforeId, limit: 200 });
+    if (rows.length === 0) break;
+    for (const row of rows) if (signedBy(row.note, keys)) return null;
+    seen += rows.length;
+    beforeId = rows[rows.length - 1].id;
   }
+  if (seen === 0) return null;
   return `This process's audit signing key (${keys.verifierKey}) is not the one that signed this database's audit log: set AUDIT_SIGNING_KEY to the console's key (its file is .data/audit-signing-key where npm start runs), or its events would be quarantined.`;
+}
+
+function signedBy(note: string, keys: AuditKeys): boolean {
+  try {
+    return verifyNote(note, [keys.verifier]).verified.length > 0;
+  } catch {
+    // malformed, or a signature under our key's name and id that does not verify
+    return false;
+  }
 }

@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
-import { auditKeys } from "@/lib/audit/audit-keys";
+import { auditKeyProblem, auditKeys } from "@/lib/audit/audit-keys";
 import { auditLogInfo } from "@/lib/audit/audit-proofs";
 import type { AuditFilters } from "@/lib/audit/audit-filters";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
+import { noteSigner, signNote } from "@/lib/audit/transparency/signed-note";
 
 /**
  * Checkpoint rows are input, not evidence: the console's own role may INSERT any row into
@@ -75,6 +76,15 @@ describe("checkpoint rows the console did not sign", () => {
     expect(lines[0].consoleCheck?.problems[0].message).toContain(`Checkpoint ${forged} (size 59)`);
     expect(verified.status).toBe(0);
     expect(verified.stderr.split("\n")[0]).toContain(`the console's own check reported: checkpoint_signature: Checkpoint ${forged} (size 59)`);
+  });
+
+  it("a row signed by another key, newest of all, does not stop the console from starting", async () => {
+    await tenantWithCheckpoint(2);
+    // Signed properly, by a key that is not this console's (the row's note is SQL-quoted below).
+    const note = signNote("another-console/log\n1\nAAAA\n", noteSigner("another-console", Buffer.alloc(32, 3)));
+    await insertAsApp(`INSERT INTO "AuditCheckpoint" ("tenantId", size, "rootHash", frontier, note, witnesses)
+      SELECT "tenantId", size, "rootHash", frontier, '${note.replaceAll("'", "''")}', witnesses FROM "AuditCheckpoint" ORDER BY id DESC LIMIT 1`);
+    expect(await auditKeyProblem(t.db)).toBeNull();
   });
 
   it("a genuine note copied into a row with another frontier or witnesses is named and ignored too", async () => {
