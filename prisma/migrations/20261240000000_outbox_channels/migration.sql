@@ -1,7 +1,7 @@
 -- One outbox for every notification channel (issue 37, item 2): webhooks, reviewer emails, Slack
 -- messages and Slack notices move into OutboxDelivery, their cursors into OutboxCursor. Rows keep
 -- their ids, attempts, windows and errors: pending stays pending, failed stays failed (and can be
--- sent again), and the channels' words for done (delivered, done) become `sent` — or `skipped` for
+-- sent again), and the words of the channels for done (delivered, done) become `sent` — or `skipped` for
 -- a Slack notice that had nothing left to post.
 
 -- CreateTable
@@ -69,7 +69,7 @@ ALTER TABLE "OutboxCursor" ADD CONSTRAINT "OutboxCursor_tenantId_fkey" FOREIGN K
 ALTER TABLE "OutboxDelivery" ADD CONSTRAINT "OutboxDelivery_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Tenant"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Move the cursors: one per webhook endpoint, per Slack app (its messages and its notices), per
--- tenant's reviewer emails.
+-- reviewer emails of a tenant.
 INSERT INTO "OutboxCursor" ("channel", "subscriptionId", "tenantId", "cursorSeq")
 SELECT 'webhook', "id", "tenantId", "cursorSeq" FROM "WebhookEndpoint";
 INSERT INTO "OutboxCursor" ("channel", "subscriptionId", "tenantId", "cursorSeq")
@@ -77,7 +77,7 @@ SELECT k.channel, i."tenantId", i."tenantId", i."cursorSeq" FROM "SlackIntegrati
 INSERT INTO "OutboxCursor" ("channel", "subscriptionId", "tenantId", "cursorSeq", "updatedAt")
 SELECT 'reviewer_email', "tenantId", "tenantId", "cursorSeq", "updatedAt" FROM "NotificationCursor";
 
--- Webhook deliveries: the body as it was queued, its webhook-id and event type; the receiver's last answer.
+-- Webhook deliveries: the body as it was queued, its webhook-id and event type, the last answer of the receiver.
 INSERT INTO "OutboxDelivery" ("id", "tenantId", "channel", "subscriptionId", "dedupeKey", "actionId", "auditSeq", "payload", "state",
   "status", "attempts", "nextAttemptAt", "giveUpAt", "leaseOwner", "leaseExpiresAt", "lastError", "sentAt", "createdAt", "updatedAt")
 SELECT d."id", d."tenantId", 'webhook', d."endpointId", d."endpointId"::text || ':' || d."auditSeq"::text,
@@ -88,7 +88,7 @@ SELECT d."id", d."tenantId", 'webhook', d."endpointId", d."endpointId"::text || 
   d."lastError", d."deliveredAt", d."createdAt", d."updatedAt"
 FROM "WebhookDelivery" d;
 
--- Slack messages: one per action, kept up to date; what the posted message shows.
+-- Slack messages: one per action, kept up to date, what the posted message shows.
 INSERT INTO "OutboxDelivery" ("id", "tenantId", "channel", "subscriptionId", "dedupeKey", "actionId", "auditSeq", "payload", "state",
   "version", "sentVersion", "status", "attempts", "nextAttemptAt", "giveUpAt", "leaseOwner", "leaseExpiresAt", "lastError", "createdAt", "updatedAt")
 SELECT m."id", m."tenantId", 'slack_message', m."tenantId", m."actionId"::text, m."actionId", 0, jsonb_build_object('actionId', m."actionId"),
@@ -97,7 +97,7 @@ SELECT m."id", m."tenantId", 'slack_message', m."tenantId", m."actionId"::text, 
   m."leaseOwner", m."leaseExpiresAt", m."lastError", m."createdAt", m."updatedAt"
 FROM "SlackMessage" m;
 
--- Slack notices: one per escalation's sealed leaf.
+-- Slack notices: one per sealed leaf of an escalation.
 INSERT INTO "OutboxDelivery" ("id", "tenantId", "channel", "subscriptionId", "dedupeKey", "actionId", "auditSeq", "payload", "state",
   "status", "attempts", "nextAttemptAt", "giveUpAt", "leaseOwner", "leaseExpiresAt", "lastError", "createdAt", "updatedAt")
 SELECT n."id", n."tenantId", 'slack_notice', n."tenantId", n."tenantId"::text || ':' || n."auditSeq"::text, n."actionId", n."auditSeq",
@@ -107,7 +107,7 @@ SELECT n."id", n."tenantId", 'slack_notice', n."tenantId", n."tenantId"::text ||
   n."attempts", n."nextAttemptAt", n."giveUpAt", n."leaseOwner", n."leaseExpiresAt", n."lastError", n."createdAt", n."updatedAt"
 FROM "SlackNotice" n;
 
--- Reviewer emails: one per ask; a digest member's rows share a batch key and go out as one email.
+-- Reviewer emails: one per ask, a digest member has rows that share a batch key and go out as one email.
 INSERT INTO "OutboxDelivery" ("id", "tenantId", "channel", "subscriptionId", "dedupeKey", "batchKey", "actionId", "auditSeq", "payload",
   "status", "attempts", "nextAttemptAt", "giveUpAt", "leaseOwner", "leaseExpiresAt", "lastError", "sentAt", "createdAt", "updatedAt")
 SELECT e."id", e."tenantId", 'reviewer_email', e."tenantId",
