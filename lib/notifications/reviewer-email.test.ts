@@ -12,13 +12,13 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
-import { pumpReviewerEmails } from "@/lib/notifications/run-reviewer-email-worker";
+import { pumpReviewerEmails } from "@/lib/notifications/reviewer-email-channel";
 import { redactSmtpSecrets } from "@/lib/notifications/send-smtp";
 import { setEmailMode } from "@/lib/notifications/set-email-mode";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
-import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
+import { pumpWebhooks } from "@/lib/webhooks/webhook-channel";
 import { createServer } from "node:http";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
 import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
@@ -133,6 +133,17 @@ async function pendingRefund(tenant: TestTenant, amountMinor = 5_000) {
   return proposed;
 }
 
+/** The tenant's reviewer-email outbox rows (oldest ask first), each with what its payload says (action, member, reason). */
+async function reviewerEmails(where: { tenantId: string; status?: string; userId?: string | { in: string[] } }) {
+  const rows = await t.db.outboxDelivery.findMany({
+    where: { channel: "reviewer_email", tenantId: where.tenantId, ...(where.status ? { status: where.status } : {}) }, orderBy: [{ auditSeq: "asc" }, { id: "asc" }],
+  });
+  const users = where.userId === undefined ? null : typeof where.userId === "string" ? [where.userId] : where.userId.in;
+  return rows
+    .map((row) => ({ ...row, ...(row.payload as { actionId: string; userId: string; reason: string; revision: number; toAddress: string; mode: string }) }))
+    .filter((row) => users === null || users.includes(row.userId));
+}
+
 /**
  * Pumps (as a worker would) until nothing of the tenant's is due or retrying, waiting out retry
  * delays. A row never tried yet counts only once due: a digest row falls due at the period's end,
@@ -143,12 +154,8 @@ async function pumpUntilQuiet(tenant: TestTenant, options: { now?: Date; workerI
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: options.workerId ?? "worker-a", now: options.now });
     const clock = (options.now ?? new Date()).getTime();
-    const due = await t.db.reviewerEmail.count({
-      where: {
-        tenantId: tenant.id, status: "pending",
-        OR: [{ nextAttemptAt: { lte: new Date(clock) } }, { attempts: { gt: 0 }, nextAttemptAt: { lte: new Date(clock + 10_000) } }],
-      },
-    });
+    const due = (await reviewerEmails({ tenantId: tenant.id, status: "pending" }))
+      .filter((row) => row.nextAttemptAt.getTime() <= clock || (row.attempts > 0 && row.nextAttemptAt.getTime() <= clock + 10_000)).length;
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
@@ -202,7 +209,7 @@ describe("reviewer emails", () => {
     }
     for (const member of [requester, auditor, admin]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(0);
     expect(server.mails).toHaveLength(3);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, status: "sent" } })).toBe(3);
+    expect((await reviewerEmails({ tenantId: tenant.id, status: "sent" })).length).toBe(3);
   });
 
   it("an approved action reopened because its approver lost their role emails the reviewers who have not voted, once, saying why", async () => {
@@ -284,7 +291,7 @@ describe("reviewer emails", () => {
       await pumpUntilQuiet(tenant);
     }
     // Asked three times (proposed, reopened, reopened again) before the period ends.
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: reviewer3.id } })).toBe(3);
+    expect((await reviewerEmails({ tenantId: tenant.id, userId: reviewer3.id })).length).toBe(3);
     await pumpAfterDigestPeriod(tenant);
     const digests = mailsTo(server.mails, reviewer3.email);
     expect(digests).toHaveLength(1);
@@ -346,7 +353,7 @@ describe("reviewer emails", () => {
     });
     expect(denied.state).toBe("denied");
     await pumpUntilQuiet(tenant);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect((await reviewerEmails({ tenantId: tenant.id })).length).toBe(0);
     expect(server.mails.filter((mail) => mail.to.some((to) => to.endsWith(tenant.users.reviewer.email.split("@")[1])))).toHaveLength(0);
   });
 
@@ -356,7 +363,7 @@ describe("reviewer emails", () => {
     const proposed = await pendingRefund(tenant);
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: "no-smtp" });
-    const queued = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id } });
+    const queued = await reviewerEmails({ tenantId: tenant.id });
     expect(queued.map((row) => row.status)).toEqual(["pending", "pending", "pending"]);
     expect(queued.every((row) => row.actionId === proposed.actionId && row.reason === "pending" && row.attempts === 0)).toBe(true);
     const server = await smtpServer();
@@ -374,7 +381,7 @@ describe("reviewer emails", () => {
     // Above the two-approver threshold: one vote leaves each still pending.
     const actions = [await pendingRefund(tenant, 150_000), await pendingRefund(tenant, 160_000)];
     await pumpUntilQuiet(tenant);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: { in: [reviewer2.id, reviewer3.id] }, status: "pending" } })).toBe(4);
+    expect((await reviewerEmails({ tenantId: tenant.id, userId: { in: [reviewer2.id, reviewer3.id] }, status: "pending" })).length).toBe(4);
 
     // Before the period ends: reviewer2 is offboarded, reviewer3 approves the first.
     const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: reviewer2.id } });
@@ -389,7 +396,7 @@ describe("reviewer emails", () => {
     expect(digests[0].text).toContain(actionLink(actions[1].actionId));
     expect(digests[0].text).not.toContain(actionLink(actions[0].actionId));
     const statuses = async (userId: string) =>
-      (await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id, userId }, orderBy: { auditSeq: "asc" } })).map((row) => row.status);
+      (await reviewerEmails({ tenantId: tenant.id, userId })).map((row) => row.status);
     expect(await statuses(reviewer2.id)).toEqual(["skipped", "skipped"]);
     expect(await statuses(reviewer3.id)).toEqual(["skipped", "sent"]);
   });
@@ -417,7 +424,7 @@ describe("reviewer emails", () => {
     expect(digests[0].text).not.toContain(actionLink(actions[0].actionId));
     expect(digests[0].text).toMatch(/Amount: +20\.00 USD/);
     expect(digests[0].text).toMatch(/Amount: +30\.00 USD/);
-    const rows = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id, userId: reviewer2.id }, orderBy: { auditSeq: "asc" } });
+    const rows = await reviewerEmails({ tenantId: tenant.id, userId: reviewer2.id });
     expect(rows.map((row) => row.status)).toEqual(["skipped", "sent", "sent"]);
     expect(mailsTo(server.mails, reviewer.email)).toHaveLength(3);
 
@@ -445,7 +452,7 @@ describe("reviewer emails", () => {
     const mails = mailsTo(server.mails, tenant.users.reviewer.email);
     expect(mails).toHaveLength(1);
     expect(mails[0].text).toContain(actionLink(proposed.actionId));
-    const row = await t.db.reviewerEmail.findFirstOrThrow({ where: { tenantId: tenant.id, userId: tenant.users.reviewer.id } });
+    const [row] = await reviewerEmails({ tenantId: tenant.id, userId: tenant.users.reviewer.id });
     expect(row).toMatchObject({ status: "sent", attempts: 3, lastError: null });
   });
 
@@ -455,7 +462,7 @@ describe("reviewer emails", () => {
     await pendingRefund(tenant);
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: "bad-smtp" });
-    const rows = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id } });
+    const rows = await reviewerEmails({ tenantId: tenant.id });
     expect(rows.length).toBe(3);
     expect(rows.every((row) => row.status === "pending" && row.attempts === 1 && (row.lastError ?? "").length > 0)).toBe(true);
     expect(rows.map((row) => row.lastError).join(" ")).not.toContain("hunter2-secret");
@@ -463,7 +470,7 @@ describe("reviewer emails", () => {
     const redacted = redactSmtpSecrets("Invalid login via smtp://mailer:hunter2-secret@mail.example:587 for mailer: 535", "smtp://mailer:hunter2-secret@mail.example:587");
     expect(redacted).not.toMatch(/hunter2-secret|mailer:/);
     expect(redacted).toContain("535");
-    await t.db.reviewerEmail.updateMany({ where: { tenantId: tenant.id }, data: { status: "failed" } });
+    await t.db.outboxDelivery.updateMany({ where: { channel: "reviewer_email", tenantId: tenant.id }, data: { status: "failed" } });
   });
 });
 
