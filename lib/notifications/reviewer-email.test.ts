@@ -19,7 +19,10 @@ import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
 import { pumpWebhooks } from "@/lib/webhooks/webhook-channel";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { editAction } from "@/lib/approvals/edit-action";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
 import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
@@ -53,8 +56,11 @@ function parseMail(raw: string, to: string[]): Mail {
   return { to, subject: header("Subject"), text: text.replace(/\r\n/g, "\n"), messageId: header("Message-ID") };
 }
 
-/** A real SMTP server (smtp-server) on 127.0.0.1 that refuses the first `failFirst` messages with a 451. */
-async function startSmtp(options: { failFirst?: number } = {}) {
+/**
+ * A real SMTP server (smtp-server) on 127.0.0.1 that refuses the first `failFirst` messages with a
+ * 451; `beforeAccept` runs once a message has arrived whole, before the server answers it.
+ */
+async function startSmtp(options: { failFirst?: number; beforeAccept?: () => void } = {}) {
   const mails: Mail[] = [];
   let refused = 0;
   const server = new SMTPServer({
@@ -71,6 +77,7 @@ async function startSmtp(options: { failFirst?: number } = {}) {
           return;
         }
         mails.push(parseMail(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address)));
+        options.beforeAccept?.();
         callback();
       });
     },
@@ -100,7 +107,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function smtpServer(options: { failFirst?: number } = {}) {
+async function smtpServer(options: { failFirst?: number; beforeAccept?: () => void } = {}) {
   smtp = await startSmtp(options);
   vi.stubEnv("SMTP_URL", smtp.url);
   return smtp;
@@ -472,6 +479,94 @@ describe("reviewer emails", () => {
     expect(redacted).toContain("535");
     await t.db.outboxDelivery.updateMany({ where: { channel: "reviewer_email", tenantId: tenant.id }, data: { status: "failed" } });
   });
+});
+
+describe("the one outbox, for reviewer emails", () => {
+  it("asks only whom the vote would accept: not the creator of the API key that proposed it, nor the author of a revision", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3, admin } = tenant.users;
+    // An admin who also reviews mints the key the agent proposes with.
+    await t.db.membership.updateMany({ where: { tenantId: tenant.id, userId: admin.id }, data: { roles: ["admin", "reviewer"] } });
+    const { apiKey } = await createApiKey(t.db, { tenantId: tenant.id, name: "my-bot", allowedTools: ["refund_invoice"], createdById: admin.id });
+    const proposed = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: { type: "api_key", apiKeyId: apiKey.id, label: "api:my-bot" }, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 5_000, reason: "Through my own key" },
+    });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, admin.email)).toHaveLength(0);
+    for (const member of [reviewer, reviewer2, reviewer3]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(1);
+    // The vote refuses them: an email would have asked for a vote that cannot count.
+    const adminAsReviewer = { userId: admin.id, label: admin.email, roles: ["admin" as const, "reviewer" as const], sessionId: null };
+    expect(await refusal(decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, verdict: "approve", payloadHash: proposed.payloadHash, reviewer: adminAsReviewer })))
+      .toMatchObject({ status: 403 });
+
+    // A reviewer who edits it is not asked about their own revision; the others are.
+    await editAction(t.db, {
+      tenantId: tenant.id, actionId: proposed.actionId, editor: reviewer.member, payloadHash: proposed.payloadHash,
+      args: { invoice_number: "INV-1044", amount_minor: 4_000, reason: "Through my own key" },
+    });
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+    for (const member of [reviewer2, reviewer3]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(2);
+    expect(mailsTo(server.mails, admin.email)).toHaveLength(0);
+  });
+
+  it("sends a member's digest as one email even when two workers, one message each, take the due rows at once", async () => {
+    await clearOfDigestBoundary();
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer3 } = tenant.users;
+    await setEmailMode(t.db, { tenantId: tenant.id, userId: reviewer3.id, mode: "digest", actor: { type: "user", id: reviewer3.id, label: reviewer3.email } });
+    const actions = [await pendingRefund(tenant, 1_000), await pendingRefund(tenant, 2_000), await pendingRefund(tenant, 3_000)];
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, reviewer3.email)).toHaveLength(0);
+
+    const afterPeriod = new Date(Date.now() + 61 * 60_000);
+    const [a, b] = [createDb(t.url, { max: 2 }), createDb(t.url, { max: 2 })];
+    try {
+      await Promise.all([
+        pumpReviewerEmails(a, { workerId: "digest-a", now: afterPeriod, limit: 1 }),
+        pumpReviewerEmails(b, { workerId: "digest-b", now: afterPeriod, limit: 1 }),
+      ]);
+    } finally {
+      await Promise.all([a.$disconnect(), b.$disconnect()]);
+    }
+    await pumpAfterDigestPeriod(tenant);
+    const digests = mailsTo(server.mails, reviewer3.email);
+    expect(digests).toHaveLength(1);
+    expect(digests[0].subject).toContain("3 actions waiting for your review");
+    for (const action of actions) expect(digests[0].text).toContain(actionLink(action.actionId));
+  });
+
+  it("a worker killed while its email is on the wire leaves it unknown for a person: the next worker does not send it again", async () => {
+    let child: ChildProcess | null = null;
+    const server = await smtpServer({ beforeAccept: () => child?.kill("SIGKILL") });
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3 } = tenant.users;
+    // One email due now: the other reviewers take a digest.
+    for (const member of [reviewer2, reviewer3]) {
+      await setEmailMode(t.db, { tenantId: tenant.id, userId: member.id, mode: "digest", actor: { type: "user", id: member.id, label: member.email } });
+    }
+    await pendingRefund(tenant);
+    await sealAllPending(t.db);
+    // Starting a tsx process takes tens of seconds on a loaded machine.
+    const running = spawn(process.execPath, ["--import", "tsx", "tests/crash-email-worker.ts", t.url], { cwd: process.cwd(), env: process.env, stdio: "pipe" });
+    child = running;
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => running.on("exit", (_code, killed) => resolve(killed)));
+    expect(signal).toBe("SIGKILL");
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+
+    // Once the killed worker's lease has lapsed, another worker finds a send that may have happened.
+    const later = new Date(Date.now() + 10 * 60_000);
+    await pumpReviewerEmails(t.db, { workerId: "next", now: later });
+    await pumpReviewerEmails(t.db, { workerId: "next", now: later });
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+    const [row] = await reviewerEmails({ tenantId: tenant.id, userId: reviewer.id });
+    expect(row).toMatchObject({ status: "unknown", attempts: 1 });
+    expect(row.lastError).toMatch(/may have been sent/);
+  }, 180_000);
 });
 
 describe("escalation and expiry warnings", () => {

@@ -21,6 +21,7 @@ import { recordOutboxAttempt } from "@/lib/db/statements/outbox/record-outbox-at
 import { slackMessageChannel } from "@/lib/slack/slack-message-channel";
 import { slackNoticeChannel } from "@/lib/slack/slack-notice-channel";
 import { listOutboxDeliveries } from "@/lib/outbox/list-outbox-deliveries";
+import { listFailedSlackDeliveries, resendSlackDelivery } from "@/lib/slack/slack-deliveries";
 import { refusal } from "@/tests/refusal";
 import { whileHolding } from "@/tests/action-lock";
 import { changePassword } from "@/lib/auth/change-password";
@@ -302,6 +303,23 @@ describe("Slack: the outbox and its settings", () => {
     expect(await recordOutboxAttempt(t.db, {
       ids: [leased.id], workerId: "crashed", version: leased.wantedSeq, outcome: "retry", error: "late", retryAfterSeconds: 1, state: null,
     })).toBeNull();
+  });
+
+  it("retries on Slack's own schedule, not the webhooks': a post Slack refused is sent again within Slack's retry base", async () => {
+    // Webhooks wait an hour before their first retry; Slack's base (20 ms here) is its own.
+    vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "3600000");
+    try {
+      const tenant = await slackTenant();
+      const proposed = await pendingRefund(tenant);
+      slack.failNext({ http: 500 });
+      const start = slack.calls.length;
+      await pumpUntilQuiet();
+      expect(callsSince(start, "chat.postMessage")).toHaveLength(2);
+      const [row] = (await slackRows(tenant, "message")).filter((message) => message.actionId === proposed.actionId);
+      expect(row).toMatchObject({ status: "done", attempts: 2 });
+    } finally {
+      vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
+    }
   });
 
   it("keeps the bot token and signing secret sealed, refuses malformed settings, and keeps saved secrets when they are left blank", async () => {
@@ -707,6 +725,36 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
     expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(3); // two failures, then one accepted post
     expect(heldIn(ESCALATION_CHANNEL).length - before).toBe(1);
     expect((await slackRows(tenant, "notice"))[0]).toMatchObject({ status: "done", attempts: 3, lastError: null });
+  });
+
+  it("a notice whose retries ended is listed to admins beside failed messages, and an admin sends it again (audited); a former admin may not", async () => {
+    const tenant = await slackTenant({ policy: escalating(ESCALATION_CHANNEL) });
+    const { proposed, due } = await waiting(tenant);
+    expect(await sweepActionReminders(t.db, { now: due })).toBe(1);
+    await sealAllPending(t.db);
+    const start = slack.calls.length;
+    slack.failNext({ http: 500 });
+    await pumpSlack(t.db, { workerId: "slack-test" });
+    // Its window closes before the next attempt, which fails too: failed for good.
+    const past = new Date(Date.now() - 1000);
+    await t.db.outboxDelivery.updateMany({ where: { tenantId: tenant.id, channel: "slack_notice" }, data: { giveUpAt: past, nextAttemptAt: past } });
+    slack.failNext({ http: 500 });
+    await pumpSlack(t.db, { workerId: "slack-test" });
+    expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(2);
+
+    const failed = await listFailedSlackDeliveries(t.db, tenant.id);
+    expect(failed).toEqual([expect.objectContaining({ kind: "notice", actionId: proposed.actionId, channel: ESCALATION_CHANNEL })]);
+    const formerAdmin = { type: "user" as const, id: tenant.users.reviewer.id, label: tenant.users.reviewer.email };
+    expect(await refusal(resendSlackDelivery(t.db, { tenantId: tenant.id, id: failed[0].id, actor: formerAdmin }))).toMatchObject({ status: 403 });
+    await resendSlackDelivery(t.db, { tenantId: tenant.id, id: failed[0].id, actor: adminOf(tenant) });
+    await pumpUntilQuiet();
+    expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(3);
+    expect(heldIn(ESCALATION_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes(proposed.actionId))).toHaveLength(1);
+    expect(await listFailedSlackDeliveries(t.db, tenant.id)).toEqual([]);
+    expect((await slackRows(tenant, "notice"))[0]).toMatchObject({ status: "done", lastError: null });
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "slack.resent" } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "slack.resend_refused" } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
   });
 
   it("an action decided before its notice is sent is not announced as waiting", async () => {
