@@ -2,8 +2,10 @@ import type { Db } from "@/lib/db/client";
 import { loadSlackActionState, type SlackActionRow } from "@/lib/db/statements/notifications/load-slack-action-state";
 import type { LeasedOutboxRow } from "@/lib/db/statements/outbox/lease-outbox";
 import type { RiskLevel } from "@/lib/risk/risk-tag";
-import type { Addressing, DeliveryFailure } from "@/lib/outbox/channel";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { Addressing, Channel, DeliveryFailure } from "@/lib/outbox/channel";
 import { openSlackSecrets } from "@/lib/slack/slack-secrets";
+import { slackSettings } from "@/lib/slack/slack-settings";
 
 /** Who a Slack send goes to: the tenant's app (its bot token, channel and threshold) and the action as it is now. */
 export type SlackRecipient = { botToken: string; channel: string; openOnlyFrom: RiskLevel; action: SlackActionRow };
@@ -47,3 +49,24 @@ const FINAL_SLACK_ERRORS = new Set(["invalid_blocks", "invalid_blocks_format", "
 export function slackRetries(failure: DeliveryFailure): boolean {
   return !(typeof failure.code === "string" && FINAL_SLACK_ERRORS.has(failure.code));
 }
+
+/** What Slack's channels' SQL shares: they read the log, and send, only while the tenant's app is connected. */
+export const SLACK_CHANNEL_SQL = {
+  subscriptionLiveSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = c."tenantId")`,
+  stillWantedSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = d."tenantId")`,
+  afterCrash: "retry",
+} as const;
+
+/**
+ * What else Slack's channels share: a row is done once sent or skipped, an admin sends a failed one
+ * again, and they retry on Slack's own settings — all failures but the message's own faults.
+ */
+export const SLACK_CHANNEL_BASE = {
+  cursors: "own",
+  statusLabels: { sent: "done", skipped: "done" },
+  resendable: ["failed"],
+  retry: () => slackSettings().retry,
+  params: () => ({}),
+  enabled: () => true,
+  retries: slackRetries,
+} as const satisfies Partial<Channel<SlackRecipient, unknown>>;

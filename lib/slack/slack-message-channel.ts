@@ -6,7 +6,7 @@ import type { Channel } from "@/lib/outbox/channel";
 import { outboxChannel } from "@/lib/outbox/pump-channel";
 import { slackActionStateOf } from "@/lib/slack/slack-action-state";
 import { slackClient } from "@/lib/slack/slack-client";
-import { addressSlack, slackFailure, slackRetries, type SlackRecipient } from "@/lib/slack/slack-delivery";
+import { addressSlack, SLACK_CHANNEL_BASE, SLACK_CHANNEL_SQL, slackFailure, type SlackRecipient } from "@/lib/slack/slack-delivery";
 import { renderSlackMessage } from "@/lib/slack/slack-message";
 import { slackSettings } from "@/lib/slack/slack-settings";
 
@@ -40,17 +40,10 @@ const slackMessage: Channel<SlackRecipient, Message> = {
       ) p
       WHERE p.opens OR EXISTS (SELECT 1 FROM "OutboxDelivery" x WHERE x.channel = ${SLACK_MESSAGE_CHANNEL} AND x."dedupeKey" = p."actionId"::text
         AND x."tenantId" = p."tenantId")`,
-    subscriptionLiveSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = c."tenantId")`,
-    stillWantedSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = d."tenantId")`,
     onRepeat: "send_again",
-    afterCrash: "retry",
+    ...SLACK_CHANNEL_SQL,
   },
-  cursors: "own",
-  statusLabels: { sent: "done", skipped: "done" },
-  resendable: ["failed"],
-  retry: () => slackSettings().retry,
-  params: () => ({}),
-  enabled: () => true,
+  ...SLACK_CHANNEL_BASE,
 
   // Nothing to say about an action never posted that no longer waits.
   address: (db: Db, rows) => addressSlack(db, rows, (row, action) => (!posted(row.state) && action.status !== "pending" ? null : false)),
@@ -75,8 +68,6 @@ const slackMessage: Channel<SlackRecipient, Message> = {
       return { ok: false, ...slackFailure(error) };
     }
   },
-
-  retries: slackRetries,
 };
 
 export const slackMessageChannel = outboxChannel(slackMessage);

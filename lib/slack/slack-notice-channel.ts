@@ -6,7 +6,7 @@ import type { Channel, PumpResult } from "@/lib/outbox/channel";
 import { outboxChannel } from "@/lib/outbox/pump-channel";
 import { slackActionStateOf } from "@/lib/slack/slack-action-state";
 import { slackClient } from "@/lib/slack/slack-client";
-import { addressSlack, slackFailure, slackRetries, type SlackRecipient } from "@/lib/slack/slack-delivery";
+import { addressSlack, SLACK_CHANNEL_BASE, SLACK_CHANNEL_SQL, slackFailure, type SlackRecipient } from "@/lib/slack/slack-delivery";
 import { renderSlackEscalation } from "@/lib/slack/slack-message";
 import { slackMessageChannel } from "@/lib/slack/slack-message-channel";
 import { slackSettings } from "@/lib/slack/slack-settings";
@@ -30,17 +30,10 @@ const slackNotice: Channel<SlackRecipient, Message> = {
         jsonb_build_object('actionId', l."actionId", 'revision', (l.data->>'revision')::int, 'channel', l.data->>'channel', 'role', l.data->>'role',
           'afterSeconds', (l.data->>'afterSeconds')::int) AS payload
       FROM leaves l WHERE l.event = 'escalated' AND l."actionId" IS NOT NULL`,
-    subscriptionLiveSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = c."tenantId")`,
-    stillWantedSql: Prisma.sql`EXISTS (SELECT 1 FROM "SlackIntegration" i WHERE i."tenantId" = d."tenantId")`,
     onRepeat: "ignore",
-    afterCrash: "retry",
+    ...SLACK_CHANNEL_SQL,
   },
-  cursors: "own",
-  statusLabels: { sent: "done", skipped: "done" },
-  resendable: ["failed"],
-  retry: () => slackSettings().retry,
-  params: () => ({}),
-  enabled: () => true,
+  ...SLACK_CHANNEL_BASE,
 
   address: (db: Db, rows) => addressSlack(db, rows, (row, action) =>
     action.status !== "pending" || action.revision !== Number(row.payload.revision) ? "The action no longer waits at the escalated revision." : false),
@@ -60,8 +53,6 @@ const slackNotice: Channel<SlackRecipient, Message> = {
       return { ok: false, ...slackFailure(error) };
     }
   },
-
-  retries: slackRetries,
 };
 
 export const slackNoticeChannel = outboxChannel(slackNotice);
