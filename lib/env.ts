@@ -205,7 +205,11 @@ export const ENVIRONMENT = {
 
   // Slack
   SLACK_API_URL: declare("Slack", opt(url),
-    "The Slack Web API base URL messages are posted and updated through (tests point it at a local fake). Slack messages are retried with the webhook settings above.", { shownDefault: "`https://slack.com/api/`" }),
+    "The Slack Web API base URL messages are posted and updated through (tests point it at a local fake).", { shownDefault: "`https://slack.com/api/`" }),
+  SLACK_TIMEOUT_MS: declare("Slack", opt(int(100, 120_000)), "How long one call to Slack's Web API may take before it counts as failed.", { shownDefault: "10000" }),
+  SLACK_RETRY_BASE_MS: declare("Slack", opt(int(10, 3_600_000)),
+    "Slack messages and notices: the first retry's delay; each later one doubles (up to an hour), with ±50 % jitter.", { shownDefault: "5000" }),
+  SLACK_RETRY_WINDOW_MINUTES: declare("Slack", opt(int(1, 10_080)), "How long a Slack message or notice is retried before it is marked failed (and listed on Admin → Slack).", { shownDefault: "1440" }),
 
   // Tests (the test harness; not configuration of the console)
   TEST_DATABASE_URL: declare("Tests", opt(z.string().regex(/^postgres(ql)?:\/\//)), "Run Vitest against this PostgreSQL server instead of a bundled one.", { secret: true }),

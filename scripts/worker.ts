@@ -9,9 +9,7 @@ import { auditKeyProblem } from "@/lib/audit/audit-keys";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
-import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
-import { runSlackWorker } from "@/lib/slack/run-slack-worker";
-import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
+import { runNotificationWorkers } from "@/lib/channels/run-notification-workers";
 import { environmentProblems, readEnv } from "@/lib/env";
 
 const problems = environmentProblems();
@@ -44,9 +42,7 @@ process.on("SIGTERM", () => controller.abort());
 console.log(`${workerId} running with the ${model.id === "offline" ? "offline planner" : `providers ${model.id}`}`);
 await Promise.all([
   runWorker({ db, model: () => model, workerId, signal: controller.signal, log: (line) => console.log(line) }),
-  runWebhookWorker({ db, signal: controller.signal }),
-  runSlackWorker({ db, signal: controller.signal }),
-  runReviewerEmailWorker({ db, signal: controller.signal }),
+  runNotificationWorkers({ db, signal: controller.signal }),
 ]);
 await stopSandboxPool().catch(() => {});
 await db.$disconnect();

@@ -1,9 +1,11 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
+import { ResendButton, type Resend } from "@/components/admin/resend-button";
 
 type Save = (raw: unknown) => Promise<ActionResult<{ saved: boolean }>>;
 
@@ -59,5 +61,31 @@ export function SlackSettingsForm(props: { configured: boolean; channel: string;
       <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? "Saving…" : "Save"}</button>
       {message ? <p role={message.ok ? "status" : "alert"} className={message.ok ? "text-sm text-emerald-800" : "text-sm text-red-800"}>{message.text}</p> : null}
     </form>
+  );
+}
+
+export type FailedSlackRow = { id: string; kind: "message" | "notice"; actionId: string | null; channel: string | null; lastError: string | null };
+
+/** Messages and escalation notices Slack did not accept before their retries ended, each with "Send again". */
+export function FailedSlackDeliveries({ failed, resend }: { failed: FailedSlackRow[]; resend: Resend }) {
+  if (failed.length === 0) return null;
+  return (
+    <section aria-label="Failed Slack messages" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+      <p className="font-medium">Messages and notices Slack did not accept (retries ended):</p>
+      <ul className="mt-1 space-y-1">
+        {failed.map((f) => {
+          const what = f.kind === "notice" ? `Escalation notice to ${f.channel ?? "its channel"}` : "Message";
+          return (
+            <li key={f.id} className="flex items-start justify-between gap-3">
+              <span>
+                {what}
+                {f.actionId && <> about <Link className="underline" href={`/actions/${f.actionId}`}>{f.actionId.slice(0, 8)}</Link></>}: {f.lastError ?? "unknown error"}
+              </span>
+              <ResendButton id={f.id} label={`${what}${f.actionId ? ` about ${f.actionId.slice(0, 8)}` : ""}`} resend={resend} />
+            </li>
+          );
+        })}
+      </ul>
+    </section>
   );
 }

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
+import { ResendButton, type Resend } from "@/components/admin/resend-button";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
 type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>>;
@@ -178,6 +179,7 @@ export type WebhookDeliveryRow = {
   lastError: string | null;
   deliveredAt: string | null;
   createdAt: string;
+  resendable: boolean;
 };
 
 const STATUS_CLASS: Record<string, string> = {
@@ -186,24 +188,10 @@ const STATUS_CLASS: Record<string, string> = {
   failed: "bg-red-50 text-red-800 ring-red-600/30",
 };
 
-export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: WebhookDeliveryRow[]; redeliver: ById }) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-
-  function again(delivery: WebhookDeliveryRow) {
-    setError(null);
-    startTransition(async () => {
-      const result = await redeliver({ id: delivery.id });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
-  }
-
+export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: WebhookDeliveryRow[]; redeliver: Resend }) {
   if (deliveries.length === 0) return <p className="text-sm text-slate-600">Nothing delivered yet.</p>;
   return (
     <div className="space-y-2 overflow-x-auto">
-      {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Webhook deliveries</caption>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
@@ -233,11 +221,7 @@ export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: Webho
               <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
               <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
               <td className="px-3 py-2 text-right">
-                {delivery.status !== "pending" && (
-                  <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => again(delivery)}>
-                    Send again<span className="sr-only"> {delivery.messageId}</span>
-                  </button>
-                )}
+                {delivery.resendable && <ResendButton id={delivery.id} label={delivery.messageId} resend={redeliver} />}
               </td>
             </tr>
           ))}

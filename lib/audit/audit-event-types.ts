@@ -146,6 +146,10 @@ export const AUDIT_EVENT_SCHEMAS = {
   // not_admin: the one saving was no longer an admin when its statement ran; nothing changed.
   "slack.configure_refused": z.strictObject({ channel: text, openOnlyFrom: text, reason: z.enum(["not_admin"]) }),
   "slack.user_linked": z.strictObject({ slackTeamId: text, slackUserId: text }),
+  // A failed Slack message or notice sent again by an admin (kind: which), or refused (not_admin:
+  // the one asking was no longer an admin when its statement ran; nothing changed).
+  "slack.resent": z.strictObject({ deliveryId: id, kind: z.enum(["message", "notice"]), actionId: text }),
+  "slack.resend_refused": z.strictObject({ deliveryId: id, reason: z.enum(["not_admin"]) }),
   "slack.callback_refused": z.strictObject({
     reason: z.enum(["bad_signature", "old_timestamp", "not_configured", "malformed", "unlinked_user", "bad_link_code", "open_only", "not_found"]),
     message: text, slackTeamId: text.nullable(), slackUserId: text.nullable(), actionId: text.nullable(),

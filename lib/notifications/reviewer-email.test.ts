@@ -12,14 +12,17 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
-import { pumpReviewerEmails } from "@/lib/notifications/run-reviewer-email-worker";
+import { pumpReviewerEmails } from "@/lib/notifications/reviewer-email-channel";
 import { redactSmtpSecrets } from "@/lib/notifications/send-smtp";
 import { setEmailMode } from "@/lib/notifications/set-email-mode";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
-import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
+import { pumpWebhooks } from "@/lib/webhooks/webhook-channel";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
+import { editAction } from "@/lib/approvals/edit-action";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
 import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
@@ -53,8 +56,11 @@ function parseMail(raw: string, to: string[]): Mail {
   return { to, subject: header("Subject"), text: text.replace(/\r\n/g, "\n"), messageId: header("Message-ID") };
 }
 
-/** A real SMTP server (smtp-server) on 127.0.0.1 that refuses the first `failFirst` messages with a 451. */
-async function startSmtp(options: { failFirst?: number } = {}) {
+/**
+ * A real SMTP server (smtp-server) on 127.0.0.1 that refuses the first `failFirst` messages with a
+ * 451; `beforeAccept` runs once a message has arrived whole, before the server answers it.
+ */
+async function startSmtp(options: { failFirst?: number; beforeAccept?: () => void } = {}) {
   const mails: Mail[] = [];
   let refused = 0;
   const server = new SMTPServer({
@@ -71,6 +77,7 @@ async function startSmtp(options: { failFirst?: number } = {}) {
           return;
         }
         mails.push(parseMail(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address)));
+        options.beforeAccept?.();
         callback();
       });
     },
@@ -100,7 +107,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function smtpServer(options: { failFirst?: number } = {}) {
+async function smtpServer(options: { failFirst?: number; beforeAccept?: () => void } = {}) {
   smtp = await startSmtp(options);
   vi.stubEnv("SMTP_URL", smtp.url);
   return smtp;
@@ -133,6 +140,17 @@ async function pendingRefund(tenant: TestTenant, amountMinor = 5_000) {
   return proposed;
 }
 
+/** The tenant's reviewer-email outbox rows (oldest ask first), each with what its payload says (action, member, reason). */
+async function reviewerEmails(where: { tenantId: string; status?: string; userId?: string | { in: string[] } }) {
+  const rows = await t.db.outboxDelivery.findMany({
+    where: { channel: "reviewer_email", tenantId: where.tenantId, ...(where.status ? { status: where.status } : {}) }, orderBy: [{ auditSeq: "asc" }, { id: "asc" }],
+  });
+  const users = where.userId === undefined ? null : typeof where.userId === "string" ? [where.userId] : where.userId.in;
+  return rows
+    .map((row) => ({ ...row, ...(row.payload as { actionId: string; userId: string; reason: string; revision: number; toAddress: string; mode: string }) }))
+    .filter((row) => users === null || users.includes(row.userId));
+}
+
 /**
  * Pumps (as a worker would) until nothing of the tenant's is due or retrying, waiting out retry
  * delays. A row never tried yet counts only once due: a digest row falls due at the period's end,
@@ -143,12 +161,8 @@ async function pumpUntilQuiet(tenant: TestTenant, options: { now?: Date; workerI
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: options.workerId ?? "worker-a", now: options.now });
     const clock = (options.now ?? new Date()).getTime();
-    const due = await t.db.reviewerEmail.count({
-      where: {
-        tenantId: tenant.id, status: "pending",
-        OR: [{ nextAttemptAt: { lte: new Date(clock) } }, { attempts: { gt: 0 }, nextAttemptAt: { lte: new Date(clock + 10_000) } }],
-      },
-    });
+    const due = (await reviewerEmails({ tenantId: tenant.id, status: "pending" }))
+      .filter((row) => row.nextAttemptAt.getTime() <= clock || (row.attempts > 0 && row.nextAttemptAt.getTime() <= clock + 10_000)).length;
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
@@ -202,7 +216,7 @@ describe("reviewer emails", () => {
     }
     for (const member of [requester, auditor, admin]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(0);
     expect(server.mails).toHaveLength(3);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, status: "sent" } })).toBe(3);
+    expect((await reviewerEmails({ tenantId: tenant.id, status: "sent" })).length).toBe(3);
   });
 
   it("an approved action reopened because its approver lost their role emails the reviewers who have not voted, once, saying why", async () => {
@@ -284,7 +298,7 @@ describe("reviewer emails", () => {
       await pumpUntilQuiet(tenant);
     }
     // Asked three times (proposed, reopened, reopened again) before the period ends.
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: reviewer3.id } })).toBe(3);
+    expect((await reviewerEmails({ tenantId: tenant.id, userId: reviewer3.id })).length).toBe(3);
     await pumpAfterDigestPeriod(tenant);
     const digests = mailsTo(server.mails, reviewer3.email);
     expect(digests).toHaveLength(1);
@@ -346,7 +360,7 @@ describe("reviewer emails", () => {
     });
     expect(denied.state).toBe("denied");
     await pumpUntilQuiet(tenant);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect((await reviewerEmails({ tenantId: tenant.id })).length).toBe(0);
     expect(server.mails.filter((mail) => mail.to.some((to) => to.endsWith(tenant.users.reviewer.email.split("@")[1])))).toHaveLength(0);
   });
 
@@ -356,7 +370,7 @@ describe("reviewer emails", () => {
     const proposed = await pendingRefund(tenant);
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: "no-smtp" });
-    const queued = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id } });
+    const queued = await reviewerEmails({ tenantId: tenant.id });
     expect(queued.map((row) => row.status)).toEqual(["pending", "pending", "pending"]);
     expect(queued.every((row) => row.actionId === proposed.actionId && row.reason === "pending" && row.attempts === 0)).toBe(true);
     const server = await smtpServer();
@@ -374,7 +388,7 @@ describe("reviewer emails", () => {
     // Above the two-approver threshold: one vote leaves each still pending.
     const actions = [await pendingRefund(tenant, 150_000), await pendingRefund(tenant, 160_000)];
     await pumpUntilQuiet(tenant);
-    expect(await t.db.reviewerEmail.count({ where: { tenantId: tenant.id, userId: { in: [reviewer2.id, reviewer3.id] }, status: "pending" } })).toBe(4);
+    expect((await reviewerEmails({ tenantId: tenant.id, userId: { in: [reviewer2.id, reviewer3.id] }, status: "pending" })).length).toBe(4);
 
     // Before the period ends: reviewer2 is offboarded, reviewer3 approves the first.
     const membership = await t.db.membership.findFirstOrThrow({ where: { tenantId: tenant.id, userId: reviewer2.id } });
@@ -389,7 +403,7 @@ describe("reviewer emails", () => {
     expect(digests[0].text).toContain(actionLink(actions[1].actionId));
     expect(digests[0].text).not.toContain(actionLink(actions[0].actionId));
     const statuses = async (userId: string) =>
-      (await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id, userId }, orderBy: { auditSeq: "asc" } })).map((row) => row.status);
+      (await reviewerEmails({ tenantId: tenant.id, userId })).map((row) => row.status);
     expect(await statuses(reviewer2.id)).toEqual(["skipped", "skipped"]);
     expect(await statuses(reviewer3.id)).toEqual(["skipped", "sent"]);
   });
@@ -417,7 +431,7 @@ describe("reviewer emails", () => {
     expect(digests[0].text).not.toContain(actionLink(actions[0].actionId));
     expect(digests[0].text).toMatch(/Amount: +20\.00 USD/);
     expect(digests[0].text).toMatch(/Amount: +30\.00 USD/);
-    const rows = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id, userId: reviewer2.id }, orderBy: { auditSeq: "asc" } });
+    const rows = await reviewerEmails({ tenantId: tenant.id, userId: reviewer2.id });
     expect(rows.map((row) => row.status)).toEqual(["skipped", "sent", "sent"]);
     expect(mailsTo(server.mails, reviewer.email)).toHaveLength(3);
 
@@ -445,7 +459,7 @@ describe("reviewer emails", () => {
     const mails = mailsTo(server.mails, tenant.users.reviewer.email);
     expect(mails).toHaveLength(1);
     expect(mails[0].text).toContain(actionLink(proposed.actionId));
-    const row = await t.db.reviewerEmail.findFirstOrThrow({ where: { tenantId: tenant.id, userId: tenant.users.reviewer.id } });
+    const [row] = await reviewerEmails({ tenantId: tenant.id, userId: tenant.users.reviewer.id });
     expect(row).toMatchObject({ status: "sent", attempts: 3, lastError: null });
   });
 
@@ -455,7 +469,7 @@ describe("reviewer emails", () => {
     await pendingRefund(tenant);
     await sealAllPending(t.db);
     await pumpReviewerEmails(t.db, { workerId: "bad-smtp" });
-    const rows = await t.db.reviewerEmail.findMany({ where: { tenantId: tenant.id } });
+    const rows = await reviewerEmails({ tenantId: tenant.id });
     expect(rows.length).toBe(3);
     expect(rows.every((row) => row.status === "pending" && row.attempts === 1 && (row.lastError ?? "").length > 0)).toBe(true);
     expect(rows.map((row) => row.lastError).join(" ")).not.toContain("hunter2-secret");
@@ -463,8 +477,96 @@ describe("reviewer emails", () => {
     const redacted = redactSmtpSecrets("Invalid login via smtp://mailer:hunter2-secret@mail.example:587 for mailer: 535", "smtp://mailer:hunter2-secret@mail.example:587");
     expect(redacted).not.toMatch(/hunter2-secret|mailer:/);
     expect(redacted).toContain("535");
-    await t.db.reviewerEmail.updateMany({ where: { tenantId: tenant.id }, data: { status: "failed" } });
+    await t.db.outboxDelivery.updateMany({ where: { channel: "reviewer_email", tenantId: tenant.id }, data: { status: "failed" } });
   });
+});
+
+describe("the one outbox, for reviewer emails", () => {
+  it("asks only whom the vote would accept: not the creator of the API key that proposed it, nor the author of a revision", async () => {
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3, admin } = tenant.users;
+    // An admin who also reviews mints the key the agent proposes with.
+    await t.db.membership.updateMany({ where: { tenantId: tenant.id, userId: admin.id }, data: { roles: ["admin", "reviewer"] } });
+    const { apiKey } = await createApiKey(t.db, { tenantId: tenant.id, name: "my-bot", allowedTools: ["refund_invoice"], createdById: admin.id });
+    const proposed = await proposeAction(t.db, {
+      tenantId: tenant.id, requester: { type: "api_key", apiKeyId: apiKey.id, label: "api:my-bot" }, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 5_000, reason: "Through my own key" },
+    });
+    if (proposed.state !== "pending") throw new Error(`expected pending, got ${proposed.state}`);
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, admin.email)).toHaveLength(0);
+    for (const member of [reviewer, reviewer2, reviewer3]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(1);
+    // The vote refuses them: an email would have asked for a vote that cannot count.
+    const adminAsReviewer = { userId: admin.id, label: admin.email, roles: ["admin" as const, "reviewer" as const], sessionId: null };
+    expect(await refusal(decideAction(t.db, { tenantId: tenant.id, actionId: proposed.actionId, verdict: "approve", payloadHash: proposed.payloadHash, reviewer: adminAsReviewer })))
+      .toMatchObject({ status: 403 });
+
+    // A reviewer who edits it is not asked about their own revision; the others are.
+    await editAction(t.db, {
+      tenantId: tenant.id, actionId: proposed.actionId, editor: reviewer.member, payloadHash: proposed.payloadHash,
+      args: { invoice_number: "INV-1044", amount_minor: 4_000, reason: "Through my own key" },
+    });
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+    for (const member of [reviewer2, reviewer3]) expect(mailsTo(server.mails, member.email), member.email).toHaveLength(2);
+    expect(mailsTo(server.mails, admin.email)).toHaveLength(0);
+  });
+
+  it("sends a member's digest as one email even when two workers, one message each, take the due rows at once", async () => {
+    await clearOfDigestBoundary();
+    const server = await smtpServer();
+    const tenant = await createTestTenant(t.db);
+    const { reviewer3 } = tenant.users;
+    await setEmailMode(t.db, { tenantId: tenant.id, userId: reviewer3.id, mode: "digest", actor: { type: "user", id: reviewer3.id, label: reviewer3.email } });
+    const actions = [await pendingRefund(tenant, 1_000), await pendingRefund(tenant, 2_000), await pendingRefund(tenant, 3_000)];
+    await pumpUntilQuiet(tenant);
+    expect(mailsTo(server.mails, reviewer3.email)).toHaveLength(0);
+
+    const afterPeriod = new Date(Date.now() + 61 * 60_000);
+    const [a, b] = [createDb(t.url, { max: 2 }), createDb(t.url, { max: 2 })];
+    try {
+      await Promise.all([
+        pumpReviewerEmails(a, { workerId: "digest-a", now: afterPeriod, limit: 1 }),
+        pumpReviewerEmails(b, { workerId: "digest-b", now: afterPeriod, limit: 1 }),
+      ]);
+    } finally {
+      await Promise.all([a.$disconnect(), b.$disconnect()]);
+    }
+    await pumpAfterDigestPeriod(tenant);
+    const digests = mailsTo(server.mails, reviewer3.email);
+    expect(digests).toHaveLength(1);
+    expect(digests[0].subject).toContain("3 actions waiting for your review");
+    for (const action of actions) expect(digests[0].text).toContain(actionLink(action.actionId));
+  });
+
+  it("a worker killed while its email is on the wire leaves it unknown for a person: the next worker does not send it again", async () => {
+    let child: ChildProcess | null = null;
+    const server = await smtpServer({ beforeAccept: () => child?.kill("SIGKILL") });
+    const tenant = await createTestTenant(t.db);
+    const { reviewer, reviewer2, reviewer3 } = tenant.users;
+    // One email due now: the other reviewers take a digest.
+    for (const member of [reviewer2, reviewer3]) {
+      await setEmailMode(t.db, { tenantId: tenant.id, userId: member.id, mode: "digest", actor: { type: "user", id: member.id, label: member.email } });
+    }
+    await pendingRefund(tenant);
+    await sealAllPending(t.db);
+    // Starting a tsx process takes tens of seconds on a loaded machine.
+    const running = spawn(process.execPath, ["--import", "tsx", "tests/crash-email-worker.ts", t.url], { cwd: process.cwd(), env: process.env, stdio: "pipe" });
+    child = running;
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => running.on("exit", (_code, killed) => resolve(killed)));
+    expect(signal).toBe("SIGKILL");
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+
+    // Once the killed worker's lease has lapsed, another worker finds a send that may have happened.
+    const later = new Date(Date.now() + 10 * 60_000);
+    await pumpReviewerEmails(t.db, { workerId: "next", now: later });
+    await pumpReviewerEmails(t.db, { workerId: "next", now: later });
+    expect(mailsTo(server.mails, reviewer.email)).toHaveLength(1);
+    const [row] = await reviewerEmails({ tenantId: tenant.id, userId: reviewer.id });
+    expect(row).toMatchObject({ status: "unknown", attempts: 1 });
+    expect(row.lastError).toMatch(/may have been sent/);
+  }, 180_000);
 });
 
 describe("escalation and expiry warnings", () => {

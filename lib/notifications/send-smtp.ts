@@ -18,11 +18,11 @@ export function redactSmtpSecrets(text: string, smtpUrl: string): string {
 /**
  * Sends one email over SMTP, bounded by `timeoutMs` per stage. The Message-ID is the outbox's, so
  * a receiver can tell a retry of a message it already has. Never throws: the error is returned,
- * without the URL's credentials.
+ * without the URL's credentials, with the server's reply code when it gave one (5xx: permanent).
  */
 export async function sendSmtp(
   input: { smtpUrl: string; from: string; to: string; messageId: string; email: RenderedEmail; timeoutMs: number },
-): Promise<{ ok: true } | { ok: false; error: string }> {
+): Promise<{ ok: true } | { ok: false; error: string; code: number | null }> {
   const transport = nodemailer.createTransport({
     url: input.smtpUrl,
     connectionTimeout: input.timeoutMs, greetingTimeout: input.timeoutMs, socketTimeout: input.timeoutMs,
@@ -36,7 +36,8 @@ export async function sendSmtp(
     return { ok: true };
   } catch (error) {
     const message = error instanceof Error ? error.message : "The SMTP server could not be reached.";
-    return { ok: false, error: redactSmtpSecrets(message, input.smtpUrl).slice(0, 500) };
+    const code = (error as { responseCode?: unknown } | null)?.responseCode;
+    return { ok: false, error: redactSmtpSecrets(message, input.smtpUrl).slice(0, 500), code: typeof code === "number" ? code : null };
   } finally {
     transport.close();
   }

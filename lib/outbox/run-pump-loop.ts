@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 
 /**
- * The loop every outbox worker runs (webhooks, Slack, reviewer emails): call `pump` until the
+ * The loop every outbox worker runs (one per channel, run-outbox-workers.ts): call `pump` until the
  * signal aborts, straight again while it found work, otherwise after `pollMs` (or at once when
  * aborted). A pump that throws is logged by its message only — outbox errors can carry an
  * endpoint or a server's reply — and the loop goes on. Leases in the outbox itself keep two

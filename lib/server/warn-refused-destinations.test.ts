@@ -15,7 +15,7 @@ beforeAll(async () => {
     data: { tenantId: a.id, name: "internal", transport: "http", url: "http://127.0.0.1:9/mcp?token=sekret", args: [], secretNames: [], sealedSecrets: "" },
   });
   await t.db.webhookEndpoint.create({
-    data: { tenantId: a.id, url: "http://127.0.0.1:9/hooks?sig=sekret", events: ["action.pending"], allowPrivate: true, secrets: "", cursorSeq: 0n },
+    data: { tenantId: a.id, url: "http://127.0.0.1:9/hooks?sig=sekret", events: ["action.pending"], allowPrivate: true, secrets: "" },
   });
 });
 afterAll(async () => t?.drop());

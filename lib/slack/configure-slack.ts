@@ -7,6 +7,8 @@ import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { SLACK_CHANNEL_ID } from "@/lib/slack/slack-channel-id";
 import { sealSlackSecrets } from "@/lib/slack/slack-secrets";
+import { SLACK_MESSAGE_CHANNEL } from "@/lib/slack/slack-message-channel";
+import { SLACK_NOTICE_CHANNEL } from "@/lib/slack/slack-notice-channel";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 export const ConfigureSlackSchema = z.strictObject({
@@ -31,7 +33,7 @@ export async function configureSlack(db: Db, input: { tenantId: string; actor: A
   }
   const secrets = botToken ? sealSlackSecrets({ botToken, signingSecret }, input.tenantId) : null;
   const saved = await upsertSlackIntegration(db, {
-    tenantId: input.tenantId, channel, openOnlyFrom, secrets, updatedById: input.actor.id,
+    tenantId: input.tenantId, channel, openOnlyFrom, secrets, cursorChannels: [SLACK_MESSAGE_CHANNEL, SLACK_NOTICE_CHANNEL], updatedById: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "slack.configured", outcome: "ok", subject: { type: "slack", id: input.tenantId },
       data: { channel, openOnlyFrom, secretsChanged: secrets !== null },

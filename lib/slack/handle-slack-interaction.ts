@@ -2,11 +2,13 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { loadSlackActionState } from "@/lib/db/statements/notifications/load-slack-action-state";
-import { refreshSlackMessage } from "@/lib/db/statements/notifications/refresh-slack-message";
+import { makeOutboxDueAgain } from "@/lib/db/statements/outbox/make-outbox-due-again";
 import { isUuid } from "@/lib/db/uuid";
 import { isAppError } from "@/lib/errors";
 import { auditSlackRefusal, authenticateSlackRequest, type SlackRequest, type SlackTenant } from "@/lib/slack/authenticate-slack-request";
-import { consoleUrl, slackActionStateOf } from "@/lib/slack/run-slack-worker";
+import { slackActionStateOf } from "@/lib/slack/slack-action-state";
+import { SLACK_MESSAGE_CHANNEL } from "@/lib/slack/slack-message-channel";
+import { slackSettings } from "@/lib/slack/slack-settings";
 import { slackClient } from "@/lib/slack/slack-client";
 import { slackMember } from "@/lib/slack/slack-member";
 import { openOnlyReason, SLACK_ACTION_IDS, type SlackButtonValue } from "@/lib/slack/slack-message";
@@ -160,7 +162,7 @@ async function vote(
   db: Db, tenant: SlackTenant, member: NonNullable<Awaited<ReturnType<typeof slackMember>>>, shown: SlackButtonValue,
   verdict: "approve" | "reject", note: string | null,
 ): Promise<{ ok: boolean; message: string }> {
-  const url = `${consoleUrl()}/actions/${shown.actionId}`;
+  const url = `${slackSettings().consoleUrl}/actions/${shown.actionId}`;
   try {
     const outcome = await decideAction(db, {
       tenantId: tenant.tenantId, actionId: shown.actionId, reviewer: member, verdict, note, payloadHash: shown.payloadHash, channel: "slack",
@@ -170,7 +172,8 @@ async function vote(
   } catch (error) {
     if (!isAppError(error)) throw error;
     if (error.code === "stale_hash" || error.code === "not_pending" || error.code === "expired") {
-      await refreshSlackMessage(db, { tenantId: tenant.tenantId, actionId: shown.actionId });
+      // The message shows what is current again.
+      await makeOutboxDueAgain(db, { tenantId: tenant.tenantId, channel: SLACK_MESSAGE_CHANNEL, dedupeKey: shown.actionId, minWindowSeconds: 3600 });
     }
     // A changed state is re-read in the console, where the new revision is decided: say where.
     return { ok: false, message: `Not recorded: ${error.message}${error.code === "state_changed" ? ` ${url}` : ""}` };

@@ -1,6 +1,6 @@
 import { LogLevel, WebClient } from "@slack/web-api";
 import { readEnv } from "@/lib/env";
-import { webhookSettings } from "@/lib/webhooks/webhook-settings";
+import { slackSettings } from "@/lib/slack/slack-settings";
 
 /** The Slack Web API base URL (SLACK_API_URL; tests point it at a local fake), with a trailing slash. */
 export function slackApiUrl(): string {
@@ -10,15 +10,15 @@ export function slackApiUrl(): string {
 
 /**
  * Slack's own client for one tenant's bot token. It does not retry by itself: the outbox
- * (run-slack-worker.ts) retries with backoff and survives restarts; each call is bounded by the
- * webhook timeout.
+ * (slack-message-channel.ts) retries with backoff and survives restarts; each call is bounded by
+ * SLACK_TIMEOUT_MS.
  */
 export function slackClient(botToken: string): WebClient {
   return new WebClient(botToken, {
     slackApiUrl: slackApiUrl(),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
-    timeout: webhookSettings().timeoutMs,
+    timeout: slackSettings().timeoutMs,
     // Only method names relative to the configured base URL, and only errors in the log.
     allowAbsoluteUrls: false,
     logLevel: LogLevel.ERROR,

@@ -15,9 +15,13 @@ import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { sweepActionReminders } from "@/lib/notifications/sweep-action-reminders";
 import { configureSlack } from "@/lib/slack/configure-slack";
-import { pumpSlack } from "@/lib/slack/run-slack-worker";
-import { leaseSlackMessages } from "@/lib/db/statements/notifications/lease-slack-messages";
-import { recordSlackAttempt } from "@/lib/db/statements/notifications/record-slack-attempt";
+import { pumpSlack } from "@/lib/slack/slack-notice-channel";
+import { leaseOutbox } from "@/lib/db/statements/outbox/lease-outbox";
+import { recordOutboxAttempt } from "@/lib/db/statements/outbox/record-outbox-attempt";
+import { slackMessageChannel } from "@/lib/slack/slack-message-channel";
+import { slackNoticeChannel } from "@/lib/slack/slack-notice-channel";
+import { listOutboxDeliveries } from "@/lib/outbox/list-outbox-deliveries";
+import { listFailedSlackDeliveries, resendSlackDelivery } from "@/lib/slack/slack-deliveries";
 import { refusal } from "@/tests/refusal";
 import { whileHolding } from "@/tests/action-lock";
 import { changePassword } from "@/lib/auth/change-password";
@@ -40,7 +44,7 @@ beforeAll(async () => {
   slack = await startFakeSlack({ token: TOKEN });
   vi.stubEnv("DATABASE_URL", t.url);
   vi.stubEnv("SLACK_API_URL", slack.url);
-  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
+  vi.stubEnv("SLACK_RETRY_BASE_MS", "20");
   vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
 });
 afterAll(async () => {
@@ -71,12 +75,23 @@ async function pendingRefund(tenant: TestTenant, amount = 5_000, requester: Test
   return proposed;
 }
 
+/**
+ * The tenant's Slack messages or notices, each as its outbox row reads in Slack's words (done:
+ * nothing left to send), with what it is about (payload) and what was posted (state).
+ */
+async function slackRows(tenant: TestTenant, kind: "message" | "notice") {
+  const rows = await listOutboxDeliveries(t.db, { tenantId: tenant.id, channels: [kind === "message" ? slackMessageChannel : slackNoticeChannel], take: 100 });
+  return rows.map(({ payload, state, ...row }) => ({
+    ...row, ...payload, ts: state.ts ?? null, ...(kind === "message" ? { channel: state.channel ?? null, shownRevision: state.shownRevision ?? null, shownStatus: state.shownStatus ?? null } : {}),
+  }));
+}
+
 /** Pumps the Slack outbox as a worker would until nothing is due, waiting out retry delays. */
 async function pumpUntilQuiet(rounds = 40) {
   for (let i = 0; i < rounds; i++) {
     await sealAllPending(t.db);
     await pumpSlack(t.db, { workerId: "slack-test" });
-    const due = await t.db.slackMessage.count({ where: { status: "pending" } }) + await t.db.slackNotice.count({ where: { status: "pending" } });
+    const due = await t.db.outboxDelivery.count({ where: { channel: { in: ["slack_message", "slack_notice"] }, status: "pending" } });
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
@@ -175,7 +190,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
       expect(JSON.parse(button.value ?? "")).toEqual({ actionId: proposed.actionId, revision: 1, payloadHash: proposed.payloadHash });
     }
     expect(buttons[2].url).toBe(`https://console.example.test/actions/${proposed.actionId}`);
-    const row = await t.db.slackMessage.findUniqueOrThrow({ where: { actionId: proposed.actionId } });
+    const [row] = (await slackRows(tenant, "message")).filter((message) => message.actionId === proposed.actionId);
     expect(row).toMatchObject({ status: "done", ts: message.ts, channel: CHANNEL, shownRevision: 1, shownStatus: "pending" });
     // Nothing secret is in what was posted.
     expect(JSON.stringify(slack.calls)).not.toContain(SIGNING_SECRET);
@@ -274,19 +289,37 @@ describe("Slack: the outbox and its settings", () => {
     await sealAllPending(t.db);
     // A worker leases the row and dies before sending (its lease is made to lapse, as time would).
     await pumpSlack(t.db, { workerId: "crashed", limit: 0 });
-    const [leased] = await leaseSlackMessages(t.db, { workerId: "crashed", leaseSeconds: 600, limit: 16 });
+    const [leased] = (await leaseOutbox(t.db, { channel: "slack_message", workerId: "crashed", leaseSeconds: 600, limit: 16, now: null, afterCrash: "retry" }))
+      .map((row) => ({ ...row, wantedSeq: row.version }));
     expect(leased?.actionId).toBe(proposed.actionId);
     const start = slack.calls.length;
     await pumpSlack(t.db, { workerId: "other" });
     expect(callsSince(start, "chat.postMessage")).toHaveLength(0); // still leased
-    await t.ownerDb.slackMessage.update({ where: { id: leased.id }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+    await t.ownerDb.outboxDelivery.update({ where: { id: leased.id }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
     await pumpUntilQuiet();
     await pumpUntilQuiet();
     expect(callsSince(start, "chat.postMessage").filter((c) => JSON.stringify(c.args.blocks).includes(proposed.actionId))).toHaveLength(1);
     // The crashed worker's late report changes nothing: it no longer holds the lease.
-    expect(await recordSlackAttempt(t.db, {
-      id: leased.id, workerId: "crashed", wantedSeq: leased.wantedSeq, ok: false, error: "late", retryAfterSeconds: 1, channel: null, ts: null, shownRevision: null, shownStatus: null,
+    expect(await recordOutboxAttempt(t.db, {
+      ids: [leased.id], workerId: "crashed", version: leased.wantedSeq, outcome: "retry", error: "late", retryAfterSeconds: 1, state: null,
     })).toBeNull();
+  });
+
+  it("retries on Slack's own schedule, not the webhooks': a post Slack refused is sent again within Slack's retry base", async () => {
+    // Webhooks wait an hour before their first retry; Slack's base (20 ms here) is its own.
+    vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "3600000");
+    try {
+      const tenant = await slackTenant();
+      const proposed = await pendingRefund(tenant);
+      slack.failNext({ http: 500 });
+      const start = slack.calls.length;
+      await pumpUntilQuiet();
+      expect(callsSince(start, "chat.postMessage")).toHaveLength(2);
+      const [row] = (await slackRows(tenant, "message")).filter((message) => message.actionId === proposed.actionId);
+      expect(row).toMatchObject({ status: "done", attempts: 2 });
+    } finally {
+      vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
+    }
   });
 
   it("keeps the bot token and signing secret sealed, refuses malformed settings, and keeps saved secrets when they are left blank", async () => {
@@ -638,7 +671,7 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
     }
     await pumpUntilQuiet();
     // The log read again from the start queues no second notice: it is unique per escalation's leaf.
-    await t.ownerDb.slackIntegration.update({ where: { tenantId: tenant.id }, data: { cursorSeq: 0 } });
+    await t.ownerDb.outboxCursor.updateMany({ where: { tenantId: tenant.id, channel: { in: ["slack_message", "slack_notice"] } }, data: { cursorSeq: 0 } });
     await pumpUntilQuiet();
 
     const posts = postsTo(start, ESCALATION_CHANNEL);
@@ -658,7 +691,7 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
     // The reviewers' message in the configured channel is still the one post, with its buttons.
     expect(postsTo(start, CHANNEL)).toHaveLength(0);
     expect(buttonsOf(proposed.actionId).buttons.map((button) => button.action_id)).toContain(SLACK_ACTION_IDS.approve);
-    expect(await t.db.slackNotice.findMany({ where: { tenantId: tenant.id } })).toEqual([
+    expect(await slackRows(tenant, "notice")).toEqual([
       expect.objectContaining({ actionId: proposed.actionId, channel: ESCALATION_CHANNEL, role: "admin", afterSeconds: 1800, status: "done", ts: notice.ts, lastError: null }),
     ]);
     await expectEventsToFitTheirSchemas(t.db, tenant.id);
@@ -677,7 +710,7 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
 
     expect(await t.db.auditEvent.count({ where: { tenantId: { in: [tenant.id, unconnected.id] }, type: "action.escalated" } })).toBe(2);
     expect(slack.calls.slice(start)).toEqual([]);
-    expect(await t.db.slackNotice.count({ where: { tenantId: { in: [tenant.id, unconnected.id] } } })).toBe(0);
+    expect((await slackRows(tenant, "notice")).length + (await slackRows(unconnected, "notice")).length).toBe(0);
   });
 
   it("a failing chat.postMessage is retried and the notice posted once", async () => {
@@ -691,7 +724,37 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
 
     expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(3); // two failures, then one accepted post
     expect(heldIn(ESCALATION_CHANNEL).length - before).toBe(1);
-    expect(await t.db.slackNotice.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ status: "done", attempts: 3, lastError: null });
+    expect((await slackRows(tenant, "notice"))[0]).toMatchObject({ status: "done", attempts: 3, lastError: null });
+  });
+
+  it("a notice whose retries ended is listed to admins beside failed messages, and an admin sends it again (audited); a former admin may not", async () => {
+    const tenant = await slackTenant({ policy: escalating(ESCALATION_CHANNEL) });
+    const { proposed, due } = await waiting(tenant);
+    expect(await sweepActionReminders(t.db, { now: due })).toBe(1);
+    await sealAllPending(t.db);
+    const start = slack.calls.length;
+    slack.failNext({ http: 500 });
+    await pumpSlack(t.db, { workerId: "slack-test" });
+    // Its window closes before the next attempt, which fails too: failed for good.
+    const past = new Date(Date.now() - 1000);
+    await t.db.outboxDelivery.updateMany({ where: { tenantId: tenant.id, channel: "slack_notice" }, data: { giveUpAt: past, nextAttemptAt: past } });
+    slack.failNext({ http: 500 });
+    await pumpSlack(t.db, { workerId: "slack-test" });
+    expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(2);
+
+    const failed = await listFailedSlackDeliveries(t.db, tenant.id);
+    expect(failed).toEqual([expect.objectContaining({ kind: "notice", actionId: proposed.actionId, channel: ESCALATION_CHANNEL })]);
+    const formerAdmin = { type: "user" as const, id: tenant.users.reviewer.id, label: tenant.users.reviewer.email };
+    expect(await refusal(resendSlackDelivery(t.db, { tenantId: tenant.id, id: failed[0].id, actor: formerAdmin }))).toMatchObject({ status: 403 });
+    await resendSlackDelivery(t.db, { tenantId: tenant.id, id: failed[0].id, actor: adminOf(tenant) });
+    await pumpUntilQuiet();
+    expect(postsTo(start, ESCALATION_CHANNEL)).toHaveLength(3);
+    expect(heldIn(ESCALATION_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes(proposed.actionId))).toHaveLength(1);
+    expect(await listFailedSlackDeliveries(t.db, tenant.id)).toEqual([]);
+    expect((await slackRows(tenant, "notice"))[0]).toMatchObject({ status: "done", lastError: null });
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "slack.resent" } })).toBe(1);
+    expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "slack.resend_refused" } })).toBe(1);
+    await expectEventsToFitTheirSchemas(t.db, tenant.id);
   });
 
   it("an action decided before its notice is sent is not announced as waiting", async () => {
@@ -702,7 +765,7 @@ describe("Slack: an escalation naming a channel is posted there once", () => {
     const start = slack.calls.length;
     await pumpUntilQuiet();
     expect(postsTo(start, ESCALATION_CHANNEL)).toEqual([]);
-    expect(await t.db.slackNotice.findFirstOrThrow({ where: { tenantId: tenant.id } })).toMatchObject({ status: "done", ts: null, lastError: expect.stringMatching(/no longer waits/) });
+    expect((await slackRows(tenant, "notice"))[0]).toMatchObject({ status: "done", ts: null, lastError: expect.stringMatching(/no longer waits/) });
   });
 });
 

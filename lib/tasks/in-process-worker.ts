@@ -3,9 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { sweepSandboxContainers } from "@/lib/sandbox/docker-runner";
 import { startSandboxPool, stopSandboxPool } from "@/lib/sandbox/pool-lifecycle";
 import { newWorkerId, runWorker } from "@/lib/tasks/task-worker";
-import { runWebhookWorker } from "@/lib/webhooks/run-webhook-worker";
-import { runSlackWorker } from "@/lib/slack/run-slack-worker";
-import { runReviewerEmailWorker } from "@/lib/notifications/run-reviewer-email-worker";
+import { runNotificationWorkers } from "@/lib/channels/run-notification-workers";
 
 const globalForWorker = globalThis as unknown as { countersignWorker?: AbortController };
 
@@ -18,9 +16,7 @@ export function startInProcessWorker(): void {
   void sweepSandboxContainers().catch(() => 0);
   startSandboxPool(); // when SANDBOX_POOL_SIZE > 0: Docker runs take a warm container
   void runWorker({ db: getDb(), model: () => model, workerId: newWorkerId(), signal: controller.signal });
-  void runWebhookWorker({ db: getDb(), signal: controller.signal });
-  void runSlackWorker({ db: getDb(), signal: controller.signal });
-  void runReviewerEmailWorker({ db: getDb(), signal: controller.signal });
+  void runNotificationWorkers({ db: getDb(), signal: controller.signal });
   process.once("SIGTERM", () => {
     controller.abort();
     void stopSandboxPool().catch(() => {}); // what a hard exit leaves, the next start-up sweep removes

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { auditBodyOf, auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { deleteWebhookEndpoint } from "@/lib/db/statements/notifications/delete-webhook-endpoint";
-import { redeliverWebhook } from "@/lib/db/statements/notifications/redeliver-webhook";
+import { resendOutboxDelivery } from "@/lib/db/statements/outbox/resend-outbox-delivery";
 import { rotateWebhookSecret } from "@/lib/db/statements/notifications/rotate-webhook-secret";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
 import { lockWebhookEndpoint } from "@/lib/db/statements/notifications/lock-webhook-endpoint";
@@ -13,6 +13,7 @@ import { newWebhookSecret } from "@/lib/webhooks/sign-webhook";
 import { openWebhookSecrets, sealWebhookSecrets } from "@/lib/webhooks/webhook-secrets";
 import { webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { refuseWebhookAct } from "@/lib/webhooks/refuse-webhook-act";
+import { WEBHOOK_CHANNEL, webhookChannel } from "@/lib/webhooks/webhook-channel";
 
 /** Each act is written only by someone who is an admin when its statement runs (admin-rules.ts): one demoted after their request passed the boundary is refused (403, audited). */
 type Target = { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } };
@@ -69,7 +70,7 @@ export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promis
 export async function removeWebhookEndpoint(db: Db, input: Target): Promise<void> {
   const endpoint = await endpointOf(db, input);
   const removed = await deleteWebhookEndpoint(db, {
-    tenantId: input.tenantId, endpointId: input.id, byUserId: input.actor.id,
+    tenantId: input.tenantId, endpointId: input.id, channel: WEBHOOK_CHANNEL, byUserId: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "webhook.endpoint_removed", outcome: "ok", subject: { type: "webhook", id: input.id },
       data: { url: endpoint.url },
@@ -84,21 +85,25 @@ export async function removeWebhookEndpoint(db: Db, input: Target): Promise<void
 
 /** Sends a delivered or failed delivery again (same `webhook-id`), with a fresh retry window. */
 export async function redeliverWebhookDelivery(db: Db, input: Target): Promise<void> {
-  if (!isUuid(input.id)) throw new AppError("not_found", "That delivery was not found.", 404);
-  const delivery = await db.webhookDelivery.findFirst({ where: { id: input.id, tenantId: input.tenantId }, select: { eventType: true, messageId: true, status: true, endpoint: { select: { url: true } } } });
-  if (!delivery) throw new AppError("not_found", "That delivery was not found.", 404);
-  const again = await redeliverWebhook(db, {
-    tenantId: input.tenantId, deliveryId: input.id, byUserId: input.actor.id, retryWindowSeconds: webhookSettings().retryWindowSeconds,
+  const notFound = () => new AppError("not_found", "That delivery was not found.", 404);
+  if (!isUuid(input.id)) throw notFound();
+  const delivery = await db.outboxDelivery.findFirst({ where: { id: input.id, tenantId: input.tenantId, channel: WEBHOOK_CHANNEL }, select: { payload: true, subscriptionId: true } });
+  if (!delivery) throw notFound();
+  const payload = delivery.payload as { eventType?: string; messageId?: string };
+  const endpoint = await db.webhookEndpoint.findFirst({ where: { id: delivery.subscriptionId, tenantId: input.tenantId }, select: { url: true } });
+  const again = await resendOutboxDelivery(db, {
+    tenantId: input.tenantId, deliveryId: input.id, channels: [WEBHOOK_CHANNEL], statuses: webhookChannel.resendable, byUserId: input.actor.id,
+    retryWindowSeconds: webhookChannel.retry().windowSeconds,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "webhook.redelivered", outcome: "ok", subject: { type: "webhook_delivery", id: input.id },
-      data: { deliveryId: input.id, eventType: delivery.eventType, messageId: delivery.messageId },
+      data: { deliveryId: input.id, eventType: payload.eventType ?? "", messageId: payload.messageId ?? "" },
     }),
   });
-  if (!again.redelivered && again.refusal === "not_admin") {
+  if (!again.resent && again.refusal === "not_admin") {
     throw await refuseWebhookAct(db, {
-      tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook_delivery", id: input.id }, url: delivery.endpoint.url, operation: "redeliver",
+      tenantId: input.tenantId, actor: input.actor, subject: { type: "webhook_delivery", id: input.id }, url: endpoint?.url ?? "", operation: "redeliver",
     });
   }
-  if (!again.redelivered) throw new AppError("not_redeliverable", "That delivery is still being sent; it can be sent again once it is delivered or has failed.", 409);
+  if (!again.resent) throw new AppError("not_redeliverable", "That delivery is still being sent; it can be sent again once it is delivered or has failed.", 409);
   void requestSeal(db, input.tenantId);
 }

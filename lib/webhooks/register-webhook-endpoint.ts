@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
+import { WEBHOOK_CHANNEL } from "@/lib/webhooks/webhook-channel";
 import { insertWebhookEndpoint } from "@/lib/db/statements/notifications/insert-webhook-endpoint";
 import { AppError, describeInvalid, markAudited } from "@/lib/errors";
 import { checkDestination } from "@/lib/webhooks/destination-guard";
@@ -43,7 +44,7 @@ export async function registerWebhookEndpoint(
   const secret = newWebhookSecret();
   const unique = [...new Set(events)];
   const written = await insertWebhookEndpoint(db, {
-    id, tenantId: input.tenantId, url: checked.destination.url.href, description, events: unique, allowPrivate,
+    id, tenantId: input.tenantId, cursorChannel: WEBHOOK_CHANNEL, url: checked.destination.url.href, description, events: unique, allowPrivate,
     secrets: sealWebhookSecrets({ current: secret }, input.tenantId, id), createdById: input.actor.id,
     event: auditBodyOf({
       tenantId: input.tenantId, actor: input.actor, type: "webhook.endpoint_created", outcome: "ok", subject: { type: "webhook", id },

@@ -10,12 +10,13 @@ import { createDb } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
-import { leaseWebhookDeliveries } from "@/lib/db/statements/notifications/lease-webhook-deliveries";
+import { leaseOutbox } from "@/lib/db/statements/outbox/lease-outbox";
 import { isPrivateAddress } from "@/lib/webhooks/destination-guard";
 import { redeliverWebhookDelivery, removeWebhookEndpoint, rotateWebhookEndpointSecret } from "@/lib/webhooks/manage-webhook-endpoint";
 import { registerWebhookEndpoint } from "@/lib/webhooks/register-webhook-endpoint";
-import { pumpWebhooks } from "@/lib/webhooks/run-webhook-worker";
-import { retryDelayMs } from "@/lib/webhooks/webhook-settings";
+import { listWebhooks } from "@/lib/webhooks/list-webhooks";
+import { pumpWebhooks } from "@/lib/webhooks/webhook-channel";
+import { retryDelayMs } from "@/lib/outbox/retry-delay";
 
 type Received = { headers: IncomingHttpHeaders; body: string; answered: number };
 
@@ -71,12 +72,19 @@ async function pendingRefund(tenant: TestTenant) {
   return proposed;
 }
 
+/** The endpoint's delivery as the admin's delivery log shows it. */
+async function deliveryTo(tenant: TestTenant, endpointId: string) {
+  const delivery = (await listWebhooks(t.db, tenant.id)).deliveries.find((d) => d.endpointId === endpointId);
+  if (!delivery) throw new Error(`no delivery to ${endpointId}`);
+  return delivery;
+}
+
 /** Pumps the outbox (as a worker would) until nothing is due or added, waiting out retry delays. */
 async function pumpUntilQuiet(workerId = "worker-a", db = t.db, rounds = 40) {
   for (let i = 0; i < rounds; i++) {
     await sealAllPending(db);
     await pumpWebhooks(db, { workerId });
-    const due = await t.db.webhookDelivery.count({ where: { status: "pending" } });
+    const due = await t.db.outboxDelivery.count({ where: { channel: "webhook", status: "pending" } });
     if (due === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 60));
   }
@@ -101,7 +109,7 @@ describe("signed webhooks", () => {
       // What the console sends is a notice, never the arguments.
       expect(body).not.toContain("Duplicate charge");
     }
-    const delivery = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    const delivery = await deliveryTo(tenant, hook.id);
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3, lastStatus: 204, eventType: "action.pending" });
 
     // A tampered body or a signature from another secret does not verify.
@@ -137,20 +145,21 @@ describe("signed webhooks", () => {
     await new Promise((resolve) => setTimeout(resolve, retryDelayMs(1, 20, () => 1) + 20));
     // A lease no machine's slowness lapses by chance (a 1 s one could lapse before B looked, on a
     // loaded machine); it is made to lapse below, as time would.
-    const [held] = await leaseWebhookDeliveries(t.db, { workerId: "process-a", leaseSeconds: 600, limit: 10 });
+    const [held] = (await leaseOutbox(t.db, { channel: "webhook", workerId: "process-a", leaseSeconds: 600, limit: 10, now: null, afterCrash: "retry" }))
+      .map((row) => ({ ...row, endpointId: row.subscriptionId }));
     expect(held?.endpointId).toBe(hook.id);
     // Process B, a fresh connection pool, sends nothing while A's lease holds, then delivers.
     const restarted = createDb(t.url, { max: 2 });
     try {
       await pumpWebhooks(restarted, { workerId: "process-b" });
       expect(hook.received).toHaveLength(1);
-      await t.ownerDb.webhookDelivery.update({ where: { id: held.id }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
+      await t.ownerDb.outboxDelivery.update({ where: { id: held.id }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
       await pumpUntilQuiet("process-b", restarted);
     } finally {
       await restarted.$disconnect();
     }
     expect(hook.received.map((r) => r.answered)).toEqual([500, 204]);
-    expect((await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } })).status).toBe("delivered");
+    expect((await deliveryTo(tenant, hook.id)).status).toBe("delivered");
   });
 
   it("gives up once its retry window has closed, sends nothing more, and an admin can send it again under the same webhook-id", async () => {
@@ -161,9 +170,9 @@ describe("signed webhooks", () => {
     await pumpWebhooks(t.db, { workerId: "a" });
     // The window closes before the next attempt: its failure is final.
     const past = new Date(Date.now() - 1000);
-    await t.db.webhookDelivery.updateMany({ where: { endpointId: hook.id }, data: { giveUpAt: past, nextAttemptAt: past } });
+    await t.db.outboxDelivery.updateMany({ where: { subscriptionId: hook.id }, data: { giveUpAt: past, nextAttemptAt: past } });
     await pumpWebhooks(t.db, { workerId: "a" });
-    const failed = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    const failed = await deliveryTo(tenant, hook.id);
     expect(failed).toMatchObject({ status: "failed", attempts: 2, lastStatus: 500 });
     expect(failed.lastError).toContain("receiver down");
     await pumpWebhooks(t.db, { workerId: "a" });
@@ -271,7 +280,7 @@ describe("webhooks managed by someone who is no longer an admin", () => {
     await pendingRefund(tenant);
     await pumpUntilQuiet();
     const endpointBefore = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
-    const delivery = await t.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: hook.id } });
+    const delivery = await deliveryTo(tenant, hook.id);
     expect(delivery.status).toBe("delivered");
     // The reviewer stands for an admin demoted after their request passed the boundary.
     const formerAdmin = { type: "user" as const, id: tenant.users.reviewer.id, label: tenant.users.reviewer.email };
@@ -284,7 +293,7 @@ describe("webhooks managed by someone who is no longer an admin", () => {
     expect(await refusal(removeWebhookEndpoint(t.db, { tenantId: tenant.id, id: hook.id, actor: formerAdmin }))).toMatchObject(forbidden);
 
     expect(await t.db.webhookEndpoint.findMany({ where: { tenantId: tenant.id } })).toEqual([endpointBefore]);
-    expect(await t.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toEqual(delivery);
+    expect(await deliveryTo(tenant, hook.id)).toEqual(delivery);
     expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: { in: ["webhook.secret_rotated", "webhook.redelivered", "webhook.endpoint_removed"] } } })).toBe(0);
     expect(await t.db.auditEvent.count({ where: { tenantId: tenant.id, type: "webhook.endpoint_created" } })).toBe(1);
     const refused = await t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: "webhook.refused" }, orderBy: { id: "asc" } });

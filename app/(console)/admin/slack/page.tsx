@@ -5,8 +5,9 @@ import { readEnv } from "@/lib/env";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { PageHeader } from "@/components/shell/page-header";
-import { SlackSettingsForm } from "@/components/admin/slack-settings";
-import { configureSlackAction } from "./actions";
+import { FailedSlackDeliveries, SlackSettingsForm } from "@/components/admin/slack-settings";
+import { listFailedSlackDeliveries } from "@/lib/slack/slack-deliveries";
+import { configureSlackAction, resendSlackAction } from "./actions";
 
 export const metadata: Metadata = { title: "Slack" };
 
@@ -19,7 +20,7 @@ export default async function SlackPage() {
   });
   const [linked, failing] = await Promise.all([
     db.slackUserLink.count({ where: { tenantId: member.tenant.id, linkedAt: { not: null } } }),
-    db.slackMessage.findMany({ where: { tenantId: member.tenant.id, status: "failed" }, orderBy: { updatedAt: "desc" }, take: 5, select: { actionId: true, lastError: true } }),
+    listFailedSlackDeliveries(db, member.tenant.id),
   ]);
   const base = `${(readEnv("NEXTAUTH_URL") ?? "http://localhost:3000").replace(/\/$/, "")}/api/integrations/slack/${member.tenant.slug}`;
   return (
@@ -49,14 +50,10 @@ export default async function SlackPage() {
               save={configureSlackAction}
             />
             <p className="mt-3 text-sm text-slate-600">{linked} member{linked === 1 ? "" : "s"} linked their Slack user (on their account page).</p>
-            {failing.length > 0 ? (
-              <div role="status" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900">
-                <p className="font-medium">Messages Slack did not accept (retries ended):</p>
-                <ul className="mt-1 list-disc pl-5">
-                  {failing.map((f) => <li key={f.actionId}><Link className="underline" href={`/actions/${f.actionId}`}>{f.actionId.slice(0, 8)}</Link>: {f.lastError ?? "unknown error"}</li>)}
-                </ul>
-              </div>
-            ) : null}
+            <FailedSlackDeliveries
+              failed={failing.map((f) => ({ id: f.id, kind: f.kind, actionId: f.actionId, channel: f.channel, lastError: f.lastError }))}
+              resend={resendSlackAction}
+            />
           </div>
         </section>
       </div>

@@ -34,26 +34,22 @@ export async function rotateWebhookSecretAction(raw: unknown): Promise<ActionRes
   return rotate(raw);
 }
 
-const remove = memberAction(
-  { name: "admin.webhooks.remove", permission: "admin:manage", input: z.strictObject({ id: z.uuid() }) },
+/** An admin act on one endpoint or delivery by id, then the page shown again. */
+const byId = (name: string, act: typeof removeWebhookEndpoint) => memberAction(
+  { name, permission: "admin:manage", input: z.strictObject({ id: z.uuid() }) },
   async ({ id }, member) => {
-    await removeWebhookEndpoint(getDb(), { tenantId: member.tenant.id, id, actor: actorOf(member) });
+    await act(getDb(), { tenantId: member.tenant.id, id, actor: actorOf(member) });
     revalidatePath("/admin/webhooks");
     return { id };
   },
 );
+
+const remove = byId("admin.webhooks.remove", removeWebhookEndpoint);
 export async function removeWebhookAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
   return remove(raw);
 }
 
-const redeliver = memberAction(
-  { name: "admin.webhooks.redeliver", permission: "admin:manage", input: z.strictObject({ id: z.uuid() }) },
-  async ({ id }, member) => {
-    await redeliverWebhookDelivery(getDb(), { tenantId: member.tenant.id, id, actor: actorOf(member) });
-    revalidatePath("/admin/webhooks");
-    return { id };
-  },
-);
+const redeliver = byId("admin.webhooks.redeliver", redeliverWebhookDelivery);
 export async function redeliverWebhookAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
   return redeliver(raw);
 }

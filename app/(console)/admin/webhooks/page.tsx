@@ -57,7 +57,7 @@ export default async function WebhooksPage() {
               deliveries={deliveries.map((d) => ({
                 id: d.id, url: urlOf.get(d.endpointId) ?? "", messageId: d.messageId, eventType: d.eventType, status: d.status,
                 attempts: d.attempts, nextAttemptAt: d.nextAttemptAt.toISOString(), lastStatus: d.lastStatus, lastError: d.lastError,
-                deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(),
+                deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(), resendable: d.resendable,
               }))}
               redeliver={redeliverWebhookAction}
             />

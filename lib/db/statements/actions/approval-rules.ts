@@ -27,17 +27,29 @@ export function mayDecideNowSql(tenantId: Sql, userId: Sql, among: Sql | null = 
 }
 
 /**
+ * Why member `voter` may not decide revision `r` of action `a` whatever their roles, or NULL: the
+ * requester, the creator of the API key that requested it, the author of this revision. Part of
+ * voterRefusalSql, and the whole of it for an escalation's role (reviewer-ask-rules.ts).
+ */
+export function conflictOfInterestSql(voter: Sql): Sql {
+  return Prisma.sql`CASE
+    WHEN ${voter} = a."requesterUserId" THEN 'self_approval'
+    WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'key_creator'
+    WHEN ${voter} = r."createdByUserId" THEN 'own_edit'
+  END`;
+}
+
+/**
  * Why member `voter` may not decide revision `r` of action `a`, or NULL when they may: one who may
  * decide in the action's tenant now holding a role the revision names, and neither the requester,
  * nor the creator of the API key that requested it, nor the author of this revision. `lock`: as
- * for mayDecideNowSql (the vote statement locks its voter's membership).
+ * for mayDecideNowSql (the vote statement locks its voter's membership). The reviewers asked to
+ * review it are those it finds none for (reviewer-ask-rules.ts).
  */
 export function voterRefusalSql(voter: Sql, options: { lock?: boolean } = {}): Sql {
   return Prisma.sql`CASE
     WHEN NOT ${mayDecideNowSql(Prisma.sql`a."tenantId"`, voter, Prisma.sql`r."eligibleRoles"`, options)} THEN 'not_eligible'
-    WHEN ${voter} = a."requesterUserId" THEN 'self_approval'
-    WHEN ${voter} = (SELECT k."createdById" FROM "ApiKey" k WHERE k.id = a."requesterApiKeyId") THEN 'key_creator'
-    WHEN ${voter} = r."createdByUserId" THEN 'own_edit'
+    ELSE ${conflictOfInterestSql(voter)}
   END`;
 }
 

@@ -5,18 +5,21 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Removes an endpoint of the tenant and its outbox, with the audit event, in one statement — only
+ * Removes an endpoint of the tenant, its outbox cursor and deliveries (of `channel`), with the
+ * audit event, in one statement: a delivery leased meanwhile is gone when its send is claimed — only
  * by someone who is an admin now (admin-rules.ts, `byUserId`). The refusal says which rule stopped it.
  */
 export async function deleteWebhookEndpoint(
   q: Queryable,
-  input: { tenantId: string; endpointId: string; byUserId: string; event: AttestedAuditBody },
+  input: { tenantId: string; endpointId: string; channel: string; byUserId: string; event: AttestedAuditBody },
 ): Promise<{ removed: true } | { removed: false; refusal: "not_admin" | "not_found" }> {
   const [row] = await query<{ admin: boolean; removed: boolean }>(q, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS ok),
     removed AS (
       DELETE FROM "WebhookEndpoint" WHERE id = ${input.endpointId}::uuid AND "tenantId" = ${input.tenantId}::uuid AND (SELECT ok FROM admin) RETURNING id
     ),
+    cursor AS (DELETE FROM "OutboxCursor" WHERE channel = ${input.channel} AND "subscriptionId" IN (SELECT id FROM removed)),
+    outbox AS (DELETE FROM "OutboxDelivery" WHERE channel = ${input.channel} AND "subscriptionId" IN (SELECT id FROM removed)),
     events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM removed),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
     SELECT (SELECT ok FROM admin) AS admin, EXISTS (SELECT 1 FROM removed) AS removed`);

@@ -5,22 +5,28 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Registers a webhook endpoint with its `webhook.endpoint_created` event in one statement. It
- * starts at the tenant's current tree size: it receives what happens from now on, not history.
+ * Registers a webhook endpoint with its `webhook.endpoint_created` event in one statement, and its
+ * outbox cursor of `cursorChannel` at the tenant's current tree size: it receives what happens
+ * from now on, not history.
  * Only by someone who is an admin now (admin-rules.ts): false, not an admin, nothing written.
  */
 export async function insertWebhookEndpoint(
   q: Queryable,
-  input: { id: string; tenantId: string; url: string; description: string; events: string[]; allowPrivate: boolean; secrets: string; createdById: string; event: AttestedAuditBody },
+  input: { id: string; tenantId: string; cursorChannel: string; url: string; description: string; events: string[]; allowPrivate: boolean; secrets: string; createdById: string; event: AttestedAuditBody },
 ): Promise<boolean> {
   const [row] = await query<{ admin: boolean }>(q, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.createdById}::uuid`)} AS ok),
     endpoint AS (
-      INSERT INTO "WebhookEndpoint" (id, "tenantId", url, description, events, "allowPrivate", secrets, "cursorSeq", "createdById")
+      INSERT INTO "WebhookEndpoint" (id, "tenantId", url, description, events, "allowPrivate", secrets, "createdById")
       SELECT ${input.id}::uuid, ${input.tenantId}::uuid, ${input.url}, ${input.description}, ${input.events}::text[], ${input.allowPrivate},
-        ${input.secrets}, COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0), ${input.createdById}::uuid
+        ${input.secrets}, ${input.createdById}::uuid
       WHERE (SELECT ok FROM admin)
       RETURNING id
+    ),
+    cursor AS (
+      INSERT INTO "OutboxCursor" (channel, "subscriptionId", "tenantId", "cursorSeq")
+      SELECT ${input.cursorChannel}, id, ${input.tenantId}::uuid, COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0)
+      FROM endpoint
     ),
     events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM endpoint),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})

@@ -7,14 +7,17 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
  * Saves a tenant's Slack app with its `slack.configured` event in one statement. With `secrets`,
- * it creates the integration or replaces them (a new one starts at the tenant's current tree
- * size: it posts what happens from now on); without, it only changes the channel and threshold
+ * it creates the integration or replaces them (a new one's outbox cursors, of `cursorChannels`,
+ * start at the tenant's current tree size: it posts what happens from now on); without, it only
+ * changes the channel and threshold
  * of an existing one. Only by someone who is an admin now (admin-rules.ts, `updatedById`). The
  * refusal says which rule stopped it: `not_configured`, there was none to change.
  */
 export async function upsertSlackIntegration(
   q: Queryable,
-  input: { tenantId: string; channel: string; openOnlyFrom: RiskLevel; secrets: string | null; updatedById: string; event: AttestedAuditBody },
+  input: {
+    tenantId: string; channel: string; openOnlyFrom: RiskLevel; secrets: string | null; cursorChannels: string[]; updatedById: string; event: AttestedAuditBody;
+  },
 ): Promise<{ saved: true } | { saved: false; refusal: "not_admin" | "not_configured" }> {
   const saved = input.secrets === null
     ? Prisma.sql`
@@ -23,9 +26,8 @@ export async function upsertSlackIntegration(
       WHERE "tenantId" = ${input.tenantId}::uuid AND (SELECT ok FROM admin)
       RETURNING "tenantId"`
     : Prisma.sql`
-      INSERT INTO "SlackIntegration" ("tenantId", secrets, channel, "openOnlyFrom", "cursorSeq", "updatedById")
-      SELECT ${input.tenantId}::uuid, ${input.secrets}, ${input.channel}, ${input.openOnlyFrom}::"RiskLevel",
-        COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0), ${input.updatedById}::uuid
+      INSERT INTO "SlackIntegration" ("tenantId", secrets, channel, "openOnlyFrom", "updatedById")
+      SELECT ${input.tenantId}::uuid, ${input.secrets}, ${input.channel}, ${input.openOnlyFrom}::"RiskLevel", ${input.updatedById}::uuid
       WHERE (SELECT ok FROM admin)
       ON CONFLICT ("tenantId") DO UPDATE SET secrets = EXCLUDED.secrets, channel = EXCLUDED.channel, "openOnlyFrom" = EXCLUDED."openOnlyFrom",
         "updatedById" = EXCLUDED."updatedById", "updatedAt" = now()
@@ -33,6 +35,12 @@ export async function upsertSlackIntegration(
   const [row] = await query<{ admin: boolean; saved: boolean }>(q, Prisma.sql`
     WITH admin AS (SELECT ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.updatedById}::uuid`)} AS ok),
     saved AS (${saved}),
+    cursors AS (
+      INSERT INTO "OutboxCursor" (channel, "subscriptionId", "tenantId", "cursorSeq")
+      SELECT k.channel, s."tenantId", s."tenantId", COALESCE((SELECT max(seq) FROM "AuditSeal" WHERE "tenantId" = ${input.tenantId}::uuid), 0)
+      FROM saved s CROSS JOIN unnest(${input.cursorChannels}::text[]) AS k(channel)
+      ON CONFLICT (channel, "subscriptionId") DO NOTHING
+    ),
     events AS (SELECT ${JSON.stringify(input.event)}::jsonb AS event FROM saved),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
     SELECT (SELECT ok FROM admin) AS admin, EXISTS (SELECT 1 FROM saved) AS saved`);
