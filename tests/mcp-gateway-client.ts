@@ -18,10 +18,10 @@ export function routeFetch(handler?: McpHandler) {
   };
 }
 
-/** A connected SDK client authenticated with the API key `secret`. */
-export async function connectMcpClient(secret: string, handler?: McpHandler) {
+/** A connected SDK client authenticated with the API key `secret` (at `endpoint`, the URL the agent was given). */
+export async function connectMcpClient(secret: string, handler?: McpHandler, endpoint: URL = MCP_ENDPOINT) {
   const client = new Client({ name: "countersign-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(MCP_ENDPOINT, {
+  const transport = new StreamableHTTPClientTransport(endpoint, {
     fetch: routeFetch(handler),
     requestInit: { headers: { Authorization: `Bearer ${secret}` } },
   });

@@ -6,6 +6,7 @@ import { useId, useState, useTransition } from "react";
 import type { PasskeySummary } from "@/lib/passkeys/list-passkeys";
 import type { ActionResult } from "@/lib/server/boundary";
 import { buttonClass } from "@/components/ui/button";
+import { PasskeyElsewhereNote, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 
 type Actions = {
@@ -16,9 +17,13 @@ type Actions = {
 
 const when = (date: Date) => `${date.toISOString().replace("T", " ").slice(0, 16)} UTC`;
 
-/** The member's passkeys: add one (named), see them, remove one. Keys never reach the page. */
-export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[]; actions: Actions }) {
+/**
+ * The member's passkeys: add one (named), see them, remove one. Keys never reach the page. Opened
+ * where passkeys cannot work (`origins` are where they do), it says why instead of offering to add one.
+ */
+export function PasskeyList({ passkeys, origins, actions }: { passkeys: PasskeySummary[]; origins: string[]; actions: Actions }) {
   const router = useRouter();
+  const elsewhere = usePasskeyElsewhere(origins);
   const nameId = useId();
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [pending, startTransition] = useTransition();
@@ -82,13 +87,13 @@ export function PasskeyList({ passkeys, actions }: { passkeys: PasskeySummary[];
       {passkeys.length > 0 && (
         <p className="text-xs text-slate-600">Removing a passkey withdraws the approvals it signed for actions that have not run yet: they go back to the review queue, where you can approve them again with another passkey.</p>
       )}
-      <form onSubmit={add} aria-label="Add a passkey" className="flex flex-wrap items-end gap-2">
+      {elsewhere ? <PasskeyElsewhereNote elsewhere={elsewhere} /> : <form onSubmit={add} aria-label="Add a passkey" className="flex flex-wrap items-end gap-2">
         <span>
           <label htmlFor={nameId} className="block text-sm font-medium">Passkey name</label>
           <input id={nameId} name="name" maxLength={60} className="rounded-md border border-slate-300 px-2 py-1.5" placeholder="Work laptop" />
         </span>
         <button type="submit" className={buttonClass.primary} disabled={pending}>{pending ? "Waiting for your passkey…" : "Add passkey"}</button>
-      </form>
+      </form>}
       {message && <p role={message.ok ? "status" : "alert"} className={`text-sm ${message.ok ? "text-emerald-800" : "text-red-800"}`}>{message.text}</p>}
     </div>
   );

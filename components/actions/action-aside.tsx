@@ -5,11 +5,11 @@ import { DecisionHistory, RevisionHistory } from "@/components/actions/histories
 import { JsonBlock, Section } from "@/components/actions/section";
 
 /** The action page's side column: the decision, what it is bound to, and its history. */
-export function ActionAside({ action }: { action: ActionDetail }) {
+export function ActionAside({ action, passkeyOrigins }: { action: ActionDetail; passkeyOrigins: string[] }) {
   const { current } = action;
   return (
     <aside className="min-w-0 space-y-4" aria-label="Decide and record">
-      <DecisionSection action={action} />
+      <DecisionSection action={action} passkeyOrigins={passkeyOrigins} />
       <HashAndPolicySection current={current} payloadHash={action.payloadHash} />
       {current.sandboxSpec && <SandboxSpecSection spec={current.sandboxSpec} />}
       <Section title="Decision history" id="decisions">

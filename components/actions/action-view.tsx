@@ -25,7 +25,13 @@ function effectNowOf(state: ActionDetail["stateNow"]): EffectNow {
 }
 
 /** The action page: everything a reviewer needs to decide, and the record of what happened. */
-export function ActionView({ action, canReview = false }: { action: ActionDetail; /** The viewer reviews (j/k walk their queue). */ canReview?: boolean }) {
+export function ActionView({ action, canReview = false, passkeyOrigins = [] }: {
+  action: ActionDetail;
+  /** The viewer reviews (j/k walk their queue). */
+  canReview?: boolean;
+  /** Where passkeys work, for a signed approval opened elsewhere. */
+  passkeyOrigins?: string[];
+}) {
   const { current, viewer } = action;
   const summary = current.preview?.summary ?? action.tool;
   return (
@@ -89,7 +95,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
           <ExecutionSection executions={action.executions} />
         </div>
 
-        <ActionAside action={action} />
+        <ActionAside action={action} passkeyOrigins={passkeyOrigins} />
       </div>
       <ActionAutoRefresh active={action.status === "pending" || action.status === "executing"} />
     </>

@@ -6,6 +6,7 @@ import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 import { DecisionOutcome, type DecisionMessage } from "@/components/actions/decision-outcome";
 import { useArmedVerdict, type Verdict } from "@/components/actions/use-armed-verdict";
 import { useSubmitDecision } from "@/components/actions/use-submit-decision";
+import { PasskeyElsewhereNote, passkeyElsewhereText, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
 
 type DecisionPanelProps = {
   actionId: string;
@@ -20,6 +21,8 @@ type DecisionPanelProps = {
   staysWhenApproved?: boolean;
   /** Why this revision cannot be approved now (its state changed since request): Reject stays. */
   approveBlockedText?: string | null;
+  /** Where passkeys work (the relying party's origins): a signed approval opened elsewhere links there. */
+  passkeyOrigins?: string[];
 };
 
 /**
@@ -27,7 +30,7 @@ type DecisionPanelProps = {
  * only the action id, the hash shown on this page, the verdict and the note; the server reloads
  * everything else and re-checks every rule.
  */
-export function DecisionPanel({ actionId, payloadHash, revision, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, approveBlockedText = null }: DecisionPanelProps) {
+export function DecisionPanel({ actionId, payloadHash, revision, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, approveBlockedText = null, passkeyOrigins = [] }: DecisionPanelProps) {
   const noteId = useId();
   const hintId = useId();
   const noteRef = useRef<HTMLTextAreaElement>(null);
@@ -39,11 +42,16 @@ export function DecisionPanel({ actionId, payloadHash, revision, canDecide, bloc
   const [shownRevision] = useState(revision);
   // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
   const framed = useFramed();
+  const elsewhere = usePasskeyElsewhere(passkeyOrigins);
+  const passkeyElsewhere = signatureRequired ? elsewhere : null;
   const { armed, disarm, onNoteKeyDown } = useArmedVerdict({
     canDecide, approveBlocked: Boolean(approveBlockedText), noteRef, formRef,
     onNothingArmed: () => setMessage({ tone: "error", text: "Press a (approve) or r (reject) first, or use the buttons." }),
   });
-  const { busy, submit } = useSubmitDecision({ signatureRequired, staysWhenApproved, noteRef, setMessage, onRecorded: disarm });
+  const { busy, submit } = useSubmitDecision({
+    signatureRequired, staysWhenApproved, noteRef, setMessage, onRecorded: disarm,
+    signatureUnavailable: passkeyElsewhere && `${passkeyElsewhereText(passkeyElsewhere)} Nothing was recorded; approve on the page linked above.`,
+  });
 
   // After a decision the page refreshes and the form may give way to "you already voted"; this
   // component stays mounted, so the outcome message stays on screen.
@@ -87,6 +95,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, canDecide, bloc
       {signatureRequired && (
         <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
       )}
+      {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
       {approveBlockedText && <p className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">{approveBlockedText}</p>}
       <DecisionButtons offerApprove={!approveBlockedText} armed={armed} busy={busy} disabled={busy !== null || framed !== false} signatureRequired={signatureRequired} />

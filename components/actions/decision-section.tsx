@@ -5,7 +5,7 @@ import { RunInSandbox } from "@/components/actions/run-in-sandbox";
 import { Section } from "@/components/actions/section";
 
 /** Where the viewer acts on the action: decide it, edit its arguments, run its code in the sandbox. */
-export function DecisionSection({ action }: { action: ActionDetail }) {
+export function DecisionSection({ action, passkeyOrigins }: { action: ActionDetail; /** Where passkeys work (a signed approval). */ passkeyOrigins: string[] }) {
   const { current, viewer } = action;
   return (
     <Section title="Decision" id="decide">
@@ -16,6 +16,7 @@ export function DecisionSection({ action }: { action: ActionDetail }) {
         canDecide={action.status === "pending" && viewer.canDecide}
         approveBlockedText={action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
         signatureRequired={current.policyDecision.signature === "required"}
+        passkeyOrigins={passkeyOrigins}
         staysWhenApproved={action.kind === "code"}
         blockedText={
           viewer.decideBlockedReason ??

@@ -20,8 +20,10 @@ function recordedText(status: string, approvals: number, quorum: number): string
  * a passkey's signature when the policy asks for one, and the time since the page was shown. Then
  * on to the next action waiting for this reviewer, the outcome carried there.
  */
-export function useSubmitDecision({ signatureRequired, staysWhenApproved, noteRef, setMessage, onRecorded }: {
+export function useSubmitDecision({ signatureRequired, signatureUnavailable = null, staysWhenApproved, noteRef, setMessage, onRecorded }: {
   signatureRequired: boolean;
+  /** Why no passkey can sign on this page (it is open where passkeys do not work): approving says so instead. */
+  signatureUnavailable?: string | null;
   /** Approving leaves work on this page: no advancing then. */
   staysWhenApproved: boolean;
   noteRef: RefObject<HTMLTextAreaElement | null>;
@@ -42,6 +44,10 @@ export function useSubmitDecision({ signatureRequired, staysWhenApproved, noteRe
     const form = new FormData(event.currentTarget);
     const verdict = submitter?.value === "reject" ? "reject" : "approve";
     const note = String(form.get("note") ?? "").trim();
+    if (verdict === "approve" && signatureRequired && signatureUnavailable) {
+      setMessage({ tone: "error", text: signatureUnavailable });
+      return;
+    }
     if (verdict === "reject" && !note) {
       setMessage({ tone: "error", text: "Write a reason for the rejection; it is sent back to the agent." });
       noteRef.current?.focus();

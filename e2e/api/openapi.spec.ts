@@ -8,6 +8,7 @@ const EXPECTED = [
   "POST /api/v1/actions/{id}/cancel",
   "GET /api/v1/actions/{id}/artifacts/{artifactId}",
   "GET /api/v1/openapi.json",
+  "GET /api/v1/openapi-3.1.json",
   "GET /api/v1/audit/checkpoint",
   "GET /api/v1/audit/proofs/inclusion",
   "GET /api/v1/audit/proofs/consistency",
@@ -33,4 +34,11 @@ test("the OpenAPI 3.2 document is served without a key and lists every route", a
   expect(submit.responses["200"].headers["Idempotent-Replayed"].schema).toEqual({ type: "boolean" });
   expect(submit.responses["409"].description).toContain("idempotency_key_reused");
   for (const [, ref] of JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas).toHaveProperty(ref);
+
+  // The 3.1 rendition of the same routes, for tools that refuse 3.2 (lib/api/openapi-31.test.ts validates it).
+  const rendition = await request.get("/api/v1/openapi-3.1.json");
+  expect(rendition.status()).toBe(200);
+  const doc31 = await rendition.json();
+  expect(doc31.openapi).toBe("3.1.1");
+  expect(Object.keys(doc31.paths).sort()).toEqual(Object.keys(doc.paths).sort());
 });

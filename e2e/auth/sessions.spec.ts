@@ -37,6 +37,10 @@ test.describe("sessions end on the server", () => {
     const api = await thief.request.get("/api/audit/export?format=csv");
     expect(api.status()).toBe(401);
     expect((await api.json()).error.code).toBe("unauthenticated");
+    // next-auth's session endpoint agrees with the session store: no session, as for no cookie.
+    const session = await thief.request.get("/api/auth/session");
+    expect(session.status()).toBe(200);
+    expect(await session.json()).toEqual({});
     await thief.close();
 
     const row = await e2eDb().session.findFirstOrThrow({ where: { userId: tenant.users.auditor.id }, orderBy: { createdAt: "desc" } });
@@ -77,8 +81,10 @@ test.describe("sessions end on the server", () => {
     // This browser stays signed in; the other one is out.
     await page.goto("/queue");
     await expect(page.getByRole("heading", { name: "Review queue", level: 1 })).toBeVisible();
+    expect(await (await page.request.get("/api/auth/session")).json()).toMatchObject({ user: { id: user.id } });
     await other.page.goto("/queue");
     await expect(other.page).toHaveURL(/\/signin/);
+    expect(await (await other.context.request.get("/api/auth/session")).json()).toEqual({});
     await other.context.close();
 
     const fresh = await browser.newContext({ baseURL });

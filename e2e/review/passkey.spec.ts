@@ -148,3 +148,35 @@ test.describe("passkeys and signed approvals", () => {
     expect(await e2eDb().decision.count({ where: { actionId: id, reviewerId: tenant.users.reviewer.id } })).toBe(2);
   });
 });
+
+test.describe("passkeys at an IP address", () => {
+  // The console the e2e server runs: NEXTAUTH_URL is 127.0.0.1, where a browser refuses passkeys.
+  test.use({ baseURL: `http://127.0.0.1:${E2E_PORT}` });
+
+  test("the account page and a signed approval say why passkeys cannot be used at 127.0.0.1 and link the same page on localhost", async ({ page }) => {
+    const tenant = await seedTenant();
+    await requireSignaturesFromHighRisk(tenant);
+    const { id } = await propose(tenant, "refund_invoice", LARGE_REFUND);
+    await signInAs(page, tenant.users.reviewer.email);
+    await virtualAuthenticator(page);
+
+    await page.goto("/account");
+    const note = page.getByRole("note").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" });
+    await expect(note).toContainText("an IP address");
+    await expect(note.getByRole("link", { name: `Open this page at localhost:${E2E_PORT}` })).toHaveAttribute("href", `http://localhost:${E2E_PORT}/account`);
+    await expect(page.getByRole("button", { name: "Add passkey" })).toHaveCount(0);
+
+    await page.goto(`/actions/${id}`);
+    await expect(page.getByText("The policy requires a signed approval")).toBeVisible();
+    const onAction = page.getByRole("note").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" });
+    const link = onAction.getByRole("link", { name: `Open this page at localhost:${E2E_PORT}` });
+    await expect(link).toHaveAttribute("href", `http://localhost:${E2E_PORT}/actions/${id}`);
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" })).toBeVisible();
+    expect(await e2eDb().decision.count({ where: { actionId: id } })).toBe(0);
+
+    // The link leads to the same page on the host name (signed out there: through sign-in).
+    await link.click();
+    await expect(page).toHaveURL(new RegExp(`^http://localhost:${E2E_PORT}/signin\\?callbackUrl=%2Factions%2F${id}`));
+  });
+});

@@ -56,6 +56,27 @@ test.describe("trusted rendering", () => {
     expect(dialogs).toEqual([]);
   });
 
+  test("an e-mail address with a lookalike domain inside the body is tagged with the reason and marked where the body is read", async ({ page }) => {
+    const tenant = await seedTenant();
+    await withExampleDomain(tenant);
+    // Cyrillic а in a Latin label, and a label of Cyrillic letters only (асе reads "ace").
+    const { id } = await propose(tenant, "send_email", {
+      to: "billing@example.com",
+      subject: "Invoice",
+      body: `Reply to billing@${CYRILLIC_A}cme.example. Copies go to ops@${CYRILLIC_A}\u0441\u0435.example.`,
+    });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+
+    const address = tag(page, "address.outside-domain", "body");
+    await expect(address).toContainText("billing@⟦U+0430⟧cme.example");
+    await expect(address).toContainText("xn--cme-5cd.example");
+    const args = page.getByLabel("Arguments as plain text");
+    await expect(args.locator('[data-lookalike="U+0430"]')).toHaveCount(2);
+    await expect(args.locator('[data-lookalike="U+0441"]')).toContainText("⟦U+0441⟧");
+    await expect(args.locator('[data-lookalike="U+0435"]')).toContainText("⟦U+0435⟧");
+  });
+
   test("code reads as it runs: a direction override in a string is a marker, not a reordering (Trojan Source)", async ({ page }) => {
     const tenant = await seedTenant();
     // Displayed raw, U+202E…U+2066 make the check look as if it compares with "user".

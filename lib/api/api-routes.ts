@@ -200,6 +200,15 @@ export const API_ROUTES = {
     public: true,
     responses: { 200: { description: "OpenAPI 3.2 document." } },
   }),
+  openApi31: defineRoute({
+    operationId: "getOpenApi31Document",
+    method: "GET",
+    path: "/api/v1/openapi-3.1.json",
+    summary: "This document as OpenAPI 3.1, for tools that do not read 3.2",
+    description: "The same routes and schemas; only the execute stream's line-by-line `itemSchema` (a 3.2 keyword) is left out, its `schema` (an array of events) stays.",
+    public: true,
+    responses: { 200: { description: "OpenAPI 3.1 document." } },
+  }),
 };
 
 /** The execution stream's line schema, documented as a component. */

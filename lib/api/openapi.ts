@@ -18,7 +18,10 @@ function toSchema(schema: z.ZodType, io: "input" | "output", components: Record<
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
-function operationFor(route: ApiRouteDefinition, components: Record<string, JsonSchema>) {
+/** The OpenAPI versions served: 3.2 (`/api/v1/openapi.json`) and a 3.1 rendition for tools that refuse 3.2. */
+export type OpenApiVersion = "3.2" | "3.1";
+
+function operationFor(route: ApiRouteDefinition, components: Record<string, JsonSchema>, version: OpenApiVersion) {
   const parameters: JsonSchema[] = [];
   if (route.path.includes("{id}")) {
     parameters.push({ name: "id", in: "path", required: true, description: "The action id.", schema: { type: "string", format: "uuid" } });
@@ -48,7 +51,7 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
       // sequential media type), which is also what tools that predate `itemSchema` can use.
       const event = toSchema(STREAM_EVENT_SCHEMA, "output", components);
       content["application/x-ndjson"] = {
-        itemSchema: event,
+        ...(version === "3.2" ? { itemSchema: event } : {}),
         schema: { type: "array", items: event, description: "The whole stream: one ExecutionStreamEvent per line, in order." },
       };
     }
@@ -74,21 +77,23 @@ function operationFor(route: ApiRouteDefinition, components: Record<string, Json
 }
 
 /**
- * The OpenAPI 3.2 document for /api/v1, built from the route definitions the handlers use. 3.2
- * rather than 3.1 for one reason: it is the first version that can type a streamed response item
- * by item (`itemSchema`, for execute's NDJSON); nothing else in the document needs more than 3.1.
+ * The OpenAPI document for /api/v1, built from the route definitions the handlers use. 3.2 by
+ * default for one reason: it is the first version that can type a streamed response item by item
+ * (`itemSchema`, for execute's NDJSON); nothing else in the document needs more than 3.1. The 3.1
+ * rendition is the same document without `itemSchema` (the stream stays typed as an array of
+ * events), for tools that refuse 3.2 (@apidevtools/swagger-parser).
  */
-export function buildOpenApiDocument() {
+export function buildOpenApiDocument(version: OpenApiVersion = "3.2") {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of Object.values(API_ROUTES) as ApiRouteDefinition[]) {
     paths[route.path] ??= {};
-    paths[route.path][route.method.toLowerCase()] = operationFor(route, components);
+    paths[route.path][route.method.toLowerCase()] = operationFor(route, components, version);
   }
   // Registers the Error component that every 4xx response refers to.
   toSchema(ErrorResponseSchema, "output", components);
   return {
-    openapi: "3.2.0",
+    openapi: version === "3.2" ? "3.2.0" : "3.1.1",
     info: {
       title: "Countersign agent API",
       version: "1.0.0",

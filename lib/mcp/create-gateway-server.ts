@@ -1,7 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError,
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema,
   type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/lib/db/client";
@@ -109,12 +109,27 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
  * (audited as the key's refusal, like the HTTP API's), a key revoked meanwhile, or a failure of
  * ours (logged; the client gets the generic message).
  */
-function protocolError(db: Db, key: AuthenticatedApiKey["apiKey"], error: unknown): McpError {
+function protocolError(db: Db, key: AuthenticatedApiKey["apiKey"], error: unknown): GatewayProtocolError {
   noteApiKeyRefusal(db, key, error);
   const { body } = toPublicError(error, "mcp tools/call");
-  if (!isAppError(error)) return new McpError(ErrorCode.InternalError, body.message);
+  if (!isAppError(error)) return new GatewayProtocolError(ErrorCode.InternalError, body.message);
   const code = error.code === "tool_not_allowed" ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
-  return new McpError(code, body.message, { code: body.code });
+  return new GatewayProtocolError(code, body.message, { code: body.code });
+}
+
+/**
+ * A JSON-RPC error as the SDK's server sends it (its `code`, `message` and `data`). Not McpError:
+ * that writes "MCP error <code>: " into its message, and the client's McpError adds it again.
+ */
+class GatewayProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "GatewayProtocolError";
+  }
 }
 
 /** A client's cancellation reason, as the audit log and the reviewers see it. */

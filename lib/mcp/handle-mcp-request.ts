@@ -1,12 +1,12 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { getDb } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
-import { readEnv } from "@/lib/env";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { auditRequestRefusal } from "@/lib/audit/audit-request-refusal";
 import { agentRefusalHeaders, authenticateAgentRequest } from "@/lib/api/agent-request";
 import { readJsonBody } from "@/lib/api/read-json-body";
 import { findMcpSession, openMcpSession } from "@/lib/mcp/mcp-sessions";
+import { publicOrigins } from "@/lib/net/request-origin";
 
 /** JSON-RPC's implementation-defined server error (MCP's transport uses it for HTTP-level refusals too). */
 const SERVER_ERROR = -32000;
@@ -74,8 +74,15 @@ function rpcError(status: number, code: number, message: string, headers?: Heade
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }, { status, headers: out });
 }
 
-/** The console's public origin (its links must work behind a proxy); the request's own only when none is configured. */
+/**
+ * The origin of the console's links: the one the agent connected through when the console answers
+ * there (127.0.0.1, a second configured host name), else the configured public URL (behind a proxy,
+ * or a Host header the console does not answer on); the request's own only when none is configured.
+ */
 function publicOrigin(request: Request): string {
-  const own = readEnv("NEXTAUTH_URL");
-  return own ? new URL(own).origin : new URL(request.url).origin;
+  const own = new URL(request.url).origin;
+  const ours = publicOrigins(request.headers);
+  if (ours.has(own)) return own;
+  const [configured] = ours;
+  return configured ?? own;
 }

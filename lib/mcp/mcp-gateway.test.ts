@@ -111,6 +111,8 @@ describe("tools/list", () => {
     const outside = await other.client.callTool({ name: "refund_invoice", arguments: SMALL_REFUND }).catch((error: unknown) => error);
     expect(outside).toBeInstanceOf(McpError);
     expect(outside).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining("may not propose refund_invoice") });
+    // The SDK client prefixes the code once; the server's message carries none of its own.
+    expect((outside as McpError).message).toMatch(/^MCP error -32602: (?!MCP error)\S/);
     expect(await t.db.action.count({ where: { requesterApiKeyId: theirs.id } })).toBe(0);
 
     // The other key presenting this session's id does not find it.
@@ -346,6 +348,35 @@ describe("tools/call through the gate", () => {
     const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: action.id } });
     expect((revision.riskTags as Array<{ id: string }>).map((tag) => tag.id)).toContain("provenance.untrusted");
     await client.close();
+  });
+});
+
+describe("links to the console", () => {
+  it("reviewUrl is on the origin the agent connected through when the console answers there, else on the configured public URL", async () => {
+    const saved = { url: process.env.NEXTAUTH_URL, extra: process.env.COUNTERSIGN_PUBLIC_ORIGINS };
+    process.env.NEXTAUTH_URL = "http://localhost:3000";
+    process.env.COUNTERSIGN_PUBLIC_ORIGINS = "https://console.example.com";
+    try {
+      const key = await keyFor(a, ["get_invoice"]);
+      for (const [endpoint, origin] of [
+        ["http://127.0.0.1:3000/api/mcp", "http://127.0.0.1:3000"],
+        ["https://console.example.com/api/mcp", "https://console.example.com"],
+        ["http://localhost:3000/api/mcp", "http://localhost:3000"],
+        // A host the console does not answer on (a forged Host header): the configured public URL.
+        ["http://attacker.example/api/mcp", "http://localhost:3000"],
+      ]) {
+        const { client } = await connect(key.secret, undefined, new URL(endpoint));
+        const meta = metaOf((await client.callTool({ name: "get_invoice", arguments: { invoice_number: "INV-1042" } })) as CallToolResult);
+        expect(meta.reviewUrl, endpoint).toBe(`${origin}/actions/${meta.id}`);
+        expect(meta.apiUrl, endpoint).toBe(`${origin}/api/v1/actions/${meta.id}`);
+        await client.close();
+      }
+    } finally {
+      for (const [name, value] of [["NEXTAUTH_URL", saved.url], ["COUNTERSIGN_PUBLIC_ORIGINS", saved.extra]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });
 

@@ -18,6 +18,12 @@ describe("revealText", () => {
     expect(revealedString("Привет, world — café ❤️")).toBe("Привет, world — café ❤️");
   });
 
+  it("marks a label of Cyrillic lookalikes in a Latin host name or address, not Cyrillic words beside Latin ones", () => {
+    expect(revealedString("Reply to ops@\u0430\u0441\u0435.example.")).toBe("Reply to ops@\u0430⟦U+0430⟧\u0441⟦U+0441⟧\u0435⟦U+0435⟧.example.");
+    expect(revealedString("see \u0430\u0441\u0435.example.com/pay")).toBe("see \u0430⟦U+0430⟧\u0441⟦U+0441⟧\u0435⟦U+0435⟧.example.com/pay");
+    expect(revealedString("IT-отдел, пример.рф. Done.")).toBe("IT-отдел, пример.рф. Done.");
+  });
+
   it("counts a run of one hidden character instead of repeating it, in one pass over 100,000 characters", () => {
     const segments = revealText(`x${"\u202e".repeat(100_000)}y`);
     expect(segments).toEqual([
@@ -31,7 +37,8 @@ describe("revealText", () => {
 
 /** The first implementation (a token per hidden candidate or word, every marker its own segment): the oracle. */
 function referenceRevealedString(text: string): string {
-  const TOKEN = /([\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029])|(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])+/gu;
+  // A word, or words joined by single "." or "@" (a host name, an address).
+  const TOKEN = /([\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029])|(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])+(?:[.@](?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])+)*/gu;
   let out = "";
   let lastHidden = null as { label: string; count: number } | null;
   const flush = () => {

@@ -12,28 +12,45 @@ export type RevealedSegment =
 // may sit in a Latin word). Only these are visited; the text between them goes out whole. A word
 // is a maximal run of letters, marks and digits that are not default-ignorable (variation
 // selectors and U+034F are marks, so a word stops at any default-ignorable code point and that
-// one is judged alone).
+// one is judged alone). Words joined by single "." or "@" (a host name, an address) are judged
+// as one: a label of Cyrillic lookalikes in a Latin domain (ops@асе.example) is marked too.
 const CANDIDATE = /([\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\u2028\u2029])|[\p{Script=Cyrillic}\p{Script=Greek}]/gu;
 const WORD_CHAR = /^(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}]$/u;
 const WORD_REST = /(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}])*/uy;
 const HIGH_SURROGATE = /^[\uD800-\uDBFF]$/;
 const LOW_SURROGATE = /^[\uDC00-\uDFFF]$/;
 
-/**
- * Where the word around `text[at]` starts and ends; [at, at] if `text[at]` is in none (a Cyrillic
- * or Greek sign or symbol, say, even right after a word).
- */
-function wordAround(text: string, at: number): [number, number] {
-  WORD_REST.lastIndex = at;
-  WORD_REST.exec(text);
-  const end = WORD_REST.lastIndex;
-  if (end === at) return [at, at];
+const JOINER = /^[.@]$/;
+
+/** Where the run of word characters that `at` is in or just after starts (`at` if none precede it). */
+function wordStart(text: string, at: number): number {
   let start = at;
   while (start > 0) {
     const width = start >= 2 && LOW_SURROGATE.test(text[start - 1]) && HIGH_SURROGATE.test(text[start - 2]) ? 2 : 1;
     if (!WORD_CHAR.test(text.slice(start - width, start))) break;
     start -= width;
   }
+  return start;
+}
+
+/** Where the run of word characters from `at` ends (`at` if `text[at]` is not one). */
+function wordEnd(text: string, at: number): number {
+  WORD_REST.lastIndex = at;
+  WORD_REST.exec(text);
+  return WORD_REST.lastIndex;
+}
+
+/**
+ * Where the word around `text[at]` starts and ends, with the words joined to it by single "." or
+ * "@"; [at, at] if `text[at]` is in none (a Cyrillic or Greek sign or symbol, say, even right after
+ * a word).
+ */
+function wordAround(text: string, at: number): [number, number] {
+  let end = wordEnd(text, at);
+  if (end === at) return [at, at];
+  for (let next; JOINER.test(text[end] ?? "") && (next = wordEnd(text, end + 1)) > end + 1; ) end = next;
+  let start = wordStart(text, at);
+  for (let previous; start >= 2 && JOINER.test(text[start - 1]) && (previous = wordStart(text, start - 1)) < start - 1; ) start = previous;
   return [start, end];
 }
 

@@ -117,6 +117,28 @@ describe("URLs", () => {
   });
 });
 
+describe("addresses in free text", () => {
+  const CYRILLIC_A = "\u0430";
+  const addressTags = (args: JsonObject) => tagsFor(args, ["external-comms"]).filter((t) => t.id === "address.outside-domain");
+
+  it("tags a homoglyph address in a body as the same host in a URL or in `to` is tagged, naming it with its punycode domain", () => {
+    const body = `Reply to billing@${CYRILLIC_A}cme.example`;
+    const [tag] = addressTags({ to: "ap@acme.example", body });
+    expect(tag).toMatchObject({ id: "address.outside-domain", severity: "medium", path: "body", source: "argument" });
+    expect(tag.reason).toBe('Text names the address "billing@⟦U+0430⟧cme.example" (domain xn--cme-5cd.example), outside the known domains.');
+    // The same host in a URL and in `to`, for comparison.
+    expect(ids(tagsFor({ body: `https://${CYRILLIC_A}cme.example/pay` }, ["external-comms"]))).toContain("url.unknown-host");
+    expect(ids(tagsFor({ to: `billing@${CYRILLIC_A}cme.example` }, ["external-comms"]))).toContain("recipient.outside-domain");
+  });
+
+  it("counts the addresses outside, and leaves known domains, their subdomains and the recipients' own fields alone", () => {
+    const [tag] = addressTags({ body: `Copies: ops@${CYRILLIC_A}\u0441\u0435.example, audit@elsewhere.example, ap@acme.example` });
+    expect(tag.reason).toMatch(/^Text names 2 addresses outside the known domains, the first "ops@⟦U\+0430⟧⟦U\+0441⟧⟦U\+0435⟧\.example" \(domain xn--/);
+    expect(addressTags({ body: "Write to ap@acme.example or it@mail.demo.test." })).toEqual([]);
+    expect(addressTags({ to: "someone@elsewhere.example", cc: ["x@elsewhere.example"] })).toEqual([]);
+  });
+});
+
 describe("encoded runs", () => {
   it("flags long hex and base64 runs", () => {
     const hex = "deadbeef".repeat(12);

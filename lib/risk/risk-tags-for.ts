@@ -1,9 +1,10 @@
+import { domainToASCII } from "node:url";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { childPath } from "@/lib/canonical/json-path";
 import { deceptiveTextTags, escapeNonAscii } from "./deceptive-text";
 import { detectInjection, normalizeForMatching } from "./detect-injection";
 import { quoteForReason } from "./display-text";
-import { addressesIn, domainIn, emailRecipientsIn } from "./email-recipients";
+import { addressesIn, domainIn, emailRecipientsIn, type EmailRecipient } from "./email-recipients";
 import { ipLiteralForm, isIpLiteral } from "./ip-literal";
 import { boundedPath, RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag";
 import { SubstringIndex } from "./substring-index";
@@ -94,8 +95,9 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
   }
 
   amountTags(input.args, ctx.amountThresholdMinor ?? DEFAULT_AMOUNT_THRESHOLD_MINOR, add);
-  recipientTags(input, ownDomains, add);
+  const recipients = recipientTags(input, ownDomains, add);
   urlTags(strings, isKnownHost, add);
+  textAddressTags(strings, recipients, isKnownHost, add);
   encodedRunTags(strings, add);
   bulkTags(input.args, add);
   provenanceTags(strings, ctx.untrustedValues ?? [], ownDomains, add);
@@ -208,7 +210,7 @@ function amountTags(args: JsonObject, threshold: number, add: Add) {
   });
 }
 
-function recipientTags(input: RiskInput, ownDomains: string[], add: Add) {
+function recipientTags(input: RiskInput, ownDomains: string[], add: Add): EmailRecipient[] {
   const comms = input.toolClass.includes("external-comms");
   const recipients = emailRecipientsIn(input.args, { commsKeys: comms });
   for (const r of recipients) {
@@ -240,6 +242,31 @@ function recipientTags(input: RiskInput, ownDomains: string[], add: Add) {
       severity: distinct >= RECIPIENTS_HIGH ? "high" : "medium",
       reason: `Goes to ${distinct} recipients at once.`,
       source: "argument",
+    });
+  }
+  return recipients;
+}
+
+/**
+ * Addresses written in free text (a body's "reply to …", a note) outside the known domains, as
+ * URLs to unknown hosts are: a lookalike domain there reads like the customer's own. The address
+ * is named with what is not ASCII marked, and its domain in punycode.
+ */
+function textAddressTags(strings: StringLeaf[], recipients: EmailRecipient[], isKnownHost: (h: string) => boolean, add: Add) {
+  const recipientPaths = new Set(recipients.map((r) => r.path));
+  for (const { path, value } of strings) {
+    if (recipientPaths.has(path)) continue;
+    const outside = addressesIn(value, path).filter((a) => !isKnownHost(a.domain));
+    if (outside.length === 0) continue;
+    const { address, domain } = outside[0];
+    const ascii = /^[\x21-\x7e]*$/.test(domain);
+    const shown = `${quoteForReason(escapeNonAscii(address), 80)}${ascii ? "" : ` (domain ${domainToASCII(domain) || "not a valid host name"})`}`;
+    add({
+      id: "address.outside-domain",
+      severity: "medium",
+      reason: `Text names ${outside.length === 1 ? "the address" : `${outside.length} addresses outside the known domains, the first`} ${shown}${outside.length === 1 ? ", outside the known domains" : ""}.`,
+      source: "argument",
+      path,
     });
   }
 }

@@ -8,6 +8,7 @@ import { ChangePasswordForm } from "@/components/account/change-password-form";
 import { SessionList } from "@/components/account/session-list";
 import { PasskeyList } from "@/components/account/passkey-list";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
+import { passkeyOrigins } from "@/lib/server/relying-party";
 import { EmailPreferenceForm } from "@/components/account/email-preference-form";
 import { readEmailMode } from "@/lib/notifications/read-email-mode";
 import { reviewerEmailSettings } from "@/lib/notifications/reviewer-email-settings";
@@ -44,7 +45,7 @@ export default async function AccountPage() {
             <p className="text-sm text-slate-600">Sign approvals with your device or security key, where a policy asks for it. Adding and removing one is audited.</p>
           </div>
           <div className="p-4">
-            <PasskeyList passkeys={passkeys} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
+            <PasskeyList passkeys={passkeys} origins={await passkeyOrigins()} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
           </div>
         </section>
         <section aria-labelledby="slack-heading" className="rounded-lg border border-slate-200 bg-white">

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 import urllib.error
 import urllib.request
@@ -15,9 +16,13 @@ from .errors import (
     DeniedError,
     ExpiredError,
     NotDecidedError,
+    RateLimitedError,
     RejectedError,
     error_for,
 )
+
+#: The longest long-poll the API accepts (``?timeout=``, seconds).
+MAX_POLL_SECONDS = 60
 
 #: States in which nothing more will happen without a new submission.
 FINAL_STATES = {"rejected", "expired", "cancelled", "denied", "invalidated", "succeeded", "failed", "unknown"}
@@ -149,29 +154,46 @@ class Countersign:
         Blocks until a reviewer decides (long-polling in bounded steps). Returns the decision when
         approved; raises ``RejectedError`` (with the reviewer's reason), ``ExpiredError``,
         ``DeniedError`` for other final states, or ``NotDecidedError`` after ``timeout`` seconds.
+        It sends at most one request a second, and a rate-limited poll waits for the window
+        rather than ending the wait.
         """
         deadline = time.monotonic() + timeout
+        poll = min(MAX_POLL_SECONDS, max(1, int(poll_seconds)))
         while True:
-            remaining = deadline - time.monotonic()
-            step = int(max(0, min(poll_seconds, remaining)))
-            data = self._json("GET", f"/api/v1/actions/{action_id}/decision?timeout={step}",
-                              timeout=step + self.request_timeout)
-            decision = Decision(
-                id=data["id"], state=data["state"], decided=data["decided"], revision=data["revision"],
-                payload_hash=data["payloadHash"], reason=data.get("reason"), expires_at=data.get("expiresAt"),
-            )
-            if decision.state == "approved":
-                return decision
-            if decision.state == "rejected":
-                raise RejectedError(action_id, decision.reason or "no reason given")
-            if decision.state == "expired":
-                raise ExpiredError("expired", decision.reason or "The approval window closed.", 409)
-            if decision.decided:
-                if decision.state in {"executing", "succeeded", "failed", "unknown"}:
-                    return decision  # already executed: execute() will hand back the record
-                raise DeniedError(action_id, decision.reason or f"The action is {decision.state}.", code=decision.state)
-            if time.monotonic() >= deadline:
+            started = time.monotonic()
+            # Whole seconds rounded up, never 0: the last poll ends at the deadline, not in a burst of timeout=0.
+            step = max(1, min(poll, math.ceil(deadline - started)))
+            pause = 0.0
+            try:
+                data = self._json("GET", f"/api/v1/actions/{action_id}/decision?timeout={step}",
+                                  timeout=step + self.request_timeout)
+            except RateLimitedError as limited:
+                # Other requests of the key (another agent) used up its window: wait it out, within the deadline.
+                data = None
+                pause = limited.retry_after
+            if data is not None:
+                decision = Decision(
+                    id=data["id"], state=data["state"], decided=data["decided"], revision=data["revision"],
+                    payload_hash=data["payloadHash"], reason=data.get("reason"), expires_at=data.get("expiresAt"),
+                )
+                if decision.state == "approved":
+                    return decision
+                if decision.state == "rejected":
+                    raise RejectedError(action_id, decision.reason or "no reason given")
+                if decision.state == "expired":
+                    raise ExpiredError("expired", decision.reason or "The approval window closed.", 409)
+                if decision.decided:
+                    if decision.state in {"executing", "succeeded", "failed", "unknown"}:
+                        return decision  # already executed: execute() will hand back the record
+                    raise DeniedError(action_id, decision.reason or f"The action is {decision.state}.", code=decision.state)
+            pause = max(pause, started + 1.0 - time.monotonic())
+            left = deadline - time.monotonic()
+            if pause >= left:
+                if left > 0:
+                    time.sleep(left)
                 raise NotDecidedError("not_decided", f"No decision on {action_id} within {timeout:.0f} s.")
+            if pause > 0:
+                time.sleep(pause)
 
     # -- executing ---------------------------------------------------------------------------
 
@@ -240,7 +262,7 @@ class Countersign:
                     isolation=execution.get("isolation"), replayed=True, stdout=result.get("stdout", "") or "",
                     stderr=result.get("stderr", "") or "", result=result, timed_out=result.get("timed_out") is True,
                 )
-            time.sleep(0.5)
+            time.sleep(1.0)  # at most one request a second
         raise NotDecidedError("still_executing", f"The execution of {action_id} has not finished within {timeout:.0f} s.")
 
     def cancel(self, action_id: str, reason: Optional[str] = None) -> Dict[str, Any]:

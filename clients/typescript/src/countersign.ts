@@ -106,6 +106,9 @@ export class RateLimitedError extends CountersignError {
   }
 }
 
+/** The longest long-poll the API accepts (`?timeout=`, seconds). */
+const MAX_POLL_SECONDS = 60;
+
 export type SubmitOptions = {
   /** Shown to the reviewer. */
   reason?: string;
@@ -154,21 +157,38 @@ export class Countersign {
   /**
    * Long-polls until a reviewer decides. Resolves when approved (or already executed); throws
    * RejectedError with the reviewer's reason, DeniedError for other final states, and a
-   * CountersignError `not_decided` after `timeoutMs`.
+   * CountersignError `not_decided` after `timeoutMs`. It sends at most one request a second, and
+   * a rate-limited poll waits for the window rather than ending the wait.
    */
   async waitForDecision(id: string, options: { timeoutMs?: number; pollSeconds?: number; signal?: AbortSignal } = {}): Promise<Decision> {
     const deadline = Date.now() + (options.timeoutMs ?? 600_000);
+    const pollSeconds = Math.min(MAX_POLL_SECONDS, Math.max(1, Math.floor(options.pollSeconds ?? 25)));
     for (;;) {
-      const step = Math.max(0, Math.min(options.pollSeconds ?? 25, Math.floor((deadline - Date.now()) / 1000)));
-      const decision = await this.json<Decision>("GET", `/api/v1/actions/${encodeURIComponent(id)}/decision?timeout=${step}`, undefined, { signal: options.signal });
-      if (decision.state === "approved") return decision;
-      if (decision.state === "rejected") throw new RejectedError(id, decision.reason ?? "no reason given");
-      if (decision.state === "expired") throw new CountersignError("expired", decision.reason ?? "The approval window closed.", 409);
-      if (decision.decided) {
-        if (["executing", "succeeded", "failed", "unknown"].includes(decision.state)) return decision;
-        throw new DeniedError(id, decision.reason ?? `The action is ${decision.state}.`, decision.state);
+      const started = Date.now();
+      // Whole seconds rounded up, never 0: the last poll ends at the deadline, not in a burst of timeout=0.
+      const step = Math.max(1, Math.min(pollSeconds, Math.ceil((deadline - started) / 1000)));
+      let pauseMs = 0;
+      try {
+        const decision = await this.json<Decision>("GET", `/api/v1/actions/${encodeURIComponent(id)}/decision?timeout=${step}`, undefined, { signal: options.signal });
+        if (decision.state === "approved") return decision;
+        if (decision.state === "rejected") throw new RejectedError(id, decision.reason ?? "no reason given");
+        if (decision.state === "expired") throw new CountersignError("expired", decision.reason ?? "The approval window closed.", 409);
+        if (decision.decided) {
+          if (["executing", "succeeded", "failed", "unknown"].includes(decision.state)) return decision;
+          throw new DeniedError(id, decision.reason ?? `The action is ${decision.state}.`, decision.state);
+        }
+      } catch (error) {
+        // Other requests of the key (another agent) used up its window: wait it out, within the deadline.
+        if (!(error instanceof RateLimitedError)) throw error;
+        pauseMs = error.retryAfterSeconds * 1000;
       }
-      if (Date.now() >= deadline) throw new CountersignError("not_decided", `No decision on ${id} in time.`);
+      pauseMs = Math.max(pauseMs, started + 1000 - Date.now());
+      const leftMs = deadline - Date.now();
+      if (pauseMs >= leftMs) {
+        if (leftMs > 0) await sleep(leftMs, options.signal);
+        throw new CountersignError("not_decided", `No decision on ${id} in time.`);
+      }
+      if (pauseMs > 0) await sleep(pauseMs, options.signal);
     }
   }
 
@@ -258,9 +278,9 @@ export class Countersign {
     throw new CountersignError("stream_ended", "The execution stream ended without a result; read the action for its state.");
   }
 
-  /** Polls the action until its execution (someone else's) is no longer in progress. */
+  /** Polls the action until its execution (someone else's) is no longer in progress, at most once a second. */
   private async waitWhileExecuting(id: string, signal?: AbortSignal): Promise<void> {
-    let delayMs = 250;
+    let delayMs = 1_000;
     for (;;) {
       await sleep(delayMs, signal);
       const action = await this.json<{ state: ActionState }>("GET", `/api/v1/actions/${encodeURIComponent(id)}`, undefined, { signal });
