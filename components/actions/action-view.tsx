@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ActionDetail } from "@/lib/review/action-detail";
+import { stateVerdict } from "@/lib/review/state-verdict";
 import { visibleText } from "@/lib/review/visible-text";
 import { isolationLabel } from "@/lib/sandbox/isolation-label";
 import { PageHeader } from "@/components/shell/page-header";
@@ -126,7 +127,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
             <RiskTagList tags={current.riskTags} />
           </Section>
 
-          <Section title="State it rests on: at request and now" id="snapshot" aside={action.stateNow.state === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
+          <Section title="State it rests on: at request and now" id="snapshot" aside={stateVerdict(action.stateNow) === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
             <SnapshotCompare
               atRequest={action.requestSnapshot}
               now={action.stateNow}
@@ -194,7 +195,7 @@ export function ActionView({ action, canReview = false }: { action: ActionDetail
               payloadHash={action.payloadHash}
               revision={action.currentRevision}
               canDecide={action.status === "pending" && viewer.canDecide}
-              approveBlockedText={action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
+              approveBlockedText={stateVerdict(action.stateNow) === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
               signatureRequired={current.policyDecision.signature === "required"}
               staysWhenApproved={action.kind === "code"}
               blockedText={
