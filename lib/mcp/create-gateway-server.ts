@@ -95,10 +95,10 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
         : (message: string) => extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++progress, message } });
     const reason = request.params._meta?.[REASON_META_KEY];
     const tracked = { sessionId: session.sessionId, requestId: String(extra.requestId), leaseSeconds: CALL_LEASE_SECONDS };
-    // The call's row keeps the session busy while it waits, and carries a cancellation that reaches another instance.
-    await beginMcpCall(db, tracked);
     const renewing = setInterval(() => void renewMcpCall(db, tracked).catch(() => {}), (CALL_LEASE_SECONDS * 1000) / 3);
     try {
+      // The call's row keeps the session busy while it waits, and carries a cancellation that reaches another instance.
+      await beginMcpCall(db, tracked);
       return await callGatewayTool(db, {
         tenantId, key, tool: request.params.name, args: request.params.arguments ?? {},
         reason: typeof reason === "string" ? reason : undefined,
