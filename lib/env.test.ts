@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { configurationTable, environmentProblems, readEnv } from "@/lib/env";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { configurationTable, ENVIRONMENT, EnvError, environmentProblems, readEnv } from "@/lib/env";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 describe("the environment module", () => {
   it("reads defaults, trims blanks to absent, and parses values", () => {
@@ -39,4 +45,24 @@ describe("the environment module", () => {
     expect(start, "README.md needs <!-- env-table:start --> … <!-- env-table:end --> around its configuration table").toBeGreaterThan(-1);
     expect(readme.slice(start + "<!-- env-table:start -->".length, end).trim()).toBe(configurationTable());
   });
+
+  it("parses the process's variables once, and again only when a variable's text changes (vi.stubEnv)", () => {
+    const schema = ENVIRONMENT.SANDBOX_MEMORY_MB.schema as z.ZodType;
+    const parse = vi.spyOn(schema, "safeParse");
+    vi.stubEnv("SANDBOX_MEMORY_MB", "300");
+    expect(readEnv("SANDBOX_MEMORY_MB")).toBe(300);
+    for (let i = 0; i < 50; i++) readEnv("SANDBOX_MEMORY_MB");
+    expect(parse).toHaveBeenCalledTimes(1);
+
+    vi.stubEnv("SANDBOX_MEMORY_MB", "lots");
+    expect(() => readEnv("SANDBOX_MEMORY_MB")).toThrow(EnvError);
+    expect(() => readEnv("SANDBOX_MEMORY_MB")).toThrow(/SANDBOX_MEMORY_MB="lots"/);
+    expect(environmentProblems()).toContainEqual(expect.stringContaining('SANDBOX_MEMORY_MB="lots"'));
+    expect(parse).toHaveBeenCalledTimes(2);
+
+    vi.unstubAllEnvs();
+    expect(readEnv("SANDBOX_MEMORY_MB")).toBe(readEnv("SANDBOX_MEMORY_MB", { ...process.env }));
+    expect(parse).toHaveBeenCalledTimes(4);
+  });
 });
+

@@ -11,7 +11,7 @@ import { parseAddressRanges } from "@/lib/net/address-ranges";
 /** Any map of environment variables: the process's, or a plain object in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
 
-/** The process's environment: the one place that touches it. */
+/** The process's environment, to hand on whole to a child process (never to read a variable from). */
 export function processEnv(): NodeJS.ProcessEnv {
   return process.env;
 }
@@ -159,6 +159,9 @@ export const ENVIRONMENT = {
   SANDBOX_RUNTIME: declare("Sandbox", z.preprocess((raw) => (typeof raw === "string" ? raw.trim().toLowerCase() || undefined : raw), z.enum(["runc", "runsc"]).default("runc")),
     "`runsc`: every Docker run uses gVisor (isolation `gvisor`); when gVisor cannot run, code is refused rather than run under `container`. `runc`: plain containers, with gVisor only where a policy rule says `sandbox: \"gvisor\"`."),
   TREE_SITTER_WASM_DIR: declare("Sandbox", opt(z.string().min(1)), "Where the pre-scan's tree-sitter WebAssembly files are.", { shownDefault: "the `@vscode/tree-sitter-wasm` package" }),
+  XDG_CACHE_HOME: declare("Sandbox", opt(z.string()),
+    "Where a console not run as root extracts the sandbox image's root filesystem for bubblewrap (under `countersign/sandbox-rootfs`); as the XDG rules say, a relative path is ignored.",
+    { shownDefault: "`~/.cache`" }),
 
   // Email
   SMTP_URL: declare("Email", opt(z.string().regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")),
@@ -229,23 +232,50 @@ function problemOf(name: string, raw: string | undefined, error: z.ZodError): st
   return `${name}=${shown} is not valid: ${error.issues.map((issue) => issue.message).join("; ")}. Fix or unset it.`;
 }
 
-/** One variable, checked against its declaration (absent → its default). Throws EnvError in one line. */
-export function readEnv<K extends EnvName>(name: K, source: EnvSource = processEnv()): EnvValue<K> {
-  const raw = source[name];
+/** One variable as parsed: its text, and its value or the one-line problem with it. */
+type Parsed = { readonly raw: string | undefined } & ({ readonly value: unknown } | { readonly problem: string });
+type ParsedEnvironment = Readonly<Record<EnvName, Parsed>>;
+
+const NAMES = Object.keys(ENVIRONMENT) as EnvName[];
+
+function parse(name: EnvName, raw: string | undefined): Parsed {
   const parsed = ENVIRONMENT[name].schema.safeParse(raw);
-  if (!parsed.success) throw new EnvError(problemOf(name, raw, parsed.error));
-  return parsed.data as EnvValue<K>;
+  return Object.freeze(parsed.success ? { raw, value: parsed.data } : { raw, problem: problemOf(name, raw, parsed.error) });
+}
+
+// The process's environment, parsed once into a frozen object on first use (start-up checks it).
+// A variable whose text differs from the one parsed — only a test's vi.stubEnv changes it — is
+// parsed again into a new object: one string comparison per read instead of a zod parse.
+let parsedEnvironment: ParsedEnvironment | undefined;
+
+function fromProcess(name: EnvName): Parsed {
+  parsedEnvironment ??= Object.freeze(Object.fromEntries(NAMES.map((n) => [n, parse(n, process.env[n])])) as Record<EnvName, Parsed>);
+  const raw = process.env[name];
+  if (parsedEnvironment[name].raw !== raw) parsedEnvironment = Object.freeze({ ...parsedEnvironment, [name]: parse(name, raw) });
+  return parsedEnvironment[name];
+}
+
+function parsedFrom(name: EnvName, source: EnvSource | undefined): Parsed {
+  return source === undefined || source === process.env ? fromProcess(name) : parse(name, source[name]);
+}
+
+/** One variable, checked against its declaration (absent → its default). Throws EnvError in one line. */
+export function readEnv<K extends EnvName>(name: K, source?: EnvSource): EnvValue<K> {
+  const parsed = parsedFrom(name, source);
+  if ("problem" in parsed) throw new EnvError(parsed.problem);
+  return parsed.value as EnvValue<K>;
+}
+
+/** A variable's text as set (for a cache that must start afresh when it changes), not its value. */
+export function envText(name: EnvName): string | undefined {
+  return fromProcess(name).raw;
 }
 
 /** Every declared variable checked at once: one line per problem (start-up prints them and stops). */
-export function environmentProblems(source: EnvSource = processEnv()): string[] {
-  return (Object.keys(ENVIRONMENT) as EnvName[]).flatMap((name) => {
-    try {
-      readEnv(name, source);
-      return [];
-    } catch (error) {
-      return [error instanceof EnvError ? error.message : String(error)];
-    }
+export function environmentProblems(source?: EnvSource): string[] {
+  return NAMES.flatMap((name) => {
+    const parsed = parsedFrom(name, source);
+    return "problem" in parsed ? [parsed.problem] : [];
   });
 }
 

@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/client";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { hashPassword } from "@/lib/auth/password";
 import type { Member, Requester } from "@/lib/approvals/actors";
+import { sqlTransaction } from "@/lib/db/sql";
 import { createDemoBusinessData } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
@@ -25,7 +26,7 @@ export async function createTestTenant(db: Db, options: { policy?: Policy } = {}
   const suffix = randomBytes(4).toString("hex");
   const tenant = await db.tenant.create({ data: { slug: `t-${suffix}`, name: `Tenant ${suffix}`, domains: [`${suffix}.test`] } });
   await db.toolPolicy.create({ data: { tenantId: tenant.id, version: 1, document: options.policy ?? DEFAULT_POLICY } });
-  await db.$transaction((tx) => createDemoBusinessData(tx, tenant.id));
+  await sqlTransaction(db, (tx) => createDemoBusinessData(tx, tenant.id));
   const make = async (name: string, roles: Role[]): Promise<TestUser> => {
     const email = `${name}-${suffix}@${suffix}.test`;
     const user = await db.user.create({ data: { email, name, passwordHash: hash } });

@@ -1,4 +1,5 @@
 import type { ActionDetail } from "@/lib/review/action-detail";
+import { stateVerdict } from "@/lib/review/state-verdict";
 import { PageHeader } from "@/components/shell/page-header";
 import { RiskBadge, StatusBadge } from "@/components/ui/badges";
 import { ActionAside } from "@/components/actions/action-aside";
@@ -71,7 +72,7 @@ export function ActionView({ action, canReview = false, passkeyOrigins = [] }: {
             <RiskTagList tags={current.riskTags} />
           </Section>
 
-          <Section title="State it rests on: at request and now" id="snapshot" aside={action.stateNow.state === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
+          <Section title="State it rests on: at request and now" id="snapshot" aside={stateVerdict(action.stateNow) === "changed" ? <span className="text-xs font-semibold text-red-800">Changed since request</span> : undefined}>
             <SnapshotCompare
               atRequest={action.requestSnapshot}
               now={action.stateNow}

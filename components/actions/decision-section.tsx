@@ -1,4 +1,5 @@
 import type { ActionDetail } from "@/lib/review/action-detail";
+import { stateVerdict } from "@/lib/review/state-verdict";
 import { DecisionPanel } from "@/components/actions/decision-panel";
 import { EditArgs } from "@/components/actions/edit-args";
 import { RunInSandbox } from "@/components/actions/run-in-sandbox";
@@ -14,7 +15,7 @@ export function DecisionSection({ action, passkeyOrigins }: { action: ActionDeta
         payloadHash={action.payloadHash}
         revision={action.currentRevision}
         canDecide={action.status === "pending" && viewer.canDecide}
-        approveBlockedText={action.stateNow.state === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
+        approveBlockedText={stateVerdict(action.stateNow) === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
         signatureRequired={current.policyDecision.signature === "required"}
         passkeyOrigins={passkeyOrigins}
         staysWhenApproved={action.kind === "code"}

@@ -1,4 +1,5 @@
 import type { SnapshotView, StateNow } from "@/lib/review/action-detail";
+import { changesSinceRequest } from "@/lib/review/state-verdict";
 import { FieldDiff } from "@/components/actions/field-diff";
 import { JsonBlock } from "@/components/actions/section";
 import { formatUtcTime } from "@/components/actions/format";
@@ -22,18 +23,19 @@ export function SnapshotCompare({
   reread?: { actionId: string; revision: number; payloadHash: string; label: string };
 }) {
   if (!atRequest) return <p className="text-slate-600">This action rests on no stored state (nothing to compare before execution).</p>;
+  const changes = changesSinceRequest(now);
   return (
     <div className="space-y-3">
       {reread && <RereadOutcome actionId={reread.actionId} revision={reread.revision} className="text-sm" />}
-      {now.state === "changed" && (
+      {changes && (
         <div role="alert" className="rounded-md border-l-4 border-red-600 bg-red-50 px-3 py-2 text-red-900">
           <p className="font-semibold">Changed since request</p>
           <p className="text-[0.85rem]">
-            The state this action rests on is different now. An approval would be invalidated at execution and a fresh revision
-            queued. Check the changes below before deciding.
+            {now.state === "unreadable" ? `What this action rests on is gone: ${now.message} ` : "The state this action rests on is different now. "}
+            An approval would be refused (and one given before would be invalidated at execution). Check the changes below before deciding.
           </p>
           <div className="mt-2 rounded bg-white/70 p-2">
-            <FieldDiff changes={now.changes} caption="State changes since request" />
+            <FieldDiff changes={changes} caption="State changes since request" />
           </div>
           {reread && (
             <div className="mt-2">
@@ -45,7 +47,7 @@ export function SnapshotCompare({
       {now.state === "unchanged" && (
         <p className="rounded-md bg-emerald-50 px-3 py-1.5 text-emerald-900">Unchanged since request: the state read now has the same hash.</p>
       )}
-      {now.state === "unreadable" && <p className="rounded-md bg-amber-50 px-3 py-1.5 text-amber-950">The state now could not be read: {now.message}</p>}
+      {now.state === "unreadable" && !now.gone && <p className="rounded-md bg-amber-50 px-3 py-1.5 text-amber-950">The state now could not be read: {now.message}</p>}
       <div className="grid gap-3 md:grid-cols-2">
         <div>
           <h3 className="mb-1 text-xs font-medium text-slate-600">At request (revision {atRequest.revision}, {formatUtcTime(atRequest.takenAt)})</h3>

@@ -155,7 +155,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     let live: string | null = null;
     if (input.verdict === "approve" && action.status === "pending") {
       const tool = await findTenantTool(tx, input.tenantId, action.tool);
-      live = snapshotHash(await readLiveState(tx, { tenantId: input.tenantId, tool, args: toolArgsOf(action) }));
+      live = snapshotHash(await readLiveState(tx, { tenantId: input.tenantId, tool, args: toolArgsOf(action), lock: true }));
     }
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,

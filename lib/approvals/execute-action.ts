@@ -176,7 +176,7 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   const recomputed = (await runCompute(hashRevisionTask, revisionPayloadOf(action), { what: "stored payload" })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
-  const live = tool && action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args }) : null;
+  const live = action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args, lock: true }) : null;
   const executionId = randomUUID();
   const idempotencyKey = idempotencyKeyFor(action.id, action.revision, recomputed);
   const base = {

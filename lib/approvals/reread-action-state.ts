@@ -12,6 +12,7 @@ import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { createNextRevision, type NextRevision } from "@/lib/approvals/create-next-revision";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { goneReason, readLiveState } from "@/lib/approvals/read-live-state";
 
 const EXPIRED_MESSAGE = "The approval window has closed; there is nothing to re-read.";
 
@@ -52,7 +53,10 @@ export async function rereadActionState(db: Db, input: RereadInput): Promise<Nex
     const tool = await findTenantTool(tx, input.tenantId, action.tool);
     if (!tool) throw new AppError("unknown_tool", `There is no tool named ${action.tool} here any more.`, 409);
     const args = toolArgsOf(action);
-    const live = await tool.snapshot({ q: tx, tenantId: input.tenantId, lock: true }, args);
+    const live = await readLiveState(tx, { tenantId: input.tenantId, tool, args, lock: true });
+    // Gone is a change too, but there is no state now to judge a new revision over.
+    const gone = goneReason(live);
+    if (gone) throw new AppError("not_found", gone, 404);
     if (snapshotHash(live) === snapshotHash(action.requestSnapshot)) {
       throw new AppError("state_unchanged", "The state has not changed since request, so there is nothing to re-read: decide on this revision.", 409);
     }

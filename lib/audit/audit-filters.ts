@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RiskLevel, Verdict } from "@/lib/generated/prisma/enums";
+import { ActionStatus, RiskLevel, TaskStatus, Verdict } from "@/lib/generated/prisma/enums";
 
 const text = (max: number) =>
   z
@@ -34,6 +34,9 @@ export const AuditFiltersSchema = z.strictObject({
 });
 
 export type AuditFilters = Partial<z.infer<typeof AuditFiltersSchema>>;
+
+/** The statuses the status filter offers: an action's and a task's. */
+export const AUDIT_FILTER_STATUSES: readonly string[] = [...new Set<string>([...Object.values(ActionStatus), ...Object.values(TaskStatus)])];
 export const AUDIT_FILTER_KEYS = Object.keys(AuditFiltersSchema.shape) as Array<keyof AuditFilters>;
 
 /** Reads filters from search params; empty strings are "any", unknown keys are ignored here (cursor, format). */

@@ -1,7 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { ENDING_SESSIONS_TRANSACTION, endUserSessions } from "@/lib/auth/end-sessions";
+import { endUserSessions } from "@/lib/auth/end-sessions";
+import { sqlTransaction } from "@/lib/db/sql";
+import { replacePasswordHash } from "@/lib/db/statements/auth/replace-password-hash";
 import { unlinkSlackUser } from "@/lib/db/statements/notifications/unlink-slack-user";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { forgetAttemptsOf, reserveAttempt } from "@/lib/auth/sign-in-throttle";
@@ -46,6 +48,7 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
   if (!user.passwordHash) {
     throw new AppError("no_password", "Your account signs in with single sign-on: change your password with your provider.", 400);
   }
+  const checkedHash = user.passwordHash;
   const tenantIds = user.memberships.map((m) => m.tenantId);
   const attemptsKey = `password-check:${input.userId}`;
   if (!(await reserveAttempt(db, attemptsKey, CURRENT_PASSWORD_CHECKS))) {
@@ -63,13 +66,8 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
   await forgetAttemptsOf(db, attemptsKey);
 
   const newHash = await hashPassword(input.newPassword);
-  const sessionsEnded = await db.$transaction(async (tx) => {
-    // Conditioned on the hash just checked: of two changes at once, the second finds it gone.
-    const changed = await tx.user.updateMany({
-      where: { id: input.userId, passwordHash: user.passwordHash, disabledAt: null },
-      data: { passwordHash: newHash },
-    });
-    if (changed.count === 0) {
+  const sessionsEnded = await sqlTransaction(db, async (tx) => {
+    if (!(await replacePasswordHash(tx, { userId: input.userId, checkedHash, newHash }))) {
       throw new AppError("password_changed_meanwhile", "Your password was changed at the same moment elsewhere. Reload the page and try again.", 409);
     }
     const ended = await endUserSessions(tx, input.userId, "password_changed", { exceptSessionId: input.sessionId });
@@ -82,7 +80,7 @@ export async function changePassword(db: Db, input: ChangePasswordInput): Promis
       });
     }
     return ended;
-  }, ENDING_SESSIONS_TRANSACTION);
+  });
   for (const tenantId of tenantIds) void requestSeal(db, tenantId);
   return { sessionsEnded };
 }

@@ -3,13 +3,6 @@ import { endSessionById } from "@/lib/db/statements/auth/end-session";
 import { endUserSessionRows } from "@/lib/db/statements/auth/end-user-sessions";
 import type { SessionEndReason } from "@/lib/generated/prisma/enums";
 
-/**
- * Options for a Prisma transaction that ends sessions: ending one waits for the acts that hold it
- * (a vote, an edit, an execution — lock-acting-membership.ts), which may themselves wait for an
- * action's lock, so it gets longer than Prisma's default 5 s before it is given up.
- */
-export const ENDING_SESSIONS_TRANSACTION = { maxWait: 10_000, timeout: 30_000 } as const;
-
 /** Ends one session (sign-out). Ending an ended session changes nothing. */
 export async function endSession(db: Queryable, sessionId: string, reason: SessionEndReason): Promise<boolean> {
   return endSessionById(db, { sessionId, reason });

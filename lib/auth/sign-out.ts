@@ -1,7 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { ENDING_SESSIONS_TRANSACTION, endSession } from "@/lib/auth/end-sessions";
+import { endSession } from "@/lib/auth/end-sessions";
+import { sqlTransaction } from "@/lib/db/sql";
+import { readSessionOwner } from "@/lib/db/statements/auth/read-session-owner";
 import { isUuid } from "@/lib/db/uuid";
 
 /**
@@ -13,22 +15,18 @@ import { isUuid } from "@/lib/db/uuid";
 export async function signOutSession(db: Db, input: { sessionId: string; clientAddress: string | null }): Promise<boolean> {
   if (!isUuid(input.sessionId)) return false;
   try {
-    const tenantIds = await db.$transaction(async (tx) => {
-      const session = await tx.session.findUnique({
-        where: { id: input.sessionId },
-        select: { method: true, user: { select: { id: true, email: true, memberships: { select: { tenantId: true }, orderBy: { tenantId: "asc" } } } } },
-      });
+    const tenantIds = await sqlTransaction(db, async (tx) => {
+      const session = await readSessionOwner(tx, { sessionId: input.sessionId });
       if (!session || !(await endSession(tx, input.sessionId, "signed_out"))) return null;
-      const { user } = session;
-      for (const { tenantId } of user.memberships) {
+      for (const tenantId of session.tenantIds) {
         await appendAuditEvent(tx, {
-          tenantId, actor: { type: "user", id: user.id, label: user.email }, type: "auth.signed_out", outcome: "ok",
-          subject: { type: "session", id: input.sessionId }, requester: user.email,
+          tenantId, actor: { type: "user", id: session.userId, label: session.email }, type: "auth.signed_out", outcome: "ok",
+          subject: { type: "session", id: input.sessionId }, requester: session.email,
           data: { sessionId: input.sessionId, method: session.method === "credentials" ? "password" : session.method, clientAddress: input.clientAddress },
         });
       }
-      return user.memberships.map((m) => m.tenantId);
-    }, ENDING_SESSIONS_TRANSACTION);
+      return session.tenantIds;
+    });
     for (const tenantId of tenantIds ?? []) void requestSeal(db, tenantId);
     return tenantIds !== null;
   } catch (error) {

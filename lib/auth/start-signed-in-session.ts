@@ -1,4 +1,6 @@
 import type { Db } from "@/lib/db/client";
+import { sqlTransaction } from "@/lib/db/sql";
+import { readMemberTenantIds } from "@/lib/db/statements/tenant/read-member-tenant-ids";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { clientKeyFor } from "@/lib/auth/client-address";
@@ -28,13 +30,12 @@ export async function startSignedInSession(
   db: Db,
   input: SigningIn & { userId: string; clientAddress: string | null; userAgent: string | null },
 ): Promise<SignedInSession> {
-  const result = await db.$transaction(async (tx): Promise<Started> => {
+  const result = await sqlTransaction(db, async (tx): Promise<Started> => {
     const user = await lockSigningInUser(tx, { userId: input.userId, verifiedPasswordHash: input.method === "credentials" ? input.verifiedPasswordHash : null });
     if (!user) throw new Error(`The account ${input.userId} signing in was deleted meanwhile.`);
     if (user.refused) return { started: false, refused: user.refused, email: user.email };
-    const memberships = await tx.membership.findMany({ where: { userId: input.userId }, select: { tenantId: true }, orderBy: { tenantId: "asc" } });
+    const tenantIds = await readMemberTenantIds(tx, { userId: input.userId });
     const { id: sessionId } = await startSession(tx, { userId: input.userId, method: input.method, clientAddress: input.clientAddress, userAgent: input.userAgent });
-    const tenantIds = memberships.map((m) => m.tenantId);
     for (const tenantId of tenantIds) {
       await appendAuditEvent(tx, {
         tenantId, actor: { type: "user", id: input.userId, label: user.email }, type: "auth.signed_in", outcome: "ok",

@@ -6,7 +6,7 @@ import { registerPool, runBeforeDisconnect } from "@/lib/db/pool-registry";
 import { processEnv, readEnv, type EnvSource } from "@/lib/env";
 
 export type Db = PrismaClient;
-/** The handle domain functions take: the client, or a transaction client from `db.$transaction`. */
+/** The handle domain functions take: the app's client (a transaction is `sqlTransaction`, lib/db/sql.ts; tests may pass a Prisma one). */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
 /** Connections per process for a PostgreSQL server elsewhere, unless DATABASE_POOL_SIZE says otherwise. */

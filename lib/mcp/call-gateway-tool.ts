@@ -31,8 +31,10 @@ export type GatewayCall = {
   signal: AbortSignal;
   /** Tells the client how the call stands; absent when it asked for no progress. */
   onProgress?: (message: string) => Promise<void>;
+  /** The call became an action that waits for a decision (before the wait begins). */
+  onPending?: (actionId: string) => Promise<void>;
   /** Tool output handed back, as it was returned (for the session's provenance). */
-  onOutput?: (output: unknown) => void;
+  onOutput?: (output: unknown) => Promise<void>;
   /** The console's public origin, for the links in `_meta`. */
   origin: string;
   progressIntervalMs?: number;
@@ -94,6 +96,7 @@ async function awaitDecision(
   const reviewUrl = `${call.origin}/actions/${pending.actionId}`;
   // A lost progress notification must not end the wait: the answer may still reach the client.
   const progress = (message: string) => call.onProgress?.(message).catch(() => {});
+  await call.onPending?.(pending.actionId);
   await progress(`Waiting for a reviewer to decide this ${tool.name} call (${reviewUrl}). ${pending.policyReason}`);
   let revision = pending.revision;
   for (;;) {
@@ -176,13 +179,14 @@ async function cancelled(db: Db, tool: GatewayTool, call: GatewayCall, actionId:
 }
 
 /** A result the tool produced: untrusted data for the model, an error result unless it succeeded. */
-function executedResult(tool: GatewayTool, call: GatewayCall, execution: RecordedExecution, replayed: boolean, at: Meta): CallToolResult {
+async function executedResult(tool: GatewayTool, call: GatewayCall, execution: RecordedExecution, replayed: boolean, at: Meta): Promise<CallToolResult> {
   const meta = at(execution.status, { executionId: execution.id, replayed });
   if (execution.status === "unknown") {
     return gateResult({ kind: "failed", tool: tool.name, reason: "The outcome is unknown; a person must confirm it." }, meta);
   }
   const output = { ok: execution.status === "succeeded", result: execution.result ?? {} };
-  call.onOutput?.(output);
+  // Remembered before the answer goes out: the session's next call, on any instance, carries it.
+  await call.onOutput?.(output);
   return {
     content: [{ type: "text", text: wrapUntrustedToolOutput(tool.name, output) }],
     isError: execution.status !== "succeeded",

@@ -6,31 +6,39 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/lib/db/client";
 import { isAppError, toPublicError } from "@/lib/errors";
-import { keepUntrustedStrings, stripInvisible } from "@/lib/agent/untrusted";
+import { stripInvisible } from "@/lib/agent/untrusted";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { noteApiKeyRefusal } from "@/lib/api/agent-request";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { clientConnectionSignal } from "@/lib/mcp/client-connection";
 import { gatewayTools } from "@/lib/mcp/gateway-tools";
+import { attachMcpCallAction, beginMcpCall, endMcpCall, renewMcpCall } from "@/lib/db/statements/mcp/mcp-sessions";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How long a call's row keeps its session busy without being renewed (renewed at a third of it). */
+const CALL_LEASE_SECONDS = 60;
 
 /** The `_meta` key a client may put the agent's reason for a call under (shown to reviewers). */
 export const REASON_META_KEY = "countersign/reason";
 
-/** What one MCP session acts as and remembers between its requests. */
+/** A call this process is answering: stopping the console aborts it and waits for it to withdraw its action. */
+export type RunningCall = { stop: AbortController; done: Promise<unknown> };
+
+/** What one request of an MCP session acts as, and what the session remembers (mcp-sessions.ts). */
 export type GatewaySessionState = {
   db: Db;
+  sessionId: string;
   tenantId: string;
   key: AuthenticatedApiKey["apiKey"];
   /** The console's public origin, for links to actions. */
   origin: string;
   /** Strings of the tool output this session handed back; later proposals carry them (provenance risk tags). */
   untrusted: string[];
-  /** Calls still being answered: a session with one is never closed for idleness, and closing it waits for them to end. */
-  calls: Set<Promise<CallToolResult>>;
-  /** Set when the console closes the session itself (stopping, making room): why its waiting calls end. */
-  closedBecause?: string;
+  /** Adds tool output handed back to what the session remembers; returns what it remembers now. */
+  remember: (output: unknown) => Promise<string[]>;
+  /** The calls this process is answering (mcp-sessions.ts): the console's stop ends them. */
+  running: Set<RunningCall>;
   /** Ends the answer stream of a call that was cancelled (a cancelled request gets no answer to close it). */
   endAnswer: (requestId: string | number) => void;
   /** How often a waiting call reports progress (tests shorten it). */
@@ -58,17 +66,20 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
   });
 
   mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const call = answer(request, extra);
-    session.calls.add(call);
-    const forget = () => session.calls.delete(call);
+    // One signal for every way the caller can go: it cancels the request, ends the session, its
+    // connection drops, or the console stops.
+    const stop = new AbortController();
+    const running: RunningCall = { stop, done: Promise.resolve() };
+    const call = answer(request, extra, stop);
+    running.done = call;
+    session.running.add(running);
+    const forget = () => session.running.delete(running);
     call.then(forget, forget);
     return call;
   });
 
-  async function answer(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    // One signal for every way the caller can go: it cancels the request, closes the session, or its connection drops.
-    const stop = new AbortController();
-    const onCancelled = () => stop.abort(session.closedBecause ?? cancellationReason("Cancelled by the MCP client", extra.signal.reason));
+  async function answer(request: CallToolRequest, extra: Extra, stop: AbortController): Promise<CallToolResult> {
+    const onCancelled = () => stop.abort(cancellationReason("Cancelled by the MCP client", extra.signal.reason));
     const connection = clientConnectionSignal();
     const onDisconnected = () => stop.abort("The MCP client disconnected before the call was answered.");
     if (extra.signal.aborted) onCancelled();
@@ -83,22 +94,33 @@ export function createGatewayServer(session: GatewaySessionState): McpServer {
         ? undefined
         : (message: string) => extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++progress, message } });
     const reason = request.params._meta?.[REASON_META_KEY];
+    const tracked = { sessionId: session.sessionId, requestId: String(extra.requestId), leaseSeconds: CALL_LEASE_SECONDS };
+    const renewing = setInterval(() => void renewMcpCall(db, tracked).catch(() => {}), (CALL_LEASE_SECONDS * 1000) / 3);
     try {
+      // The call's row keeps the session busy while it waits, and carries a cancellation that reaches another instance.
+      await beginMcpCall(db, tracked);
       return await callGatewayTool(db, {
         tenantId, key, tool: request.params.name, args: request.params.arguments ?? {},
         reason: typeof reason === "string" ? reason : undefined,
         untrustedValues: session.untrusted, signal: stop.signal, onProgress,
-        onOutput: (output) => {
-          session.untrusted = keepUntrustedStrings(session.untrusted, output);
+        onPending: async (actionId) => {
+          // Cancelled (or the session ended) elsewhere before the call had an action: withdraw it here.
+          const cancelled = await attachMcpCallAction(db, { ...tracked, actionId });
+          if (cancelled) stop.abort(cancelled);
+        },
+        onOutput: async (output) => {
+          session.untrusted = await session.remember(output);
         },
         origin: session.origin, progressIntervalMs: session.progressIntervalMs,
       });
     } catch (error) {
       throw protocolError(db, key, error);
     } finally {
+      clearInterval(renewing);
       extra.signal.removeEventListener("abort", onCancelled);
       connection?.removeEventListener("abort", onDisconnected);
       if (stop.signal.aborted) session.endAnswer(extra.requestId);
+      await endMcpCall(db, tracked).catch((error: unknown) => console.error("[countersign] could not end an MCP call's row:", error));
     }
   }
   return mcp;
@@ -133,7 +155,7 @@ class GatewayProtocolError extends Error {
 }
 
 /** A client's cancellation reason, as the audit log and the reviewers see it. */
-function cancellationReason(prefix: string, reason: unknown): string {
+export function cancellationReason(prefix: string, reason: unknown): string {
   const said = typeof reason === "string" ? stripInvisible(reason).trim().slice(0, 200) : "";
   return said ? `${prefix}: ${said}` : `${prefix}.`;
 }

@@ -1,7 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Queryable } from "@/lib/db/sql";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
-import type { ToolClass, ToolDefinition } from "@/lib/tools/tool";
+import type { ToolClass } from "@/lib/risk/risk-tags-for";
+import type { ToolDefinition } from "@/lib/tools/tool";
 import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 
 /** The key a gateway request acts for: which tools it may propose. */

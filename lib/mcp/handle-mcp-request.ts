@@ -1,12 +1,15 @@
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { getDb } from "@/lib/db/client";
+import { CancelledNotificationSchema, ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { getDb, type Db } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import type { AuthenticatedApiKey } from "@/lib/api-keys/api-key-summary";
 import { auditRequestRefusal } from "@/lib/audit/audit-request-refusal";
 import { agentRefusalHeaders, authenticateAgentRequest } from "@/lib/api/agent-request";
 import { readJsonBody } from "@/lib/api/read-json-body";
-import { findMcpSession, openMcpSession } from "@/lib/mcp/mcp-sessions";
 import { publicOrigins } from "@/lib/net/request-origin";
+import { cancelMcpCall } from "@/lib/db/statements/mcp/mcp-sessions";
+import { isUuid } from "@/lib/db/uuid";
+import { cancellationReason } from "@/lib/mcp/create-gateway-server";
+import { continueMcpSession, endMcpSession, initializeMcpSession, withdrawCalls } from "@/lib/mcp/mcp-sessions";
 
 /** JSON-RPC's implementation-defined server error (MCP's transport uses it for HTTP-level refusals too). */
 const SERVER_ERROR = -32000;
@@ -14,6 +17,8 @@ const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 
 export type McpRequestOptions = {
+  /** The database client: the app's by default (tests run two "instances" over one database). */
+  db?: Db;
   /** How often a waiting call reports progress (tests shorten it). */
   progressIntervalMs?: number;
 };
@@ -22,9 +27,10 @@ export type McpRequestOptions = {
  * `/api/mcp`: Countersign as a Streamable HTTP MCP server. Every request passes the agent
  * boundary the HTTP API uses (lib/api/agent-request.ts: same-origin, bearer key, rate limit,
  * audited key refusals); a POST body is read with the API's size cap and parsed as strictly;
- * then the request goes to its session (mcp-sessions.ts), or — without a session id — starts
- * one. GET is answered 405: the server sends nothing outside a request's own answer stream; a
- * JSON-RPC batch (an array) is answered 400, since the rate limit counts requests.
+ * then the request goes to its session (mcp-sessions.ts: kept in the database, so any instance
+ * serves it), or — an `initialize` without a session id — starts one. GET is answered 405: the
+ * server sends nothing outside a request's own answer stream; a JSON-RPC batch (an array) is
+ * answered 400, since the rate limit counts requests.
  * Refusals are JSON-RPC errors with the HTTP status of the refusal and a one-line message.
  */
 export async function handleMcpRequest(request: Request, options: McpRequestOptions = {}): Promise<Response> {
@@ -33,7 +39,7 @@ export async function handleMcpRequest(request: Request, options: McpRequestOpti
       Allow: "POST, DELETE",
     });
   }
-  const db = getDb();
+  const db = options.db ?? getDb();
   let authenticated: AuthenticatedApiKey | null = null;
   try {
     authenticated = await authenticateAgentRequest(db, request, { stateChanging: true });
@@ -43,19 +49,30 @@ export async function handleMcpRequest(request: Request, options: McpRequestOpti
     if (Array.isArray(parsedBody)) {
       throw new AppError("batch_not_accepted", "Send one JSON-RPC message per request: batches are not accepted, so that every call counts against the key's rate limit.", 400);
     }
+    const session = { db, authenticated, origin: publicOrigin(request), progressIntervalMs: options.progressIntervalMs };
     const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId) {
-      const session = findMcpSession(sessionId, authenticated.apiKey.id);
-      // Closed, idle too long, started on another instance or by another key: MCP's answer is 404, and the client starts anew.
-      if (!session) return rpcError(404, SESSION_NOT_FOUND, "Session not found: start a new session (send initialize again).");
-      return await session.handle(request, parsedBody);
+    if (request.method === "DELETE") {
+      if (!sessionId) throw new AppError("session_required", "Send the Mcp-Session-Id header of the session to end.", 400);
+      return (await endMcpSession(session, sessionId)) ? new Response(null, { status: 200 }) : sessionNotFound();
     }
-    if (request.method !== "POST") throw new AppError("session_required", "Send the Mcp-Session-Id header of the session to end.", 400);
-    const session = await openMcpSession({ db, authenticated, origin: publicOrigin(request), progressIntervalMs: options.progressIntervalMs });
-    const response = await session.handle(request, parsedBody);
-    // Not an initialize request: the SDK refused it, and there is no session to keep.
-    if (!session.id()) await session.close();
-    return response;
+    if (!sessionId) {
+      if (!isInitializeRequest(parsedBody)) {
+        return rpcError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required (start a session with initialize).");
+      }
+      return await initializeMcpSession(session, request, parsedBody);
+    }
+    if (isInitializeRequest(parsedBody)) return rpcError(400, ErrorCode.InvalidRequest, "Invalid Request: Server already initialized");
+    const cancelled = CancelledNotificationSchema.safeParse(parsedBody);
+    if (cancelled.success && cancelled.data.params.requestId !== undefined && isUuid(sessionId)) {
+      // The call may be answered by another instance: the cancellation reaches it through its row.
+      const reason = cancellationReason("Cancelled by the MCP client", cancelled.data.params.reason);
+      const found = await cancelMcpCall(db, {
+        sessionId, tenantId: authenticated.tenant.id, apiKeyId: authenticated.apiKey.id, requestId: String(cancelled.data.params.requestId), reason,
+      });
+      if (found?.actionId) await withdrawCalls(db, authenticated, [found.actionId], reason);
+    }
+    // Closed, idle too long or started by another key: MCP's answer is 404, and the client starts anew.
+    return (await continueMcpSession(session, sessionId, request, parsedBody)) ?? sessionNotFound();
   } catch (error) {
     if (authenticated) {
       const { apiKey, tenant } = authenticated;
@@ -65,6 +82,10 @@ export async function handleMcpRequest(request: Request, options: McpRequestOpti
     const code = body.code.startsWith("invalid_payload") ? ErrorCode.ParseError : SERVER_ERROR;
     return rpcError(status, code, body.message, agentRefusalHeaders(error, status), { code: body.code });
   }
+}
+
+function sessionNotFound(): Response {
+  return rpcError(404, SESSION_NOT_FOUND, "Session not found: start a new session (send initialize again).");
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no request id applies). */

@@ -54,12 +54,17 @@ export type DecisionView = {
 
 export type SnapshotView = { phase: string; revision: number; data: JsonValue; hash: string; takenAt: string };
 
+/** The state an action rests on, read now and compared as the vote compares it (lib/review/read-states-now.ts). */
 export type StateNow =
   | { state: "none" }
   /** `effectNow`: the effect's "before" computed from the state now (the effect table's "Now" column). */
   | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null }
   | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null }
-  | { state: "unreadable"; message: string };
+  /**
+   * No state to show now. `gone`: what it rests on no longer exists (a deleted record, an upstream
+   * tool held or removed), a change as the vote judges it; otherwise it could not be read or compared.
+   */
+  | { state: "unreadable"; message: string; gone?: { changes: FieldChange[] } };
 
 export type ExecutionView = {
   id: string;

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import { toolArgsOf } from "@/lib/approvals/action-revision";
 import { listedChanges, type FieldChange } from "@/lib/approvals/payload-diff";
 import { readStatesNow, type StateRead } from "@/lib/review/read-states-now";
+import { changesSinceRequest } from "@/lib/review/state-verdict";
 import { groupRiskTags } from "@/lib/risk/group-risk-tags";
 import { readReviewQueueKeys } from "@/lib/db/statements/actions/read-review-queue-keys";
 import { readCountingVotes } from "@/lib/db/statements/actions/read-counting-decisions";
@@ -127,16 +128,19 @@ function inOrderOf<R extends { id: string }>(keys: Array<{ id: string }>, rows: 
 type Row = { tool: string; kind: "tool" | "code"; revisions: Array<{ args: unknown; code: string | null; language: string | null; snapshots: Array<{ data: unknown; hash: string }> }> };
 
 async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Array<{ listed: FieldChange[]; more: number } | null>> {
-  const reads = rows.map((row): StateRead => {
+  const reads = rows.map((row): StateRead | null => {
     const revision = row.revisions[0];
-    const atRequest = revision?.snapshots[0];
-    if (!revision || !atRequest) return { tool: row.tool, args: {}, atRequest: null };
+    if (!revision) return null;
+    const atRequest = revision.snapshots[0];
     const args = toolArgsOf({ kind: row.kind, args: revision.args as JsonObject | null, code: revision.code, language: revision.language });
-    return { tool: row.tool, args, atRequest: { data: atRequest.data as JsonValue, hash: atRequest.hash } };
+    return { tool: row.tool, args, atRequest: atRequest ? { data: atRequest.data as JsonValue, hash: atRequest.hash } : null };
   });
   const states = await readStatesNow(db, tenantId, reads);
   // Sent to the browser with the row: a changed schema can change thousands of fields.
-  return states.map((now) => (now.state === "changed" ? listedChanges(now.changes) : null));
+  return states.map((now) => {
+    const changes = changesSinceRequest(now);
+    return changes ? listedChanges(changes) : null;
+  });
 }
 
 export function summaryOf(preview: unknown, tool: string): string {

@@ -1,14 +1,11 @@
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Queryable } from "@/lib/db/sql";
-import { readMcpTools, type McpToolRow } from "@/lib/db/statements/mcp/read-mcp-tool";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { compareStatesTask } from "@/lib/approvals/compute";
 import type { StateCompareInput } from "@/lib/approvals/compute-tasks";
+import { goneReason, readLiveStates } from "@/lib/approvals/read-live-state";
+import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { isAppError } from "@/lib/errors";
-import { pinnedSnapshotOf, upstreamTool } from "@/lib/mcp/upstream/upstream-tool";
-import { findTool } from "@/lib/tools/registry";
-import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
-import type { ToolDefinition } from "@/lib/tools/tool";
 import type { StateNow } from "@/lib/review/action-detail";
 
 export type StateRead = { tool: string; args: JsonObject; atRequest: { data: JsonValue; hash: string } | null };
@@ -18,87 +15,54 @@ export const STATE_COMPARE_BUDGET_MS = 1_500;
 
 const TOO_LARGE = "The state now is too large to compare with the snapshot taken at request in time; it is compared again before the action runs.";
 
-type Read = { index: number; tool: ToolDefinition; args: JsonObject; atRequest: { data: JsonValue; hash: string } };
-type Snapshot = { read: Read; now: JsonObject | null } | { read: Read; error: unknown };
+/** A hash no state has: what "no snapshot at request" is compared as, exactly as the vote statement does. */
+const ABSENT = snapshotHash(null);
 
 /**
- * The states many revisions rest on, read again now and compared with their request snapshots (by
- * hash, as the execution's re-read compares them), with each effect's "before" as computed from
- * the state now: in a bounded number of reads, whatever the number of revisions — one read of the
- * tenant's upstream tools when any is named, then one per tool that reads state (tools group their
- * reads by what they read: invoices, customers, data sets). The hashing and diffing run on the
- * compute pool as one task. Nothing is locked. Same answer, item for item, as reading each alone.
+ * The states many revisions rest on, read now through the reader the vote and the execution use
+ * (read-live-state.ts, unlocked here) and compared with their request snapshots by the vote's rule:
+ * the live state's hash against the request snapshot's (no snapshot: the hash of null). So the
+ * verdict shown (state-verdict.ts) is the vote's. Also each effect's "before" from the state now.
+ * A bounded number of reads whatever the number of revisions; the hashing and diffing run on the
+ * compute pool as one task. Null reads (no revision to read) answer "none".
  */
-export async function readStatesNow(q: Queryable, tenantId: string, reads: StateRead[]): Promise<StateNow[]> {
+export async function readStatesNow(q: Queryable, tenantId: string, reads: Array<StateRead | null>): Promise<StateNow[]> {
   const out: StateNow[] = reads.map(() => ({ state: "none" }));
-  const upstream = reads.some((r) => r.atRequest && isUpstreamToolName(r.tool))
-    ? new Map((await readMcpTools(q, { tenantId })).map((row) => [row.qualifiedName, row]))
-    : new Map<string, McpToolRow>();
-  const pending: Read[] = [];
-  reads.forEach((r, index) => {
-    if (!r.atRequest) return;
-    const row = upstream.get(r.tool);
-    const tool = isUpstreamToolName(r.tool) ? (row ? upstreamTool(row) : undefined) : findTool(r.tool);
-    if (tool) pending.push({ index, tool, args: r.args, atRequest: r.atRequest });
-  });
-
-  const snapshots: Snapshot[] = [];
-  const byTool = new Map<string, Read[]>();
-  for (const r of pending) byTool.set(r.tool.name, [...(byTool.get(r.tool.name) ?? []), r]);
-  await Promise.all(
-    [...byTool.values()].map(async (group) => {
-      const { tool } = group[0];
-      const ctx = { q, tenantId };
-      if (isUpstreamToolName(tool.name)) {
-        // The rows read above are the state: no further read.
-        for (const read of group) snapshots.push(attempt(read, () => pinnedSnapshotOf(tool.name, upstream.get(tool.name))));
-      } else if (tool.snapshots) {
-        // A failed read leaves each of its rows unreadable, as a failed read of one row did.
-        const results = await tool.snapshots(ctx, group.map((r) => r.args)).catch((error: unknown) =>
-          group.map(() => (error instanceof Error ? error : new Error(String(error)))),
-        );
-        group.forEach((read, i) => {
-          const result = results[i];
-          snapshots.push(result instanceof Error ? { read, error: result } : { read, now: result });
-        });
-      } else {
-        snapshots.push(
-          ...(await Promise.all(group.map((read) => tool.snapshot(ctx, read.args).then((now): Snapshot => ({ read, now }), (error: unknown): Snapshot => ({ read, error }))))),
-        );
-      }
-    }),
-  );
-
-  const read = snapshots.flatMap((s) => {
-    if ("error" in s) {
-      out[s.read.index] = unreadable(s.error);
-      return [];
+  const wanted = reads.flatMap((read, index) => (read ? [{ read, index }] : []));
+  const live = await readLiveStates(q, tenantId, wanted.map(({ read }) => read));
+  const compared: Array<{ index: number; now: JsonObject | null; gone: string | null; effectNow: JsonObject | null; input: StateCompareInput }> = [];
+  wanted.forEach(({ read, index }, i) => {
+    const { tool, state } = live[i];
+    if (state instanceof Error) {
+      out[index] = unreadable(state);
+      return;
     }
-    try {
-      return [{ ...s, effectNow: s.read.tool.preview(s.read.args, s.now).before }];
-    } catch (error) {
-      out[s.read.index] = unreadable(error);
-      return [];
-    }
+    // Rests on nothing, then and now: nothing to show.
+    if (state === null && read.atRequest === null) return;
+    const gone = goneReason(state);
+    compared.push({
+      index, now: state, gone, effectNow: gone || !tool ? null : effectOf(() => tool.preview(read.args, state).before),
+      input: { atRequest: read.atRequest?.data ?? null, atRequestHash: read.atRequest?.hash ?? ABSENT, now: state },
+    });
   });
-  if (read.length === 0) return out;
-  const compared = await compareOffThread(read.map((s) => ({ atRequest: s.read.atRequest.data, atRequestHash: s.read.atRequest.hash, now: s.now })));
-  read.forEach((s, i) => {
-    const c = compared?.[i];
-    out[s.read.index] = !c
-      ? { state: "unreadable", message: TOO_LARGE }
-      : c.changes
-        ? { state: "changed", data: s.now, hash: c.hash, changes: c.changes, effectNow: s.effectNow }
-        : { state: "unchanged", data: s.now, hash: c.hash, effectNow: s.effectNow };
+  if (compared.length === 0) return out;
+  const results = await compareOffThread(compared.map((c) => c.input));
+  compared.forEach((c, i) => {
+    const result = results?.[i];
+    if (!result) out[c.index] = { state: "unreadable", message: TOO_LARGE };
+    else if (c.gone) out[c.index] = { state: "unreadable", message: c.gone, gone: { changes: result.changes ?? [] } };
+    else if (result.changes) out[c.index] = { state: "changed", data: c.now, hash: result.hash, changes: result.changes, effectNow: c.effectNow };
+    else out[c.index] = { state: "unchanged", data: c.now, hash: result.hash, effectNow: c.effectNow };
   });
   return out;
 }
 
-function attempt(read: Read, snapshot: () => JsonObject | null): Snapshot {
+/** The effect's "before" from the state now; null when it cannot be computed (the verdict does not rest on it). */
+function effectOf(before: () => JsonObject | null): JsonObject | null {
   try {
-    return { read, now: snapshot() };
-  } catch (error) {
-    return { read, error };
+    return before();
+  } catch {
+    return null;
   }
 }
 

@@ -10,6 +10,7 @@ import { boundedPath, RISK_RANK, type RiskLevel, type RiskTag } from "./risk-tag
 import { SubstringIndex } from "./substring-index";
 import { countsByKind, listed, MORE_TAGS } from "./listed";
 
+/** A tool's classes feed risk tags: what kind of effect it has on the world (lib/tools/tool.ts). */
 export const TOOL_CLASSES = ["read", "write", "irreversible", "financial", "external-comms", "code-exec", "pii"] as const;
 export type ToolClass = (typeof TOOL_CLASSES)[number];
 

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
+import { readEnv } from "@/lib/env";
 import { BWRAP_IMAGE_PREFIX } from "./spec";
 import { SandboxUnavailableError } from "./types";
 
@@ -21,7 +22,8 @@ const SYSTEM_ROOTFS_BASE = "/var/lib/countersign/sandbox-rootfs";
 /** Where extracted rootfs directories live: system-wide as root, else the user's cache. */
 export function rootfsBaseDir(): string {
   if (process.getuid?.() === 0) return SYSTEM_ROOTFS_BASE;
-  const cache = process.env.XDG_CACHE_HOME?.startsWith("/") ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
+  const xdg = readEnv("XDG_CACHE_HOME");
+  const cache = xdg?.startsWith("/") ? xdg : path.join(os.homedir(), ".cache");
   return path.join(cache, "countersign", "sandbox-rootfs");
 }
 

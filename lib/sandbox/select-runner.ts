@@ -6,7 +6,7 @@ import { memoryEnforcement } from "./memory-cgroup";
 import { assertGvisorRegistered, dockerHasGvisor, GVISOR_KERNEL_RELEASE, GVISOR_PROBE_CODE } from "./gvisor";
 import { buildSpec, defaultLimits, parseSandboxSpec, type SandboxIsolation, type SandboxLimits, type SandboxSpec } from "./spec";
 import { SandboxUnavailableError, type RunOptions, type SandboxRunResult } from "./types";
-import { EnvError, processEnv, readEnv } from "@/lib/env";
+import { EnvError, envText, readEnv } from "@/lib/env";
 
 export type SandboxDetection = {
   available: boolean;
@@ -145,7 +145,7 @@ const CACHE_MS = 10_000;
  * should wait for it. Pass { fresh: true } to wait for a new one.
  */
 export function detectSandbox(opts: { fresh?: boolean } = {}): Promise<SandboxDetection> {
-  const mode = `${processEnv().SANDBOX_MODE ?? ""}|${processEnv().SANDBOX_IMAGE ?? ""}|${processEnv().SANDBOX_RUNTIME ?? ""}`;
+  const mode = `${envText("SANDBOX_MODE") ?? ""}|${envText("SANDBOX_IMAGE") ?? ""}|${envText("SANDBOX_RUNTIME") ?? ""}`;
   if (cache?.mode !== mode) cache = { mode, settled: null, settledAt: 0, pending: null };
   const entry = cache;
   const refresh = () =>

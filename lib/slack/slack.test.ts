@@ -575,6 +575,13 @@ describe("Slack: signed callbacks decide through the console's decision function
     const linked = await command(tenant, "U0REVIEWER2", `link ${third.code}`);
     expect(((await linked.json()) as { text: string }).text).toMatch(/^Linked/);
   });
+
+  it("no link code is issued before an admin connects Slack, and nothing is stored", async () => {
+    const tenant = await createTestTenant(t.db);
+    const refused = await refusal(startSlackLink(t.db, { tenantId: tenant.id, userId: tenant.users.reviewer.id }));
+    expect(refused).toMatchObject({ code: "slack_not_configured", status: 409 });
+    expect(await t.db.slackUserLink.count({ where: { tenantId: tenant.id } })).toBe(0);
+  });
 });
 
 describe("Slack: a link is a credential, held by the vote it carries", () => {

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { Db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
 import { writeSlackLinkCode } from "@/lib/db/statements/notifications/write-slack-link-code";
 
 /** Ten minutes to send the code to the Slack app. */
@@ -14,14 +15,15 @@ export function slackLinkCodeHash(code: string): string {
  * A one-time code (40 random bits, ten minutes) that links the member's Slack user once the member
  * sends `/countersign link CODE` to the tenant's Slack app: Slack signs that request and names the
  * user, so the console never trusts an unverified claim of who someone is in Slack. Only the
- * code's hash is stored; a new code replaces an unused one.
+ * code's hash is stored; a new code replaces an unused one. Refused until an admin connects Slack.
  */
 export async function startSlackLink(db: Db, input: { tenantId: string; userId: string }): Promise<{ code: string; expiresAt: Date }> {
   const raw = Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join("");
   const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
   // The expiry is set by the database clock, the one the redeeming statement checks it against.
-  const { codeExpiresAt } = await writeSlackLinkCode(db, {
+  const written = await writeSlackLinkCode(db, {
     tenantId: input.tenantId, userId: input.userId, codeHash: slackLinkCodeHash(code), ttlSeconds: SLACK_LINK_CODE_TTL_SECONDS,
   });
-  return { code, expiresAt: codeExpiresAt };
+  if (!written) throw new AppError("slack_not_configured", "Slack is not connected to this organisation yet: ask an admin to set it up under Admin → Slack.", 409);
+  return { code, expiresAt: written.codeExpiresAt };
 }

@@ -3,6 +3,8 @@ import type OpenAI from "openai";
 import { thenSeal } from "@/lib/audit/seal-audit-chain";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
+import { sqlTransaction } from "@/lib/db/sql";
+import { finishTask } from "@/lib/db/statements/tasks/finish-task";
 import { AppError, toPublicError } from "@/lib/errors";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import type { GateOutcome } from "@/lib/agent/gate-outcome";
@@ -296,12 +298,11 @@ async function proposeToolCall(
 }
 
 async function finish(db: Db, task: ClaimedTask, state: RunState, status: "completed" | "failed", answer: string | null, error: string | null) {
-  await thenSeal(db, task.tenantId, db.$transaction(async (tx) => {
-    const { count } = await tx.task.updateMany({
-      where: { id: task.id, leaseOwner: task.leaseOwner },
-      data: { status, finalAnswer: answer, error, runState: state as unknown as JsonObject, runnableAt: null },
+  await thenSeal(db, task.tenantId, sqlTransaction(db, async (tx) => {
+    const finished = await finishTask(tx, {
+      taskId: task.id, leaseOwner: task.leaseOwner, status, finalAnswer: answer, error, runState: state as unknown as JsonObject,
     });
-    if (count === 0) return;
+    if (!finished) return;
     await appendAuditEvent(tx, {
       tenantId: task.tenantId, actor: { type: "agent", id: task.id, label: "agent" }, type: `task.${status}`,
       outcome: status === "completed" ? "ok" : "error", subject: { type: "task", id: task.id }, status,

@@ -2,9 +2,7 @@ import type { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Queryable, SqlClient } from "@/lib/db/sql";
 import type { PolicyContext } from "@/lib/policy/evaluate-policy";
-
-/** A tool's classes feed risk tags: what kind of effect it has on the world. */
-export type ToolClass = "read" | "write" | "irreversible" | "financial" | "external-comms" | "code-exec" | "pii";
+import type { ToolClass } from "@/lib/risk/risk-tags-for";
 
 export type ReadContext = {
   q: Queryable;

@@ -9,8 +9,8 @@ import { setApiKeyPause } from "@/lib/agents-pause/set-api-key-pause";
 import { parseStrictJson } from "@/lib/canonical/parse-strict-json";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { Role } from "@/lib/generated/prisma/enums";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
+import { ALL_ROLES } from "@/lib/roles/permissions";
 import { savePolicy } from "@/lib/policy/save-policy";
 import type { PolicyValidationError } from "@/lib/policy/compile-policy";
 import { checkPolicy } from "@/lib/policy/check-policy";
@@ -21,7 +21,7 @@ import type { ActingMember } from "@/lib/auth/acting-member";
 const actorOf = (member: ActingMember) => ({ type: "user" as const, id: member.user.id, label: member.user.email });
 
 const setRoles = memberAction(
-  { name: "admin.set_roles", permission: "admin:manage", input: z.strictObject({ membershipId: z.uuid(), roles: z.array(z.enum(Role)).max(4) }) },
+  { name: "admin.set_roles", permission: "admin:manage", input: z.strictObject({ membershipId: z.uuid(), roles: z.array(z.enum(ALL_ROLES)).max(4) }) },
   async ({ membershipId, roles }, member) => {
     const result = await setMemberRoles(getDb(), { tenantId: member.tenant.id, membershipId, roles, actor: actorOf(member) });
     revalidatePath("/admin");

@@ -1,10 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
-import { ActionStatus, TaskStatus } from "@/lib/generated/prisma/enums";
 import { getAuditCharts } from "@/lib/audit/audit-charts";
 import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
-import { auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
+import { AUDIT_FILTER_STATUSES, auditFiltersQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { parseAuditCursor, searchAuditEvents, type AuditSearchResult } from "@/lib/audit/search-audit-events";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { evidenceStatus } from "@/lib/audit/evidence-status";
@@ -108,7 +107,7 @@ function filterOptions(members: MemberListItem[], tools: { name: string }[]) {
   return {
     tools: tools.map((t) => t.name),
     reviewers: members.filter((m) => m.roles.includes("reviewer") || m.roles.includes("admin")).map((m) => ({ id: m.userId, email: m.email })),
-    statuses: [...new Set([...Object.values(ActionStatus), ...Object.values(TaskStatus)])],
+    statuses: [...AUDIT_FILTER_STATUSES],
     types: [...AUDIT_EVENT_TYPES],
   };
 }

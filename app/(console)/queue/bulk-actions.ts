@@ -6,9 +6,8 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { getDb } from "@/lib/db/client";
 import { AppError, toPublicError } from "@/lib/errors";
 import { memberAction } from "@/lib/server/boundary";
-import { BULK_MAX_ITEMS, bulkRefusal } from "@/lib/review/bulk-eligibility";
-import { sortedTags } from "@/lib/review/list-review-queue";
-import { NOT_INSPECTABLE_TAG } from "@/lib/risk/deceptive-text";
+import { BULK_MAX_ITEMS } from "@/lib/review/bulk-eligibility";
+import { checkBulkBatch } from "@/lib/review/check-bulk-batch";
 
 /** Ids and the hashes the reviewer was shown, one verdict and note for all: nothing else is trusted. */
 const BulkSchema = z.strictObject({
@@ -35,16 +34,7 @@ export const bulkDecideFromQueue = memberAction(
     const db = getDb();
     const ids = [...new Set(input.items.map((item) => item.actionId))];
     if (ids.length !== input.items.length) throw new AppError("invalid_input", "Each action may appear once.", 400);
-    const actions = await db.action.findMany({
-      where: { tenantId: member.tenant.id, id: { in: ids } },
-      select: { id: true, riskLevel: true, stepKey: true, revisions: { where: { status: "current" }, select: { riskTags: true } } },
-    });
-    if (actions.length !== ids.length) throw new AppError("not_found", "Some of these actions were not found in this organisation.", 404);
-    const refusal = bulkRefusal(actions.map((a) => ({
-      riskLevel: a.riskLevel, stepKey: a.stepKey,
-      notInspectable: a.revisions.some((r) => sortedTags(r.riskTags).some((t) => t.id === NOT_INSPECTABLE_TAG)),
-    })));
-    if (refusal) throw new AppError("bulk_not_allowed", refusal, 400);
+    await checkBulkBatch(db, { tenantId: member.tenant.id, ids });
 
     const reviewer = consoleMember(member);
     const results: BulkItemResult[] = [];

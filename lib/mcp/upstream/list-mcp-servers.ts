@@ -5,7 +5,7 @@ import { runCompute } from "@/lib/compute/compute-pool";
 import { diffRevisionTask } from "@/lib/approvals/compute";
 import { isAppError } from "@/lib/errors";
 import { classesFromAnnotations, effectiveHints, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
-import type { ToolClass } from "@/lib/tools/tool";
+import type { ToolClass } from "@/lib/risk/risk-tags-for";
 
 export type McpToolView = {
   id: string;

@@ -4,7 +4,7 @@ import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { jsonCharsAtMost } from "@/lib/canonical/json-chars";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { sha256Hex } from "@/lib/canonical/sha256-hex";
-import type { ToolClass } from "@/lib/tools/tool";
+import type { ToolClass } from "@/lib/risk/risk-tags-for";
 
 /**
  * What an upstream server says about one of its tools, as far as agents and reviewers see it:

@@ -2,26 +2,18 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { getDb } from "@/lib/db/client";
 import { readEnv } from "@/lib/env";
+import { readSlackSettings } from "@/lib/slack/read-slack-settings";
 import { requirePageMember } from "@/lib/server/acting-member";
 import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { PageHeader } from "@/components/shell/page-header";
 import { FailedSlackDeliveries, SlackSettingsForm } from "@/components/admin/slack-settings";
-import { listFailedSlackDeliveries } from "@/lib/slack/slack-deliveries";
 import { configureSlackAction, resendSlackAction } from "./actions";
 
 export const metadata: Metadata = { title: "Slack" };
 
 export default async function SlackPage() {
   const member = await requirePageMember("admin:manage", "/admin/slack");
-  const db = getDb();
-  // Never the sealed secrets: only whether they are set.
-  const integration = await db.slackIntegration.findUnique({
-    where: { tenantId: member.tenant.id }, select: { channel: true, openOnlyFrom: true, updatedAt: true },
-  });
-  const [linked, failing] = await Promise.all([
-    db.slackUserLink.count({ where: { tenantId: member.tenant.id, linkedAt: { not: null } } }),
-    listFailedSlackDeliveries(db, member.tenant.id),
-  ]);
+  const { integration, linked, failing } = await readSlackSettings(getDb(), { tenantId: member.tenant.id });
   const base = `${(readEnv("NEXTAUTH_URL") ?? "http://localhost:3000").replace(/\/$/, "")}/api/integrations/slack/${member.tenant.slug}`;
   return (
     <>
