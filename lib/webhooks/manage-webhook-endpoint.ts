@@ -28,10 +28,9 @@ async function endpointOf(db: Db, input: Target) {
 }
 
 /**
- * A new signing secret, returned once. The old one keeps signing beside it for a day, so
- * receivers can switch without missing a delivery (each carries both signatures meanwhile). The
- * endpoint's row is locked from the read of its current secret to the write, so of two rotations
- * at once the second keeps the first's new secret as its previous one.
+ * A new signing secret, returned once; the old one signs beside it for a day so receivers switch
+ * without missing a delivery. The row is locked from reading the current secret to the write: of
+ * two rotations at once, the second keeps the first's new secret as previous.
  */
 export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date | null }> {
   if (!isUuid(input.id)) throw notFound();
