@@ -103,7 +103,7 @@ function line(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-/** The console's own check, as verifyAuditChain judged it: also events outside the tree (quarantined, long unsealed), which no line of the file shows. */
+/** The console's own check (verifyAuditChain), including events outside the tree, which no line of the file shows. */
 function consoleCheckOf(outcome: CheckpointOutcome) {
   return { ok: outcome.verification.ok, problems: outcome.verification.problems };
 }

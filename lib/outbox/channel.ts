@@ -23,7 +23,7 @@ export type Addressing<R> = Addressed<R> | { row: LeasedOutboxRow; skip: string 
 export type ChannelInfo = {
   /** As data, built once at module load: the event mapping, the rows it queues (recipients), the rule a send re-checks. */
   readonly sql: OutboxChannelSql;
-  /** Who makes its cursors: the outbox, one per tenant from the start of its log; or the channel's own settings (an endpoint, a Slack app). */
+  /** Who makes its cursors: the outbox (one per tenant, from the start of its log), or the channel's own settings. */
   readonly cursors: "per_tenant" | "own";
   /** How its statuses read to a person (a webhook is "delivered"); unlisted ones as they are. */
   readonly statusLabels: Partial<Record<OutboxStatus, string>>;

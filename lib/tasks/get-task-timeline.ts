@@ -80,7 +80,7 @@ export type TaskTimeline = {
   createdAt: Date;
   updatedAt: Date;
   entries: TimelineEntry[];
-  /** How often the page should refresh itself: fast while a run or execution is in flight, slower while it waits for a reviewer, never once it ended. */
+  /** How often the page refreshes: fast while a run or execution is in flight, slower while it waits, never once ended. */
   refreshMs: number | null;
 };
 

@@ -15,7 +15,7 @@ import { webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { refuseWebhookAct } from "@/lib/webhooks/refuse-webhook-act";
 import { WEBHOOK_CHANNEL, webhookChannel } from "@/lib/webhooks/webhook-channel";
 
-/** Each act is written only by someone who is an admin when its statement runs (admin-rules.ts): one demoted after their request passed the boundary is refused (403, audited). */
+/** Each act is written only by an admin now (admin-rules.ts); one no longer an admin is refused (403, audited). */
 type Target = { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } };
 
 const notFound = () => new AppError("not_found", "That webhook endpoint was not found.", 404);
