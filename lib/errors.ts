@@ -78,10 +78,8 @@ const MAX_DESCRIPTION = 2_000;
 type Issue = z.core.$ZodIssue;
 
 /**
- * The problems of invalid input, with each failed union replaced by the problems of the one
- * alternative the input came closest to (the one that knew all its keys, then the one with the
- * fewest problems): "language is missing" rather than zod's bare "Invalid input" for a code block
- * sent without its language.
+ * The problems of invalid input, each failed union replaced by those of the alternative the input
+ * came closest to: "language is missing" rather than zod's bare "Invalid input".
  */
 export function inputIssues(error: z.ZodError): Issue[] {
   return error.issues.flatMap((issue) => resolveUnion(issue, []));

@@ -1,10 +1,7 @@
-// The built-in planner used when no LLM provider is configured (SPEC "Agent runtime"). It drives
-// the same tool-calling loop as a real model for the demo scenarios, deterministically and without
-// network. It keeps no state: every turn re-reads the conversation (instruction, its own earlier
-// calls, the results and the gate's outcomes) and decides the next single step.
-//
-// In the injection scenario it deliberately behaves like a naive model and follows an instruction
-// found in a customer's notes, so the gate's risk tags and the reviewer can be shown doing their job.
+// The planner used without an LLM provider (SPEC "Agent runtime"): the same tool-calling loop,
+// deterministic, no network, no state (each turn re-reads the conversation). In the injection
+// scenario it follows an instruction in a customer's notes, as a naive model would, so the risk
+// tags and the reviewer can be shown doing their job.
 import type { GateOutcome } from "@/lib/agent/gate-outcome";
 import type { ChatModel, ModelInput, ModelToolCall, ModelTurn } from "@/lib/agent/model";
 import { moneyMentions } from "@/lib/agent/money-text";

@@ -44,11 +44,9 @@ export function makeProvider(entry: { name: string; baseURL: string; model: stri
 type Env = EnvSource;
 
 /**
- * The ordered provider list from the environment, or [] when none is configured.
- * - `LLM_PROVIDERS`: JSON array of `{ name, baseURL, model, apiKeyEnv?, apiKey? }`, tried in order.
- * - otherwise `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`, `OPENAI_MODEL`) as one provider named "openai".
- * When LLM_PROVIDERS is set it is the whole list (OPENAI_API_KEY is then only a key an entry may
- * name through apiKeyEnv), so no vendor is ever called that the list does not name.
+ * The ordered providers from `LLM_PROVIDERS` (a JSON array of `{ name, baseURL, model, apiKeyEnv?,
+ * apiKey? }`), else `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`, `OPENAI_MODEL`) as "openai", else [].
+ * LLM_PROVIDERS is the whole list: no vendor it does not name is ever called.
  */
 export function loadProvidersFromEnv(env: Env = processEnv()): Provider[] {
   const raw = env.LLM_PROVIDERS?.trim();
@@ -217,10 +215,9 @@ function toTurn(provider: Provider, completion: OpenAI.Chat.ChatCompletion): Mod
 }
 
 /**
- * A ChatModel over an ordered provider list. Each provider gets 1 + maxRetries attempts with
- * exponential backoff and jitter on 429 (honouring Retry-After up to maxBackoffMs), 408/409, 5xx,
- * timeouts and connection failures; other 4xx fail over at once. When every provider has failed,
- * AllProvidersFailedError lists each one's last error. Keys never appear in messages or logs.
+ * A ChatModel over ordered providers: each gets 1 + maxRetries attempts with jittered backoff on
+ * 429 (Retry-After up to maxBackoffMs), 408/409, 5xx, timeouts and connection failures; other 4xx
+ * fail over at once. AllProvidersFailedError lists each last error. Keys never reach messages or logs.
  */
 export function createProviderModel(providers: readonly Provider[], opts: ProviderModelOptions = {}): ChatModel {
   const timeoutMs = opts.timeoutMs ?? 30_000;

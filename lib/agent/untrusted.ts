@@ -1,7 +1,6 @@
-// Tool output goes back to the model as data, never as instructions (SPEC "Agent runtime").
-// The wrapper is a hint to the model, not a security boundary: the approval gate is. What this
-// file guarantees is that the hint cannot be forged from inside (no closing tag survives, no
-// invisible characters hide text) and that a huge output cannot flood the context.
+// Tool output goes back to the model as data (SPEC "Agent runtime"). The wrapper is a hint, not a
+// boundary (the gate is): it cannot be forged from inside, hides nothing invisible, and a huge
+// output cannot flood the context.
 
 const TAG = "untrusted-tool-output";
 const OPEN_RE = /^<untrusted-tool-output tool="([a-z0-9_.-]*)">\n/;
@@ -15,10 +14,9 @@ export type WrapOptions = {
   maxLines?: number;
 };
 
-// Invisible and look-alike control characters: C0/C1 controls (tab and newline stay), soft hyphen,
-// every format character (zero-width, bidi embeddings/overrides/isolates, word joiners, BOM,
-// interlinear annotation, the U+E0000 tag block used for "ASCII smuggling"), variation selectors
-// (also used to smuggle bytes) and lone surrogates.
+// Invisible and control characters: C0/C1 (tab and newline stay), soft hyphen, every format
+// character (zero-width, bidi, joiners, BOM, the U+E0000 tag block of "ASCII smuggling"),
+// variation selectors (also used to smuggle bytes) and lone surrogates.
 const INVISIBLE = /[\u0000-\u0008\v\f\u000e-\u001f\u007f-\u009f\p{Cf}\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // Characters a model could read as "<" when it sees a fake tag.
@@ -135,10 +133,9 @@ export const MAX_KEPT_UNTRUSTED_STRINGS = 200;
 export const MAX_KEPT_UNTRUSTED_CHARS = 1_000_000;
 
 /**
- * The untrusted strings kept so far, with those found in `output` added: at most
- * MAX_KEPT_UNTRUSTED_STRINGS strings and MAX_KEPT_UNTRUSTED_CHARS characters in all, the most
- * recent kept. Every later proposal carries them (assessed, stored, and read back with its
- * action), so what one long run of tool output adds must not grow without bound.
+ * The untrusted strings kept so far plus those in `output`, the most recent within
+ * MAX_KEPT_UNTRUSTED_STRINGS and MAX_KEPT_UNTRUSTED_CHARS: every later proposal carries them, so a
+ * long run must not grow them without bound.
  */
 export function keepUntrustedStrings(kept: readonly string[], output: unknown): string[] {
   const all = [...new Set([...kept, ...collectUntrustedStrings(output)])];

@@ -16,13 +16,10 @@ export type SetAgentsPauseInput = {
 };
 
 /**
- * The stop button. Paused, the tenant's agents may neither propose (423 `agents_paused`) nor have
- * approved actions executed (they stay approved and unused), and its tasks stop before their next
- * tool call; resumed, everything goes on from where it stopped. Every one of those checks is made
- * by the statement that would act (agent-pause-rules.ts), so the pause holds from its commit on,
- * in every process. Pausing a paused tenant (or resuming a running one) changes and audits
- * nothing. Only by someone who is an admin when it runs: one demoted after their request passed
- * the boundary is refused (403, audited).
+ * The stop button: paused, the tenant's agents may not propose (423 `agents_paused`), approved
+ * actions stay unexecuted and tasks stop before their next tool call; resumed, all goes on. Held by
+ * the statements that would act (agent-pause-rules.ts). A no-op changes and audits nothing; one no
+ * longer an admin is refused (403, audited).
  */
 export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promise<{ paused: boolean; pausedAt: Date | null; changed: boolean }> {
   const reason = input.paused ? (input.reason ?? "").trim().slice(0, 500) || null : null;

@@ -8,11 +8,9 @@ import { AppError } from "@/lib/errors";
 import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";
 
 /**
- * The stop button for one agent: a paused API key can still authenticate and read, but its
- * proposals are refused (423 `agents_paused`) and its approved actions stay unexecuted until it is
- * resumed — checked by the statements that would act (agent-pause-rules.ts). Another tenant's key
- * is not found; pausing a paused key changes and audits nothing. Only by someone who is an admin
- * when it runs: one demoted after their request passed the boundary is refused (403, audited).
+ * The stop button for one agent: a paused key still authenticates and reads, but its proposals are
+ * refused (423) and its approved actions wait (agent-pause-rules.ts). Another tenant's key is not
+ * found; a no-op changes nothing; one no longer an admin is refused (403, audited).
  */
 export async function setApiKeyPause(
   db: Db,

@@ -14,10 +14,8 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 
 /**
- * The API key cache answers for a valid key without the database, and never for a revoked one:
- * a revocation in this process drops it at once, one in another process (another cache with its
- * own listener, another connection) when the database's notification arrives, and a cache whose
- * listener is not listening is bypassed.
+ * The cache answers for a valid key without the database and never for a revoked one: revoked in
+ * this process, at once; in another, when the notification arrives; not listening, bypassed.
  */
 let t: TestDatabase;
 let a: TestTenant;

@@ -22,18 +22,11 @@ export type ApiKeyCache = {
 const MAX_CACHED_KEYS = 10_000;
 
 /**
- * Valid API keys in process memory, by the SHA-256 of their secret (which is what the database
- * stores; the secret itself is never kept), so a request with a known key needs no round trip to
- * authenticate.
- *
- * A key leaves the cache the moment it may no longer be valid: at once when it is revoked in this
- * process, and when any process revokes or deletes it through the notification the database sends
- * in that transaction (migration api_key_announcements), which this cache's own connection LISTENs
- * for. While that connection is not listening — not yet, or failed, or silent past its heartbeat —
- * the cache is emptied and bypassed, and everything is read from the database, so a missed
- * notification cannot keep a revoked key alive. A read that raced an invalidation is not stored
- * (`mark`). What is left is the moment between a revocation's commit and its notification's
- * arrival; the statements that act for a key re-check it themselves (api-key-rules.ts).
+ * Valid API keys in process memory by the SHA-256 of their secret (never the secret), so a known
+ * key authenticates without a round trip. A key revoked here leaves at once, one revoked anywhere
+ * when the database's notification arrives (migration api_key_announcements); while not listening,
+ * the cache is emptied and bypassed, and a read that raced an invalidation is not stored (`mark`).
+ * The statements that act re-check the key (docs/DESIGN.md, "What one process keeps in memory").
  */
 export function createApiKeyCache(db: Db, options: { name?: string; heartbeatMs?: number; retryMs?: number } = {}): ApiKeyCache {
   const byHash = new Map<string, AuthenticatedApiKey>();

@@ -32,9 +32,8 @@ export function apiKeyLabel(name: string): string {
 }
 
 /**
- * A key and the tenant it acts in. Only the tenant's id: it never changes, while its name,
- * slug and domains may, and nothing a key's request does reads them from here (a proposal reads
- * the tenant's domains with its policy and writes only if they are still those).
+ * A key and its tenant, by id only: the tenant's name, slug and domains may change, and a key's
+ * request reads them afresh where it needs them (a proposal writes only if its domains still hold).
  */
 export type AuthenticatedApiKey = {
   apiKey: { id: string; tenantId: string; name: string; prefix: string; allowedTools: string[]; label: string };

@@ -22,12 +22,9 @@ export type ApiKeyFailureAudit = {
 };
 
 /**
- * Refused uses of a key the prefix matched, audited in the key's tenant as `api_key.auth_failed`.
- * Anyone who knows a prefix can send them as fast as the network allows, so they are coalesced in
- * this process's memory (createFailureCoalescer): the request pays a map update, and the log gets
- * at most one event per key and reason per minute, written when the minute ends, with the count
- * (the event's `coalesced` says so). A secret whose prefix matches no key has no tenant and is not
- * audited. Writes are best effort: a failed one is logged, the requests stay refused.
+ * Refused uses of a key the prefix matched, audited in its tenant as `api_key.auth_failed`,
+ * coalesced in memory (anyone who knows a prefix can send them at line rate): at most one event per
+ * key and reason per minute, with the count. An unmatched prefix has no tenant: not audited. Best effort.
  */
 export function createApiKeyFailureAudit(db: Db, options: { windowMs?: number } = {}): ApiKeyFailureAudit {
   const coalescer: FailureCoalescer<Detail> = createFailureCoalescer<Detail>({

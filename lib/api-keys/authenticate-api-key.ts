@@ -18,10 +18,9 @@ export type RefusedApiKey = { id: string; tenantId: string; prefix: string; labe
 const DUMMY_HASH = hashApiKeySecret("cs_live_000000000000_not-a-key");
 
 /**
- * Resolves a bearer secret to its key and tenant, or says why not. A valid key this process has
- * seen is answered from memory (api-key-cache.ts: dropped on revocation in any process);
- * otherwise the key is read from the database, the hash compared in constant time, and a revoked
- * key refused. The use is recorded for `lastUsedAt` off the request path (record-api-key-use.ts).
+ * Resolves a bearer secret to its key and tenant, or says why not: from memory for a valid key seen
+ * here (api-key-cache.ts), else from the database with the hash compared in constant time. The use
+ * is recorded for `lastUsedAt` off the request path (record-api-key-use.ts).
  */
 export async function resolveApiKey(
   db: Db,

@@ -16,10 +16,9 @@ export type ApiKeyUseRecorder = {
 };
 
 /**
- * Keeps `lastUsedAt` off the request path: a use is noted in memory (at most once a minute per key
- * per process) and the keys used since go out in one statement a second later, also when the
- * client is disconnected or the process is asked to stop. A write that fails is logged and its
- * keys are tried again at the next flush; nothing waits for it.
+ * Keeps `lastUsedAt` off the request path: a use is noted in memory (once a minute per key) and
+ * flushed in one statement a second later, on disconnect or on stop. A failed write is logged and
+ * retried at the next flush.
  */
 export function createApiKeyUseRecorder(db: Db, options: { flushMs?: number } = {}): ApiKeyUseRecorder {
   const flushMs = options.flushMs ?? FLUSH_MS;

@@ -5,9 +5,8 @@ import type { AuditEventData } from "@/lib/audit/audit-event-types";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 /**
- * An act on an API key that its statement refused because the one asking is no longer an admin
- * (admin-rules.ts): audited as `api_key.refused` in its own statement (nothing else was written),
- * and the 403 to throw.
+ * An API key act its statement refused because its author is no longer an admin: audited as
+ * `api_key.refused` in its own statement, and the 403 to throw.
  */
 export async function refuseApiKeyAct(
   db: Db,

@@ -11,11 +11,8 @@ import { refuseApiKeyAct } from "@/lib/api-keys/refuse-api-key-act";
 export type RevokeApiKeyInput = { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } };
 
 /**
- * Revokes a key at once (the next request with it is refused). Revoking a revoked key is a no-op
- * that reports the original time; another tenant's key is not found. This process's key cache
- * drops the key as soon as the revocation commits; every other process's drops it when the
- * notification sent in the same transaction arrives (api-key-cache.ts). Only by someone who is an
- * admin when it runs: one demoted after their request passed the boundary is refused (403, audited).
+ * Revokes a key at once; a revoked key reports its original time, another tenant's is not found.
+ * Every process's cache drops it (api-key-cache.ts). One no longer an admin is refused (403, audited).
  */
 export async function revokeApiKey(db: Db, input: RevokeApiKeyInput): Promise<{ id: string; revokedAt: Date }> {
   if (!isUuid(input.id)) throw new AppError("not_found", "That API key was not found.", 404);

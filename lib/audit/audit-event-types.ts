@@ -1,11 +1,9 @@
 import { z } from "zod";
 
 /**
- * Every audit event the console writes, by type, with the schema of its `data`: the one list
- * (the explorer's type filter and the export derive from it). `auditBodyOf` parses each event's
- * data with its schema before it is written, so what the log holds is what is declared here; the
- * one part a statement fills in itself (a vote's revision and tally) is held to the same schema by
- * the lifecycle tests.
+ * Every audit event the console writes, by type, with the schema of its `data`: the one list (the
+ * type filter and the export derive from it). `auditBodyOf` parses each event's data before it is
+ * written; what a statement fills in itself (a vote's revision and tally) the lifecycle tests hold.
  */
 const id = z.string().min(1);
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
@@ -38,15 +36,9 @@ const requestRefusal = z.strictObject({ operation: text, code: text, message: te
 const signInClient = { clientAddress: text.nullable(), clientKey: text };
 const signInMethod = z.enum(["password", "oidc"]);
 /**
- * Failures a caller can repeat without limit (throttled sign-ins, API-key refusals) are coalesced
- * in one console process's memory: at most one event per key and reason per window, written when
- * the window closes, with how many attempts it stands for. Several processes each write their own.
- */
-/**
- * A passkey-signed approval (lib/passkeys): the receipt whose canonical JSON's SHA-256 is the
- * WebAuthn challenge, the assertion as the authenticator returned it (base64url) and the
- * credential's public key (DER SPKI, base64) with its COSE algorithm — all an offline verifier
- * (scripts/verify-audit-export.mjs) needs to check it with Node's crypto alone.
+ * A passkey-signed approval (lib/passkeys): the receipt (its canonical JSON's SHA-256 is the
+ * WebAuthn challenge), the assertion (base64url) and the public key (DER SPKI, base64) with its
+ * COSE algorithm — all scripts/verify-audit-export.mjs needs to check it with Node's crypto alone.
  */
 const signedApproval = z.strictObject({
   receipt: z.strictObject({
@@ -58,6 +50,8 @@ const signedApproval = z.strictObject({
   userVerified: z.boolean(), backupEligible: z.boolean(), backupState: z.boolean(),
 });
 const passkeyEvent = { passkeyId: id, name: text, credentialId: id, member: text };
+// Failures a caller can repeat without limit are coalesced in each process's memory: one event per
+// key, reason and window, written when it closes, with the attempts it stands for.
 const coalescedWindow = z.strictObject({ windowSeconds: count, firstAt: text, lastAt: text, scope: z.literal("process") });
 
 export const AUDIT_EVENT_SCHEMAS = {

@@ -6,11 +6,9 @@ import type { AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter
 import { sliceTimer } from "@/lib/scheduling/slice-timer";
 
 /**
- * What an auditor reads beside an event, computed at export time from joins and from the event's
- * own data (the sealed event is not changed): the action's summary and canonical arguments (of
- * the revision the event names, else the action's latest), the reviewer's and actor's emails,
- * the reviewer's note and the reason the event records (policy, cancellation, refusal), and the
- * agent's stated reason for the action.
+ * What an auditor reads beside an event, computed at export time (the sealed event is unchanged):
+ * the action's summary and canonical arguments (of the revision the event names, else the latest),
+ * the reviewer's and actor's emails, the note and reason recorded, and the agent's stated reason.
  */
 export type AuditExportContext = {
   summary: string | null;
@@ -38,10 +36,9 @@ function capped(text: string): string {
 }
 
 /**
- * The context of each event of a page, by event id (as a string). Three reads per page, whatever
- * its size: the actions, only the revisions the events name (and the current ones), the users.
- * Each revision's arguments are made canonical once per page, in slices between which the event
- * loop turns.
+ * The context of each event of a page, by event id: three reads per page whatever its size
+ * (actions, the revisions named and current, users); arguments made canonical once per revision,
+ * in slices between which the event loop turns.
  */
 export async function auditExportContext(db: DbTx, tenantId: string, rows: readonly AuditEventRow[]): Promise<Map<string, AuditExportContext>> {
   const actionIds = [...new Set(rows.map((r) => r.actionId).filter((id): id is string => id !== null))];

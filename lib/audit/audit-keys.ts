@@ -7,13 +7,10 @@ import type { Queryable } from "@/lib/db/sql";
 import { readAuditCheckpointNotes } from "@/lib/db/statements/audit/read-audit-checkpoint-notes";
 
 /**
- * The audit log's keys, all from one 32-byte seed that lives outside the database
- * (`AUDIT_SIGNING_KEY`, else a file created once, mode 0600):
- * - an Ed25519 key that signs each tenant's checkpoints (its public half is published: /audit,
- *   and /.well-known/countersign-audit-keys);
- * - an HMAC key, derived from the seed, for the events' and seals' MACs (lib/audit/event-mac.ts).
- * Whoever can write to the database but does not hold the seed can neither forge an event nor
- * re-seal a changed one.
+ * The audit log's keys, from one 32-byte seed outside the database (`AUDIT_SIGNING_KEY`, else a
+ * file made once, mode 0600): an Ed25519 key that signs checkpoints (public on /audit and
+ * /.well-known/countersign-audit-keys) and a derived HMAC key for events' and seals' MACs. Without
+ * the seed, a database writer can neither forge an event nor re-seal a changed one.
  */
 export type AuditKeys = {
   /** The key name in signed notes; a tenant's log (origin) is `<name>/<tenantId>`. */
@@ -50,9 +47,8 @@ function loaded(): { keys: AuditKeys; seed: Buffer } {
 }
 
 /**
- * A 32-byte key for another of the console's secrets, derived from the same seed with HKDF-SHA256
- * under its own `label` (e.g. the key that seals upstream MCP servers' secrets): like the audit
- * keys, out of reach of whoever holds only the database, and unrelated to them and to each other.
+ * A 32-byte key for another console secret (e.g. sealing MCP servers' secrets), HKDF-SHA256 from
+ * the same seed under its own `label`: out of a database writer's reach, unrelated to the others.
  */
 export function derivedConsoleKey(label: string): Buffer {
   return Buffer.from(hkdfSync("sha256", loaded().seed, Buffer.alloc(0), label, 32));
@@ -99,10 +95,9 @@ function seedFromFile(file: string): Buffer {
 const KEY_CHECK_NOTES = 2_000;
 
 /**
- * Why this process must not write to the audit log, in one line, or null: its key signed none of
- * the log's newest checkpoints (say a worker on another machine that made its own key file), so
- * every event it wrote would fail its MAC and be quarantined. Any one of ours will do: a row the
- * app role inserted under another key must not stop the console from starting.
+ * Why this process must not write to the audit log, or null: its key signed none of the log's
+ * newest checkpoints (a worker elsewhere with its own key file), so its events would fail their
+ * MAC. Any one of ours will do: a row inserted under another key must not stop the console.
  */
 export async function auditKeyProblem(db: Queryable): Promise<string | null> {
   const keys = auditKeys();

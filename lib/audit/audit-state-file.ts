@@ -4,13 +4,10 @@ import { readEnv } from "@/lib/env";
 import type { AuditProblem } from "@/lib/db/audit-body";
 
 /**
- * What the console remembers about its evidence outside the database, in a file beside its
- * signing key (AUDIT_STATE_FILE; one JSON line per record, appended, mode 0600): whoever can
- * write to the database can neither erase nor move it.
- * - `alarm`: a failure found in a tenant's evidence (a full walk that failed, a checkpoint refused,
- *   a witness that holds a longer or another history), shown on /audit until an operator resolves it;
- * - `resolved`: `npm run audit:resolve` for one tenant's log (scripts/audit-resolve.ts);
- * - `legacy`: the events-before-MACs boundary once read (lib/audit/legacy-boundary.ts).
+ * What the console remembers of its evidence outside the database, beside its signing key
+ * (AUDIT_STATE_FILE; appended JSON lines, mode 0600), where a database writer cannot erase it:
+ * `alarm` (a failed full walk, a refused checkpoint, a witness holding a longer or other history;
+ * red on /audit), `resolved` (`npm run audit:resolve`), `legacy` (legacy-boundary.ts).
  */
 export type AlarmSource = "full_walk" | "checkpoint" | "witness";
 export type AuditAlarm = { log: string; at: string; source: AlarmSource; problems: AuditProblem[] };

@@ -6,10 +6,9 @@ import { fromHex, type GetPerfect } from "@/lib/audit/transparency/merkle";
 export class MissingSubtreeError extends Error {}
 
 /**
- * The perfect subtrees of a tenant's stored tree, as `getPerfect(level, index)` for the proof and
- * frontier functions of lib/audit/transparency/merkle.ts. A subtree (level, index) is stored with
- * the leaf where it ends, seq (index + 1) × 2^level: its leaf hash at level 0, else `nodes[level - 1]`.
- * Lookups asked for in the same tick go to the database as one statement.
+ * A tenant's stored perfect subtrees as `getPerfect(level, index)` for merkle.ts: subtree (level,
+ * index) is stored with the leaf where it ends, seq (index + 1) × 2^level — its leaf hash at level
+ * 0, else `nodes[level - 1]`. Lookups of one tick go to the database as one statement.
  */
 export function storedSubtrees(q: Queryable, tenantId: string): GetPerfect {
   type Lookup = { level: number; index: number; seq: bigint; resolve: (hash: Buffer) => void; reject: (error: Error) => void };

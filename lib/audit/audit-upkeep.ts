@@ -10,9 +10,9 @@ import { listTenantsToCheckpoint } from "@/lib/db/statements/audit/list-tenants-
 const FULL_WALK_EVERY_MS = 6 * 3600_000;
 
 /**
- * The worker's bookkeeping for the evidence: every AUDIT_CHECKPOINT_INTERVAL_S, a signed
- * checkpoint of each tenant whose tree grew since its last one; every six hours (and first after start), a full
- * verification of each tenant's evidence, recorded. Returns what it did, for the worker's log.
+ * The worker's upkeep of the evidence: a signed checkpoint of each grown tree every
+ * AUDIT_CHECKPOINT_INTERVAL_S, and a recorded full verification of each tenant every six hours
+ * (first after start). Returns what it did, for the worker's log.
  */
 export function auditUpkeep(db: Db, now: () => number = Date.now): () => Promise<string | null> {
   let lastCheckpoint = 0;

@@ -14,9 +14,8 @@ import type { AuditCheckpointRow } from "@/lib/db/statements/audit/read-audit-ch
 import type { AuditProblem } from "@/lib/db/audit-body";
 
 /**
- * `verification`: the incremental check it rests on, in every state — a signed or unchanged
- * checkpoint may still come with problems outside the tree (quarantined or long-unsealed events),
- * which whoever reports the check must show (verifiable-export.ts's header does).
+ * `verification`: the incremental check it rests on, in every state; whoever reports the check must
+ * show its problems outside the tree (quarantined or long-unsealed events), as the export does.
  */
 export type CheckpointOutcome = { verification: ChainVerification } & (
   | { state: "signed"; size: bigint; rootHash: string; witnesses: string[]; id: bigint }
@@ -25,13 +24,10 @@ export type CheckpointOutcome = { verification: ChainVerification } & (
 );
 
 /**
- * Signs a checkpoint of the tenant's tree — `{origin, size, root}` as a C2SP checkpoint note,
- * Ed25519, key outside the database — once the leaves added since the previous one verify
- * (verifyAuditChain, incremental): a checkpoint never vouches for a forged or edited event. A
- * failed check is recorded (once while it fails the same way), remembered beside the signing key
- * until an operator resolves it (lib/audit/audit-state-file.ts), and nothing is signed. The note goes to the configured witnesses
- * (their cosignatures are kept with it). With nothing new since the latest checkpoint, nothing is
- * signed unless `force`.
+ * Signs a checkpoint of the tenant's tree (a C2SP note, Ed25519) once the leaves since the previous
+ * one verify, so a checkpoint never vouches for a forged or edited event, and sends it to the
+ * witnesses. A failed check is recorded, remembered beside the key until resolved, and nothing is
+ * signed. Nothing new: nothing signed unless `force`.
  */
 export async function checkpointAuditLog(db: Db, tenantId: string, options: { force?: boolean } = {}): Promise<CheckpointOutcome> {
   await sealAuditChain(db, tenantId);

@@ -33,18 +33,12 @@ export type EvidencePack = { dir: string; files: ReadonlyArray<(typeof EVIDENCE_
 const day = (text: string) => new Date(`${text}T00:00:00.000Z`);
 
 /**
- * An oversight evidence pack for the days [from, to] (UTC): what an EU AI Act Art. 12/14/26 or
- * ISO 42001 review asks for — who verified which output, when, under which rule, with what
- * authority — in files an auditor can check without trusting the console:
- * - events.jsonl: the period's events in the verifiable format, each with its inclusion proof, and
- *   the signed (and witnessed) checkpoints with the consistency proofs between them;
- * - verify-audit-export.mjs: the standalone verifier, and verification.json: its result on
- *   events.jsonl (run in a child process here) beside the console's own checks;
- * - keys.json: the log's and the witnesses' public keys;
- * - policies.json: the policy versions in force during the period;
- * - roles.json: who holds which role, and every role change up to the end of the period;
- * - decisions.csv: every vote of the period with its reviewer, verdict and time from request.
- * The files are written to a private temporary folder; `zipEvidencePack` streams them and removes it.
+ * An oversight evidence pack for the UTC days [from, to] (EU AI Act Art. 12/14/26, ISO 42001: who
+ * verified which output, when, under which rule and authority), checkable without the console:
+ * events.jsonl (verifiable format, inclusion and consistency proofs, checkpoints), the standalone
+ * verifier and its result (verification.json), keys.json, policies.json (versions in force),
+ * roles.json (holders and changes), decisions.csv (every vote). Written to a private temporary
+ * folder that `zipEvidencePack` streams and removes.
  */
 export async function buildEvidencePack(db: Db, input: { tenantId: string; from: string; to: string }): Promise<EvidencePack> {
   const { tenantId } = input;
@@ -80,11 +74,8 @@ export async function buildEvidencePack(db: Db, input: { tenantId: string; from:
       changes: changes.map((c) => ({ at: c.at.toISOString(), by: c.actorLabel, ...(c.data as object) })),
     });
 
-    // Every page in one snapshot, so the file is the votes as of one moment. Read in snapshots of
-    // their own, pages of a period that includes now could show a later vote and not an earlier one
-    // that committed at the same time (its time was already behind the cursor). On a connection of
-    // its own: the transaction lasts as long as the file takes to write, and holds none of the
-    // pool's connections that proposals and votes wait for.
+    // All pages in one snapshot (separate ones could show a later vote without an earlier one of
+    // the same time), on a connection of its own: it lasts as long as the file takes to write.
     await inSnapshotOfItsOwn(db, "countersign-evidence-pack", (q) => writeLines(path.join(dir, "decisions.csv"), decisionLines(q, { tenantId, from, to })));
 
     await write("README.txt", readme({ ...input, origin: auditOrigin(tenantId, keys), logKey: keys.verifierKey, verified: offline.ok }));
@@ -114,9 +105,8 @@ async function writeLines(file: string, lines: AsyncIterable<string>): Promise<v
 }
 
 /**
- * policies.json: the versions in force during [from, to) — the one in force when it began (the
- * latest created by then) and every one created during it — as one JSON array, a version at a time
- * (a document may be 300,000 characters: never all of them in memory or in one turn).
+ * policies.json: the version in force when [from, to) began and every one created during it, a
+ * version at a time (a document may be 300,000 characters).
  */
 async function* policyLines(db: Db, input: { tenantId: string; from: Date; to: Date }): AsyncGenerator<string> {
   const atStart = await db.toolPolicy.findFirst({ where: { tenantId: input.tenantId, createdAt: { lte: input.from } }, orderBy: { version: "desc" }, select: { version: true } });

@@ -11,10 +11,9 @@ import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 
 /**
- * The events written before MACs existed may lack one; the migration fixed which they are in SQL
- * functions, which the tables' owner can replace. The console holds the boundary itself (beside
- * its key, and signed into its checkpoints), so a replaced function changes nothing, even after
- * a restart and on a machine that never read it.
+ * The events before MACs are fixed by SQL functions the tables' owner can replace; the console
+ * holds the boundary itself, so a replaced function changes nothing, after a restart and on a
+ * machine that never read it.
  */
 let t: TestDatabase;
 const clients: Db[] = [];

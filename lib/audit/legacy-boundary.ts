@@ -26,10 +26,8 @@ function parseLegacyExtension(extensions: readonly string[]): LegacyBoundary | n
 const boundaries = new WeakMap<Db, Promise<LegacyBoundary>>();
 
 /**
- * The boundary as the console holds it, never as the database says it now: the value in the
- * state file beside the signing key; else the one the console signed into its checkpoints; only
- * on a first start with neither, the migration's SQL functions — then kept in the state file and
- * signed into every checkpoint. Read once per client.
+ * The boundary as the console holds it, never as the database says it now (docs/DESIGN.md,
+ * "Evidence the database cannot take back", 4). Read once per client.
  */
 export function legacyBoundary(db: Db): Promise<LegacyBoundary> {
   let boundary = boundaries.get(db);

@@ -13,10 +13,9 @@ import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 
 /**
- * The whole path an auditor takes, against the real database: the console exports its log, a
- * database writer (a superuser, triggers off, without the console's key) rewrites history, the
- * console exports again, and the standalone verifier — given the checkpoint the auditor saved
- * before — names what happened. Each tampering of the issue that asked for this is here.
+ * An auditor's whole path against the real database: export, a database writer (superuser,
+ * triggers off, no console key) rewrites history, export again, and the standalone verifier —
+ * given the checkpoint saved before — names each tampering.
  */
 let t: TestDatabase;
 let dir: string;

@@ -21,10 +21,9 @@ import { readUnsealedAuditEvents } from "@/lib/db/statements/audit/read-unsealed
 import { writeAuditSeals } from "@/lib/db/statements/audit/write-audit-seals";
 
 /**
- * A replayed event: the tables' owner drops the unique index on AuditEvent.uid and inserts a copy
- * of a sealed event, uid and MAC included (the MAC cannot cover a place the console does not know
- * when it writes). The sealer refuses it; one sealed by a console without that check is named by
- * the full walk and by the offline verifier.
+ * A replayed event: the owner drops the unique index on AuditEvent.uid and inserts a copy of a
+ * sealed event, uid and MAC included. The sealer refuses it; one sealed without that check is
+ * named by the full walk and the offline verifier.
  */
 let t: TestDatabase;
 

@@ -24,11 +24,10 @@ const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const nextDayStart = (day: string) => new Date(dayStart(day).getTime() + 86_400_000);
 
 /**
- * Turns a date range into an id range. Ids grow with `at` (both are assigned as the event is
- * written), so after two index probes on (tenantId, at, id) every filter can walk its own
- * (tenantId, <column>, id desc) index in id order, and pagination is a keyset on id alone.
- * Concurrent writers can take ids and times in slightly different orders, so each bound is the
- * extreme id among the 100 events nearest the boundary in time, and the time test stays too.
+ * Turns a date range into an id range, so every filter walks its own (tenantId, <column>, id desc)
+ * index and pages are a keyset on id. Ids grow with `at`, but concurrent writers may take them in
+ * slightly different orders: each bound is the extreme id of the 100 events nearest it in time,
+ * and the time test stays.
  */
 async function idBounds(db: DbTx, tenantId: string, filters: AuditFilters): Promise<{ minId?: bigint; maxId?: bigint } | "empty"> {
   const bounds: { minId?: bigint; maxId?: bigint } = {};
@@ -68,10 +67,9 @@ export function parseAuditCursor(value: string | null | undefined): bigint | nul
 }
 
 /**
- * One page of the tenant's audit events matching the filters, newest first, with a keyset cursor
- * (never OFFSET). Free text (over type, actor, requester and tool) is a bounded substring scan:
- * each page looks through at most TEXT_SCAN_LIMIT events that match the other filters, and the
- * cursor continues from where the scan stopped, so a rare word costs bounded time per page.
+ * One page of the tenant's events matching the filters, newest first, keyset cursor (never
+ * OFFSET). Free text is a bounded substring scan: at most TEXT_SCAN_LIMIT filtered events a page,
+ * continued from where it stopped, so a rare word costs bounded time per page.
  */
 export async function searchAuditEvents(
   db: DbTx,

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 
 /**
- * The uids of a tenant's leaves as a walk meets them, to name any uid that appears twice (a copy
- * of an event sealed as a new leaf). 24 bytes a leaf instead of a string in a Set: a million
- * leaves cost 24 MB, and one native sort finds the repeats. scripts/verify-audit-export.mjs does
- * the same over an export.
+ * The uids of a tenant's leaves as a walk meets them, to name one that appears twice (a copy sealed
+ * as a new leaf): 24 bytes a leaf (a million cost 24 MB) and one native sort. The offline verifier
+ * does the same.
  */
 export class UidLedger {
   private size = 0;

@@ -15,10 +15,9 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { noteSigner, signNote } from "@/lib/audit/transparency/signed-note";
 
 /**
- * Checkpoint rows are input, not evidence: the console's own role may INSERT any row into
- * AuditCheckpoint. One it did not sign, or cannot start from, is skipped and named, and /audit's
- * check and the export keep working. And an export after a rollback is whole, for the verifier to
- * say what is missing.
+ * Checkpoint rows are input: the console's role may INSERT any. One it did not sign or cannot start
+ * from is skipped and named, and /audit and the export keep working; an export after a rollback is
+ * whole, for the verifier to say what is missing.
  */
 let t: TestDatabase;
 let dir: string;

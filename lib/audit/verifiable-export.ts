@@ -17,16 +17,11 @@ const BATCH = 1_000;
 const MAX_CHECKPOINTS = 1_000;
 
 /**
- * The tenant's audit log as the offline verifier reads it (docs/AUDIT-EXPORT.md,
- * scripts/verify-audit-export.mjs), one JSON line at a time: a header with the log's origin and
- * public keys, the events as the leaves their hashes cover, then signed checkpoints and the
- * consistency proofs between them. A fresh checkpoint is signed first (if the tree grew and the
- * new leaves verify), so the export is covered up to the moment it was asked for.
- * Unfiltered, every leaf from 1 is included (`complete`) and the verifier recomputes every root;
- * filtered, each event carries its inclusion proof against the newest checkpoint instead.
- * Only checkpoints the console signed are exported, and the file is always whole: a proof the
- * stored tree can no longer give (leaves removed after a checkpoint) is left out, for the
- * verifier to name what is missing, instead of breaking the download off.
+ * The tenant's log as the offline verifier reads it (docs/AUDIT-EXPORT.md), a JSON line at a time:
+ * header, events as leaves, signed checkpoints and the consistency proofs between them. A fresh
+ * checkpoint is signed first. Unfiltered, every leaf (`complete`); filtered, each event with its
+ * inclusion proof. Always whole: a proof the stored tree cannot give is left out for the verifier
+ * to name (docs/DESIGN.md, "Evidence the database cannot take back", 3).
  */
 export async function* verifiableExportLines(db: Db, input: { tenantId: string; filters: AuditFilters }): AsyncGenerator<string> {
   const { tenantId, filters } = input;
@@ -108,7 +103,7 @@ function line(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-/** The console's own check, as verifyAuditChain judged it: also events outside the tree (quarantined, long unsealed), which no line of the file shows. */
+/** The console's own check (verifyAuditChain), including events outside the tree, which no line of the file shows. */
 function consoleCheckOf(outcome: CheckpointOutcome) {
   return { ok: outcome.verification.ok, problems: outcome.verification.problems };
 }

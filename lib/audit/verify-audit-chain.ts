@@ -39,21 +39,9 @@ const MAX_PROBLEMS = 20;
 export const UNSEALED_GRACE_SECONDS = 60;
 
 /**
- * Verifies a tenant's evidence, from the latest signed checkpoint (`incremental`: only what was
- * added since — cheap enough for every visit to /audit) or from the first event (`full`: every
- * leaf, against every checkpoint). Reads only; recording a result is the caller's choice.
- *
- * For each leaf: its seq follows the last (else `missing`/`reordered`); its event exists in this
- * tenant; the event's MAC, made by the console with a key outside the database, verifies (else
- * `forged` — inserted or edited by a database writer); the stored leaf hash is the event's (else
- * `edited`); the seal's own MAC verifies (else `seal_forged`); and the perfect subtrees stored
- * with it are the ones it completes (else `tree_edited`). The tree's root at each checkpoint's
- * size must be the signed one (else `checkpoint_mismatch`), every checkpoint's signature must
- * verify, and the tree may not be smaller than the latest checkpoint (`rolled_back`). A full walk
- * also names a uid carried by two leaves (`replayed`: a copy of an event sealed again). Checkpoint
- * rows the console did not sign, or cannot start from, are skipped and named
- * (`checkpoint_signature`, `checkpoint_malformed`). Events outside the tree — quarantined, or
- * unsealed for longer than a minute — are named too.
+ * Verifies a tenant's evidence from the latest signed checkpoint (`incremental`, cheap enough for
+ * every visit to /audit) or from the first event (`full`). Reads only. What it checks and how each
+ * problem is named: docs/DESIGN.md, "Tamper-evident audit".
  */
 export async function verifyAuditChain(db: Db, tenantId: string, options: { kind?: "full" | "incremental"; keys?: AuditKeys } = {}): Promise<ChainVerification> {
   const kind = options.kind ?? "incremental";
@@ -65,10 +53,8 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   // input anyone with its INSERT right could write — skipped and named, never trusted.
   const trusted = await latestTrustedCheckpoint(db, tenantId, keys);
   const latest = trusted.checkpoint;
-  // Incremental: the rows above the latest trusted one. Full: every checkpoint's signature (one per
-  // AUDIT_CHECKPOINT_INTERVAL_S while the log grows, and one per "checkpoint now": tens of
-  // thousands a month), read a page at a time in step with the leaves, each root compared when the
-  // walk reaches its size; in slices, so other requests are served in between.
+  // Incremental: those above the latest trusted one. Full: every one (tens of thousands a month), a
+  // page at a time in step with the leaves, each root compared when the walk reaches its size.
   const checkpoints = kind === "full" ? await checkpointsInOrder(db, tenantId, keys, report) : null;
   if (!checkpoints) for (const problem of trusted.ignored) report(problem);
   const head = await readAuditTreeSize(db, { tenantId });

@@ -14,13 +14,10 @@ export function configuredWitnesses(): { urls: string[]; keys: string[] } {
 }
 
 /**
- * Sends a signed checkpoint to the configured witnesses (C2SP tlog-witness) with a consistency
- * proof from the size each last co-signed, and returns the note with the cosignatures they gave
- * (checked against AUDIT_WITNESS_KEYS when set) and the witnesses' names. A witness that is down or
- * refuses is logged and skipped: the checkpoint is still the console's signed word, and the next
- * one asks again. A witness that has co-signed a larger tree than this one, or another history,
- * is told nothing more and reported loudly: this log was rolled back, or forked — remembered
- * beside the signing key and shown on /audit until an operator resolves it.
+ * Sends a signed checkpoint to the witnesses with a consistency proof from the size each last
+ * cosigned; returns the note with their cosignatures (checked against AUDIT_WITNESS_KEYS when set).
+ * One down or refusing is logged and skipped (the next checkpoint asks again). One that cosigned a
+ * larger tree or another history means a rollback or fork: alarmed, shown on /audit until resolved.
  */
 export async function witnessCheckpoint(
   db: Db,

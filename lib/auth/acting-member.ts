@@ -23,13 +23,9 @@ export type ActingMemberResult =
 export type SessionRef = { userId: string; sessionId: string };
 
 /**
- * Loads the acting member for a signed-in session, in one statement (read-live-session-member.ts):
- * the session must exist, belong to the user, be neither ended nor expired (database clock), and
- * the user not disabled — otherwise the person is signed out.
- *
- * `preferredTenantId` (the tenant cookie) is a preference: a tenant the user does not belong to
- * (any more) falls back to the first membership by tenant name, so a stale cookie never strands
- * anyone; it cannot reach another tenant, because only the user's own memberships are candidates.
+ * Loads the acting member for a session in one statement (read-live-session-member.ts); a session
+ * not live signs the person out. `preferredTenantId` (the tenant cookie) only picks among the
+ * user's own memberships; one they left falls back to the first by tenant name.
  */
 export async function loadActingMember(
   db: Queryable,

@@ -22,11 +22,9 @@ export type SignInFailure = {
 export const THROTTLED_SIGN_IN_WINDOW_MS = 60_000;
 
 /**
- * Records a refused sign-in in every tenant the account is a member of, as `auth.sign_in_failed`
- * with the reason class and the client — never the password, which never reaches this function.
- * An email with no account, or an account with no membership, has no tenant whose log could
- * hold the event: nothing is written (the attempt is still throttled and counted in SignInAttempt).
- * Returns how many events were written.
+ * Records a refused sign-in as `auth.sign_in_failed` (reason class and client, never the password)
+ * in every tenant of the account; an email without account or membership has no log to hold it
+ * (it is still throttled and counted). Returns how many events were written.
  */
 export async function auditSignInFailure(
   db: Db,
@@ -70,11 +68,9 @@ export type SignInFailureAudit = {
 };
 
 /**
- * Sign-in failures are audited best effort, off the sign-in's path: whether an email has an
- * account must not show in how long a refusal takes, and an account's events are written only when
- * it exists. A write that fails is logged and the refusal stands. Throttled attempts cost an
- * attacker nothing, so they are coalesced (createFailureCoalescer): hammering an account yields
- * one event per client class per minute, with the count.
+ * Sign-in failures are audited best effort, off the sign-in's path, so a refusal's time does not
+ * say whether the email has an account; a failed write is logged and the refusal stands. Throttled
+ * attempts are coalesced (createFailureCoalescer): one event per client class per minute, counted.
  */
 export function createSignInFailureAudit(db: Db, options: { throttledWindowMs?: number } = {}): SignInFailureAudit {
   const writing = new Set<Promise<void>>();

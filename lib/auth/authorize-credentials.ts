@@ -17,12 +17,10 @@ const CredentialsSchema = z.strictObject({
 type RequestHeaders = Parameters<typeof clientAddressFromHeaders>[0];
 
 /**
- * The email-and-password sign-in next-auth's credentials provider runs: the password check
- * (signInWithPassword: throttled, refusals audited in the account's tenants), then the session
- * and its `auth.signed_in` events in one transaction, only if the password checked is still the
- * account's and the account is not disabled (refused as `invalid` otherwise, and audited as
- * `password_changed` or `disabled`). If those events cannot be written the
- * sign-in is refused as `unrecorded` — a sign-in never goes unaudited.
+ * next-auth's credentials sign-in: the password check (signInWithPassword), then the session and
+ * its `auth.signed_in` events in one transaction, only if the account still holds that password
+ * and is not disabled (else `invalid`, audited as `password_changed` or `disabled`). Events that
+ * cannot be written refuse the sign-in as `unrecorded`.
  */
 export async function authorizeCredentials(
   db: Db,

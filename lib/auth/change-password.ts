@@ -25,10 +25,9 @@ export type ChangePasswordInput = {
 };
 
 /**
- * Changes a signed-in user's password after checking the current one, and ends every other
- * session of the user in the same transaction, audited in each organisation the user belongs to.
- * A wrong current password is audited too, and counted: after CURRENT_PASSWORD_CHECKS.limit of
- * them the form refuses until the window has passed.
+ * Changes a signed-in user's password after checking the current one and ends their other sessions
+ * in the same transaction, audited in each of their organisations. Wrong current passwords are
+ * audited and counted: past CURRENT_PASSWORD_CHECKS.limit the form refuses until the window passes.
  */
 export async function changePassword(db: Db, input: ChangePasswordInput): Promise<{ sessionsEnded: number }> {
   if (input.newPassword.length < NEW_PASSWORD_MIN_LENGTH) {

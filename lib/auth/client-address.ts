@@ -3,9 +3,8 @@ import { readEnv } from "@/lib/env";
 
 /**
  * The socket's peer address, written onto every request by the server itself
- * (lib/server/stamp-peer-address.ts), replacing whatever a client sent under that name. Next.js
- * fills `X-Forwarded-For` from the socket only when the client sent none, so that header alone
- * cannot tell a real address from a forged one.
+ * (stamp-peer-address.ts) over whatever a client sent: `X-Forwarded-For` alone cannot tell a real
+ * address from a forged one.
  */
 export const PEER_ADDRESS_HEADER = "x-countersign-peer-address";
 
@@ -35,9 +34,8 @@ function isTrusted(address: string, trusted: BlockList): boolean {
 }
 
 /**
- * The client's address: the socket peer, unless the peer is a trusted proxy — then the nearest
- * address in `X-Forwarded-For` (walking from the right, past further trusted proxies) that is not
- * one. Entries left of the first untrusted one are whatever the client claimed, and are ignored.
+ * The client's address: the socket peer, or, when that is a trusted proxy, the nearest untrusted
+ * address in `X-Forwarded-For` walking from the right (what lies left of it is the client's claim).
  * Null when the peer is unknown.
  */
 export function resolveClientAddress(
@@ -73,9 +71,8 @@ export function clientAddressFromHeaders(
 }
 
 /**
- * The key a client is counted under by rate limits: its IPv4 address, or its IPv6 /64 (one
- * subscriber usually holds a whole /64, so single IPv6 addresses cost an attacker nothing).
- * Requests whose address is unknown share one key, so they are limited together, not let through.
+ * The key rate limits count a client under: its IPv4 address or IPv6 /64 (a subscriber usually
+ * holds a whole /64). Unknown addresses share one key: limited together, not let through.
  */
 export function clientKeyFor(address: string | null): string {
   if (!address) return "unknown";

@@ -20,10 +20,8 @@ export type FailureCoalescerOptions<T> = {
 
 /**
  * Failures a caller may repeat as fast as it likes, counted in memory: the first under a key opens
- * a window, later ones only add to its count, and when the window closes one write records them
- * all. So a key yields at most one write per window, however hard it is hammered, and the caller's
- * path costs a map update, never a database round trip. Writes are best effort: one that fails is
- * logged (without its detail) and not retried.
+ * a window, and when it closes one write records them all, so the caller pays a map update, never
+ * a round trip. Best effort: a failed write is logged (without its detail), not retried.
  */
 export function createFailureCoalescer<T>(options: FailureCoalescerOptions<T>): FailureCoalescer<T> {
   type Window = CoalescedFailure<T> & { timer: NodeJS.Timeout };

@@ -4,9 +4,8 @@ import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 export type OidcMemberResult = { ok: true; userId: string } | { ok: false; reason: "unverified_email" | "no_membership" };
 
 /**
- * The existing member an OIDC sign-in belongs to, matched by email — only when the ID token says
- * `email_verified: true`. A missing, false or string-valued claim does not prove the person owns
- * the address, so it matches no one. SSO never creates accounts or memberships.
+ * The existing member an OIDC sign-in belongs to, by email, only when the ID token says
+ * `email_verified: true` (missing, false or a string proves nothing). SSO never creates accounts.
  */
 export async function memberForOidcProfile(db: DbTx, profile: unknown): Promise<OidcMemberResult> {
   const claims = typeof profile === "object" && profile !== null ? (profile as Record<string, unknown>) : {};
@@ -21,10 +20,9 @@ export async function memberForOidcProfile(db: DbTx, profile: unknown): Promise<
 }
 
 /**
- * Audits a refused OIDC sign-in in the tenants of the account the profile's email names, if there
- * is one — also when the provider did not verify that email: someone presenting a member's address
- * unverified is what that member's auditors want to see. Off the caller's path, best effort
- * (audit-sign-in-failure.ts); no account or no membership, no tenant, no event.
+ * Audits a refused OIDC sign-in in the tenants of the account the email names, also when the
+ * provider did not verify it (that member's auditors want to see it). Off the caller's path, best
+ * effort; no account or membership, no event.
  */
 export function auditOidcRefusal(db: Db, profile: unknown, reason: Extract<OidcMemberResult, { ok: false }>["reason"], clientAddress: string | null): void {
   const claims = typeof profile === "object" && profile !== null ? (profile as Record<string, unknown>) : {};

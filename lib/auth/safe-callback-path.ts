@@ -11,11 +11,9 @@ const PROBE_ORIGIN = "http://callback.invalid";
 const UNSAFE_CHARACTER = /[\\\s\u0000-\u001f\u007f-\u009f]/u;
 
 /**
- * The path to send a person to after signing in (or out), or `/` when `raw` could take the browser
- * to another origin. Accepts only same-origin paths (`/tasks?x=1`), and — when `origin` is given,
- * for next-auth's absolute callback URLs — absolute URLs on exactly that origin, reduced to their
- * path. Returns the path as the browser would resolve it, so dot segments and percent-encoded dots
- * cannot turn it into `//other.host` afterwards.
+ * The path to send a person to after signing in or out, or `/` when `raw` could leave the origin:
+ * same-origin paths only, or, with `origin`, absolute URLs on exactly it, reduced to their path.
+ * Returned as the browser resolves it, so dot segments cannot turn it into `//other.host` later.
  */
 export function safeCallbackPath(raw: unknown, options: { origin?: string } = {}): string {
   if (typeof raw !== "string" || raw.length === 0 || raw.length > MAX_LENGTH || UNSAFE_CHARACTER.test(raw)) {

@@ -2,10 +2,9 @@ import type { Queryable } from "@/lib/db/sql";
 import { countAttempts, forgetAttempts, giveBackAttempt } from "@/lib/db/statements/auth/attempt-counters";
 
 /**
- * How sign-in attempts are limited. Nothing here locks an account: a stranger's failures count
- * against the stranger's own client (per account and across accounts), and against the account
- * only as a delay with a ceiling, so the owner on another client still gets in after at most
- * `delay.maxMs`.
+ * How sign-in attempts are limited, never locking an account: a stranger's failures count against
+ * their own client and, for the account, only as a capped delay (docs/DESIGN.md, "Sign-in:
+ * throttled without a lockout, and never unaudited").
  */
 export type SignInThrottleRules = {
   /** Counters start with the first counted attempt and last this long (database clock). */
@@ -47,12 +46,9 @@ export function signInDelayMs(attempt: number, rules: SignInThrottleRules = SIGN
 export type SignInReservation = { ok: true; delayMs: number } | { ok: false };
 
 /**
- * Takes this attempt's place in every counter before the password is checked, in one statement
- * (lib/db/statements/auth/attempt-counters.ts): the client's counter, then the (account, client)
- * counter only if the client had room, then the account's counter only if both had room. Concurrent attempts queue on the counters' rows, so
- * no more than the limits ever reach the password check, however many arrive at once. An attempt
- * refused by the (account, client) limit hands its client place back, so a client that keeps
- * knocking on one account is not also counted against the others.
+ * Takes this attempt's place in every counter before the password is checked, in one statement:
+ * the client's, then (account, client)'s if the client had room, then the account's. Concurrent
+ * attempts queue on the rows. A refusal by the (account, client) limit gives the client place back.
  */
 export async function reserveSignInAttempt(
   db: Queryable,
@@ -70,10 +66,8 @@ export async function reserveSignInAttempt(
 }
 
 /**
- * Settles a reserved attempt. A failure stays counted. A success proves the person knows the
- * password: the account's and this (account, client)'s failures are forgotten, and the client
- * gets its place back — but keeps its failures on other accounts (signing in to one's own
- * account must not reset a client's count of guesses at others).
+ * Settles a reserved attempt. A failure stays counted; a success forgets the account's and this
+ * (account, client)'s failures and gives the client its place back, keeping its guesses elsewhere.
  */
 export async function settleSignInAttempt(db: Queryable, keys: SignInKeys, outcome: "succeeded" | "failed"): Promise<void> {
   if (outcome === "failed") return;

@@ -41,14 +41,10 @@ export type SignInOptions = {
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Checks an email and password. The attempt first takes its place in the throttle's counters
- * (lib/auth/sign-in-throttle.ts), so concurrent guesses cannot all reach the password check; a
- * refused attempt is answered without checking the password at all.
- *
- * A refusal is audited in the tenants of the account concerned (audit-sign-in-failure.ts), off
- * this path and best effort, so the answer takes as long whether or not the email has an account;
- * an unknown email has no tenant and is not audited anywhere. A success is audited when its
- * session starts (start-signed-in-session.ts), and fails the sign-in if it cannot be.
+ * Checks an email and password after the attempt took its place in the throttle (sign-in-throttle.ts);
+ * a refused attempt never reaches the password check. Refusals are audited off this path, so the
+ * answer takes as long whether or not the email has an account; a success is audited with its
+ * session (start-signed-in-session.ts).
  */
 export async function signInWithPassword(
   db: Db,

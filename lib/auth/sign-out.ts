@@ -7,10 +7,9 @@ import { readSessionOwner } from "@/lib/db/statements/auth/read-session-owner";
 import { isUuid } from "@/lib/db/uuid";
 
 /**
- * Signs a session out: ends its row and writes `auth.signed_out` in every tenant of its user, in
- * one transaction — only when this ended it (a second sign-out of the same cookie records nothing).
- * Ending the session matters more than its record: if the events cannot be written, the session
- * is still ended on its own and the failure logged. Returns whether this ended the session.
+ * Signs a session out: ends its row and writes `auth.signed_out` in each tenant of its user, in one
+ * transaction, only when this ended it. Ending matters more than the record: if the events cannot
+ * be written the session is ended alone and the failure logged. Returns whether this ended it.
  */
 export async function signOutSession(db: Db, input: { sessionId: string; clientAddress: string | null }): Promise<boolean> {
   if (!isUuid(input.sessionId)) return false;

@@ -17,14 +17,10 @@ type Started = Extract<SignedInSession, { started: true }> | { started: false; r
 type SigningIn = { method: "credentials"; verifiedPasswordHash: string } | { method: Exclude<SessionMethod, "credentials"> };
 
 /**
- * A sign-in's one change: the Session row its cookie will carry, and `auth.signed_in` in every
- * tenant the user is a member of (the session may act in any of them), in one transaction — which
- * first checks, with the account's row share-locked, that it may still sign in: not disabled and,
- * for a password sign-in, still holding the password hash just verified (`verifiedPasswordHash`),
- * so a sign-in checked against a password changed meanwhile starts no session (lock-signing-in-user.ts);
- * that refusal is audited as `auth.sign_in_failed`.
- * A sign-in is never unaudited: if the events cannot be written, no session starts and this
- * throws, and the caller refuses the sign-in.
+ * A sign-in's one change: its Session row and `auth.signed_in` in each of the user's tenants, in
+ * one transaction that first checks, with the account share-locked, that it may still sign in (not
+ * disabled; for a password, the hash just verified still current; else audited as failed). Events
+ * that cannot be written start no session: this throws.
  */
 export async function startSignedInSession(
   db: Db,

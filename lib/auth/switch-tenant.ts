@@ -4,11 +4,9 @@ import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import type { ActingMember, TenantMembership } from "@/lib/auth/acting-member";
 
 /**
- * Moves a member's session to another of their own tenants, recording `auth.tenant_switched` in
- * the tenant switched to — before the caller sets the tenant cookie, so a switch is never
- * unaudited (if the event cannot be written, this throws and the cookie stays as it was).
- * `target` picks one of the member's memberships; anything else is null (the caller answers 403).
- * Switching to the tenant already in use changes nothing and records nothing.
+ * Moves a member's session to another of their tenants, recording `auth.tenant_switched` there
+ * before the caller sets the cookie (if it cannot be written this throws). `target` outside their
+ * memberships: null (403). The tenant already in use: nothing changes or is recorded.
  */
 export async function switchTenant(
   db: DbTx | Queryable,

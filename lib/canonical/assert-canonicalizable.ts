@@ -13,12 +13,10 @@ export type CanonicalizableOptions = {
 };
 
 /**
- * Asserts that a value built in code is plain JSON data that hashes to what it looks
- * like: no undefined (JSON.stringify would drop or null it), functions, symbols,
- * bigints, NaN/Infinity, Dates or other class instances (their toJSON or prototype
- * would decide the bytes), getters (could answer differently on each read), sparse
- * arrays, cycles, lone surrogates, unsafe integers or `__proto__` / `constructor` /
- * `prototype` keys. Errors name the path, e.g. `args.items[3]`.
+ * Asserts that a value built in code is plain JSON that hashes to what it looks like: no
+ * undefined, functions, symbols, bigints, NaN/Infinity, Dates or class instances (toJSON would
+ * decide the bytes), getters, sparse arrays, cycles, lone surrogates, unsafe integers or
+ * prototype keys. Errors name the path (`args.items[3]`).
  */
 export function assertCanonicalizable(value: unknown, opts: CanonicalizableOptions = {}): asserts value is JsonValue {
   check(value, { parent: null, key: opts.path ?? "" }, 0, {
@@ -31,7 +29,7 @@ export function assertCanonicalizable(value: unknown, opts: CanonicalizableOptio
 type State = { safeIntegers: boolean; maxDepth: number; ancestors: Set<object> };
 
 // Where a value sits, as a chain of keys: turned into a display path only for an error, so a large
-// payload that is fine costs no string building (it used to dominate the check's time).
+// payload that is fine costs no string building (which would dominate the check's time).
 type Where = { parent: Where | null; key: string | number };
 
 function pathOf(where: Where): string {

@@ -1,11 +1,7 @@
 /**
- * About how many characters `value` takes as JSON text (each string's length, each key's, and the
- * punctuation), walked without recursion and given up as soon as it passes `limit`: the answer
- * is then `limit + 1`. Its cost is bounded by the limit, not by the value (but for one object's
- * keys, which are enumerated whole: no more than the message it was parsed from holds) — for
- * checking the size of a value someone else built (a parsed upstream listing) before any work
- * that grows with it.
- * Not exact for escapes (a string counts as its length plus its quotes); a bound, not a serializer.
+ * About how many characters `value` takes as JSON, walked without recursion and given up past
+ * `limit` (then `limit + 1`), so its cost is bounded by the limit, not the value: to size a value
+ * someone else built before work that grows with it. A bound, not exact for escapes.
  */
 export function jsonCharsAtMost(value: unknown, limit: number): number {
   let chars = 0;

@@ -17,13 +17,10 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /**
- * Parses JSON text, refusing everything `JSON.parse` silently accepts or mangles:
- * duplicate keys (the last would win, so a reviewer and the executor could read
- * different values), lone surrogates, numbers that overflow to Infinity or underflow
- * to 0, numbers whose magnitude exceeds 2^53−1 (integer or not: every double that
- * large is an integer, and neighbouring integers collapse), `__proto__` /
- * `constructor` / `prototype` keys, a byte-order mark, trailing data, and payloads
- * over `maxBytes` or nested deeper than `maxDepth`.
+ * Parses JSON, refusing what `JSON.parse` accepts or mangles: duplicate keys (a reviewer and the
+ * executor could read different values), lone surrogates, numbers that overflow or underflow or
+ * exceed 2^53−1 in magnitude, prototype keys, a BOM, trailing data, and payloads over `maxBytes`
+ * or deeper than `maxDepth`.
  */
 export function parseStrictJson(text: string, opts: StrictJsonOptions = {}): JsonValue {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;

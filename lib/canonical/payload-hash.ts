@@ -31,10 +31,8 @@ export type PayloadHash = { hash: string; algorithm: "sha256-jcs"; version: 1 };
 const ALLOWED_FIELDS = new Set(["v", "tenant", "tool", "args", "code", "language", "sandbox", "datasets", "revision", "policyVersion"]);
 
 /**
- * The canonical (RFC 8785) JSON that payloadHash hashes. Fields that do not apply
- * are absent, not null: `{v, tenant, tool, args, revision, policyVersion}` for a
- * tool call, `{v, tenant, tool, code, language, sandbox, revision, policyVersion}`
- * for code.
+ * The canonical JSON payloadHash hashes; fields that do not apply are absent, not null:
+ * `{v, tenant, tool, args | code, language, sandbox, revision, policyVersion}`.
  */
 export function payloadCanonicalJson(p: PayloadFields): string {
   return canonicalJson(payloadDocument(p));

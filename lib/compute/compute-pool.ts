@@ -1,10 +1,7 @@
-// Work whose cost grows with the input (the code pre-scan, risk tagging, the policy's expressions
-// over the arguments, compiling a policy document, canonical hashing of a payload, revealing the
-// untrusted text a page shows) runs here, in a pool of worker threads, so one large or hostile request never holds
-// the request thread: every other request, page and /api/health keeps being answered meanwhile.
-// Each item gets a budget of its own CPU time (not queue time, nor time the machine spent on other
-// work, so a loaded server does not refuse ordinary payloads); one that exceeds it is stopped (its
-// thread is terminated and replaced) and refused as `too_complex`.
+// Work whose cost grows with the input (pre-scan, risk tags, policy expressions and documents,
+// payload hashing, revealing untrusted text) runs here on worker threads, each item within a
+// budget of its own CPU time, `too_complex` past it (docs/DESIGN.md, "No input holds the request
+// thread").
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
@@ -51,10 +48,8 @@ export function computeBudgetMs(): number {
 type Pool = {
   piscina: Piscina;
   /**
-   * Admits as many tasks as there are threads, urgent ones (an approved action's way to its
-   * execution, lib/scheduling/urgency.ts) first, so tasks wait here, never in piscina's own queue:
-   * that queue is first in, first out only, and an approval must not wait behind proposals that
-   * came after it.
+   * Admits as many tasks as there are threads, urgent ones first, so tasks wait here, never in
+   * piscina's first-in-first-out queue, where an approval would wait behind later proposals.
    */
   gate: PriorityGate;
   /** How many tasks of one priority may wait; more are refused as `busy`. */
@@ -102,11 +97,7 @@ const tooComplex = (what: string, budgetMs: number) =>
     422,
   );
 
-/**
- * However little CPU a starved item gets, it is stopped after this many times its budget of
- * wall-clock time, so a thread is never held indefinitely (and where /proc cannot say a thread's
- * CPU time, the budget is wall-clock time).
- */
+/** A starved item is stopped after this many times its budget of wall-clock time (the budget itself where /proc cannot tell). */
 const WALL_CLOCK_FACTOR = 10;
 /** The shortest wait before looking at an item's CPU time again (/proc counts in 10 ms ticks). */
 const MIN_RECHECK_MS = 20;
@@ -122,15 +113,9 @@ const busy = () =>
   new AppError("busy", "The server is busy checking other large payloads; retry in a few seconds.", 503, { retryAfterSeconds: 5 });
 
 /**
- * Runs one task on the pool. Its budget is the CPU time its thread spends on it from the moment it
- * picks it up; past the budget the thread is terminated and the call throws `too_complex`. Waiting longer than QUEUE_WAIT_MS for a
- * thread, or finding too many tasks waiting, throws `busy`. The tasks write nothing, so a refused
- * item leaves nothing behind.
- *
- * A task is urgent when `opts.urgent` says so or, by default, when it is called from `urgently`
- * work: an execution's re-proposal checks run while it holds the action's lock and the stop
- * button's gate, and must not queue behind a flood of new proposals. Urgent tasks wait only
- * behind urgent ones, so ordinary ones filling the queue do not refuse them as `busy`.
+ * Runs one task on the pool within its CPU-time budget (`too_complex` past it; the thread is
+ * replaced); `busy` after QUEUE_WAIT_MS waiting or past the queue's limit. Urgent by `opts.urgent`
+ * or, by default, when called from `urgently` work; urgent tasks wait only behind urgent ones.
  */
 export async function runCompute<I, O>(
   task: ComputeTask<I, O>,

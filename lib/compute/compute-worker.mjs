@@ -1,8 +1,6 @@
-// The compute pool's worker-thread entry (see compute-pool.ts). It knows no domain: a call names
-// the module and function to run (a domain's computeTask). Modules load through tsx, as the
-// project's scripts run, so the pool works the same under `next start`, the worker and Vitest.
-// Each call first flags that it has started, with this thread's id and the CPU time it had used,
-// so the budget counts the call's own CPU time: not queue time, loading, or other work.
+// The compute pool's worker-thread entry: a call names the module and function to run (a domain's
+// computeTask), loaded through tsx so the pool works alike under `next start`, the worker and
+// Vitest. Each call first reports its thread id and CPU time used, so its budget counts its own.
 import path from "node:path";
 import { workerData } from "node:worker_threads";
 import { tsImport } from "tsx/esm/api";

@@ -31,10 +31,8 @@ export async function loadDatasetFiles(
 }
 
 /**
- * Data set rows as the files a run reads, by name. Parsing, canonicalising and hashing a data set
- * (up to SANDBOX_DATASET_MAX_MB) take time in proportion to its size, so they run on the compute
- * pool, never on the request thread (ahead of other work when an approved run is on its way to
- * execution: lib/scheduling/urgency.ts).
+ * Data set rows as the files a run reads: parsing, canonicalising and hashing grow with the size
+ * (up to SANDBOX_DATASET_MAX_MB), so they run on the compute pool.
  */
 export async function datasetFilesOf(rows: DatasetText[]): Promise<Map<string, DatasetFileContent>> {
   if (rows.length === 0) return new Map();

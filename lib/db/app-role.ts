@@ -2,10 +2,9 @@ import type { Client } from "pg";
 import { scramSha256Verifier } from "@/lib/db/scram-verifier";
 
 /**
- * The console's two database roles. The owner owns the tables: migrations and the grant step run
- * as it. The app role is what the console, its workers and the tests connect as: a LOGIN role that
- * owns nothing and holds only the table rights lib/db/grant-app-role.ts gives it, so it cannot
- * switch the audit tables' append-only triggers off (only a table's owner or a superuser can).
+ * The console's two database roles: the owner owns the tables (migrations and the grant step run
+ * as it); the app role, which the console, workers and tests connect as, owns nothing and holds
+ * only the rights grant-app-role.ts gives, so it cannot switch the audit tables' triggers off.
  */
 
 /** The app role of the bundled PostgreSQL (lib/db/embedded-postgres.ts). */
@@ -25,10 +24,9 @@ export function urlAsRole(url: string, role: string, password: string): string {
 }
 
 /**
- * Creates the app's login role, or brings an existing one back to what it must be: it may log in
- * and nothing more (no superuser, CREATEROLE, CREATEDB, REPLICATION or BYPASSRLS). Run by a
- * superuser (the bundled cluster's owner, a test server's admin). The password goes over as a
- * SCRAM verifier, never as itself (see scram-verifier.ts).
+ * Creates the app's login role, or brings an existing one back to LOGIN and nothing more (no
+ * superuser, CREATEROLE, CREATEDB, REPLICATION or BYPASSRLS). Run by a superuser. The password goes
+ * over as a SCRAM verifier, never as itself (scram-verifier.ts).
  */
 export async function ensureAppLoginRole(admin: Client, role: string, password: string): Promise<void> {
   const name = admin.escapeIdentifier(role);

@@ -1,11 +1,7 @@
 /**
- * The tables the console may only read and append to: every audit-side table the verifier reads —
- * the events, their leaves in each tenant's tree, quarantined forgeries, signed checkpoints and
- * verification results. The app role gets SELECT and INSERT on these and nothing else
- * (lib/db/grant-app-role.ts), so neither an UPDATE, DELETE or TRUNCATE nor switching their
- * append-only triggers off is open to it; every other table in schema public is ordinary. Names
- * of tables a later migration adds may be listed before it has run: the grant step skips names
- * that do not exist yet.
+ * The audit-side tables the verifier reads, which the app role may only read and append to
+ * (SELECT and INSERT, grant-app-role.ts): no UPDATE, DELETE, TRUNCATE or trigger switch-off. A name
+ * may be listed before the migration that adds it has run: the grant step skips missing tables.
  */
 export const APPEND_ONLY_TABLES = ["AuditEvent", "AuditSeal", "AuditQuarantine", "AuditCheckpoint", "AuditVerification"] as const;
 

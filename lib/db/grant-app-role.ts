@@ -2,13 +2,10 @@ import { Client } from "pg";
 import { APPEND_ONLY_TABLES } from "@/lib/db/append-only-tables";
 
 /**
- * The grant step: run as the tables' owner after every `prisma migrate deploy`, it gives the app
- * role exactly the rights below on every table and sequence in schema public (tables added by
- * later migrations included), takes back anything else, and takes CREATE on the schema from the
- * app role and PUBLIC. Idempotent; concurrent runs queue on an advisory lock.
- *
- * Role and grant DDL names its objects, so it is built here (identifiers quoted by pg) rather than
- * kept as bound-parameter statements in lib/db/statements/.
+ * The grant step, run as the owner after every `prisma migrate deploy`: the app role gets exactly
+ * the rights below on every table and sequence in schema public, loses anything else and CREATE on
+ * the schema (as does PUBLIC). Idempotent; concurrent runs queue on an advisory lock. Built here,
+ * not in lib/db/statements/: role and grant DDL names its objects (quoted by pg).
  */
 
 export type TablePrivilege = "SELECT" | "INSERT" | "UPDATE" | "DELETE";

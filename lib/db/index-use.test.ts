@@ -17,9 +17,8 @@ import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { queueNeighbours } from "@/lib/review/queue-neighbours";
 
 /**
- * Tables that grow with every action. A statement of the approval path that reads one of them by
- * a sequential scan gets slower with every action the tenant (or any tenant) ever proposed: in
- * the agent-API benchmark each execution read all of "Snapshot", and the cost grew through the run.
+ * Tables that grow with every action: a sequential scan of one on the approval path gets slower
+ * with every action ever proposed (in bench:api each execution once read all of "Snapshot").
  */
 const GROWING = ["Action", "ActionRevision", "Snapshot", "Decision", "Execution", "AuditEvent", "AuditSeal"];
 
@@ -28,9 +27,8 @@ type PlanNode = {
 };
 
 /**
- * The growing tables a plan reads whole: by a sequential scan, or by an index scan whose
- * condition does not bound the index's leading column (PostgreSQL can test a later column of a
- * btree index while walking all of it, which costs the same as reading the table).
+ * The growing tables a plan reads whole: by a sequential scan, or by an index scan that does not
+ * bound the index's leading column (which walks all of it).
  */
 function wholeReadsOf(node: PlanNode, leadingColumn: Map<string, string>, into: string[] = []): string[] {
   const table = node["Relation Name"];
@@ -50,9 +48,8 @@ function wholeReadsOf(node: PlanNode, leadingColumn: Map<string, string>, into: 
 type Query = (this: pg.Client, ...args: unknown[]) => unknown;
 
 /**
- * While `fn` runs, every statement a pg client of this process sends is first explained on the
- * same connection (so inside the same transaction, never executed), on a client whose planner
- * avoids sequential scans wherever an index can serve (`enable_seqscan=off`): a sequential scan
+ * While `fn` runs, every statement this process's pg clients send is first explained on the same
+ * connection (inside its transaction, never executed) with `enable_seqscan=off`: a sequential scan
  * left in a plan is one no index could replace.
  */
 async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<void>): Promise<Array<{ text: string; reads: string[] }>> {

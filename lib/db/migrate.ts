@@ -4,10 +4,9 @@ import { grantAppRole } from "@/lib/db/grant-app-role";
 import { processEnv } from "@/lib/env";
 
 /**
- * Applies prisma/migrations with `prisma migrate deploy` (the offline JavaScript engine) as the
- * tables' owner, then the grant step for the app role (lib/db/grant-app-role.ts), so tables a
- * migration adds get the app role's rights at once. `appRole: null` only for a legacy single-role
- * database, where the app connects as the owner itself.
+ * Applies prisma/migrations as the tables' owner, then the grant step (grant-app-role.ts) so new
+ * tables get the app role's rights at once. `appRole: null` only for a legacy single-role database,
+ * where the app connects as the owner.
  */
 export async function migrateDatabase(ownerUrl: string, grantTo: { appRole: string | null }, cwd = process.cwd()): Promise<void> {
   const prismaBin = path.join(cwd, "node_modules", "prisma", "build", "index.js");

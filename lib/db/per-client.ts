@@ -1,8 +1,6 @@
 /**
- * One `T` per database client per process, kept under a global symbol: Next.js may bundle a module
- * more than once (route handlers, server actions, instrumentation), and state that must be shared
- * by all of them — a cache a revocation clears, counters flushed together — cannot live in a
- * module-level variable.
+ * One `T` per database client per process, under a global symbol: Next.js may bundle a module more
+ * than once, and shared state (a cache a revocation clears, counters) cannot be module-level.
  */
 function registry<T>(name: string): WeakMap<object, T> {
   const slot = Symbol.for(`countersign.${name}`);

@@ -5,12 +5,9 @@ import { PriorityGate } from "@/lib/scheduling/priority-gate";
 // than once (instrumentation, route handlers), and a module-level map would not be shared.
 const POOL = Symbol.for("countersign.pgPool");
 
-// The entry names the client it belongs to: a Prisma transaction client is a proxy of the client
-// it came from and sees the same property, but must never be mistaken for it (its statements
-// have to run inside its transaction).
-// The gate hands out the pool's connections, urgent waiters first. Sized like the pool, so
-// statements that pass it find a connection (Prisma's own queries use the pool directly and may
-// still take one).
+// The entry names its client: a Prisma transaction client is a proxy that sees the same property
+// but must not be taken for it (its statements run in its transaction). The gate hands out the
+// pool's connections, urgent waiters first, and is sized like the pool.
 export type PoolEntry = { pool: Pool; gate: PriorityGate; owner: object; beforeClose: Array<() => Promise<void>> };
 const entryOf = (db: object) => (db as { [POOL]?: PoolEntry })[POOL];
 export const pools = {

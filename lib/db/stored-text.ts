@@ -1,9 +1,6 @@
-// PostgreSQL text and jsonb cannot hold U+0000, and a lone surrogate has no UTF-8 form (jsonb
-// refuses its escape; a text column would silently turn it into U+FFFD). Output a program wrote
-// may hold either, so it is stored through this reversible escape: U+E000 (a private-use code
-// point) introduces "0" for U+0000, "s" + four hex digits for a lone surrogate, and "E" for
-// itself. Text without any of the three is stored unchanged, so rows written before this escape
-// read back as they were.
+// PostgreSQL text and jsonb cannot hold U+0000 or a lone surrogate, which program output may hold:
+// a reversible escape stores them. U+E000 (private use) introduces "0" for U+0000, "s" + four hex
+// digits for a lone surrogate, "E" for itself; text with none of the three is stored unchanged.
 const ESCAPE = "\uE000";
 const NEEDS_ESCAPE = /[\0\uE000\uD800-\uDFFF]/gu; // with `u`, a well-formed pair is one code point
 const ESCAPED = /\uE000(?:0|E|s([0-9a-f]{4}))/g;

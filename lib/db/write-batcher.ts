@@ -1,15 +1,10 @@
 import { notUrgently } from "@/lib/scheduling/urgency";
 
 /**
- * Group commit for one kind of write: rows submitted while earlier batches are on their way go
- * out together as one statement (one round trip and one commit for all of them), the way
- * PostgreSQL groups the WAL flushes of concurrent commits. A lone write goes out at once, so
- * nothing waits when the system is quiet; under load a statement carries the rows that arrived
- * while the previous ones ran.
- *
- * `send` writes a batch in one statement and returns one result per row, in order. If it throws,
- * every row of that batch is sent again on its own, so a row that fails (a unique key, say)
- * fails alone with its own error and the others are written.
+ * Group commit for one kind of write: rows submitted while earlier batches are on their way go out
+ * together as one statement, as PostgreSQL groups concurrent commits' WAL flushes; a lone write goes
+ * at once. `send` writes a batch and returns one result per row, in order; if it throws, each row
+ * is sent again alone, so a failing row fails with its own error and the others are written.
  */
 export type WriteBatcher<Row, Result> = { write(row: Row): Promise<Result> };
 

@@ -15,11 +15,9 @@ import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 export type SetMemberRolesInput = { tenantId: string; membershipId: string; roles: Role[]; actor: AuditActor };
 
 /**
- * Replaces a member's roles in one tenant, audited with before and after; a member who loses a
- * role has every session ended, and each approved action whose approvals stop counting without
- * theirs goes back to the review queue, in the same transaction. The tenant's admin
- * memberships are locked first, so two admins demoting each other at once cannot leave the
- * organisation without an admin: the last admin's admin role cannot be removed.
+ * Replaces a member's roles in one tenant, audited with before and after; a member who loses a role
+ * has their sessions ended and the approvals that stop counting reopened, in the same transaction.
+ * The admin memberships are locked first, so the last admin's admin role cannot be removed.
  */
 export async function setMemberRoles(db: Db, input: SetMemberRolesInput): Promise<{ roles: Role[]; changed: boolean }> {
   const roles = ALL_ROLES.filter((role) => input.roles.includes(role));

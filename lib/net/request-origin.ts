@@ -5,12 +5,10 @@ import { readEnv } from "@/lib/env";
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 /**
- * The origins a console configured with `publicUrl` (NEXTAUTH_URL) and `extra` origins
- * (COUNTERSIGN_PUBLIC_ORIGINS) answers on, the configured public URL first. A configured origin on
- * the loopback interface (the bundled set-up's `http://localhost:3000`) also counts under the other
- * loopback names at the same scheme and port (`http://127.0.0.1:3000`, `http://[::1]:3000`): only
- * this machine can reach them, and it is the same listener. Another port or any other host is
- * still foreign. `host` (the Host header) counts only when nothing is configured (a bare `next dev`).
+ * The origins a console with `publicUrl` (NEXTAUTH_URL) and `extra` (COUNTERSIGN_PUBLIC_ORIGINS)
+ * answers on, the public URL first. A loopback origin also counts under the other loopback names at
+ * the same scheme and port (only this machine reaches them, on the same listener). `host` counts
+ * only when nothing is configured (a bare `next dev`).
  */
 export function consoleOrigins(config: { publicUrl?: string; extra?: readonly string[]; host?: string | null }): string[] {
   const configured = [...(config.publicUrl ? [new URL(config.publicUrl).origin] : []), ...(config.extra ?? []).map((origin) => new URL(origin).origin)];
@@ -25,22 +23,17 @@ export function consoleOrigins(config: { publicUrl?: string; extra?: readonly st
 }
 
 /**
- * The origins this console answers on: NEXTAUTH_URL's (the start command always sets it), any
- * listed in COUNTERSIGN_PUBLIC_ORIGINS (comma-separated, e.g. a second host name), and their
- * loopback aliases (see consoleOrigins). A forwarded host header is never one of them: behind a
- * proxy, set NEXTAUTH_URL to the public URL.
+ * The origins this console answers on: NEXTAUTH_URL's, COUNTERSIGN_PUBLIC_ORIGINS' and their
+ * loopback aliases. A forwarded host never is: behind a proxy, set NEXTAUTH_URL to the public URL.
  */
 export function publicOrigins(headers: Headers): Set<string> {
   return new Set(consoleOrigins({ publicUrl: readEnv("NEXTAUTH_URL"), extra: readEnv("COUNTERSIGN_PUBLIC_ORIGINS"), host: headers.get("host") }));
 }
 
 /**
- * Refuses a request a browser sent on another site's behalf: `Sec-Fetch-Site: cross-site` or
- * `same-site`, or an `Origin` that is not one of ours. A request authenticated by a cookie (an
- * ambient credential the browser attaches by itself) must also say where it comes from: a
- * state-changing one without an Origin is refused. Agents authenticate with a bearer key the
- * browser never attaches, so they may send neither header. Every console action, console route
- * and agent route checks here (lib/server/boundary.ts, lib/api/agent-request.ts).
+ * Refuses a request a browser sent for another site: `Sec-Fetch-Site` cross-site or same-site, or
+ * a foreign `Origin`. A cookie-authenticated state-changing request must carry an Origin; agents'
+ * bearer keys are never attached by a browser, so they may send neither header.
  */
 export function assertSameOrigin(headers: Headers, options: { cookieAuthenticated: boolean; stateChanging: boolean }): void {
   const site = headers.get("sec-fetch-site");

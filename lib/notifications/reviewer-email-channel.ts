@@ -27,12 +27,10 @@ const STILL_ASKED = Prisma.sql`EXISTS (
     WHERE ${memberStillAskedSql(Prisma.sql`asked."userId"`, Prisma.sql`asked.roles`)})`;
 
 /**
- * Reviewer emails: an action that starts waiting (proposed pending, revised), is escalated (to the
- * rule's role), warned of its expiry or reopened asks each member the vote would accept
- * (reviewer-ask-rules.ts), one row per ask. Immediate members get an email per row; a digest
- * member's rows share a batch key, fall due at the end of the period and are leased and sent
- * together, as one email. SMTP cannot honour a key: a send cut off by a crash is `unknown`, never
- * sent again blindly; a 5xx reply is final.
+ * Reviewer emails: an action that starts waiting, is escalated, warned of expiry or reopened asks
+ * each member the vote would accept (reviewer-ask-rules.ts), one row per ask. A digest member's
+ * rows share a batch key and go as one email at the period's end. SMTP cannot honour a key: a send
+ * cut off by a crash is `unknown`; a 5xx reply is final.
  */
 const reviewerEmail: Channel<Recipient, Message> = {
   sql: {
@@ -118,10 +116,8 @@ const reviewerEmail: Channel<Recipient, Message> = {
 export const reviewerEmailChannel = outboxChannel(reviewerEmail);
 
 /**
- * One pass of reviewer email: fire due escalations and expiry warnings, queue the asks of newly
- * sealed audit events, then — when SMTP_URL is set — send what is due (the outbox keeps them
- * otherwise). `now` moves the clock for the reminders and the lease (tests); by default the
- * database's.
+ * One pass: fire due reminders, queue the asks of newly sealed events, then send what is due when
+ * SMTP_URL is set (else the outbox keeps it). `now` moves the clock for tests.
  */
 export async function pumpReviewerEmails(
   db: Db,

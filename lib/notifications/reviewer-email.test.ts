@@ -152,9 +152,8 @@ async function reviewerEmails(where: { tenantId: string; status?: string; userId
 }
 
 /**
- * Pumps (as a worker would) until nothing of the tenant's is due or retrying, waiting out retry
- * delays. A row never tried yet counts only once due: a digest row falls due at the period's end,
- * which can be seconds away, and must not be waited for as if it were a retry.
+ * Pumps until nothing of the tenant's is due or retrying, waiting out retry delays; a row never
+ * tried counts only once due (a digest's falls due at the period's end, not as a retry).
  */
 async function pumpUntilQuiet(tenant: TestTenant, options: { now?: Date; workerId?: string } = {}) {
   for (let round = 0; round < 40; round++) {

@@ -23,11 +23,9 @@ function eventOf(due: DueReminder): ReminderToRecord["event"] {
 }
 
 /**
- * The reminder sweeper: escalations and expiry warnings that policy rules ask for and that are
- * due at `now` (default: the database clock) are fired once per pending revision, each audited
- * (`action.escalated`, `action.expiry_warned`); the reviewer-email producer turns those events
- * into emails to the role's members. Safe to run from any number of processes at once. Returns
- * the reminders this call fired.
+ * Fires the escalations and expiry warnings policy rules ask for that are due at `now` (default
+ * the database clock), once per pending revision, each audited; the reviewer-email producer turns
+ * the events into emails. Safe from any number of processes. Returns how many fired.
  */
 export async function sweepActionReminders(db: Db, options: { now?: Date; limit?: number } = {}): Promise<number> {
   const due = await readDueReminders(db, { now: options.now ?? null, limit: options.limit ?? 500 });

@@ -4,11 +4,7 @@ import type { OutboxChannelSql } from "@/lib/db/statements/outbox/outbox-channel
 import type { LeasedOutboxRow } from "@/lib/db/statements/outbox/lease-outbox";
 import type { OutboxStatus } from "@/lib/db/statements/outbox/record-outbox-attempt";
 
-/**
- * How a channel retries: the first delay (each later one doubles, up to an hour, with ±50 %
- * jitter), how long a message is retried before it is marked failed, and how long one attempt may
- * hold its lease.
- */
+/** How a channel retries: the first delay (doubling to an hour, ±50 % jitter), how long before `failed`, and a lease's length. */
 export type RetryPolicy = { baseMs: number; windowSeconds: number; leaseSeconds: number };
 
 /** A failed attempt as the channel saw it: the error to store (never a secret) and the receiver's code, if any. */
@@ -27,7 +23,7 @@ export type Addressing<R> = Addressed<R> | { row: LeasedOutboxRow; skip: string 
 export type ChannelInfo = {
   /** As data, built once at module load: the event mapping, the rows it queues (recipients), the rule a send re-checks. */
   readonly sql: OutboxChannelSql;
-  /** Who makes its cursors: the outbox, one per tenant from the start of its log; or the channel's own settings (an endpoint, a Slack app). */
+  /** Who makes its cursors: the outbox (one per tenant, from the start of its log), or the channel's own settings. */
   readonly cursors: "per_tenant" | "own";
   /** How its statuses read to a person (a webhook is "delivered"); unlisted ones as they are. */
   readonly statusLabels: Partial<Record<OutboxStatus, string>>;
@@ -38,12 +34,10 @@ export type ChannelInfo = {
 };
 
 /**
- * A notification channel (webhooks, reviewer emails, Slack messages, Slack notices): what it
- * sends for which audit event, to whom, how it renders and delivers a message, and which errors a
- * retry can change. The mechanism it runs on is one (lib/outbox/pump-channel.ts): the outbox
- * tables fed from the sealed audit log, the lease, the backoff, the dead letter (`failed`) and the
- * admin's re-send. Adding a channel is a folder with one of these and a line in
- * lib/channels/registered-channels.ts.
+ * A notification channel: what it sends for which audit event, to whom, how it renders and
+ * delivers, and which errors a retry can change, over the one outbox mechanism (pump-channel.ts;
+ * docs/DESIGN.md, "One outbox for every notification"). Adding one: a folder with one of these and
+ * a line in lib/channels/registered-channels.ts.
  */
 export interface Channel<R, M> extends ChannelInfo {
   /** Parameters of its producer's SQL (e.g. the console's URL), read per pass. */

@@ -26,9 +26,8 @@ function messagesOf(rows: LeasedOutboxRow[]): LeasedOutboxRow[][] {
 const messageOf = (error: unknown, fallback: string) => (error instanceof Error ? error.message : fallback).slice(0, 500);
 
 /**
- * One message's attempt: who each row goes to now, the send let go by the statement that re-checks
- * the channel's rule (claimOutboxSend: a row whose endpoint was removed, or whose member is no
- * longer asked, is skipped here), then render, deliver, record.
+ * One message's attempt: its recipients now, the send let go by claimOutboxSend (which skips a
+ * removed endpoint or a member no longer asked), then render, deliver, record.
  */
 async function attempt<R, M>(db: Db, channel: Channel<R, M>, workerId: string, now: Date | null, rows: LeasedOutboxRow[]): Promise<void> {
   const policy = channel.retry();
@@ -60,9 +59,8 @@ async function attempt<R, M>(db: Db, channel: Channel<R, M>, workerId: string, n
 }
 
 /**
- * One pass of one channel: queue what its cursors' new leaves ask for, then — when it is
- * enabled — mark sends cut off by a crash (where it cannot honour a key), lease what is due and
- * send it (up to `limit` messages, concurrently). `now` moves the clock of the lease (tests).
+ * One pass of one channel: queue what new leaves ask for, then, when enabled, mark sends cut off
+ * by a crash, lease what is due and send up to `limit` concurrently. `now` moves the lease's clock.
  */
 async function pumpChannel<R, M>(db: Db, channel: Channel<R, M>, options: { workerId: string; limit?: number; now?: Date }): Promise<PumpResult> {
   const policy = channel.retry();

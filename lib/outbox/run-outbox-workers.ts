@@ -3,11 +3,9 @@ import type { OutboxChannel } from "@/lib/outbox/channel";
 import { runPumpLoop } from "@/lib/outbox/run-pump-loop";
 
 /**
- * The outbox workers: one loop per channel (so one channel's trouble never holds another's), each
- * pumping every `pollMs` until the signal aborts, and one loop for each source of events that
- * runs beside them (the reminder sweeper). Every console and every `npm run worker` runs them;
- * leases keep them from sending a message twice at once, and a message left leased by a crashed
- * worker is due again when its lease lapses (or `unknown`, where the channel cannot honour a key).
+ * One loop per channel (one's trouble never holds another's), each pumping every `pollMs` until
+ * aborted, and one per event source beside them (the reminder sweeper). Every console and worker
+ * runs them; leases keep a message from being sent twice at once.
  */
 export async function runOutboxWorkers(options: {
   db: Db; channels: readonly OutboxChannel[]; sources?: ReadonlyArray<{ name: string; run: (db: Db) => Promise<number> }>;

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 
 /**
- * The loop every outbox worker runs (one per channel, run-outbox-workers.ts): call `pump` until the
- * signal aborts, straight again while it found work, otherwise after `pollMs` (or at once when
- * aborted). A pump that throws is logged by its message only — outbox errors can carry an
- * endpoint or a server's reply — and the loop goes on. Leases in the outbox itself keep two
- * loops (in one process or many) from handling one row at once.
+ * Calls `pump` until the signal aborts: again at once while it found work, else after `pollMs`. A
+ * throw is logged by its message only (outbox errors can carry an endpoint or a reply) and the loop
+ * goes on.
  */
 export async function runPumpLoop(options: {
   name: string;

@@ -2,10 +2,8 @@ import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { sha256Hex } from "@/lib/canonical/sha256-hex";
 
 /**
- * What a reviewer's passkey signs when they approve: the receipt's canonical JSON (RFC 8785) is
- * hashed with SHA-256, and that hash is the WebAuthn challenge. It binds the signature to the
- * tenant, the action and its revision, the payload hash, the policy version, the state snapshot's
- * hash, the verdict, the approval's expiry, a single-use server nonce and the reviewer.
+ * What a reviewer's passkey signs when they approve: the SHA-256 of this receipt's canonical JSON
+ * is the WebAuthn challenge (docs/DESIGN.md, "A signed approval binds what the reviewer approved").
  */
 export type ApprovalReceipt = {
   v: 1;

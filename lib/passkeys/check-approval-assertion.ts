@@ -15,13 +15,9 @@ export type CheckedAssertion =
   | { ok: false; message: string };
 
 /**
- * The cryptographic half of a signed vote, in the vote's transaction: finds the approval challenge
- * the assertion answers and the passkey it names (both locked), and checks with the WebAuthn
- * library that the passkey's key signed authenticatorData ‖ SHA-256(clientDataJSON), for a
- * `webauthn.get` on one of the console's origins and its RP id, over exactly that challenge (the
- * receipt's hash). Everything else — whose challenge and passkey they are, single use, expiry,
- * what the receipt binds, user verification, the counter — the vote statement decides
- * (cast-vote.ts), so it holds in the statement that counts the vote.
+ * The cryptographic half of a signed vote, in its transaction: finds the challenge and the passkey
+ * (both locked) and checks that the passkey signed that challenge for a `webauthn.get` on one of the
+ * console's origins and its RP id. Everything else the vote statement decides (cast-vote.ts).
  */
 export async function checkApprovalAssertion(tx: SqlClient, input: { tenantId: string; assertion: ApprovalAssertion }): Promise<CheckedAssertion> {
   const { response, relyingParty } = input.assertion;

@@ -25,12 +25,10 @@ export function signInAgainToAddPasskey(): AppError {
 }
 
 /**
- * Adds the passkey the browser created: its challenge must be one this console issued to this
- * member in this session, unused and unexpired (used up here), and the session live and signed in
- * within the last ten minutes (held until the passkey is stored); the attestation must verify for the
- * console's origins and RP id with user verification; the key must use an algorithm an offline
- * verifier can check. Stored with its COSE key and the same key as SPKI, and audited
- * (`passkey.registered`) in every organisation the member belongs to, in one transaction.
+ * Adds the passkey the browser created: its challenge issued to this member and session, unused,
+ * unexpired; the session live and signed in within ten minutes; the attestation verified for the
+ * console's origins with user verification; an algorithm offline verifiers can check. Stored with
+ * its key as SPKI and audited in each of the member's organisations, in one transaction.
  */
 export async function finishPasskeyRegistration(
   db: Db,

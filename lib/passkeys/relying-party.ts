@@ -2,9 +2,8 @@ import { isIP } from "node:net";
 import { AppError } from "@/lib/errors";
 
 /**
- * Who the passkeys belong to (WebAuthn's relying party): the RP id is the host name of the
- * console's public URL, and an assertion must come from one of the console's public origins
- * (lib/net/request-origin.ts). Passed to the passkey functions as plain data.
+ * WebAuthn's relying party: the RP id is the host of the console's public URL, and assertions must
+ * come from one of its public origins (lib/net/request-origin.ts).
  */
 export type RelyingParty = { rpID: string; rpName: string; origins: string[] };
 

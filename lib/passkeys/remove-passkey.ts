@@ -9,11 +9,9 @@ import { AppError } from "@/lib/errors";
 import type { PasskeyOwner } from "@/lib/passkeys/finish-passkey-registration";
 
 /**
- * Removes one of the member's own passkeys: it never signs again (a vote it signed after this is
- * refused), and the approvals it signed stop counting — those whose actions have not run go back to
- * the review queue in the same transaction; decisions it signed keep naming it. Audited
- * (`passkey.removed`) in every organisation the member belongs to, in the statement that removes
- * it. Another member's passkey is not found.
+ * Removes one of the member's own passkeys: it never signs again, and the approvals it signed whose
+ * actions have not run go back to review in the same transaction (decisions keep naming it).
+ * Audited in each of the member's organisations. Another member's passkey is not found.
  */
 export async function removePasskey(db: Db, input: { owner: Omit<PasskeyOwner, "sessionId">; passkeyId: string }): Promise<{ reopened: number }> {
   const notFound = new AppError("not_found", "That passkey was not found among yours.", 404);

@@ -40,9 +40,8 @@ type Verifier = {
 let verifier: Verifier;
 
 /**
- * Passkey-signed approvals against the real database, with assertions in the real WebAuthn wire
- * format made by a software ES256 authenticator (tests/soft-authenticator.ts). The policy asks
- * for signatures from risk level high: a 12,000.00 refund is high risk.
+ * Passkey-signed approvals against the real database, assertions in the real wire format from a
+ * software ES256 authenticator. Signatures are required from risk high (a 12,000.00 refund).
  */
 const ORIGIN = "https://console.countersign.test";
 const rp = relyingPartyOf([ORIGIN]);

@@ -13,12 +13,9 @@ import { sessionSignedInRecentlySql } from "@/lib/db/statements/auth/session-rul
 export const REGISTRATION_CHALLENGE_TTL_SECONDS = 300;
 
 /**
- * Options for adding a passkey (a platform authenticator or a security key): a fresh challenge
- * stored server-side, bound to this member and session, single-use, valid for five minutes; the
- * member's live passkeys excluded (one credential is registered once); user verification required,
- * and only algorithms an offline verifier can check with Node's crypto. A session signed in too long
- * ago is told to sign in again here, before the browser asks for a passkey; adding one checks it
- * again (consumeRegistrationChallenge), which is where it holds.
+ * Options for adding a passkey: a fresh single-use challenge bound to this member and session (five
+ * minutes), their live passkeys excluded, user verification required, algorithms Node can verify.
+ * A session signed in too long ago is told here to sign in again; consumeRegistrationChallenge holds it.
  */
 export async function startPasskeyRegistration(
   db: Db,

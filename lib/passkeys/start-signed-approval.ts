@@ -14,12 +14,9 @@ export const APPROVAL_CHALLENGE_TTL_SECONDS = 120;
 export type SignedApprovalStart = { options: PublicKeyCredentialRequestOptionsJSON; receipt: ApprovalReceipt; receiptHash: string };
 
 /**
- * The first half of a signed approval: the receipt of exactly what the reviewer is approving —
- * read from the database (tenant, action, current revision, its payload hash, policy version and
- * request snapshot hash, the action's expiry), never from the browser — with a fresh server
- * nonce, stored server-side as a challenge bound to this member and session, single-use and
- * short-lived. The challenge the authenticator signs is the receipt's hash. Only the member's
- * own live passkeys are offered, and user verification is required.
+ * The first half of a signed approval: the receipt of what the reviewer approves, read from the
+ * database, with a fresh nonce, stored as a single-use, short-lived challenge bound to this member
+ * and session. Only their live passkeys are offered; user verification is required.
  */
 export async function startSignedApproval(
   db: Db,

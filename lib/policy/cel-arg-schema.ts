@@ -6,10 +6,9 @@ const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === "ob
 const SCALARS: Record<string, string> = { string: "string", integer: "int", boolean: "bool" };
 
 /**
- * The CEL type of one JSON Schema, as a condition sees the value (lib/policy/policy-cel.ts
- * toCelValue): integers are `int`, strings `string`, booleans `bool`. What could arrive as more
- * than one CEL type is `dyn`, so the check never refuses what can hold at run time: `number`
- * (whole numbers arrive as int, others as double), anything that may be null, unions.
+ * The CEL type of one JSON Schema as a condition sees the value (toCelValue): `int`, `string`,
+ * `bool`; `dyn` for what may arrive as more than one type (`number`, nullable, unions), so the check
+ * never refuses what can hold at run time.
  */
 function celType(schema: JsonValue | undefined, depth: number): string | CelSchema {
   if (!isObject(schema) || depth > 8) return "dyn";

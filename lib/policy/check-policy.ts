@@ -4,20 +4,15 @@ import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
 import type { PolicyValidationResult } from "./compile-policy";
 
 /**
- * A stored version passed a save's check under the pool's budget; reading it back is given far
- * more. It is the tenant's own policy, not an agent's payload: a proposal is never refused as
- * `too_complex` because its policy took a few milliseconds more to read on a busy machine (or
- * under a budget lowered since the save).
+ * A stored version passed a save's check under the pool's budget; reading it back gets far more:
+ * a proposal is never refused `too_complex` because its own policy read slowly on a busy machine.
  */
 const STORED_VERSION_BUDGET_FACTOR = 30;
 
 /**
- * validatePolicy on the compute pool: parsing and type-checking every rule's condition grows with
- * the document (a 256 KB policy held the request thread for hundreds of milliseconds), so it never
- * runs on a request thread. For a save (`tools` given), the rules are checked against the tenant's
- * tools, code tools included, and a document past the pool's CPU budget is refused as
- * `too_complex`; a stored version (`forSave: false`) is read as it was saved, under a budget
- * STORED_VERSION_BUDGET_FACTOR times larger.
+ * validatePolicy on the compute pool (a 256 KB policy held the request thread for hundreds of
+ * milliseconds). A save (`tools` given) is checked against the tenant's tools and refused
+ * `too_complex` past the CPU budget; a stored version is read as saved, under a larger budget.
  */
 export function checkPolicy(document: unknown, options: { forSave: true; tools: PolicyToolCatalogue } | { forSave: false }): Promise<PolicyValidationResult> {
   return runCompute(checkPolicyTask,

@@ -7,12 +7,9 @@ import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
 type Problem = { path: string; message: string };
 
 /**
- * Holds a policy (already valid on its own: shape, ids, conditions compiled against an untyped
- * `args`) to the tools that exist: a tool name no tool has is an error (its rules could never
- * apply, and calls of the tool it was meant for are denied as unlisted); every condition is
- * type-checked with `args` typed by its tool's argument schema, so a field the tool does not have
- * or a comparison of the wrong type is an error naming the rule and the field. An upstream MCP tool
- * without a pinned definition here cannot be checked: that is said in a note, not passed as valid.
+ * Holds a valid policy to the tools that exist: a tool name no tool has is an error (its rules
+ * could never apply), and every condition is type-checked with `args` typed by its tool's schema,
+ * naming the rule and field. An MCP tool without a pinned definition cannot be checked: a note says so.
  */
 export function checkRulesAgainstTools(policy: Policy, catalogue: PolicyToolCatalogue): { errors: Problem[]; notes: Problem[] } {
   const errors: Problem[] = [];

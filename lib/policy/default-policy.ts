@@ -6,10 +6,8 @@ export const REFUND_TWO_APPROVER_THRESHOLD_MINOR = 100_000;
 export const REFUND_DENY_THRESHOLD_MINOR = 5_000_000;
 
 /**
- * The policy a new tenant starts with (version 1). Each tool's rules are tried in
- * order; the first match decides. Refund amounts are read from `args.amount_minor`
- * (integer minor units). Recipients are whatever `emailDomains(args)` finds under
- * recipient-like keys of the call.
+ * The policy a new tenant starts with (version 1). Refund amounts are `args.amount_minor`
+ * (integer minor units); recipients are what `emailDomains(args)` finds under recipient-like keys.
  */
 export const DEFAULT_POLICY: Policy = {
   version: 1,

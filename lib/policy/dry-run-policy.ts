@@ -29,10 +29,9 @@ export type DryRunRow = {
 };
 
 /**
- * How the tenant's last `limit` actions (or one named action) would have been decided under a
- * draft policy, beside what was decided when they were proposed. Nothing is written. The recorded
- * arguments and snapshots are read as text and parsed, with the draft's conditions run over them,
- * on the compute pool: up to 200 of them, each up to the body limit, never on the request thread.
+ * How the tenant's last `limit` actions (or one) would fare under a draft policy, beside what was
+ * decided. Writes nothing. Up to 200 recorded payloads are parsed and evaluated on the compute
+ * pool, never on the request thread.
  */
 export async function dryRunPolicy(
   db: DbTx,

@@ -67,22 +67,9 @@ const PolicyContextSchema = z.strictObject({
 const compiledCache = new WeakMap<Policy, ReturnType<typeof compilePolicy>>();
 
 /**
- * Decides what happens to a proposed action. Rules of the tool are tried in order
- * and the first whose `when` holds (or that has none) decides; its quorum, roles
- * and ttl fall back to `policy.defaults`.
- *
- * Fallbacks, all chosen to fail closed:
- * - tool not listed in the policy → deny: nobody has assessed it (it may be a name
- *   the model made up), so there is nothing a reviewer could be asked to weigh —
- *   except an upstream MCP tool an admin approved (`unlisted: "require_approval"`):
- *   it needs approval with the defaults, never less, until the policy names it.
- * - tool listed but no rule matches → require_approval with the defaults: the
- *   admin knows the tool, and anything not explicitly allowed goes past a human.
- * - a `when` that errors at run time (missing key, wrong type, non-boolean) →
- *   deny, naming the rule and the error. Skipping the rule could skip a deny;
- *   matching it could match an allow. Authors guard optional data with has().
- * - an invalid policy or context → deny.
- * evaluatePolicy never throws.
+ * Decides what happens to a proposed action: the first of the tool's rules whose `when` holds
+ * decides, with `policy.defaults` filling its gaps. Fails closed and never throws (docs/DESIGN.md,
+ * "The policy fails closed").
  */
 export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
   const decision = evaluateRules(policy, input);
@@ -157,9 +144,8 @@ function evaluateRules(policy: Policy, input: PolicyInput): PolicyDecision {
 }
 
 /**
- * Keeps only approver roles that hold the decide permission (saving a policy refuses any other;
- * a version stored before that rule may still name one). A decision nobody could approve is
- * denied rather than left to expire in a queue no one can act on.
+ * Keeps only approver roles that hold the decide permission (an older version may name another);
+ * a decision nobody could approve is denied rather than left to expire.
  */
 function approvableBy(decision: PolicyDecision): PolicyDecision {
   if (decision.effect !== "require_approval") return decision;

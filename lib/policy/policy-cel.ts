@@ -4,10 +4,8 @@ import { emailRecipientsIn } from "@/lib/risk/email-recipients";
 import { isIpLiteral } from "@/lib/risk/ip-literal";
 
 /**
- * What rules may read from `ctx`, with CEL types. The lifecycle fills these from
- * the database (roles, domains) and from lib/risk (riskLevel, riskTags); a rule
- * reading a field that was not supplied fails safe (see evaluatePolicy).
- * The list fields default to [] so `d in ctx.tenantDomains` simply fails to match.
+ * What rules may read from `ctx`, with CEL types, filled from the database and lib/risk. A field
+ * not supplied fails safe (evaluatePolicy); lists default to [] so `in` simply fails to match.
  */
 export const POLICY_CONTEXT_FIELDS = {
   requesterRoles: "list<string>",

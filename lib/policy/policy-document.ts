@@ -42,9 +42,8 @@ const DurationSchema = z
   .refine((text) => (parsePolicyDuration(text) ?? 0) >= REMINDER_MIN_SECONDS, "must be at least 1m");
 
 /**
- * Who is told when a pending action has waited `after`: every member with `role` (by email), and
- * the Slack `channel` (its id) when the tenant has connected Slack. Once per pending revision. Any
- * role may be told (an admin chasing reviewers, say); who may decide stays the rule's eligible roles.
+ * Who is told when a pending action has waited `after` (once per revision): every member with
+ * `role`, and the Slack `channel` if connected. Any role may be told; who may decide is unchanged.
  */
 export const EscalationSchema = z.strictObject({
   after: DurationSchema,

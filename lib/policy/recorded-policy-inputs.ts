@@ -13,10 +13,9 @@ export type RecordedRevisionText = Pick<
 const asObject = (v: unknown): JsonObject | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonObject) : null);
 
 /**
- * The input a recorded revision's policy decision read, rebuilt from what was stored: the
- * arguments, the state snapshot taken at request (for the tool's facts such as a customer's
- * verified domains), the stored risk level and tags, the tenant's domains now, and the requesting
- * member's roles now. Parses the stored JSON: it runs on the compute pool (compute-tasks.ts).
+ * The input a recorded revision's decision read, rebuilt from what was stored (arguments, the
+ * snapshot at request, risk), with the tenant's domains and the requester's roles now. Parses the
+ * stored JSON: runs on the compute pool.
  */
 export function recordedPolicyInput(rev: RecordedRevisionText, tenantDomains: string[]): PolicyInput {
   const args = toolArgsOf({ kind: rev.kind, args: asObject(rev.argsText === null ? null : JSON.parse(rev.argsText)), code: rev.code, language: rev.language });

@@ -27,12 +27,9 @@ async function auditRefusal(db: Db, input: SavePolicyInput, data: Omit<AuditEven
 }
 
 /**
- * Saves an edited policy as version n+1. The document is validated first (shape, unique rule
- * ids, tool names that name the tenant's tools, every CEL condition compiled and type-checked
- * against its tool's arguments); then one conditional INSERT writes n+1 only
- * if n is still the newest version, so an admin who edited a stale version is refused rather than
- * silently overwriting a colleague's save, and only if the one saving is an admin when it runs
- * (not only when their request arrived). Policy rows are never updated. Audited, refusals too.
+ * Saves an edited policy as version n+1 once it validates (shape, rule ids, tool names, conditions
+ * type-checked): one conditional insert, so an admin who edited a stale version is refused rather
+ * than overwriting a colleague's save, and one no longer an admin saves nothing. Audited, refusals too.
  */
 export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ version: number }> {
   if (!Number.isInteger(input.baseVersion) || input.baseVersion < 0) throw new AppError("invalid_input", "The base version is not valid.", 400);
@@ -71,9 +68,8 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<{ vers
 export type PolicyVersionSummary = { id: string; version: number; comment: string | null; createdAt: Date; createdBy: string | null };
 
 /**
- * The tenant's policy versions, newest first (the first one is in force), without their documents:
- * a document may be 300,000 characters, so a page lists versions and shows one at a time
- * (readPolicyVersion).
+ * The tenant's policy versions, newest (in force) first, without their documents (up to 300,000
+ * characters each: a page shows one at a time, readPolicyVersion).
  */
 export async function listPolicyVersions(db: DbTx, tenantId: string, take = 20): Promise<PolicyVersionSummary[]> {
   const rows = await db.toolPolicy.findMany({

@@ -12,10 +12,9 @@ import { validDraftPolicy } from "./valid-draft-policy";
 export type PolicySample = { tool: string; args: unknown; requesterRoles: string[]; riskLevel: (typeof RISK_LEVELS)[number]; riskTags: string[] };
 
 /**
- * "Test this policy" on a payload an admin writes: the arguments are parsed as a proposal's are,
- * the tool's state is read as a proposal reads it (so a refund's invoice or an email's customer
- * must exist), and the draft decides, with each rule's outcome. Risk is what the admin says it is
- * (no scan runs); nothing is written.
+ * "Test this policy" on an admin's payload: arguments parsed and state read as for a proposal (the
+ * invoice or customer must exist), then the draft decides, rule by rule. Risk is what the admin
+ * says (no scan); nothing is written.
  */
 export async function testPolicySample(db: DbTx, input: { tenantId: string; document: unknown; sample: PolicySample }): Promise<PolicyTrace> {
   const policy = await validDraftPolicy(db, input.tenantId, input.document);

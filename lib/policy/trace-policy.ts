@@ -11,9 +11,8 @@ export type RuleTrace = { ruleId: string; when: string | null; outcome: "matched
 export type PolicyTrace = { decision: PolicyDecision; rules: RuleTrace[] };
 
 /**
- * What the policy decides for one input (evaluatePolicy, the same function proposals use), and
- * how each rule of the tool fared, in order: rules after the deciding one are still evaluated, so an admin testing a rule sees whether it would have held. Pure; runs on the
- * compute pool (lib/compute/compute-tasks.ts dryRunPolicy, replayRecordedPolicy).
+ * What the policy decides for one input (evaluatePolicy, as proposals) and how each rule fared:
+ * rules after the deciding one are still evaluated, so an admin sees whether they would hold. Pure.
  */
 export function tracePolicy(policy: Policy, input: PolicyInput): PolicyTrace {
   const decision = evaluatePolicy(policy, input);

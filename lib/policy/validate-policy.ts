@@ -5,14 +5,10 @@ import { checkRulesAgainstTools } from "./check-rules-against-tools";
 import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
 
 /**
- * Validates a policy document for the admin UI before it is saved: shape (unknown
- * keys refused), rule ids unique across the document, and every `when` parsed and
- * type-checked against `args` (map), `tool` (string) and `ctx` (the fields in
- * POLICY_CONTEXT_FIELDS) — so a misspelt variable or ctx field, a type mismatch or
- * a non-boolean condition is reported with its rule id before it can misfire —
- * and, for a save, every approver role one that may decide actions. Given the tenant's `tools`,
- * tool names must name tools and each condition type-checks against its tool's argument schema
- * (check-rules-against-tools.ts); a stored version is read as it was saved.
+ * Validates a policy document before it is saved: shape (unknown keys refused), unique rule ids,
+ * every `when` parsed and type-checked against `args`, `tool` and `ctx` (POLICY_CONTEXT_FIELDS), and
+ * for a save approver roles that may decide. With `tools`, conditions are typed by each tool's
+ * arguments (check-rules-against-tools.ts). A stored version is read as it was saved.
  */
 export function validatePolicy(
   doc: unknown,

@@ -34,11 +34,9 @@ const MAX_DOMAIN = 253;
 const DOMAIN_RUN = /[\p{L}\p{N}\p{M}.-]+/gu;
 
 /**
- * What a piece of text hides from the person reading it, as risk tags on `path` (`args.to`,
- * `reason`): bidi controls, zero-width, tag and other invisible characters, lines long enough to
- * run off-screen, domains that mix scripts, are punycode, or look like a verified domain, and
- * values too large or too opaque to inspect. One pass over the text plus one over its
- * domain-like runs, whatever the input (the compute pool's budget still bounds it).
+ * What a piece of text hides from its reader, as risk tags on `path`: bidi, zero-width, tag and
+ * other invisible characters, lines that run off-screen, domains that mix scripts, are punycode or
+ * look like a verified one, values too large or opaque to inspect. Linear in the text.
  */
 export function deceptiveTextTags(path: string, text: string, verifiedDomains: readonly string[]): RiskTag[] {
   const tags: RiskTag[] = [];

@@ -45,10 +45,9 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
-// "send/email/forward … to …@…": the address is checked against known domains by the caller.
-// The domain ends before any trailing punctuation; it is spelled as "ends in a character that
-// cannot be punctuation" (or is one lone mark) rather than a lazy quantifier, which traded dots
-// with the punctuation after it and backtracked quadratically on `a@b.........x`.
+// "send/email/forward … to …@…": the caller checks the address's domain. The domain's last
+// character cannot be punctuation (or it is one lone mark): a lazy quantifier here traded dots
+// with the trailing punctuation and backtracked quadratically on `a@b.........x`.
 const SEND_TO_ADDRESS =
   /\b(?:send|email|e-mail|mail|forward|upload|post|transfer|exfiltrate|share|export|copy)(?: \S+){0,12}? to (?:\S+ ){0,3}?<?([^\s@<>,;:"'()]+@([^\s@<>,;:"'()]*[^\s!"'(),.:;<>?@]|[!.?]))[>.,;:!?)]*(?= |$)/g;
 

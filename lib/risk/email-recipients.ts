@@ -14,10 +14,9 @@ const ADDRESS_RUN = /[^\s@<>,;:"'()[\]]+/y;
 const BRACKET_BODY = /[^\]\s]*/y;
 
 /**
- * Every email address under a recipient-like key anywhere in `args` (strings,
- * arrays of strings, `"Name <a@b>"` forms, nested `{email}` objects). Domains are
- * lower-cased without a trailing dot. With `commsKeys`, `email`/`address` keys
- * count as recipients too (for external-comms tools).
+ * Every email address under a recipient-like key anywhere in `args` (strings, arrays, `"Name <a@b>"`,
+ * nested `{email}` objects), domains lower-cased without a trailing dot. `commsKeys`: `email` and
+ * `address` keys count too (external-comms tools).
  */
 export function emailRecipientsIn(args: JsonValue, opts: { commsKeys?: boolean } = {}): EmailRecipient[] {
   const out: EmailRecipient[] = [];
@@ -53,10 +52,8 @@ export function addressesIn(text: string, path: string): EmailRecipient[] {
 const TRAILING_DOTS = /(?<!\.)\.+$/;
 
 /**
- * Each `local@domain` in `text`, left to right: the local part is the run of address characters
- * just before an `@`, the domain the run just after it or a `[...]` literal. One forward pass that
- * reads each character a bounded number of times: a regex that retried every start inside a long
- * run without an `@` took quadratic time on untrusted text.
+ * Each `local@domain` in `text`, left to right, in one forward pass reading each character a
+ * bounded number of times (a regex retrying every start of a long run without `@` is quadratic).
  */
 function* addressMatches(text: string): Generator<{ address: string; domain: string }> {
   // An unclosed `[` scans to the next whitespace; one that starts before there fails the same way.

@@ -1,10 +1,9 @@
 import { boundedPath, RISK_RANK, type RiskTag } from "@/lib/risk/risk-tag";
 
 /**
- * A finding lists at most this many fields; `moreFields` counts the rest. New tags are at most
- * MAX_LISTED + 1 with bounded paths, but a group gathers the fields of every tag with its id
- * (100 `url.unknown-host` tags are 100 fields), and revisions stored before paths were bounded may
- * hold thousands of fields in one path.
+ * A finding lists at most this many fields; `moreFields` counts the rest. A group gathers every tag
+ * with its id (100 `url.unknown-host` tags are 100 fields), and revisions stored before paths were
+ * bounded may hold thousands of fields in one path.
  */
 export const MAX_GROUP_FIELDS = 10;
 
@@ -17,10 +16,9 @@ export type GroupedRiskTag = RiskTag & {
 };
 
 /**
- * Tags with the same id become one finding listing its fields (provenance.untrusted on `to` and
- * `body` is one chip, not two); code scan findings stay per line. Highest severity first; each
- * group keeps the reason and quote of its most severe tag. One pass over the tags and their
- * paths (a Set per group), also for stored paths of any length.
+ * Tags with the same id become one finding listing its fields (code scan findings stay per line),
+ * highest severity first, each keeping its most severe tag's reason and quote. One pass, also for
+ * stored paths of any length.
  */
 export function groupRiskTags(tags: readonly RiskTag[]): GroupedRiskTag[] {
   const groups = new Map<string, { group: GroupedRiskTag; seen: Set<string> }>();

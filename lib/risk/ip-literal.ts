@@ -1,9 +1,7 @@
 /**
- * True when a host is an IP address rather than a name, in any spelling a URL or
- * mail parser would still resolve: dotted IPv4 (1.2.3.4), short (127.1), octal
- * (0177.0.0.1), hex (0x7f.0.0.1, 0x7f000001) or decimal (2130706433) forms,
- * IPv6 (with or without brackets), and mail's `[1.2.3.4]` / `[IPv6:…]` literals.
- * Following WHATWG URL, a host whose last label is a number is an IPv4 address.
+ * Whether a host is an IP address in any spelling a URL or mail parser would resolve: dotted,
+ * short (127.1), octal, hex or decimal IPv4, IPv6 with or without brackets, mail's `[1.2.3.4]` and
+ * `[IPv6:…]`. As in WHATWG URL, a host whose last label is a number is IPv4.
  */
 export function isIpLiteral(host: string): boolean {
   let h = host.trim().toLowerCase();

@@ -1,9 +1,8 @@
 import { RISK_RANK, type RiskLevel } from "@/lib/risk/risk-tag";
 
 /**
- * At most this many risk tags, or scan findings of a kind, are listed one by one; the rest are
- * counted in one more. A payload with something to say on each of 7,000 lines or values would
- * otherwise be 7,000 tags: stored with each revision, and a page of 7,000 notes.
+ * At most this many risk tags, or scan findings of a kind, are listed; the rest are counted in one
+ * more (7,000 findings would be 7,000 tags stored with each revision, and a page of 7,000 notes).
  */
 export const MAX_LISTED = 100;
 
@@ -11,9 +10,9 @@ export const MAX_LISTED = 100;
 export const MORE_TAGS = "more-tags";
 
 /**
- * Which of `items` to list, at most MAX_LISTED, and which to count: every kind (a rule, a tag id)
- * keeps its most severe item, so what a policy matches on is the same with the cap as without;
- * the places left over go to the most severe, then in the given order. `rest` keeps that order.
+ * Which of `items` to list (at most MAX_LISTED) and which to count. Every kind keeps its most severe
+ * item, so what a policy matches on is the same as without the cap; the rest go to the most severe,
+ * then in order.
  */
 export function listed<T extends { severity: RiskLevel }>(items: readonly T[], kindOf: (item: T) => string): { kept: T[]; rest: T[]; worstOfRest: RiskLevel } {
   if (items.length <= MAX_LISTED) return { kept: [...items], rest: [], worstOfRest: "low" };

@@ -29,18 +29,15 @@ export function riskLevel(tags: readonly Pick<RiskTag, "severity">[]): RiskLevel
 }
 
 /**
- * A tag's `path` is at most this many characters. Paths are built from argument keys, which the
- * agent chooses (an upstream tool may accept any extra key, and a body may hold 256 KB): uncut,
- * one 250 KB key over an array of 99 URLs made 99 tags of 250 KB each, stored with the revision
- * and parsed for every queue row. A real path (`args.items[2].to`) is far shorter; 200 is the
- * length a reason is cut at too, so a listed tag (at most MAX_LISTED + 1) stays a few hundred bytes.
+ * A tag's `path` is at most this many characters: paths are built from keys the agent chooses,
+ * and an uncut 250 KB key over 99 URLs made 99 tags of 250 KB, stored and parsed for every queue
+ * row. A real path is far shorter; 200 is also where a reason is cut.
  */
 export const MAX_TAG_PATH = 200;
 
 /**
- * `path` cut to MAX_TAG_PATH characters, marked with "…" where it was cut: its start and its end
- * are kept, since the end names the element (`…"][17]`) and tells sibling fields apart. Never
- * splits a surrogate pair.
+ * `path` cut to MAX_TAG_PATH, marked "…" in the middle: the end names the element (`…"][17]`) and
+ * tells siblings apart. Never splits a surrogate pair.
  */
 export function boundedPath(path: string): string {
   if (path.length <= MAX_TAG_PATH) return path;

@@ -72,11 +72,9 @@ const HEX_RUN = /[0-9a-f]{80,}/gi;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{80,}={0,2}/g;
 
 /**
- * Risk tags for a proposed action: from the tool's class, its arguments (amounts,
- * recipients, URLs, encoded runs, bulk scope), provenance (argument text taken
- * from untrusted tool output), text that reads like an injected instruction (in
- * the arguments or in the untrusted text the agent read), and code scan findings.
- * Highest severity first; one tag per (id, path, line); each path at most MAX_TAG_PATH characters.
+ * Risk tags for a proposed action: from the tool's class, its arguments (amounts, recipients,
+ * URLs, encoded runs, bulk scope), provenance (text from untrusted tool output), injected-looking
+ * instructions and code scan findings. Highest severity first; one per (id, path, line).
  */
 export function riskTagsFor(input: RiskInput): RiskTag[] {
   const tags: RiskTag[] = [];
@@ -142,9 +140,8 @@ export function riskTagsFor(input: RiskInput): RiskTag[] {
 }
 
 /**
- * At most MAX_LISTED tags (lib/risk/listed.ts: every id keeps its most severe, so a policy's
- * `riskTags` and the risk level are the same with the cap as without), and one `more-tags` tag that
- * counts the rest, as severe as the worst of them.
+ * At most MAX_LISTED tags (each id keeps its most severe, so `riskTags` and the risk level are as
+ * without the cap), and one `more-tags` as severe as the worst of the rest.
  */
 function listedTags(sorted: RiskTag[]): RiskTag[] {
   const { kept, rest, worstOfRest } = listed(sorted, (t) => t.id);
@@ -164,9 +161,8 @@ type Add = (t: RiskTag) => void;
 const MAX_QUOTE = 4000;
 
 /**
- * An injected instruction (in the arguments or in what the agent read) together with a recipient
- * outside the known domains is the shape of a prompt-injection exfiltration: critical, whatever
- * each part is alone.
+ * An injected instruction plus a recipient outside the known domains is the shape of a
+ * prompt-injection exfiltration: critical, whatever each part is alone.
  */
 function exfiltrationTags(tags: RiskTag[], add: Add) {
   const outside = tags.filter((t) => t.id === "recipient.outside-domain" || t.id === "recipient.ip-literal");
@@ -249,9 +245,8 @@ function recipientTags(input: RiskInput, ownDomains: string[], add: Add): EmailR
 }
 
 /**
- * Addresses written in free text (a body's "reply to …", a note) outside the known domains, as
- * URLs to unknown hosts are: a lookalike domain there reads like the customer's own. The address
- * is named with what is not ASCII marked, and its domain in punycode.
+ * Addresses in free text outside the known domains, as for URLs to unknown hosts (a lookalike there
+ * reads like the customer's own), named with non-ASCII marked and the domain in punycode.
  */
 function textAddressTags(strings: StringLeaf[], recipients: EmailRecipient[], isKnownHost: (h: string) => boolean, add: Add) {
   const recipientPaths = new Set(recipients.map((r) => r.path));

@@ -3,15 +3,10 @@ const SEPARATOR = 0x10000;
 const EMPTY = -1;
 
 /**
- * Answers "does this string occur inside one of these texts?" and "how long a run of it does?" in
- * time linear in the string, after building in time linear in the texts: a suffix automaton
- * (Blumer et al. 1985) over the texts joined by a separator. Calling `includes` for each pair of
- * string and text instead costs their product, and V8's `includes` is itself super-linear on
- * repetitive text.
- *
- * The automaton has at most 2n states and 3n transitions for n code units; they live in typed
- * arrays (an open-addressing table keyed by state and code unit) rather than a Map per state, which
- * would take several times the memory and time.
+ * "Does this string occur in one of these texts, and how long a run of it does?" in time linear
+ * in the string, after a linear build: a suffix automaton (Blumer et al. 1985) over the texts
+ * joined by a separator (`includes` per pair costs the product and is super-linear on repetitive
+ * text). At most 2n states and 3n transitions, in typed arrays (open addressing), not Maps.
  */
 export class SubstringIndex {
   private readonly len: Int32Array;

@@ -1,8 +1,6 @@
 /**
- * A fixed number of slots handed out first in, first out, urgent waiters before ordinary ones.
- * Used for the database's connections (lib/db/sql.ts) and the compute pool's threads
- * (compute-pool.ts): under load an approved action on its way to execution does not wait behind
- * work that arrived after it.
+ * A fixed number of slots handed out first in, first out, urgent waiters first: the database's
+ * connections and the compute pool's threads (docs/DESIGN.md, "No input holds the request thread").
  */
 export class PriorityGate {
   private free: number;
@@ -31,9 +29,8 @@ export class PriorityGate {
   }
 
   /**
-   * Undefined when a slot was free (taken at once), else a promise that resolves once one is
-   * handed over. With a signal, a waiter that is aborted leaves the queue and the promise rejects
-   * with the signal's reason.
+   * Undefined when a slot was free (taken at once), else a promise resolved when one is handed over;
+   * an aborted waiter leaves the queue and the promise rejects with the signal's reason.
    */
   acquire(urgent: boolean, signal?: AbortSignal): Promise<void> | undefined {
     if (this.free > 0) {

@@ -1,21 +1,8 @@
 /**
- * How fast requests enter Next.js: at most `perTurn` are started per turn of the event loop, the
- * rest wait for the next turns (each turn is a setImmediate, so the loop polls for I/O between
- * two batches).
- *
- * Next.js does most of a request's work in the callback its bytes arrive in. With 64 agents'
- * requests arriving together, one turn ran 64 of them back to back, and anything that arrived
- * meanwhile (a health probe, a reviewer's click, a database reply another request waits for)
- * waited the whole batch: /api/health's p99 was 0.4–2 s under the trivial route's load. Started a
- * few per turn, the same work is done (throughput on that route rose from ~780 to ~1,400 req/s in
- * one run, with fewer requests contending at once) and what arrives is looked at within a turn.
- * bench:api measures it; docs/BENCHMARKS.md has the numbers.
- *
- * Requests wait in two lanes, each in arrival order: people's (pages, their assets, sign-in, votes,
- * the stop button) and agents' (the agent API). People's go first, so a reviewer — above all one
- * reaching for the stop button — is not queued behind an agent flood; agents keep `agentShare` of
- * every turn's starts while people's requests wait, so neither lane can hold the other off. Each
- * lane has its own limit: agents filling theirs get 503s, people do not.
+ * How requests enter Next.js: at most `perTurn` started per turn of the event loop (a setImmediate
+ * each, so I/O is polled between batches), in two lanes — people's first, agents keeping
+ * `agentShare` of every turn — each with its own limit. Why: docs/DESIGN.md, "People and the health
+ * probe are not queued behind agents".
  */
 export type Lane = "people" | "agents";
 

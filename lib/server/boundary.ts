@@ -10,12 +10,10 @@ import { getActingMember } from "@/lib/server/acting-member";
 import { assertSameOrigin } from "@/lib/net/request-origin";
 
 /**
- * The one boundary every request that acts goes through — server actions (`memberAction`),
- * console route handlers (`memberRoute`), the agent API (`apiRoute`, lib/api/api-route.ts) and
- * the MCP endpoint (lib/mcp/handle-mcp-request.ts): refuse cross-site requests, authenticate,
- * authorize from the one role model (ROLE_PERMISSIONS), validate input strictly, run the domain
- * function, and audit every refusal or failure the domain function did not record itself
- * (lib/audit/audit-request-refusal.ts). Nothing is decided in middleware.
+ * The one boundary every request that acts goes through (server actions, console route handlers,
+ * the agent API's apiRoute, the MCP endpoint): refuse cross-site requests, authenticate, authorize
+ * from ROLE_PERMISSIONS, validate input strictly, run the domain function, and audit what it did
+ * not record itself (lib/audit/audit-request-refusal.ts). Nothing is decided in middleware.
  */
 
 export function memberAuditActorOf(member: ActingMember): AuditActor {

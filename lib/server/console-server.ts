@@ -8,9 +8,9 @@ const HEALTH_PATH = "/api/health";
 /** How long a stop waits for requests in flight before closing their connections. */
 const DRAIN_MS = 5_000;
 /**
- * Requests started per turn of the event loop (admission.ts). In one run of 64 agents on the
- * trivial route: 2 → 1,010 req/s, 4 → 1,430, 8 → 1,410, unpaced → 780; health p99 12, 24, 30 and
- * 450 ms. 8 leaves room for routes that do more per turn.
+ * Requests started per turn (admission.ts): 8 is near the best throughput measured (2, 4, 8 and
+ * unpaced: 1,010, 1,430, 1,410 and 780 req/s; health p99 12, 24, 30 and 450 ms) with room for
+ * routes that do more per turn (docs/BENCHMARKS.md).
  */
 const REQUESTS_PER_TURN = 8;
 /** Of a turn's starts, those agents' requests keep while people's wait too (admission.ts). */
@@ -26,16 +26,10 @@ const AGENT_PATHS = ["/api/v1", "/api/mcp"];
 const FIXED_API_HEADERS = Object.fromEntries([...EVERY_RESPONSE_HEADERS, ...API_RESPONSE_HEADERS].map(({ key, value }) => [key, value]));
 
 /**
- * The built console's HTTP server: Next.js's request handler, with /api/health answered first.
- *
- * Under load a probe waited behind the requests in flight (2.3 s at p99 under 64 agents' requests
- * for a static route), and a load balancer reads that as the console being down. The wait was the
- * event loop: Next.js ran every request that arrived together back to back before anything else
- * was looked at. So every request but the probe goes to Next.js unchanged, a few per turn of the
- * event loop (admission.ts), and the probe is answered in the turn its request arrives in, from the
- * health report the app offers at start-up (instrumentation.ts → health-hook.ts): the same report,
- * headers and status the route gives. Answering the probe first was not enough by itself
- * (docs/BENCHMARKS.md).
+ * The built console's HTTP server: /api/health answered in the turn it arrives in, from the report
+ * the app offers at start (instrumentation.ts → health-hook.ts), and everything else handed to
+ * Next.js unchanged through admission.ts (docs/DESIGN.md, "People and the health probe are not
+ * queued behind agents").
  */
 export async function startConsoleServer({ dir, port, hostname }: { dir: string; port: number; hostname?: string }): Promise<{ url: string; stop(): Promise<void> }> {
   const app = next({ dev: false, dir, hostname, port });

@@ -11,12 +11,9 @@ export type DatabaseHealthMonitor = {
 type Outcome = { ok: true; latencyMs: number; at: number } | { ok: false; at: number };
 
 /**
- * The database's reachability as `/api/health` reports it, from a ping every `everyMs` in the
- * background instead of one per probe: a probe then costs no round trip and never queues behind
- * the app's statements for a connection, so under load it still answers in one turn of the event
- * loop — and says whether the database answers, not how long the app's queue is. A ping that has
- * not come back within `staleAfterMs` (a database that hangs instead of refusing) is reported as
- * down, so the answer is never older than that.
+ * The database's reachability for `/api/health`, from a background ping every `everyMs`: a probe
+ * costs no round trip and never queues for a connection, so it says whether the database answers,
+ * not how long the app's queue is. A ping not back within `staleAfterMs` (a hung database) is down.
  */
 export function createDatabaseHealthMonitor(
   ping: () => Promise<unknown>,

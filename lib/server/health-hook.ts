@@ -1,7 +1,6 @@
 /**
- * How the console's server (console-server.ts, loaded outside Next.js's bundles) reaches the
- * health report of the app Next.js loaded: instrumentation.ts offers it here when the server
- * starts. One process-wide slot, so the answer comes from the same monitor the app's own modules use.
+ * How console-server.ts (loaded outside Next.js's bundles) reaches the app's health report:
+ * instrumentation.ts offers it here at start, in one process-wide slot.
  */
 export type HealthAnswer = () => Promise<{ httpStatus: number; report: unknown }>;
 

@@ -12,11 +12,9 @@ const holder = globalThis as typeof globalThis & { countersignDatabaseHealth?: D
 const databaseHealth = () => (holder.countersignDatabaseHealth ??= createDatabaseHealthMonitor(() => urgently(() => pingDatabase(getDb()))));
 
 /**
- * Liveness for operators and load balancers: database reachability (from a ping every second,
- * never older than 5 s; see database-health.ts) and the sandbox in use (cached; see
- * select-runner.ts). No I/O of its own, so a load balancer polling hard costs the database nothing.
- * 503 when the database is down. Answered by the console's server ahead of Next.js (see
- * console-server.ts) and by app/api/health/route.ts where Next.js answers it itself (`next dev`).
+ * Liveness for operators and load balancers: database reachability (database-health.ts) and the
+ * sandbox in use (cached), with no I/O of its own; 503 when the database is down. Answered by
+ * console-server.ts ahead of Next.js, and by app/api/health/route.ts under `next dev`.
  */
 export async function healthReport(): Promise<{ httpStatus: 200 | 503; report: HealthReport }> {
   const database = await databaseHealth().read();

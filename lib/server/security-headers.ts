@@ -1,10 +1,8 @@
 /**
- * The console's browser-side protections. Pages get a Content-Security-Policy with a fresh nonce per
- * request (proxy.ts): Next.js reads the nonce from the request's policy and puts it on its own
- * scripts, and 'strict-dynamic' lets those load the rest, so no other script runs — no
- * 'unsafe-inline' for scripts. frame-ancestors 'none' (and X-Frame-Options for old browsers) keeps
- * every page out of frames, so a decision cannot be clickjacked. API responses are never documents
- * to render: their policy allows nothing at all.
+ * Pages get a Content-Security-Policy with a fresh nonce per request (proxy.ts), which Next.js puts
+ * on its own scripts, and 'strict-dynamic' lets those load the rest: no 'unsafe-inline' scripts.
+ * frame-ancestors 'none' (and X-Frame-Options) keeps decisions from being clickjacked. API responses
+ * are never documents: their policy allows nothing.
  */
 export function pageContentSecurityPolicy(nonce: string, options: { dev: boolean }): string {
   return [

@@ -14,10 +14,9 @@ function stamp(message: unknown): void {
 let stamping = false;
 
 /**
- * Writes the socket's peer address onto every request this process's HTTP servers receive, before
- * any handler sees it. Next.js gives route handlers no socket, and fills `X-Forwarded-For` from
- * it only when the client sent none; Node publishes `http.server.request.start` synchronously
- * before the server's `request` event, so Next.js and next-auth see the stamped header.
+ * Writes the socket's peer address onto every request before any handler sees it: Next.js gives
+ * route handlers no socket and fills `X-Forwarded-For` only when the client sent none. Node
+ * publishes `http.server.request.start` synchronously before the `request` event.
  */
 export function stampPeerAddresses(): void {
   if (stamping) return;

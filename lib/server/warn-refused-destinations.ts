@@ -4,11 +4,10 @@ import { checkUpstreamDestination } from "@/lib/mcp/upstream/upstream-destinatio
 import { checkDestination } from "@/lib/webhooks/destination-guard";
 
 /**
- * The stored upstream MCP servers and webhook endpoints the destination rules refuse now, one line
- * each, naming the tenant, the server or endpoint and the host (never the whole URL: a query string
- * may carry a token) and what to set. Logged once at start, so an operator who upgrades a console
- * that reached private hosts (MCP_PRIVATE_HOSTS and WEBHOOK_PRIVATE_HOSTS are newer than they) sees
- * it before the first call or delivery fails. Resolves each host once; never throws.
+ * The stored MCP servers and webhook endpoints the destination rules refuse now, one line each
+ * (tenant, name, host — never the URL, whose query may carry a token — and what to set), logged at
+ * start so an upgraded console that reached private hosts says so before the first call fails.
+ * Resolves each host once; never throws.
  */
 export async function refusedDestinations(db: Db): Promise<string[]> {
   const [servers, endpoints] = await Promise.all([

@@ -21,11 +21,9 @@ export type UnsignedSlackCallbackAudit = {
 type Detail = { tenantId: string; reason: UnsignedSlackRefusal; message: string };
 
 /**
- * Callbacks refused before their signature is verified can be sent by anyone who knows a tenant's
- * Slack URL, as fast as the network allows, so they are counted in memory like refused API-key
- * uses (lib/api-keys/audit-api-key-failure.ts): the request pays a map update, and the tenant's
- * log gets at most one event per reason per minute, with the count. Refusals after the signature
- * (an unlinked user, a malformed payload, Open-only) come from Slack itself and are audited one by one.
+ * Callbacks refused before their signature is verified can come from anyone who knows the URL, at
+ * line rate: coalesced in memory like refused API-key uses, one event per reason per minute with
+ * the count. Refusals after the signature come from Slack itself and are audited one by one.
  */
 export function createUnsignedSlackCallbackAudit(db: Db, options: { windowMs?: number } = {}): UnsignedSlackCallbackAudit {
   const coalescer = createFailureCoalescer<Detail>({

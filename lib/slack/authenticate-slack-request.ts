@@ -32,10 +32,8 @@ export async function auditSlackRefusal(
 }
 
 /**
- * The tenant a request to its Slack endpoints is for, once the request is proven to come from
- * its Slack app: v0 signature with the app's signing secret over the raw body, timestamp within
- * five minutes. A tenant without Slack, a bad signature or an old timestamp is refused and counted
- * in the tenant's log (one event per reason per minute, with the number of attempts).
+ * The tenant a request to its Slack endpoints is for, once its Slack app's v0 signature over the
+ * raw body verifies with a timestamp within five minutes. Refusals are counted in the tenant's log.
  */
 export async function authenticateSlackRequest(
   db: Db,

@@ -20,9 +20,8 @@ export const ConfigureSlackSchema = z.strictObject({
 });
 
 /**
- * Saves the tenant's Slack app: the channel, the risk level from which messages offer "Open"
- * only, and (when given, both together) the bot token and signing secret, sealed — only by someone
- * who is an admin when it is written (admin-rules.ts). Audited, a refusal too.
+ * Saves the tenant's Slack app: the channel, the risk from which messages offer Open only, and
+ * (both together) the bot token and signing secret, sealed. Admin now only; audited, refusals too.
  */
 export async function configureSlack(db: Db, input: { tenantId: string; actor: AuditActor & { id: string }; fields: unknown }): Promise<void> {
   const parsed = ConfigureSlackSchema.safeParse(input.fields);

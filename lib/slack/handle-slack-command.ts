@@ -10,10 +10,8 @@ import { slackLinkCodeHash } from "@/lib/slack/start-slack-link";
 const ephemeral = (text: string): SlackAnswer => ({ status: 200, body: { response_type: "ephemeral", text } });
 
 /**
- * The app's slash command (`/countersign link CODE`), after its signature is verified: Slack
- * names the user who sent it, and the one-time code names the member who asked for it on their
- * account page; together they link the two. A wrong, used or expired code is audited and changes
- * nothing.
+ * `/countersign link CODE`, signature verified: Slack names the user, the one-time code the member
+ * who asked for it, and together they link. A wrong, used or expired code is audited, changes nothing.
  */
 export async function handleSlackCommand(db: Db, request: SlackRequest): Promise<SlackAnswer> {
   const auth = await authenticateSlackRequest(db, request);

@@ -49,11 +49,9 @@ async function tellUser(tenant: SlackTenant, channel: string | null | undefined,
 }
 
 /**
- * A Slack interaction (a message button, or the reject dialog's submission), after its signature
- * is verified: the Slack user is mapped to a member by their verified link, the vote goes through
- * `decideAction` — the console's own decision function — with the payload hash the message
- * showed, so a message made stale by an edit is refused (and updated to the current revision).
- * Every refusal is audited and changes nothing; the user is told why.
+ * A button or the reject dialog, signature verified: the linked member votes through
+ * `decideAction` with the payload hash the message showed, so a stale message is refused (and
+ * updated). Every refusal is audited, changes nothing, and tells the user why.
  */
 export async function handleSlackInteraction(db: Db, request: SlackRequest): Promise<SlackAnswer> {
   const auth = await authenticateSlackRequest(db, request);

@@ -8,11 +8,7 @@ export function slackApiUrl(): string {
   return configured.endsWith("/") ? configured : `${configured}/`;
 }
 
-/**
- * Slack's own client for one tenant's bot token. It does not retry by itself: the outbox
- * (slack-message-channel.ts) retries with backoff and survives restarts; each call is bounded by
- * SLACK_TIMEOUT_MS.
- */
+/** Slack's client for one bot token, without retries of its own (the outbox retries), each call bounded by SLACK_TIMEOUT_MS. */
 export function slackClient(botToken: string): WebClient {
   return new WebClient(botToken, {
     slackApiUrl: slackApiUrl(),

@@ -24,9 +24,8 @@ export async function listFailedSlackDeliveries(db: DbTx, tenantId: string, take
 }
 
 /**
- * An admin sends a failed Slack message or notice again, with a fresh retry window (a message
- * shows the action as it is then). Audited; only by someone who is an admin when its statement
- * runs (admin-rules.ts), a refusal audited too.
+ * An admin sends a failed Slack message or notice again, with a fresh retry window (a message shows
+ * the action as it is then). Admin now only (admin-rules.ts); audited, refusals too.
  */
 export async function resendSlackDelivery(db: Db, input: { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } }): Promise<void> {
   const notFound = () => new AppError("not_found", "That Slack message was not found.", 404);

@@ -1,11 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import type { Member } from "@/lib/approvals/actors";
 
-/**
- * The member a Slack user is linked to in this tenant (a link made by a verified request, see
- * start-slack-link.ts), with their roles from the membership table; null when unlinked or no
- * longer a member.
- */
+/** The member a Slack user is linked to here (start-slack-link.ts), with their roles; null when unlinked or gone. */
 export async function slackMember(db: Db, input: { tenantId: string; slackTeamId: string; slackUserId: string }): Promise<Member | null> {
   const link = await db.slackUserLink.findFirst({
     where: { tenantId: input.tenantId, slackTeamId: input.slackTeamId, slackUserId: input.slackUserId, linkedAt: { not: null } },

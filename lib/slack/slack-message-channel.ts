@@ -18,10 +18,9 @@ const posted = (state: Record<string, unknown> | null) =>
   typeof state?.ts === "string" && typeof state.channel === "string" ? { ts: state.ts, channel: state.channel } : null;
 
 /**
- * The Slack message of an action waiting for review: one row per action, queued when it starts
- * waiting (proposed pending, revised) and made due again by every later event about it (a vote,
- * expiry, invalidation, cancellation, reopening, execution), so the worker renders the action as
- * it is at send time and posts it, or updates the posted message, until it has caught up.
+ * The Slack message of an action waiting for review, one row per action: queued when it starts
+ * waiting and due again at every later event about it, so the worker posts or updates the action as
+ * it is at send time until it has caught up.
  */
 const slackMessage: Channel<SlackRecipient, Message> = {
   sql: {

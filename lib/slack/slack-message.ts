@@ -65,10 +65,8 @@ const SHOWN_KEY_CHARS = 40;
 const SHOWN_VALUE_CHARS = 80;
 
 /**
- * Up to six top-level arguments, each value clipped (whitespace runs shown as one space, a backtick
- * as ˋ): enough to recognise the call. `whole`: the list is every argument, each key and value
- * shown exactly as it is (unclipped, nothing that formats or hides) — only then may Slack decide
- * it (openOnlyReason).
+ * Up to six top-level arguments, values clipped (whitespace runs as one space, a backtick as ˋ).
+ * `whole`: every argument shown exactly, unclipped — only then may Slack decide it (openOnlyReason).
  */
 export function argumentsSummary(args: unknown): { text: string; whole: boolean } {
   if (args === null || args === undefined) return { text: "", whole: true };
@@ -97,10 +95,9 @@ const OUTCOME: Record<string, string> = {
 };
 
 /**
- * The Block Kit message for an action: tool, arguments summary, risk tags, expiry, and — while it
- * is pending — Approve / Reject / Open buttons (or Open only, see `openOnlyReason`). Each button's
- * value names the action, revision and payload hash shown, so a vote binds to exactly what the
- * reviewer saw. Once the action is no longer pending, the outcome replaces the buttons.
+ * The Block Kit message for an action: tool, arguments, risk, expiry and, while pending, Approve /
+ * Reject / Open (or Open only) naming the revision and hash shown, so a vote binds to what was
+ * seen. Once decided, the outcome replaces the buttons.
  */
 export function renderSlackMessage(state: SlackActionState, options: { consoleUrl: string; openOnlyFrom: RiskLevel }): { text: string; blocks: KnownBlock[] } {
   const url = `${options.consoleUrl}/actions/${state.actionId}`;
@@ -156,9 +153,8 @@ export function waitedFor(seconds: number): string {
 }
 
 /**
- * The Block Kit notice of an escalation, posted once to the rule's channel: "waiting N minutes
- * for <role>", with the action's tool, summary, risk and expiry, and an Open link to its page.
- * Never Approve or Reject: the channel is whoever the rule chases, not the reviewers' message.
+ * An escalation's notice, posted once to the rule's channel: waiting time, role, tool, summary,
+ * risk, expiry and an Open link. Never Approve or Reject: the channel is whoever the rule chases.
  */
 export function renderSlackEscalation(
   state: Pick<SlackActionState, "actionId" | "tool" | "revision" | "summary" | "riskLevel" | "expiresAt">,

@@ -16,9 +16,8 @@ export const SLACK_NOTICE_CHANNEL = "slack_notice";
 type Message = { channel: string; text: string; blocks: KnownBlock[] };
 
 /**
- * A one-off Slack post about an action, never updated: an escalation whose rule names a channel
- * (`action.escalated` with `data.channel`), posted there once — one row per escalation's sealed
- * leaf — with an Open link only, if the action still waits at the escalated revision by then.
+ * A one-off Slack post, never updated: an escalation whose rule names a channel, posted once per
+ * sealed leaf with an Open link only, if the action still waits at that revision.
  */
 const slackNotice: Channel<SlackRecipient, Message> = {
   sql: {

@@ -9,9 +9,8 @@ import type { Db } from "@/lib/db/client";
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * A route handler for one of a tenant's Slack endpoints: reads the raw body (the signature covers
- * its exact bytes), hands it with the signature headers to `handle`, and answers as Slack
- * expects. An unexpected error is logged without the body and answered with a generic message.
+ * A route handler for a tenant's Slack endpoint: reads the raw body (the signature covers its
+ * bytes), hands it to `handle` and answers as Slack expects; an unexpected error is logged without the body.
  */
 export function slackRoute(handle: (db: Db, request: SlackRequest) => Promise<SlackAnswer>) {
   return async function POST(request: Request, context: { params: Promise<{ tenant: string }> }): Promise<Response> {

@@ -2,9 +2,8 @@ import { openSecrets, sealSecrets } from "@/lib/mcp/upstream/secret-box";
 import { AppError } from "@/lib/errors";
 
 /**
- * A tenant's Slack app secrets at rest, sealed like webhook secrets (AES-256-GCM under a key
- * derived from the console's seed, outside the database) and bound to the tenant, so a sealed
- * value copied onto another tenant's row does not open. Never sent to the client or logged.
+ * A tenant's Slack secrets at rest, sealed like webhook secrets and bound to the tenant (a value
+ * copied onto another tenant's row does not open). Never sent to the client or logged.
  */
 export type SlackSecrets = { botToken: string; signingSecret: string };
 

@@ -5,12 +5,9 @@ import type { RiskLevel } from "@/lib/risk/risk-tag";
 import { openOnlyReason, slackShowsWhole } from "@/lib/slack/slack-message";
 
 /**
- * Why a vote from Slack may not count for this revision (locked by the vote), or null: the rule
- * the message's buttons follow (openOnlyReason) — the message cannot show the whole payload, or
- * its risk is at or above the tenant's Slack threshold now (read unlocked: a vote does not hold up the
- * Slack outbox, which locks the settings' row to move its cursor). Judged in the vote's transaction, on
- * the revision the vote binds to (the interaction's early check only spares a dialog); the policy's
- * signature and reading-time rules are the vote statement's own (cast-vote.ts).
+ * Why a vote from Slack may not count for this revision, or null: the message's rule (openOnlyReason),
+ * judged in the vote's transaction (docs/DESIGN.md, "A vote from Slack counts only for what Slack
+ * showed"). The threshold is read unlocked: a vote must not hold up the Slack outbox.
  */
 export async function slackVoteRefusal(tx: SqlClient, input: { tenantId: string; action: Pick<LockedAction, "kind" | "args" | "riskLevel"> }): Promise<string | null> {
   const [integration] = await query<{ openOnlyFrom: RiskLevel }>(tx, Prisma.sql`

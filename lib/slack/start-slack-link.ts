@@ -12,10 +12,9 @@ export function slackLinkCodeHash(code: string): string {
 }
 
 /**
- * A one-time code (40 random bits, ten minutes) that links the member's Slack user once the member
- * sends `/countersign link CODE` to the tenant's Slack app: Slack signs that request and names the
- * user, so the console never trusts an unverified claim of who someone is in Slack. Only the
- * code's hash is stored; a new code replaces an unused one. Refused until an admin connects Slack.
+ * A one-time code (40 random bits, ten minutes) that links the member's Slack user when sent with
+ * `/countersign link CODE`: Slack signs that request and names the user, so no unverified claim is
+ * trusted. Only its hash is stored; it replaces an unused one. Refused until Slack is connected.
  */
 export async function startSlackLink(db: Db, input: { tenantId: string; userId: string }): Promise<{ code: string; expiresAt: Date }> {
   const raw = Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join("");

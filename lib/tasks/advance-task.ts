@@ -116,11 +116,9 @@ function unresolvedCalls(state: RunState): OpenAI.Chat.ChatCompletionMessageTool
 }
 
 /**
- * One step of a task's run, under this worker's lease: resolve decided actions (executing the
- * approved ones through the approval core), or ask the model for its next turn and propose its
- * tool calls. Each model turn is saved before its calls are proposed, and each proposal is keyed
- * by its tool-call id, so a step repeated after a crash neither asks the model twice nor
- * proposes twice.
+ * One step of a task's run under this worker's lease: resolve decided actions (executing approved
+ * ones), or ask the model for its next turn and propose its calls. The turn is saved first and each
+ * proposal keyed by its tool-call id, so a step repeated after a crash neither asks nor proposes twice.
  */
 export async function advanceTask(db: Db, claimed: ClaimedTask, model: ChatModel, signal?: AbortSignal): Promise<StepResult> {
   const task = await db.task.findUniqueOrThrow({ where: { id: claimed.id } });

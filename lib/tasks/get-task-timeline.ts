@@ -80,7 +80,7 @@ export type TaskTimeline = {
   createdAt: Date;
   updatedAt: Date;
   entries: TimelineEntry[];
-  /** How often the page should refresh itself: fast while a run or execution is in flight, slower while it waits for a reviewer, never once it ended. */
+  /** How often the page refreshes: fast while a run or execution is in flight, slower while it waits, never once ended. */
   refreshMs: number | null;
 };
 
@@ -123,10 +123,9 @@ function prettyArgs(argumentsText: string): string {
 }
 
 /**
- * A requester's task as a timeline: the instruction, what the model said, each tool call with the
- * action it became (state, decisions by whom and why, execution output) and what went back to the
- * model, then the final answer or error. Scoped to the tenant and the requester who started it.
- * Everything is returned as text; the page renders it as text, never as HTML.
+ * A requester's task as a timeline: instruction, the model's words, each tool call with the action
+ * it became and what went back, then the answer or error. Scoped to tenant and requester; all
+ * text, rendered as text, never HTML.
  */
 export async function getTaskTimeline(db: DbTx, input: { tenantId: string; taskId: string; requesterUserId: string }): Promise<TaskTimeline | null> {
   const task = await db.task.findFirst({

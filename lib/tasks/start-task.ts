@@ -12,9 +12,8 @@ import type { RunState } from "@/lib/tasks/run-state";
 export const InstructionSchema = z.string().trim().min(3, "Describe the task in a few words.").max(4000, "Keep the instruction under 4,000 characters.");
 
 /**
- * A requester's instruction becomes a task whose run a worker picks up, in one statement with its
- * audit event. `planner` records who will
- * drive it ("offline" for the built-in planner, or the configured providers) so the UI can label it.
+ * A requester's instruction becomes a task for a worker, with its audit event, in one statement.
+ * `planner` ("offline", or the providers) labels who drives it.
  */
 export async function startTask(
   db: Db,

@@ -3,22 +3,18 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { ToolDefinition } from "@/lib/tools/tool";
 
 /**
- * Parses a tool's arguments with its schema, reading `null` for an optional argument that does
- * not itself take null as "absent": OpenAI's strict function calling sends every optional field,
- * as null when unused. So `{x: null}` and `{}` are one call — one action, one payload hash — on
- * every path (API, planner, a reviewer's edit), because all of them parse here before anything is
- * hashed. Nested objects are read the same way; other nulls are left for the schema to judge.
+ * Parses a tool's arguments with its schema, reading `null` for an optional argument that does not
+ * take null as absent (OpenAI's strict function calling sends every field), so `{x: null}` and
+ * `{}` are one payload hash on every path. Other nulls are left to the schema.
  */
 export function parseToolArgs(tool: Pick<ToolDefinition, "args">, raw: unknown): z.ZodSafeParseResult<JsonObject> {
   return tool.args.safeParse(withoutAbsentNulls(tool.args, raw));
 }
 
 /**
- * parseToolArgs, then the tool's own check whose cost grows with the arguments (`checkArgs`: an
- * upstream MCP tool's JSON Schema, on the compute pool; past its budget it throws `too_complex`).
- * What every revision's arguments pass before they are assessed: a proposal's (propose-action.ts)
- * and every later one's (create-next-revision.ts), and a policy test's sample. A model's tool call
- * is only parsed (tool-specs.ts): the proposal it becomes checks it in full.
+ * parseToolArgs, then the tool's own costly check (`checkArgs` on the compute pool; `too_complex`
+ * past its budget): what every revision's arguments and a policy test's sample pass. A model's
+ * tool call is only parsed (tool-specs.ts); its proposal checks it in full.
  */
 export async function checkToolArgs(tool: Pick<ToolDefinition, "args" | "checkArgs">, raw: unknown): Promise<z.ZodSafeParseResult<JsonObject>> {
   const parsed = parseToolArgs(tool, raw);

@@ -6,10 +6,8 @@ import { findTool, requireTool, TOOLS } from "@/lib/tools/registry";
 import type { ToolDefinition } from "@/lib/tools/tool";
 
 /**
- * The one place that answers "which tools does this tenant have": the built-in tools, and the
- * tools of its upstream MCP servers an admin approved (`<server>__<tool>`). Everything that knows
- * its tenant — proposals, executions, the review pages, the policy editor's list, API-key scopes,
- * the agent's tool list — asks here, so an upstream tool is a tool like any other, and another
+ * The one answer to "which tools does this tenant have": the built-ins and its approved upstream
+ * MCP tools (`<server>__<tool>`), so an upstream tool is a tool like any other and another
  * tenant's never is.
  */
 
@@ -44,9 +42,8 @@ export async function resolveTool(q: Queryable, tenantId: string, name: string):
 }
 
 /**
- * The tool of an action already proposed (execution, review, edit), whatever state an upstream
- * tool is in now: its snapshot reports a held, gone or removed tool as state that no longer holds,
- * so the approval is invalidated rather than executed. Undefined: no such tool here.
+ * The tool of an action already proposed, whatever state an upstream tool is in now: its snapshot
+ * reports a held or gone tool as changed state, so the approval is invalidated, not executed.
  */
 export async function findTenantTool(q: Queryable, tenantId: string, name: string): Promise<ToolDefinition | undefined> {
   if (!isUpstreamToolName(name)) return findTool(name);

@@ -3,12 +3,10 @@ import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { ToolDefinition } from "@/lib/tools/tool";
 
 /**
- * The JSON Schema of a tool's arguments, as models and MCP clients are given it: an upstream MCP
- * tool's pinned inputSchema as its server wrote it, or for a built-in tool the schema generated
- * from its zod `args` (one source of truth) — what a caller must send (defaults stay optional),
- * closed to unknown keys, every optional argument also taking `null`, read as "absent"
- * (lib/tools/parse-tool-args.ts). `strict`: in the form OpenAI's strict function calling wants —
- * every property listed as required, the optional ones nullable.
+ * The JSON Schema of a tool's arguments as models and MCP clients get it: an upstream tool's pinned
+ * inputSchema, or one generated from the zod `args` (closed, defaults optional, every optional
+ * argument also taking `null` as absent). `strict`: OpenAI's form, every property required and
+ * the optional ones nullable.
  */
 export function toolInputSchema(tool: Pick<ToolDefinition, "args" | "inputSchema">, options: { strict?: boolean } = {}): JsonObject {
   if (tool.inputSchema) {

@@ -7,11 +7,7 @@ import type { ToolClass } from "@/lib/risk/risk-tags-for";
 export type ReadContext = {
   q: Queryable;
   tenantId: string;
-  /**
-   * Set when the gate re-reads the state just before an execution, inside the claim's
-   * transaction: the rows read stay locked until the effect commits, so what was checked is what
-   * the effect acts on.
-   */
+  /** In the claim's transaction: the rows read stay locked until the effect commits. */
   lock?: boolean;
 };
 
@@ -62,14 +58,10 @@ export type ToolOutcome = {
 export type StoredArtifact = { id: string; name: string; contentType: string; sha256: string; bytes: Buffer };
 
 /**
- * The contract every tool implements; adding a tool is one file plus a line in the registry.
- * Arguments are validated by `args` (a strict zod object: unknown keys refused), and by `checkArgs`
- * where a tool has one, before any other method sees them (checkToolArgs, parse-tool-args.ts).
- *
- * An execution is `apply` inside the transaction that claims the approval (so a crash or a
- * refusal leaves nothing half done), then, for tools whose effect leaves the database, `deliver`
- * once that transaction has committed. A delivery interrupted by a crash is recorded `unknown`
- * for a person: it is never retried blindly.
+ * The contract every tool implements (one file plus a registry line). Arguments pass `args` (strict)
+ * and `checkArgs` first. `apply` runs in the claim's transaction; `deliver`, for effects that leave
+ * the database, after it commits, and one cut off by a crash is `unknown`, never retried blindly
+ * (docs/DESIGN.md, "Effects happen once").
  */
 export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObject>> = {
   name: string;
@@ -79,47 +71,31 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   description: string;
   classes: ToolClass[];
   args: S;
-  /**
-   * The arguments' JSON Schema when a JSON Schema, not `args`, describes them (an upstream MCP
-   * tool's pinned inputSchema): what models and MCP clients are given. Absent: generated from `args`
-   * (lib/tools/tool-input-schema.ts).
-   */
+  /** An upstream MCP tool's pinned inputSchema, given to models and clients. Absent: generated from `args`. */
   inputSchema?: JsonObject;
-  /**
-   * What the policy decides when it has no entry for this tool. Absent: deny (nobody has assessed
-   * it). "require_approval": an admin approved (pinned) it — an upstream MCP tool — so each call
-   * goes to a reviewer until the policy says otherwise.
-   */
+  /** The policy's effect with no entry for this tool. Absent: deny. An approved upstream MCP tool: require_approval. */
   unlistedEffect?: "require_approval";
   /**
-   * The part of the arguments' check whose cost grows with them beyond a walk of `args` (an upstream
-   * MCP tool's JSON Schema: formats, patterns, uniqueItems over objects): run on the compute pool
-   * under its budget, by checkToolArgs (parse-tool-args.ts) after `args` parsed them. Null: they fit;
-   * otherwise why not.
+   * The arguments' check whose cost grows beyond a walk of `args` (an MCP tool's JSON Schema), run
+   * on the compute pool by checkToolArgs. Null: they fit; otherwise why not.
    */
   checkArgs?(args: JsonObject): Promise<string | null>;
   /** For an upstream MCP tool: its server and its own name there (absent for built-in tools). */
   upstream?: { server: string; tool: string };
   /**
-   * The state the decision rests on (TOCTOU), read from the database. Read again under lock just
-   * before execution: if it differs, the approval is invalidated and a fresh revision queued.
-   * Null for tools that rest on nothing. Throws AppError (e.g. not_found) for arguments that name
-   * nothing.
+   * The state the decision rests on, read again under lock before execution (a change invalidates
+   * the approval and queues a fresh revision). Null: rests on nothing. AppError for arguments that
+   * name nothing.
    */
   snapshot(ctx: ReadContext, args: z.infer<S>): Promise<JsonObject | null>;
-  /**
-   * `snapshot` for many argument sets at once in a bounded number of reads (the review queue's
-   * page): for each, in order, what `snapshot` returns or the error it throws. Never locks.
-   * Absent: `snapshot` is called once per argument set.
-   */
+  /** `snapshot` for many argument sets in a bounded number of reads (the queue's page), in order. Never locks. */
   snapshots?(ctx: Omit<ReadContext, "lock">, args: z.infer<S>[]): Promise<Array<JsonObject | null | Error>>;
   /** What the reviewer sees will change. */
   preview(args: z.infer<S>, snapshot: JsonObject | null): ToolPreview;
   /**
-   * Checks of the arguments against the state they rest on (a refund above what is still
-   * refundable, cancelling an invoice that is not open, emailing an opted-out customer). Each
-   * finding blocks the payload where it is judged (judgePayload: denied with the finding, never
-   * shown to a reviewer as approvable); `apply` runs the same check on the verified state.
+   * Checks of the arguments against their state (a refund above what is refundable, an invoice not
+   * open, an opted-out customer): each finding denies the payload (judgePayload), and `apply`
+   * re-checks on the verified state.
    */
   stateChecks?(args: z.infer<S>, snapshot: JsonObject | null): StateFinding[];
   /** Facts the policy's CEL conditions and the risk tags read (amounts, domains). */

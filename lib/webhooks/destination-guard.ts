@@ -4,17 +4,12 @@ import ipaddr from "ipaddr.js";
 import { readEnv } from "@/lib/env";
 
 /**
- * Where a webhook may be sent (SSRF): http(s) URLs only, without credentials, whose host
- * resolves to public addresses only — never loopback, private, link-local (cloud metadata),
- * carrier-grade NAT, unique-local, multicast or unspecified — unless an admin explicitly allowed
- * this endpoint's host and the operator lists it in WEBHOOK_PRIVATE_HOSTS (a tenant's admin alone
- * cannot point the console at its own network). Checked when the endpoint is registered and again for every delivery,
- * and the delivery connects to exactly the address that was checked (no second lookup a DNS
- * rebinding could answer differently).
+ * Where a webhook may be sent: http(s), no credentials, every resolved address public, unless an
+ * admin allowed the host and the operator lists it in WEBHOOK_PRIVATE_HOSTS. Checked at
+ * registration and every delivery, which connects to the address checked (docs/DESIGN.md, "The
+ * console calls out only to public addresses"). IPv6 carrying IPv4 is judged by that IPv4
+ * (isPrivateAddress): Node's BlockList checks IPv4 against mapped IPv6 rules too.
  */
-// IPv6 addresses that carry an IPv4 address (mapped, NAT64, 6to4) are judged by the IPv4 address
-// they carry (isPrivateAddress), not by a rule of their own: Node's BlockList checks IPv4
-// addresses against mapped IPv6 rules too.
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],

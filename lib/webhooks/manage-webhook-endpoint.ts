@@ -15,7 +15,7 @@ import { webhookSettings } from "@/lib/webhooks/webhook-settings";
 import { refuseWebhookAct } from "@/lib/webhooks/refuse-webhook-act";
 import { WEBHOOK_CHANNEL, webhookChannel } from "@/lib/webhooks/webhook-channel";
 
-/** Each act is written only by someone who is an admin when its statement runs (admin-rules.ts): one demoted after their request passed the boundary is refused (403, audited). */
+/** Each act is written only by an admin now (admin-rules.ts); one no longer an admin is refused (403, audited). */
 type Target = { tenantId: string; id: string; actor: AuditActor & { type: "user"; id: string } };
 
 const notFound = () => new AppError("not_found", "That webhook endpoint was not found.", 404);
@@ -28,10 +28,9 @@ async function endpointOf(db: Db, input: Target) {
 }
 
 /**
- * A new signing secret, returned once. The old one keeps signing beside it for a day, so
- * receivers can switch without missing a delivery (each carries both signatures meanwhile). The
- * endpoint's row is locked from the read of its current secret to the write, so of two rotations
- * at once the second keeps the first's new secret as its previous one.
+ * A new signing secret, returned once; the old one signs beside it for a day so receivers switch
+ * without missing a delivery. The row is locked from reading the current secret to the write: of
+ * two rotations at once, the second keeps the first's new secret as previous.
  */
 export async function rotateWebhookEndpointSecret(db: Db, input: Target): Promise<{ secret: string; previousValidUntil: Date | null }> {
   if (!isUuid(input.id)) throw notFound();

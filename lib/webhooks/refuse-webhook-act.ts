@@ -4,9 +4,8 @@ import { appendAuditEvent, type AuditActor } from "@/lib/audit/append-audit-even
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
 
 /**
- * A webhook act that its statement refused because the one asking is no longer an admin
- * (admin-rules.ts): audited as `webhook.refused` in its own statement (nothing else was written),
- * and the 403 to throw.
+ * A webhook act its statement refused because its author is no longer an admin: audited as
+ * `webhook.refused` in its own statement, and the 403 to throw.
  */
 export async function refuseWebhookAct(
   db: Db,

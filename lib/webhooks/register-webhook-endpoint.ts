@@ -20,10 +20,8 @@ export const RegisterWebhookSchema = z.strictObject({
 });
 
 /**
- * Registers an endpoint: the URL must be http(s) and resolve to public addresses only, unless the
- * admin explicitly allows a private host (then every delivery still connects to the address it
- * checked). The signing secret is returned once and stored sealed. Only by someone who is an admin
- * when it is written (admin-rules.ts). A refusal is audited.
+ * Registers an endpoint whose URL passes the destination guard (a private host only if the admin
+ * allows it). The signing secret is returned once and stored sealed. Admin now only; refusals audited.
  */
 export async function registerWebhookEndpoint(
   db: Db,

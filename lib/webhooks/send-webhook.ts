@@ -9,10 +9,8 @@ export type SendOutcome = { ok: boolean; status: number | null; error: string | 
 const MAX_RESPONSE_BYTES = 2048;
 
 /**
- * One POST of a signed body to a checked destination. The connection goes to the address that was
- * checked (the lookup is pinned; TLS still verifies the host name), redirects are not followed
- * (a 3xx is a failed attempt), and the whole exchange is bounded by `timeoutMs`. Only 2xx counts
- * as delivered. Never throws.
+ * One POST of a signed body to a checked destination: to the address checked (TLS still verifies
+ * the name), no redirects (a 3xx fails), bounded by `timeoutMs`; only 2xx is delivered. Never throws.
  */
 export function sendWebhook(destination: Destination, body: string, headers: WebhookHeaders, timeoutMs: number): Promise<SendOutcome> {
   const { url, address, family } = destination;

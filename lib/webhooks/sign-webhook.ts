@@ -1,9 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com): the signature is
- * base64(HMAC-SHA256(secret, `${id}.${timestamp}.${body}`)), sent as `v1,<sig>` — one per valid
- * secret, space-separated, so a receiver keeps verifying through a rotation. Secrets are
+ * Standard Webhooks signing: base64(HMAC-SHA256(secret, `${id}.${timestamp}.${body}`)) sent as
+ * `v1,<sig>`, one per valid secret, so a receiver keeps verifying through a rotation. Secrets are
  * `whsec_` + base64 of 32 random bytes.
  */
 export function newWebhookSecret(): string {

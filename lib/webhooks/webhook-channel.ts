@@ -17,10 +17,9 @@ type Recipient = { destination: Destination; secrets: string[]; messageId: strin
 type Message = { destination: Destination; body: string; headers: WebhookHeaders };
 
 /**
- * Webhooks (Standard Webhooks): each audit event an endpoint subscribes to (webhook-events.ts)
- * is one signed POST to it, retried under one `webhook-id` that receivers dedupe by — so a send cut
- * off by a crash is simply tried again. An endpoint removed after its delivery was leased is not
- * sent to (the send's claim re-checks it). A receiver's 410 Gone is not retried.
+ * Webhooks: each subscribed audit event is one signed POST, retried under one `webhook-id`
+ * receivers dedupe by, so a send cut off by a crash is simply tried again. A removed endpoint is
+ * not sent to (the claim re-checks it); a 410 Gone is not retried.
  */
 const webhook: Channel<Recipient, Message> = {
   sql: {

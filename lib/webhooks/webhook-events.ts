@@ -1,8 +1,6 @@
 /**
- * The events a webhook endpoint can subscribe to, and which audit events raise them. Webhooks are
- * fed from the tenant's sealed audit log (the outbox's webhook channel, webhook-channel.ts), so a
- * change and the notice of it are committed together, and an event sealing refused (not written by
- * the console) is never announced.
+ * The events a webhook endpoint can subscribe to, and the audit events that raise them: fed from
+ * the sealed log, so a change and its notice commit together and nothing refused is announced.
  */
 export const WEBHOOK_EVENT_TYPES = [
   "action.pending",
@@ -29,9 +27,8 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
 };
 
 /**
- * The webhook channel's event mapping: the SQL condition (over an "AuditEvent" row aliased `e`)
- * under which an audit event raises `type`, kept beside the list so the two cannot drift. Only
- * literals: no input reaches it.
+ * The SQL condition (over "AuditEvent" `e`) under which an event raises each type, kept beside
+ * the list so the two cannot drift. Literals only.
  */
 export const WEBHOOK_EVENT_SOURCES: Record<WebhookEventType, string> = {
   "action.pending": `(e.type = 'action.proposed' AND e.status = 'pending') OR e.type IN ('action.revised', 'action.reopened')`,

@@ -20,10 +20,8 @@ import {
 } from "./merkle";
 
 /*
- * The published RFC 6962 vectors of the Certificate Transparency implementations, as kept in
- * github.com/transparency-dev/merkle (testonly/constants.go: leaf inputs, node hashes, roots;
- * proof/verify_test.go: inclusion and consistency proofs; the same vectors are in
- * google/certificate-transparency-go merkletree tests and trillian). Only the data is used.
+ * The published RFC 6962 vectors, as kept in github.com/transparency-dev/merkle
+ * (testonly/constants.go, proof/verify_test.go; also in certificate-transparency-go and trillian).
  */
 const LEAF_INPUTS = ["", "00", "10", "2021", "3031", "40414243", "5051525354555657", "606162636465666768696a6b6c6d6e6f"];
 const ROOTS = [

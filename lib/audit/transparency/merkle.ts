@@ -1,12 +1,9 @@
 import { createHash, hash } from "node:crypto";
 
 /**
- * RFC 6962 / RFC 9162 Merkle trees over SHA-256: hashing, whole-list roots, the append-only
- * frontier (compact range) the database keeps, proof generation from stored perfect subtrees, and
- * the RFC 9162 §2.1.3.2 / §2.1.4.2 verification algorithms.
- *
- * Tree sizes and indexes are plain numbers, limited to Number.MAX_SAFE_INTEGER; the arithmetic
- * below never uses JavaScript's 32-bit bit operators on them, so sizes past 2^32 work.
+ * RFC 6962 / RFC 9162 Merkle trees over SHA-256: hashing, roots, the append-only frontier the
+ * database keeps, proofs from stored perfect subtrees, and the RFC 9162 §2.1.3.2 / §2.1.4.2
+ * verifications. Sizes are numbers up to Number.MAX_SAFE_INTEGER: no 32-bit bit operators.
  */
 
 export const HASH_SIZE = 32;
@@ -75,9 +72,8 @@ function splitPoint(n: number): number {
 }
 
 /**
- * The RFC 6962 root of a whole list of leaf hashes. Pairs are hashed level by level into one
- * preallocated buffer (an odd node at the end of a level moves up unchanged, which gives the same
- * tree as the RFC's split at the largest power of two), so only the digests themselves allocate.
+ * The RFC 6962 root of a list of leaf hashes, hashed level by level into one buffer: an odd last
+ * node moves up unchanged, which gives the RFC's tree.
  */
 export function rootOf(leafHashes: readonly Uint8Array[]): Buffer {
   const n = leafHashes.length;
@@ -113,10 +109,8 @@ export function rootOfPacked(work: Buffer, count: number): Buffer {
 export const EMPTY_FRONTIER: Frontier = { size: 0, hashes: [] };
 
 /**
- * Appends one leaf. Returns the new frontier and the perfect subtrees of level ≥ 1 this leaf
- * completed (those ending at leaf position size), smallest first: the database stores them with
- * the leaf so `getPerfect(level, index)` can find them at leaf position (index + 1) × 2^level − 1.
- * The leaf itself (level 0) is not repeated in the list.
+ * Appends one leaf. Returns the new frontier and the perfect subtrees of level ≥ 1 it completed,
+ * smallest first, which the database stores with the leaf (found at position (index + 1) × 2^level − 1).
  */
 export function appendLeaf(frontier: Frontier, leaf: Uint8Array): { frontier: Frontier; completed: PerfectNode[] } {
   assertHash("leaf hash", leaf);

@@ -1,13 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 
 /**
- * C2SP signed notes (https://c2sp.org/signed-note), tlog checkpoints (https://c2sp.org/tlog-checkpoint)
- * and cosignatures (https://c2sp.org/tlog-cosignature), Ed25519 only, byte-compatible with
- * golang.org/x/mod/sumdb/note and github.com/transparency-dev/formats.
- *
- * Tree sizes are numbers limited to Number.MAX_SAFE_INTEGER (2^53 − 1): a checkpoint with a larger
- * size is refused when parsed. That is far beyond any audit log, and keeps the Merkle code in plain
- * arithmetic.
+ * C2SP signed notes, tlog checkpoints and cosignatures (c2sp.org/signed-note, /tlog-checkpoint,
+ * /tlog-cosignature), Ed25519 only, byte-compatible with golang.org/x/mod/sumdb/note. A size past
+ * Number.MAX_SAFE_INTEGER is refused when parsed: far beyond any audit log, it keeps the arithmetic plain.
  */
 
 /** Signature type bytes: 0x01 an Ed25519 note signature, 0x04 an Ed25519 cosignature/v1. */
@@ -199,10 +195,9 @@ export type NoteVerification = {
 };
 
 /**
- * Verifies a note against trusted keys: Ed25519 note keys (type 0x01) and cosignature/v1 keys
- * (type 0x04). Signatures by unknown keys are ignored and listed; a signature that claims a trusted
- * key's name and id and does not verify makes the whole note invalid (as in the Go reference).
- * Returns the keys that verified, possibly none: the caller decides how many it needs.
+ * Verifies a note against trusted keys (Ed25519 0x01, cosignature/v1 0x04). Unknown keys' signatures
+ * are ignored and listed; one claiming a trusted key that does not verify voids the note (as in
+ * Go). Returns the keys that verified: the caller decides how many it needs.
  */
 export function verifyNote(text: string, verifiers: readonly VerifierKey[]): NoteVerification {
   const { body, signatures } = parseNote(text);

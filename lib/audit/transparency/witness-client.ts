@@ -1,12 +1,7 @@
 /**
- * Asks a C2SP tlog-witness (https://c2sp.org/tlog-witness) to cosign a checkpoint. Every outcome is
- * a value, never a throw, so the caller can decide per witness:
- *   cosigned    — the cosignature line(s) to append to the checkpoint note
- *   conflict    — the witness last cosigned `witnessSize`, not `oldSize`: fetch a consistency proof
- *                 from that size and ask again (nothing is wrong with the log)
- *   refused     — the witness refused (status and its message): a bad proof or fork (422), no trusted
- *                 signature (403), unknown origin (404), malformed request (400)
- *   unreachable — no answer in time, or not an HTTP answer at all
+ * Asks a C2SP tlog-witness to cosign a checkpoint. Every outcome is a value: `cosigned` (lines to
+ * append), `conflict` (it last cosigned `witnessSize`: prove from there and ask again), `refused`
+ * (400/403/404/422 with its message), `unreachable`.
  */
 
 export type CosignatureRequest = { oldSize: number; consistencyProof: readonly Uint8Array[]; note: string };

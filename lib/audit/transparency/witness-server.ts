@@ -18,20 +18,11 @@ import {
 } from "./signed-note";
 
 /**
- * A C2SP tlog-witness (https://c2sp.org/tlog-witness): `POST /add-checkpoint` cosigns a checkpoint
- * only if a trusted log key signed it and it is consistent with the last checkpoint this witness
- * cosigned for its origin. What it cosigned is appended to a JSON-lines state file and fsynced
- * before the cosignature leaves, so a restart never forgets a tree it vouched for.
- *
- * Trust rule: a log key named K vouches for every origin `K/<anything>` (one console key signs one
- * log per tenant, origin `<key name>/<tenant id>`).
- *
- * Answers, as the spec assigns them:
- *   200 cosignature line(s)                     400 malformed request, or old size > checkpoint size
- *   403 no valid signature by the origin's key  404 origin of no trusted log key
- *   409 `old` is not the size last cosigned (Content-Type text/x.tlog.size, body "<size>\n")
- *   413 request too large                       422 the consistency proof does not verify (a fork,
- *                                                   a different root for the same size, a bad proof)
+ * A C2SP tlog-witness (c2sp.org/tlog-witness): `POST /add-checkpoint` cosigns a checkpoint a
+ * trusted log key signed that is consistent with the last one it cosigned for its origin, fsyncing
+ * it to its JSON-lines state file first, so a restart never forgets a tree it vouched for. A key
+ * named K vouches for every origin `K/<tenant id>`. Status codes as the spec assigns them (409
+ * answers the last size as text/x.tlog.size).
  */
 
 export type WitnessOptions = {

@@ -5,12 +5,10 @@ export type RateLimitedRequests = { key: string; requests: number; windowSeconds
 export type RateLimitBucketState = { key: string; count: number; resetAt: Date; databaseNow: Date };
 
 /**
- * Adds requests counted in one process to the shared fixed-window counters of their keys, all keys
- * in one atomic upsert: each window is aligned to the database clock (every instance agrees where
- * it starts), and a bucket from an earlier window starts over at the requests added now. Returns,
- * per key, the count so far in its window (every instance's requests), when the window ends, and
- * the database's now. Keys must be distinct; rows are locked in key order, so two instances
- * counting the same keys at once never deadlock.
+ * Adds one process's counts to the shared fixed-window counters of their keys in one upsert, each
+ * window aligned to the database clock so every instance agrees. Returns per key the count in its
+ * window (every instance's), the window's end and the database's now. Keys must be distinct: rows
+ * are locked in key order, so two instances never deadlock.
  */
 export async function countRateLimitedRequests(q: Queryable, input: { counts: RateLimitedRequests[] }): Promise<RateLimitBucketState[]> {
   const counts = [...input.counts].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));

@@ -7,9 +7,8 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 export type InsertedApiKey = { id: string; name: string; prefix: string; allowedTools: string[]; createdAt: Date };
 
 /**
- * A new API key of the tenant with its `api_key.created` event, in one statement — written only
- * by someone who is an admin now (admin-rules.ts), so one demoted after their request passed the
- * boundary mints no key. Null: not an admin, nothing written.
+ * A new API key of the tenant with its `api_key.created` event, in one statement. Null: its author
+ * is not an admin now (admin-rules.ts); nothing written.
  */
 export async function insertApiKey(
   q: Queryable,

@@ -3,11 +3,9 @@ import { query, type SqlClient } from "@/lib/db/sql";
 import { apiKeyRowIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
 
 /**
- * Whether API key `apiKeyId` of tenant `tenantId` may act now (api-key-rules.ts), its row
- * share-locked until the transaction ends when it may. A revocation (an UPDATE of that row) either
- * committed first — also one this statement waited for: the rule is applied to the locked row, so
- * PostgreSQL judges the version it waited for — or waits for the transaction, so nothing it does
- * for the key follows the key's revocation.
+ * Whether API key `apiKeyId` of the tenant may act now (api-key-rules.ts), its row share-locked
+ * until the transaction ends when it may: a revocation either committed first (judged on the
+ * version waited for) or waits, so nothing done for the key follows its revocation.
  */
 export async function lockLiveApiKey(tx: SqlClient, input: { tenantId: string; apiKeyId: string }): Promise<boolean> {
   const rows = await query<{ id: string }>(tx, Prisma.sql`

@@ -8,14 +8,11 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 export type ApiKeyRevocation = { outcome: "revoked"; id: string; revokedAt: Date; changed: boolean } | { outcome: "not_admin" } | { outcome: "not_found" };
 
 /**
- * Revokes one key of the tenant from now (database clock) in one statement with its
- * `api_key.revoked` event (written by the console: a key's name and prefix never change). The key's row is locked first, so of two revocations at once one
- * revokes and audits and the other sees it revoked: a revoked key keeps its original time and
- * `changed` is false (no second event). Only someone who is an admin now revokes
- * (admin-rules.ts, `byUserId`): one demoted after their request passed the boundary changes nothing.
- * Run it in a transaction: that admin's membership is share-locked first, in a statement of its own
- * (lockActingMembership, the lock order), so the key's row is never held while the revocation waits
- * for a role change — which may itself be waiting for an execution that waits for this key.
+ * Revokes one key of the tenant from now (database clock) with its `api_key.revoked` event (built
+ * whole by the caller: a key's name and prefix never change), in one statement. Of two at once the
+ * second finds it revoked (`changed` false, original time kept, no second event). Admin now only
+ * (admin-rules.ts). Run it in a transaction: lock order in docs/DESIGN.md, "Standing is judged
+ * when the act runs".
  */
 export async function recordApiKeyRevocation(
   tx: SqlClient,

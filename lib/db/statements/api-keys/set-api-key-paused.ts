@@ -8,12 +8,9 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 export type ApiKeyPauseChange = { outcome: "done"; id: string; pausedAt: Date | null; changed: boolean } | { outcome: "not_admin" } | { outcome: "not_found" };
 
 /**
- * Pauses or resumes one API key of the tenant (database clock) in one statement with its event.
- * The key's row is locked first, so of two clicks at once one changes and audits and the other
- * finds it done (`changed` false, no second event). Only someone who is an admin now changes it
- * (admin-rules.ts, `byUserId`): one demoted after their request passed the boundary changes nothing.
- * Run it in a transaction: the admin's membership is locked first (lockActingMembership), as for a
- * revocation (record-api-key-revocation.ts).
+ * Pauses or resumes one API key of the tenant (database clock) with its event, in one statement;
+ * of two clicks at once the second finds it done (`changed` false). Admin now only
+ * (admin-rules.ts). Run it in a transaction, locked as a revocation is (record-api-key-revocation.ts).
  */
 export async function setApiKeyPaused(
   tx: SqlClient,

@@ -1,10 +1,9 @@
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 
-// The outbox producers (reviewer email, Slack, webhooks) each keep a cursor into a tenant's sealed
-// audit leaves. These two fragments are how they read past it. Both are written so PostgreSQL
-// probes the (tenantId, seq) index once per cursor whatever its estimates: planned as joins, they
-// read every seal of every tenant (12–75 ms per pass in bench:api; lib/db/index-use.test.ts).
+// How the outbox producers read past their cursors into a tenant's sealed leaves: one probe of the
+// (tenantId, seq) index per cursor, whatever the estimates (as joins they read every tenant's
+// seals: 12–75 ms a pass; lib/db/index-use.test.ts).
 
 /**
  * Whether a seal follows the cursor held by `row` (a table alias with "tenantId" and "cursorSeq").

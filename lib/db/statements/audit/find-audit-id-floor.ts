@@ -2,10 +2,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * The lowest id among the tenant's 100 earliest events written at or after `atOrAfter`: a lower
- * id bound for that time. Ids grow with `at`, but concurrent writers can take them in slightly
- * different orders, hence the margin. Two probes of the (tenantId, at, id) index. Null: no
- * event was written at or after that time.
+ * The lowest id among the tenant's 100 earliest events written at or after `atOrAfter`: a lower id
+ * bound for that time (the margin: concurrent writers take ids in slightly different orders). Null:
+ * no event was written then or later.
  */
 export async function findAuditIdFloor(q: Queryable, input: { tenantId: string; atOrAfter: Date }): Promise<bigint | null> {
   const [row] = await query<{ id: bigint }>(q, Prisma.sql`

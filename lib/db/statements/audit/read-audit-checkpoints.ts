@@ -6,11 +6,10 @@ export type AuditCheckpointRow = {
 };
 
 /**
- * The tenant's latest checkpoint rows, largest tree first, at most `limit`, only those up to
- * `maxSize` when it is given and those before `before` (a page's last row). Rows are input, not
- * evidence (the console's role may insert any): lib/audit/trusted-checkpoints.ts picks the ones
- * the console signed. A tenant signs tens of thousands a month: reading them all goes a page at a
- * time (readAuditCheckpointPage) or picks some (readExportCheckpoints).
+ * The tenant's latest checkpoint rows, largest tree first, at most `limit`, up to `maxSize` and
+ * before `before` (a page's last row) when given. Rows are input, not evidence:
+ * lib/audit/trusted-checkpoints.ts picks the ones the console signed. Tens of thousands a month:
+ * read them a page at a time (readAuditCheckpointPage) or pick some (readExportCheckpoints).
  */
 export async function readAuditCheckpoints(
   q: Queryable,

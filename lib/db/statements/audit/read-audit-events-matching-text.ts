@@ -8,11 +8,10 @@ function substringPattern(text: string): string {
 }
 
 /**
- * Up to `limit` events, newest first with their seals, among the newest `scanLimit` events
- * matching `filter`, whose type, actor, requester, tool or data (notes, reasons, messages)
- * contains `text` (case-insensitive), or whose action's arguments or code (any revision) do.
- * One pass over the filter's index in id order, bounded by `scanLimit`; the substring test runs
- * on those rows only, and the seals are joined to the page only. Planned for each call's values.
+ * Up to `limit` events, newest first with their seals, among the newest `scanLimit` matching
+ * `filter`, whose type, actor, requester, tool, data or action's arguments or code (any revision)
+ * contain `text` (case-insensitive). One bounded pass over the filter's index; the substring test
+ * and the seals' join touch those rows only. Planned for each call's values.
  */
 export async function readAuditEventsMatchingText(
   q: Queryable,

@@ -5,10 +5,10 @@ import { unsealedAuditEventSql } from "@/lib/db/statements/audit/read-unsealed-a
 export type AuditLooseEnd = { eventId: bigint; at: Date; type: string; problem: "unsealed" | "quarantined"; reason: string | null };
 
 /**
- * Events outside the tenant's tree: quarantined ones (their MAC failed), and ones written more
- * than `graceSeconds` ago but never sealed, by transactions from `floor` on — the newest seal's
- * (what sealing looks at), or "0" for all (a full verification: a row whose transaction id was
- * forged to hide it from sealing is found only then). At most `limit`, oldest first, and the totals.
+ * Events outside the tenant's tree: quarantined ones (MAC failed), and ones older than
+ * `graceSeconds` never sealed, of transactions from `floor` on — the newest seal's, or "0" for a
+ * full verification, the only one that finds a row whose transaction id was forged to hide it from
+ * sealing. At most `limit`, oldest first, and the totals.
  */
 export async function readAuditLooseEnds(
   q: Queryable,

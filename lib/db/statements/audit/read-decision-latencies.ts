@@ -10,10 +10,9 @@ export type DecisionLatency = {
 export type DecisionCursor = { decidedAt: Date; decisionId: string };
 
 /**
- * The votes cast in the tenant in [from, to) after `after` (from the first when null), oldest
- * first, at most `limit`: with how long after the request each came, who cast it and on which
- * revision — who verified which output, when. One page of a period read page by page (the index
- * on tenant, time and id serves each page from where the last ended).
+ * One page of the votes cast in the tenant in [from, to), oldest first after `after` (from the
+ * first when null), at most `limit`: who cast each on which revision and how long after the
+ * request. The (tenant, time, id) index serves each page from where the last ended.
  */
 export async function readDecisionLatencies(
   q: Queryable,

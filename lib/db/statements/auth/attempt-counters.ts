@@ -6,11 +6,10 @@ import { query, type Queryable } from "@/lib/db/sql";
 export type AttemptLimit = { limit: number | null; windowSeconds: number };
 
 /**
- * A CTE named `name` that counts one attempt against `key` in "RateLimitBucket", as one
- * conditional upsert: a fresh window (from now, database clock) when the old one has run out,
- * otherwise one more — unless the count has reached the limit, in which case the row is left
- * alone and the CTE returns no row. `gate` names an earlier CTE that must have returned a row.
- * Concurrent upserts of one key queue on its row and each sees the count the one before left.
+ * A CTE `name` that counts one attempt against `key` in "RateLimitBucket" as one conditional
+ * upsert: a fresh window (database clock) once the old one ran out, else one more unless the limit
+ * is reached (then no row). `gate`: an earlier CTE that must have returned a row. Concurrent
+ * upserts of one key queue on its row.
  */
 function countAttemptCte(name: string, key: string, rule: AttemptLimit, gate?: string): Sql {
   const expired = Prisma.sql`"RateLimitBucket"."windowStart" <= now() - make_interval(secs => ${rule.windowSeconds})`;

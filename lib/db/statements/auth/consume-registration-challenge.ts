@@ -5,11 +5,10 @@ import { sessionRowIsLiveSql, sessionSignedInRecentlySql } from "@/lib/db/statem
 export type RegistrationChallengeUse = "used" | "no_challenge" | "session_ended" | "sign_in_again";
 
 /**
- * Uses up a registration challenge, once: it must have been issued to this member in this session
- * and not have expired (database clock), and the session must be live — share-locked until the
- * passkey is stored, so a sign-out or password change under way is waited for — and signed in
- * recently (sessionSignedInRecentlySql): a passkey outlives any session, and signs approvals a
- * policy requires a passkey for, so a session taken long after its sign-in cannot add one.
+ * Uses up a registration challenge once: issued to this member in this session, unexpired
+ * (database clock), the session live — share-locked until the passkey is stored — and signed in
+ * recently (sessionSignedInRecentlySql): a passkey outlives sessions and signs approvals, so a
+ * session taken long after its sign-in cannot add one.
  */
 export async function consumeRegistrationChallenge(
   q: Queryable,

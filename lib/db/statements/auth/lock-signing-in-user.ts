@@ -3,11 +3,9 @@ import { query, type Queryable } from "@/lib/db/sql";
 
 /**
  * The account a sign-in starts a session for (null: gone), share-locked until the sign-in's
- * transaction ends, and whether it may still sign in that way (`refused` null): not disabled, and —
- * for a password sign-in — still holding the password hash just verified. A password change
- * updates this row before it ends the account's sessions (change-password.ts), so it either
- * commits first, and this finds the hash gone, or waits for the sign-in and then ends the session
- * it started too.
+ * transaction ends, and whether it may still sign in (`refused` null): not disabled and, for a
+ * password, still holding the hash just verified. A password change updates this row before ending
+ * the sessions (change-password.ts), so it commits first or also ends the session started here.
  */
 export async function lockSigningInUser(
   q: Queryable,

@@ -2,11 +2,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 
 /**
- * Whether the session row `session` (an alias of "Session", or the table itself) is live: it has
- * not ended (signed out, ended from another session, a password change) and has not expired by the
- * database clock. The one definition that the request boundary (read-live-session-member.ts), the
- * list of a user's sessions, ending them, and the acts that hold their session while they run
- * (lock-acting-membership.ts) apply.
+ * Whether the session row `session` (an alias, or the table) is live: not ended (signed out, ended
+ * elsewhere, a password change) and not expired by the database clock. The one definition: the
+ * request boundary, the session list, ending sessions and lock-acting-membership.ts apply it.
  */
 export function sessionRowIsLiveSql(session: Sql): Sql {
   return Prisma.sql`${session}."revokedAt" IS NULL AND ${session}."expiresAt" > statement_timestamp()`;

@@ -2,10 +2,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * The tenant's data sets with these names (those that exist), their content as JSON text: parsing
- * it costs time in proportion to its size, so that is left to the compute pool
- * (lib/datasets/load-dataset-files.ts). `lock`: held until the transaction ends, so what an
- * execution verified is what it runs on.
+ * The tenant's data sets with these names, their content as JSON text (parsing costs time with its
+ * size: the compute pool does it, lib/datasets/load-dataset-files.ts). `lock`: held until the
+ * transaction ends, so what an execution verified is what it runs on.
  */
 export type DatasetText = { name: string; contentText: string };
 

@@ -10,11 +10,9 @@ export type McpToolApproval =
   | { approved: false; refusal: "not_found" | "not_pending" | "stale_definition" | "not_admin" };
 
 /**
- * An admin's approval of what a tool's server lists: its pending definition becomes the pinned
- * one, in one statement with the `mcp.tool_approved` event — only if the pending definition is
- * still the one the admin saw (`definitionHash`), so a server that changed it again meanwhile is
- * not approved blind — and only by someone who is an admin now (admin-rules.ts). The refusal says
- * which rule stopped it.
+ * An admin's approval of a tool's pending definition, which becomes the pinned one, with its
+ * `mcp.tool_approved` event, in one statement: only while the pending definition is the one the
+ * admin saw (`definitionHash`), and only by an admin now (admin-rules.ts). The refusal names the rule.
  */
 export async function approveMcpTool(
   q: Queryable,

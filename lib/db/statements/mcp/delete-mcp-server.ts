@@ -6,10 +6,9 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 import { isUuid } from "@/lib/db/uuid";
 
 /**
- * Removes one upstream server of the tenant and its tools, with the `mcp.server_removed` event,
- * in one statement. An action still waiting on one of its tools is invalidated when it would
- * execute (its tool is gone from the state it rests on). Only by someone who is an admin now
- * (admin-rules.ts, `byUserId`). The refusal says which rule stopped it.
+ * Removes one upstream server of the tenant and its tools with the `mcp.server_removed` event, in
+ * one statement; an action still waiting on one of its tools is invalidated when it would execute.
+ * Admin now only (admin-rules.ts). The refusal names the rule.
  */
 export async function deleteMcpServer(
   q: Queryable,

@@ -5,10 +5,9 @@ import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 
 /**
- * A forwarded call found the server describing the tool differently from its pinned definition:
- * the tool is held with what the server now lists as its pending definition, in one statement
- * with the `mcp.tool_held` event — only while `approvedHash` is still the pinned one and the tool
- * is not already held with this very definition. False: nothing changed.
+ * Holds a tool whose server now describes it differently from its pinned definition, with the new
+ * description pending and the `mcp.tool_held` event, in one statement: only while `approvedHash` is
+ * still pinned and the tool is not already held with this definition. False: nothing changed.
  */
 export async function holdMcpTool(
   q: Queryable,

@@ -5,9 +5,8 @@ import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * A new upstream MCP server of the tenant with its `mcp.server_registered` event, in one
- * statement — only by someone who is an admin now (admin-rules.ts). The refusal says which rule
- * stopped it: `exists`, the tenant already has a server of that name; nothing is written then.
+ * A new upstream MCP server of the tenant with its `mcp.server_registered` event, in one statement.
+ * Admin now only (admin-rules.ts); `exists`: the tenant has a server of that name. Nothing written.
  */
 export async function insertMcpServer(
   q: Queryable,

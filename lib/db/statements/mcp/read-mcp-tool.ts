@@ -15,10 +15,9 @@ export type McpToolRow = {
 };
 
 /**
- * Upstream tools of the tenant that have a pinned definition, with their server's name: the one
- * named `qualifiedName`, or every one when it is absent. `lock` (with a name): FOR SHARE until the
- * transaction ends — the claim of an execution holds it, so an approval of a changed definition
- * waits until the effect that rests on the pinned one has committed.
+ * The tenant's upstream tools with a pinned definition and their server's name: the one named
+ * `qualifiedName`, or all. `lock` (with a name): FOR SHARE until the transaction ends, so an
+ * approval of a changed definition waits for the effect an execution rests on the pinned one.
  */
 export async function readMcpTools(q: Queryable, input: { tenantId: string; qualifiedName?: string; lock?: boolean }): Promise<McpToolRow[]> {
   return query<McpToolRow>(q, Prisma.sql`

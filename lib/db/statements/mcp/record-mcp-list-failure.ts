@@ -5,9 +5,8 @@ import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Why a server's tools could not be listed, kept on the server for its admins, with its audit
- * event — only for someone who is an admin now (admin-rules.ts, `byUserId`); false: not an admin,
- * nothing written.
+ * Why a server's tools could not be listed, kept on the server with its audit event. False: its
+ * author is not an admin now (admin-rules.ts); nothing written.
  */
 export async function recordMcpListFailure(
   q: Queryable,

@@ -5,10 +5,10 @@ import { auditCte } from "@/lib/db/statements/audit/insert-audit-events";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Replaces one server's secrets (their names and sealed values) with its
- * `mcp.server_secrets_changed` event, in one statement — only if the sealed values are still
- * those the change started from (`fromSealed`), so two admins' edits never merge silently, and only
- * by someone who is an admin now (admin-rules.ts, `byUserId`). The refusal says which rule stopped it.
+ * Replaces one server's secrets (names and sealed values) with its `mcp.server_secrets_changed`
+ * event, in one statement: only while the sealed values are those the change started from
+ * (`fromSealed`), so two admins' edits never merge silently, and only by an admin now
+ * (admin-rules.ts). The refusal names the rule.
  */
 export async function updateMcpServerSecrets(
   q: Queryable,

@@ -18,12 +18,10 @@ export type McpToolWrite = {
 };
 
 /**
- * Records one listing of a server's tools, in one statement: every listed tool updated (status,
- * pending definition, when it was seen — never its pinned definition) or inserted, every
- * tool it no longer lists marked gone, the server's listing time set and its last error cleared,
- * and the listing's audit events — only for someone who is an admin now (admin-rules.ts,
- * `byUserId`); false: not an admin, nothing written. Runs in the transaction that locked the
- * server and its tools.
+ * Records one listing of a server's tools with its audit events, in one statement: listed tools
+ * updated (never their pinned definition) or inserted, unlisted ones marked gone, the server's
+ * listing time set and last error cleared. False: its author is not an admin now (admin-rules.ts).
+ * Runs in the transaction that locked the server and its tools.
  */
 export async function writeMcpToolList(
   tx: SqlClient,

@@ -5,9 +5,9 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Removes an endpoint of the tenant, its outbox cursor and deliveries (of `channel`), with the
- * audit event, in one statement: a delivery leased meanwhile is gone when its send is claimed — only
- * by someone who is an admin now (admin-rules.ts, `byUserId`). The refusal says which rule stopped it.
+ * Removes an endpoint of the tenant with its outbox cursor and deliveries (of `channel`) and its
+ * event, in one statement: a delivery leased meanwhile is gone when its send is claimed. Admin now
+ * only (admin-rules.ts). The refusal names the rule.
  */
 export async function deleteWebhookEndpoint(
   q: Queryable,

@@ -5,10 +5,9 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Registers a webhook endpoint with its `webhook.endpoint_created` event in one statement, and its
- * outbox cursor of `cursorChannel` at the tenant's current tree size: it receives what happens
- * from now on, not history.
- * Only by someone who is an admin now (admin-rules.ts): false, not an admin, nothing written.
+ * Registers a webhook endpoint with its `webhook.endpoint_created` event and its outbox cursor of
+ * `cursorChannel` at the tenant's current tree size (it receives what happens from now on), in one
+ * statement. False: its author is not an admin now (admin-rules.ts); nothing written.
  */
 export async function insertWebhookEndpoint(
   q: Queryable,

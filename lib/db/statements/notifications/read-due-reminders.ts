@@ -13,10 +13,9 @@ export type DueReminder = {
 };
 
 /**
- * Pending actions whose current revision's policy asks for an escalation or an expiry warning
- * that is due at `now` (the database clock unless a caller passes one) and has not fired: what
- * the sweeper will record, read so the console can write (and MAC) their events.
- * `recordActionReminders` fires each at most once, whoever else read it.
+ * Pending actions whose current revision's policy asks for an escalation or expiry warning due at
+ * `now` (database clock unless given) that has not fired, read so the console can write (and MAC)
+ * their events; `recordActionReminders` fires each at most once, whoever else read it.
  */
 export async function readDueReminders(q: Queryable, input: { now: Date | null; limit: number }): Promise<DueReminder[]> {
   return query<DueReminder>(q, Prisma.sql`

@@ -7,10 +7,9 @@ import type { ReminderKind } from "@/lib/db/statements/notifications/read-due-re
 export type ReminderToRecord = { actionId: string; revision: number; kind: ReminderKind; event: AttestedAuditBody };
 
 /**
- * Fires reminders, each at most once: for an action still pending at the revision it was read
- * in, the row unique on (action, revision, kind) is inserted and, only for rows this statement
- * inserted, the audit event is written. A second sweeper with the same reminder waits on the
- * unique key and inserts nothing, so writes no event. Returns the reminders fired.
+ * Fires reminders, each at most once: for an action still pending at the revision read, the row
+ * unique on (action, revision, kind) is inserted, and only rows this statement inserted get their
+ * event (a second sweeper waits on the key and writes nothing). Returns the reminders fired.
  */
 export async function recordActionReminders(
   q: Queryable,

@@ -4,11 +4,10 @@ import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 
 /**
- * Links the member whose unexpired one-time code this is to the Slack user a verified request
- * named, with its `slack.user_linked` event in the same statement; the code is used up. Run it in
- * a transaction: the code's row is locked from its read, and a previous link of that Slack user
- * to another member of the tenant is released first. Null: no such live code
- * (unknown, used, expired or not this tenant's).
+ * Links the member whose live one-time code this is to the Slack user a verified request named,
+ * with its `slack.user_linked` event, using up the code. Run it in a transaction: the code's row is
+ * locked from its read, and that Slack user's link to another member is released first. Null: no
+ * live code (unknown, used, expired or another tenant's).
  */
 export async function redeemSlackLinkCode(
   q: Queryable,

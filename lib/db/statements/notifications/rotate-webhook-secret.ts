@@ -5,12 +5,10 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Replaces an endpoint's sealed secrets (the new one, and the old one kept as previous) and opens
- * the overlap during which deliveries carry both signatures, with its audit event, in one
- * statement: the overlap's end, by the database clock, is returned and filled into the event's
- * `previousValidUntil` (a template: auditTemplateOf) — null and "" when no previous secret was
- * kept. Only by someone who is an admin now (admin-rules.ts, `byUserId`). The refusal says which
- * rule stopped it.
+ * Replaces an endpoint's sealed secrets (the new one, the old kept as previous) with its event, in
+ * one statement, opening the overlap in which deliveries carry both signatures. The overlap's end
+ * (database clock) is returned and filled into the event's `previousValidUntil` (auditTemplateOf);
+ * null and "" when no previous secret is kept. Admin now only (admin-rules.ts).
  */
 export async function rotateWebhookSecret(
   q: Queryable,

@@ -2,11 +2,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * Removes user `userId`'s Slack links in every tenant, and any link code still waiting to be sent
- * from Slack: a link is a standing credential (a vote from that Slack user counts as the member's),
- * so what ends the member's sessions because their password may be known ends it too. A vote that
- * holds a link (lock-acting-membership.ts) is waited for. Returns the tenants where a link or code
- * was removed.
+ * Removes user `userId`'s Slack links in every tenant and any unsent link code: a link is a
+ * standing credential, so what ends the member's sessions ends it too. A vote holding a link
+ * (lock-acting-membership.ts) is waited for. Returns the tenants where something was removed.
  */
 export async function unlinkSlackUser(q: Queryable, input: { userId: string }): Promise<string[]> {
   const rows = await query<{ tenantId: string }>(q, Prisma.sql`

@@ -6,12 +6,10 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Saves a tenant's Slack app with its `slack.configured` event in one statement. With `secrets`,
- * it creates the integration or replaces them (a new one's outbox cursors, of `cursorChannels`,
- * start at the tenant's current tree size: it posts what happens from now on); without, it only
- * changes the channel and threshold
- * of an existing one. Only by someone who is an admin now (admin-rules.ts, `updatedById`). The
- * refusal says which rule stopped it: `not_configured`, there was none to change.
+ * Saves a tenant's Slack app with its `slack.configured` event, in one statement. With `secrets`
+ * it creates the integration or replaces them (a new one's cursors of `cursorChannels` start at the
+ * current tree size); without, it changes an existing one's channel and threshold
+ * (`not_configured`: none). Admin now only (admin-rules.ts, `updatedById`).
  */
 export async function upsertSlackIntegration(
   q: Queryable,

@@ -3,11 +3,10 @@ import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * Lets the send of these leased rows go, immediately before it: of `ids`, those `workerId` still
- * holds on a live lease, still pending, and still wanted by the channel's rule (`stillWantedSql`
- * over `d`: the endpoint not removed, the member still asked), are marked as being sent. A row
- * not returned is not sent. The mark is what turns a crash mid-send into `unknown` for a channel
- * that cannot honour a key (recordCutOffSends). By the database clock, or `now`.
+ * Lets the send of leased rows go, just before it: those of `ids` that `workerId` still holds on a
+ * live lease, still pending and still wanted (`stillWantedSql` over `d`) are marked as being sent;
+ * a row not returned is not sent. The mark turns a crash mid-send into `unknown` for a channel that
+ * cannot honour a key (recordCutOffSends). Database clock, or `now`.
  */
 export async function claimOutboxSend(
   q: Queryable,

@@ -5,11 +5,9 @@ import type { OutboxChannelSql } from "@/lib/db/statements/outbox/outbox-channel
 
 /**
  * A channel's producer, in one statement: for each of its cursors whose subscription still reads
- * and that no other worker holds (`SKIP LOCKED`), the tenant's sealed leaves after it (up to
- * `batch`) become the rows the channel's SQL selects, unique per (channel, dedupeKey) — a repeated
- * pass adds nothing, or, for a message kept up to date, makes it due again — and the cursor moves
- * past every leaf read. The leaves are the tenant's gapless, append-only tree: nothing committed is
- * skipped, and an event sealing refused is never announced. Returns the rows added or made due.
+ * and no other worker holds (`SKIP LOCKED`), the sealed leaves after it (up to `batch`) become the
+ * channel's rows, unique per (channel, dedupeKey), and the cursor moves past them. Sealed leaves
+ * are gapless: nothing committed is skipped, nothing refused is announced. Returns rows added.
  */
 export async function enqueueOutbox(
   q: Queryable,

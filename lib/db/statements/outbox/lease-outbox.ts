@@ -17,13 +17,10 @@ export type LeasedOutboxRow = {
 };
 
 /**
- * Leases due rows of one channel to `workerId` for `leaseSeconds`, counting the attempt, by the
- * database clock (or `now`, for tests that move time): up to `limit` messages. A row alone is
- * locked `SKIP LOCKED`, so any number of workers share the outbox without sending it twice at once.
- * Rows sharing a batch key (a member's digest) are leased all together, by one worker: the batch
- * is taken under a transaction-scoped advisory lock on its key, and not while another worker holds
- * any of its rows — two workers never split one digest. A lapsed lease (a crashed worker) makes a
- * row due again, unless its send had begun and `afterCrash` is `unknown` (recordCutOffSends).
+ * Leases up to `limit` due messages of one channel to `workerId` for `leaseSeconds`, counting the
+ * attempt (database clock, or `now`). Rows `SKIP LOCKED`; a batch (a member's digest) whole, by
+ * one worker, under an advisory lock on its key. A lapsed lease makes a row due again unless its
+ * send had begun and `afterCrash` is `unknown` (docs/DESIGN.md, "One outbox for every notification").
  */
 export async function leaseOutbox(
   q: Queryable,

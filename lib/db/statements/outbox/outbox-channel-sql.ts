@@ -2,9 +2,8 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 
 /**
- * What the outbox statements need to know of a channel, as data: SQL fragments each channel builds
- * once, at module load, from literals (no input reaches them). The statements themselves know no
- * channel (lib/outbox/channel.ts describes the whole interface).
+ * What the outbox statements need of a channel: SQL fragments it builds once at module load from
+ * literals, so the statements know no channel (lib/outbox/channel.ts is the whole interface).
  */
 export type OutboxChannelSql = {
   /** The channel's name: the value of OutboxDelivery.channel and OutboxCursor.channel. */
@@ -12,11 +11,10 @@ export type OutboxChannelSql = {
   /** The channel's event for an audit event `e` (or NULL: not one it sends): eventCaseSql. */
   eventSql: Sql;
   /**
-   * The rows to queue, read from the CTE `leaves l` (the audit events after each cursor: "tenantId",
+   * The rows to queue, from the CTE `leaves l` (the audit events after each cursor: "tenantId",
    * "subscriptionId", seq, uid, at, type, status, "actionId", tool, "riskLevel", verdict, requester,
-   * "subjectType", "subjectId", data, event) and `params` (its one column v: the pass's jsonb parameters).
-   * Columns: "tenantId", "subscriptionId", "auditSeq", "actionId", "dedupeKey", "batchKey",
-   * payload, "nextAttemptAt".
+   * "subjectType", "subjectId", data, event) and `params` (column v: the pass's jsonb parameters),
+   * as "tenantId", "subscriptionId", "auditSeq", "actionId", "dedupeKey", "batchKey", payload, "nextAttemptAt".
    */
   deliveriesSql: Sql;
   /** Whether the subscription of cursor `c` still reads the log (a disabled endpoint does not). */

@@ -2,10 +2,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { query, type Queryable } from "@/lib/db/sql";
 
 /**
- * For a channel whose receiver cannot honour a key (SMTP): rows whose send had begun
- * (claimOutboxSend) and whose lease lapsed without an outcome — the worker stopped mid-send — are
- * `unknown`, for a person to resolve (they may have been sent), never re-sent blindly. By the
- * database clock, or `now`. Returns how many.
+ * For a channel that cannot honour a key (SMTP): rows whose send began (claimOutboxSend) and whose
+ * lease lapsed without an outcome become `unknown`, for a person to resolve, never re-sent blindly.
+ * Database clock, or `now`. Returns how many.
  */
 export async function recordCutOffSends(q: Queryable, input: { channel: string; now: Date | null }): Promise<number> {
   const rows = await query<{ id: string }>(q, Prisma.sql`

@@ -5,12 +5,10 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 export type OutboxStatus = "pending" | "sent" | "skipped" | "failed" | "unknown";
 
 /**
- * Records how one message's attempt ended for the rows it carried (one, or a digest's several),
- * for those `workerId` still holds: sent, or skipped (nothing left to say) — done, unless a later
- * event made the row due again meanwhile (its version passed `version`: then due at once); failed
- * for good (an error no retry can change); or due again after `retryAfterSeconds`, failed once
- * that would pass its give-up time (database clock). `state` is merged into what the channel keeps
- * of its sends. Returns the rows' status, or null when the lease was lost.
+ * Records an attempt's end for the rows `workerId` still holds (one, or a digest's): sent or
+ * skipped is done unless a later event made the row due again (version past `version`); failed for
+ * good; or retried after `retryAfterSeconds`, failed past its give-up time. `state` is merged into
+ * the channel's. Returns the rows' status, or null when the lease was lost.
  */
 export async function recordOutboxAttempt(
   q: Queryable,

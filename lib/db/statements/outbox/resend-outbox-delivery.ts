@@ -5,11 +5,9 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * An admin's re-send: a delivery of the tenant, of one of `channels`, in one of `statuses` (the
- * channel's: e.g. sent or failed for a webhook, failed or unknown for an email) is due again now,
- * with a fresh retry window and the same key (a webhook's `webhook-id`), audited in the same
- * statement. One that is still pending is left as it is. Only by someone who is an admin now
- * (admin-rules.ts, `byUserId`). The refusal says which rule stopped it.
+ * An admin's re-send: a delivery of one of `channels` in one of `statuses` (e.g. a webhook's sent
+ * or failed, an email's failed or unknown) is due now with a fresh window and the same key, audited
+ * in the same statement; a pending one is left alone. Admin now only (admin-rules.ts).
  */
 export async function resendOutboxDelivery(
   q: Queryable,

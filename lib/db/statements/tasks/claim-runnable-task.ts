@@ -3,11 +3,10 @@ import { query, type Queryable } from "@/lib/db/sql";
 import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";
 
 /**
- * Claims the task that has been runnable longest (database clock) and whose lease is free or
- * lapsed, leasing it to `workerId` for `leaseSeconds` from the database's now(); a queued task
- * starts running. Tasks of a tenant whose agents are paused (agent-pause-rules.ts) are not
- * claimed: they stay runnable and go on once the agents are resumed. `FOR UPDATE SKIP LOCKED` lets any number of workers on any number of machines
- * share one database without ever claiming the same task. Null: nothing to run.
+ * Claims the longest-runnable task whose lease is free or lapsed, leasing it to `workerId` for
+ * `leaseSeconds` (database clock); a queued task starts running. A paused tenant's tasks are
+ * skipped (agent-pause-rules.ts) and go on once resumed. `SKIP LOCKED`: any number of workers
+ * share one database. Null: nothing to run.
  */
 export async function claimRunnableTask(
   q: Queryable,

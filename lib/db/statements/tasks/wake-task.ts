@@ -2,12 +2,10 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Sql } from "@/lib/generated/prisma/internal/prismaNamespace";
 
 /**
- * The wake-up of the tasks one of whose actions was decided, expired or executed, as the body of
- * a CTE in the statement that made that change: their run loops may make progress. `taskIds` is
- * one uuid expression or a subquery (`SELECT "taskId" FROM …`); `onlyIf` limits it further. The
- * run loop itself checks whether every pending action is decided before it resumes. The tasks are
- * locked in id order first, so two statements waking the same tasks (a sweep and a resume, say)
- * take them in one order and cannot deadlock.
+ * Wakes the tasks one of whose actions was decided, expired or executed, as a CTE of the
+ * statement that made the change; the run loop checks itself that every action is decided.
+ * `taskIds`: a uuid expression or subquery; `onlyIf` limits it. Tasks are locked in id order, so
+ * two statements waking the same tasks cannot deadlock.
  */
 export function wakeTaskSql(taskIds: Sql, onlyIf: Sql = Prisma.sql`true`): Sql {
   return Prisma.sql`

@@ -12,17 +12,10 @@ function keyRowRunsSql(key: Sql): Sql {
 }
 
 /**
- * Whether the stop button holds an agent back: its tenant's agents are paused, or the API key it
- * acts with (`apiKeyId`, a uuid expression that may be NULL) is. The one definition that the
- * proposal write (write-proposals.ts), the execution claim (claim-approval.ts) and the task claim
- * (claim-runnable-task.ts) apply in the statement that would act, so a pause committed a moment
- * ago stops the next proposal, execution and task step, whatever a process still remembers.
- *
- * With `lockKey` (the execution claim), the key's row is share-locked while it runs and judged on
- * the version it holds then: a key's pause under way is waited for and holds the execution, and
- * one that comes later waits for the execution to end. (A key that does not exist counts as paused
- * there; an action's key always exists.) The tenant's pause is ordered with executions by
- * agentsPauseGateSql instead, taken before the claim's statement.
+ * Whether the stop button holds an agent back: its tenant's agents are paused, or its API key
+ * (`apiKeyId`, may be NULL) is. The proposal write, the execution claim and the task claim apply
+ * it in the statement that would act. `lockKey` (the claim) share-locks the key's row (a missing
+ * key counts as paused). Lock order: docs/DESIGN.md, "Standing is judged when the act runs".
  */
 export function agentsPausedSql(tenantId: Sql, apiKeyId: Sql = Prisma.sql`NULL::uuid`, options: { lockKey?: boolean } = {}): Sql {
   const keyPaused = options.lockKey
@@ -35,13 +28,9 @@ export function agentsPausedSql(tenantId: Sql, apiKeyId: Sql = Prisma.sql`NULL::
 }
 
 /**
- * The gate that orders a tenant's stop button with its executions: a transaction-scoped advisory
- * lock on the tenant, taken `shared` by an execution in its first statement (lock-acting-membership.ts)
- * and held to its commit, and `exclusive` by a pause or resume before it writes (set-agents-paused.ts).
- * So a pause waits for the executions under way, and an execution that starts while a pause is
- * being written waits for it — and then sees it, since its claim is a later statement that reads
- * the tenant's row afresh. A lock, not a share lock on the tenant's row: every execution of the
- * tenant takes it at once, and a row's share lock would write the row (a multixact) each time.
+ * The stop button's gate: a transaction-scoped advisory lock on the tenant, taken `shared` by an
+ * execution in its first statement and `exclusive` by a pause or resume before it writes. Not a
+ * share lock on the tenant's row, which every execution would write (a multixact).
  */
 export function agentsPauseGateSql(tenantId: Sql, mode: "shared" | "exclusive"): Sql {
   const key = Prisma.sql`hashtextextended('countersign.agents-pause:' || (${tenantId})::text, 0)`;

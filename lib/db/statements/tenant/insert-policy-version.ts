@@ -8,12 +8,10 @@ import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 export type PolicyVersionInsert = { saved: true } | { saved: false; refusal: "not_admin" | "stale_base_version" };
 
 /**
- * Version `baseVersion + 1` of the tenant's policy, with its `policy.saved` event, in one
- * statement — written only by someone who is an admin now (admin-rules.ts: one demoted after
- * their request passed the boundary saves nothing), and only if `baseVersion` is still the newest
- * version (0: none yet), so of two saves from the same version one wins and the other writes
- * nothing (the unique (tenant, version) catches a save that raced past the check). Policy rows
- * are never updated. The refusal says which rule stopped it.
+ * Version `baseVersion + 1` of the tenant's policy (rows are never updated) with its
+ * `policy.saved` event, in one statement: only by an admin now (admin-rules.ts), and only while
+ * `baseVersion` (0: none) is the newest, so of two saves from one version one wins (the unique
+ * (tenant, version) catches a race past the check). The refusal names the rule.
  */
 export async function insertPolicyVersion(
   q: Queryable,

@@ -5,29 +5,11 @@ import { sessionRowIsLiveSql } from "@/lib/db/statements/auth/session-rules";
 import { agentsPauseGateSql } from "@/lib/db/statements/tenant/agent-pause-rules";
 
 /**
- * Share-locks member `userId`'s membership of `tenantId` (if there is one) until the transaction
- * ends. The lock order of every transaction that locks a membership and another row: the
- * membership first. A role change locks the admin memberships and its target's, then that member's
- * actions (lock-membership-for-roles.ts, reopen-lost-approvals.ts); a vote, an edit and a re-read
- * of state call this (an execution, lockExecutionStanding below) before they lock the action (a signed vote, then its
- * passkey: a passkey's removal locks it before the actions it signed), and an admin's act that locks what it changes in a statement of
- * its own (an MCP server's listing, a webhook secret's rotation) before that. So none holds a row
- * while it waits for a membership a role change holds: a vote or an execution and a role change
- * would wait for each other (PostgreSQL fails one as a deadlock), and a listing could close such a
- * circle through a third transaction (a vote waiting for the MCP tool's row the listing holds).
- * Whether the member may act is judged later, on this locked row (approval-rules.ts, admin-rules.ts).
- *
- * `sessionId`: the console session the member acts in (null for an act that comes another way — a
- * linked Slack account, an admin's act judged by admin-rules.ts alone). Its row is share-locked in
- * the same statement while it is live (session-rules.ts), so the act holds its session until it
- * commits: a sign-out, a password change or a role removal that ends it under way is waited for and
- * the act refused (`sessionLive` false), and one that comes later waits for the act. The statement
- * locks the membership, then the session (PostgreSQL evaluates the select list in order): the
- * order of a role change, which locks the membership and then ends the member's sessions.
- *
- * `slackUser`: the Slack user a vote from Slack comes from. Its link to this member is share-locked
- * the same way while it stands (`slackLinkLive`): a password change that unlinks it, or the Slack
- * user's link to another member, is waited for and the vote refused, or waits for the vote.
+ * Share-locks member `userId`'s membership of `tenantId` (if any), then, while they are live, the
+ * session the act comes in (`sessionId`; null for a Slack vote or an admin act) and a Slack vote's
+ * link (`slackUser`), until the transaction ends; approval-rules.ts and admin-rules.ts judge the
+ * locked rows. Call it before locking anything else. Lock order: docs/DESIGN.md, "Standing is
+ * judged when the act runs".
  */
 export async function lockActingMembership(
   tx: SqlClient,
@@ -61,16 +43,10 @@ function liveSessionLockedSql(userId: string | null, sessionId: string | null): 
 }
 
 /**
- * What an execution is judged on besides its action, held from its first statement to its commit
- * (the claim judges them, claim-approval.ts): share-locks, in id order, the executing member's
- * membership (`userId`, null when the requester runs its own action; with their session,
- * `sessionId`, as lockActingMembership does) and the membership of the member who requested action
- * `actionId` (an action's requester never changes, so it is read unlocked here); and takes the
- * tenant's stop-button gate shared (agentsPauseGateSql). All before the execution locks the action
- * — the lock order above: taking the requester's membership after the action would close a circle
- * with a role change, which holds every admin's membership while it locks the actions its target
- * voted on. A role change or a pause that commits first is seen; one under way is waited for; one
- * that comes later waits for the execution.
+ * An execution's standing, held from its first statement to its commit and judged by the claim:
+ * share-locks the executor's membership (and session) and the requester's, in id order, and takes
+ * the stop button's gate shared, before the action is locked (the lock order: docs/DESIGN.md,
+ * "Standing is judged when the act runs"). The requester never changes: read unlocked.
  */
 export async function lockExecutionStanding(
   tx: SqlClient,

@@ -4,14 +4,10 @@ import { query, type Queryable } from "@/lib/db/sql";
 import { adminNowSql } from "@/lib/db/statements/tenant/admin-rules";
 
 /**
- * Inside a role change's transaction: locks the tenant's admin memberships and the target's, in one
- * statement in id order — the order of every transaction that locks several memberships (two admins
- * changing each other's roles at once cannot both remove the last admin, and an execution that
- * holds its executor's and its requester's, lock-acting-membership.ts, never waits for one this
- * holds while holding one this waits for) — then reads the target with its user's email. `actorIsAdmin`: whether the
- * one who asks is an admin under those locks (admin-rules.ts, the rule every admin act applies).
- * Memberships before actions: the change locks the member's actions only after this, the order a
- * vote and an execution keep too (lock-acting-membership.ts). Null: no such member.
+ * In a role change's transaction: locks the tenant's admin memberships and the target's in one
+ * statement, in id order (two admins demoting each other cannot both remove the last admin), then
+ * reads the target with its email; `actorIsAdmin` is judged under those locks. Null: no such
+ * member. Lock order: docs/DESIGN.md, "Standing is judged when the act runs".
  */
 export async function lockMembershipForRoles(
   tx: Queryable,

@@ -10,20 +10,11 @@ import { agentsPauseGateSql } from "@/lib/db/statements/tenant/agent-pause-rules
 export type AgentsPauseChange = { outcome: "done"; changed: boolean; pausedAt: Date | null; pausedSince: Date | null } | { outcome: "not_admin" } | { outcome: "not_found" };
 
 /**
- * Pauses or resumes a tenant's agents in one statement with its audit event. The tenant's row is
- * locked first (FOR NO KEY UPDATE: the pause changes no key, so transactions that write rows
- * referencing the tenant — whose foreign-key checks share its key — go on; FOR UPDATE would make a
- * resume that waits to wake a task deadlock with the task's holder writing such a row), so of two
- * clicks at once one changes and audits and the other finds it done
- * (`changed` false, no second event; a pause keeps its first time, author and reason). A resume
- * also wakes the tenant's unfinished tasks, which a pause left where they stopped. The read under
- * the lock also asks whether `byUserId` is an admin now (admin-rules.ts): one demoted after their
- * request passed the boundary changes nothing. Run it in a transaction: the locks are held from
- * the read to the write. The admin's membership is share-locked first, in a statement of its own
- * (lockActingMembership, the lock order), then the stop button's gate exclusively
- * (agentsPauseGateSql): the executions under way end first, and one that starts meanwhile waits and
- * then sees the pause. So the pause never holds the gate while it waits for a role change — which
- * may itself be waiting for an execution that waits for the gate.
+ * Pauses or resumes a tenant's agents with its event; a resume wakes the tenant's unfinished
+ * tasks. Of two clicks at once the second finds it done (`changed` false; a pause keeps its first
+ * time, author and reason). Admin now only (admin-rules.ts). Run it in a transaction; its locks
+ * (membership, gate, tenant row) and their order: docs/DESIGN.md, "Standing is judged when the act
+ * runs".
  */
 export async function setAgentsPaused(
   q: SqlClient,
@@ -32,7 +23,8 @@ export async function setAgentsPaused(
   await lockActingMembership(q, { tenantId: input.tenantId, userId: input.byUserId, sessionId: null });
   // Executions under way finish first; one that starts now waits for this and then sees it.
   await query(q, Prisma.sql`SELECT ${agentsPauseGateSql(Prisma.sql`${input.tenantId}::uuid`, "exclusive")}`);
-  // The event needs the pause's start, which only the row knows: read it under the same lock.
+  // FOR NO KEY UPDATE lets foreign-key checks on the tenant go on (FOR UPDATE could deadlock a
+  // resume that wakes a task). The event needs the pause's start: read it under the same lock.
   const [row] = await query<{ pausedAt: Date | null; admin: boolean }>(q, Prisma.sql`
     SELECT "agentsPausedAt" AS "pausedAt", ${adminNowSql(Prisma.sql`${input.tenantId}::uuid`, Prisma.sql`${input.byUserId}::uuid`)} AS admin
     FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR NO KEY UPDATE`);
