@@ -34,12 +34,35 @@ export type AssessInput = {
 
 /**
  * A tool's payload (not code) this small — arguments, reason, untrusted text and the facts read
- * for the policy — under a policy this small is judged in the request thread: a fraction of a
- * millisecond, where a trip to the compute pool costs ~0.4 ms of CPU. Anything larger goes to the
- * pool, where its time is budgeted (the 50 ms rule).
+ * for the policy — under a policy this small whose conditions for the tool are cheap
+ * (inlineJudgeable) is judged in the request thread: a fraction of a millisecond, where a trip to
+ * the compute pool costs ~0.4 ms of CPU. Anything else goes to the pool, where its time is
+ * budgeted (the 50 ms rule).
  */
 const INLINE_INPUT_CHARS = 4_096;
-const INLINE_POLICY_CHARS = 32_768;
+const INLINE_POLICY_CHARS = 16_384;
+
+/**
+ * A CEL condition whose cost the arguments' size does not bound: a regex (`matches` may backtrack
+ * without end on a 40-character string) or more than one comprehension (nested, they multiply).
+ */
+const UNBOUNDED_CEL = /\bmatches\s*\(/;
+const COMPREHENSION = /\.\s*(?:all|exists|exists_one|map|filter)\s*\(/g;
+const inlineTools = new WeakMap<Policy, Map<string, boolean>>();
+
+/** Whether the policy's conditions for `tool` are cheap for small arguments, so it may be judged inline. */
+function inlineJudgeable(policy: Policy, tool: string): boolean {
+  let byTool = inlineTools.get(policy);
+  if (!byTool) inlineTools.set(policy, (byTool = new Map()));
+  let safe = byTool.get(tool);
+  if (safe === undefined) {
+    const rules = Object.hasOwn(policy.tools, tool) ? policy.tools[tool].rules : [];
+    safe = policyJson(policy).length <= INLINE_POLICY_CHARS
+      && rules.every((rule) => !rule.when || (!UNBOUNDED_CEL.test(rule.when) && (rule.when.match(COMPREHENSION)?.length ?? 0) <= 1));
+    byTool.set(tool, safe);
+  }
+  return safe;
+}
 
 // A policy version is serialised once for the compute pool (see JudgeInput's `policy`).
 const policyJsonCache = new WeakMap<Policy, string>();
@@ -122,7 +145,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
     },
     gvisor,
   };
-  const inline = tool.kind !== "code" && policyJson(policy.policy).length <= INLINE_POLICY_CHARS
+  const inline = tool.kind !== "code" && inlineJudgeable(policy.policy, tool.name)
     && fitsWithin([args, input.reason ?? "", input.untrustedValues ?? [], policyFacts, stateFindings], INLINE_INPUT_CHARS);
   const judged = inline
     ? judgeScanned(judgeInput, policy.policy, null)
