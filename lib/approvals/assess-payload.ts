@@ -2,7 +2,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { judgePayloadTask } from "@/lib/approvals/compute";
 import { judgeScanned, type JudgeInput, type Judgement } from "@/lib/approvals/judge-payload";
-import { fitsWithin } from "@/lib/compute/fits-within";
+import { fitsWithin, INLINE_CHARS } from "@/lib/compute/fits-within";
 import type { Queryable } from "@/lib/db/sql";
 import type { Policy } from "@/lib/policy/policy-document";
 import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
@@ -33,13 +33,10 @@ export type AssessInput = {
 };
 
 /**
- * A tool's payload (not code) this small — arguments, reason, untrusted text and the facts read
- * for the policy — under a policy this small whose conditions for the tool are cheap
- * (inlineJudgeable) is judged in the request thread: a fraction of a millisecond, where a trip to
- * the compute pool costs ~0.4 ms of CPU. Anything else goes to the pool, where its time is
- * budgeted (the 50 ms rule).
+ * A tool's payload (not code) within INLINE_CHARS — arguments, reason, untrusted text and the
+ * facts read for the policy — under a policy this small whose conditions for the tool are cheap
+ * (inlineJudgeable) is judged in the request thread; anything else on the pool, with its budget.
  */
-const INLINE_INPUT_CHARS = 4_096;
 const INLINE_POLICY_CHARS = 16_384;
 
 /**
@@ -146,7 +143,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
     gvisor,
   };
   const inline = tool.kind !== "code" && inlineJudgeable(policy.policy, tool.name)
-    && fitsWithin([args, input.reason ?? "", input.untrustedValues ?? [], policyFacts, stateFindings], INLINE_INPUT_CHARS);
+    && fitsWithin([args, input.reason ?? "", input.untrustedValues ?? [], policyFacts, stateFindings], INLINE_CHARS);
   const judged = inline
     ? judgeScanned(judgeInput, policy.policy, null)
     : await runCompute(judgePayloadTask, judgeInput, { what: tool.kind === "code" ? "code" : "payload" });

@@ -23,7 +23,8 @@ import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { settleAction } from "@/lib/db/statements/actions/settle-action";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
-import { datasetRefsOf, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { datasetRefsOf, revisionHash, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { fitsWithin, INLINE_CHARS } from "@/lib/compute/fits-within";
 import { insertExecutionArtifact } from "@/lib/db/statements/executions/insert-execution-artifact";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { hashRevisionTask } from "@/lib/approvals/compute";
@@ -195,7 +196,8 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
   } else {
     action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
     if (!action) return refuse(tx, input, null, "not_found");
-    recomputed = (await runCompute(hashRevisionTask, revisionPayloadOf(action), { what: "stored payload" })).hash;
+    const stored = revisionPayloadOf(action);
+    recomputed = fitsWithin(stored, INLINE_CHARS) ? revisionHash(stored).hash : (await runCompute(hashRevisionTask, stored, { what: "stored payload" })).hash;
   }
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const args = toolArgsOf(action);

@@ -1,4 +1,11 @@
 /**
+ * Plain data this small may be canonicalised, hashed or judged in the request thread (tens of
+ * microseconds); a trip to the compute pool costs ~0.4 ms of CPU, and is kept for larger input,
+ * whose time it budgets (the 50 ms rule).
+ */
+export const INLINE_CHARS = 4_096;
+
+/**
  * Whether `value` (plain data) holds at most `limit` characters of strings, keys and scalars, counted
  * without serialising it: the walk stops as soon as the limit is passed, so it costs at most that
  * much whatever the value's size. Deciding whether work on a value may run in the request thread.
