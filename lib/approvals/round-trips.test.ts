@@ -1,6 +1,6 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { databaseOf, statementsOf } from "@/tests/count-statements";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { createDb, type Db } from "@/lib/db/client";
@@ -15,27 +15,7 @@ vi.mock("@/lib/audit/seal-audit-chain", async (importOriginal) => ({
 }));
 
 /** The hot paths' budgets: a change that adds a round trip fails here (docs/BENCHMARKS.md). */
-const BUDGET = { allowedRead: 7, pendingWrite: 2, sealingPass: 9 };
-
-type Query = (this: pg.Client, ...args: unknown[]) => unknown;
-
-/** Every statement (BEGIN and COMMIT included) that pg clients of database `name` send while `fn` runs: one round trip each. */
-async function statementsOf(name: string, fn: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const prototype = pg.Client.prototype as unknown as { query: Query };
-  const original = prototype.query;
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const config = args[0] as string | { text?: string } | undefined;
-    if (this.database === name) sent.push((typeof config === "string" ? config : (config?.text ?? "")).replace(/\s+/g, " ").trim().slice(0, 120));
-    return original.apply(this, args);
-  };
-  try {
-    await fn();
-  } finally {
-    prototype.query = original;
-  }
-  return sent;
-}
+const BUDGET = { allowedRead: 7, pendingWrite: 2, sealingPass: 4 };
 
 let t: TestDatabase;
 let db: Db;
@@ -46,7 +26,7 @@ let databaseName: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   db = createDb(t.url, { max: 4 });
-  databaseName = new URL(t.url).pathname.slice(1);
+  databaseName = databaseOf(t.url);
   tenant = await createTestTenant(t.db);
   const { apiKey } = await createApiKey(t.db, {
     tenantId: tenant.id, name: "counted-agent", allowedTools: ["get_invoice", "refund_invoice"], createdById: tenant.users.admin.id,
