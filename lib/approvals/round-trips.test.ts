@@ -4,6 +4,7 @@ import { databaseOf, statementsOf } from "@/tests/count-statements";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { createDb, type Db } from "@/lib/db/client";
+import { legacyBoundary } from "@/lib/audit/legacy-boundary";
 import { proposeAction, type ProposeInput } from "@/lib/approvals/propose-action";
 import { sealAllPending, sealAuditChain } from "@/lib/audit/seal-audit-chain";
 
@@ -26,6 +27,8 @@ let databaseName: string;
 beforeAll(async () => {
   t = await createTestDatabase();
   db = createDb(t.url, { max: 4 });
+  // Read once per client, not per pass (lib/audit/legacy-boundary.ts).
+  await legacyBoundary(db);
   databaseName = databaseOf(t.url);
   tenant = await createTestTenant(t.db);
   const { apiKey } = await createApiKey(t.db, {

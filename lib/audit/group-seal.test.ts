@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
 import { databaseOf, statementsOf } from "@/tests/count-statements";
 import { createDb, type Db } from "@/lib/db/client";
+import { legacyBoundary } from "@/lib/audit/legacy-boundary";
 import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
 import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { requestSeal, sealAllPending } from "@/lib/audit/seal-audit-chain";
@@ -14,6 +15,8 @@ let db: Db;
 beforeAll(async () => {
   t = await createTestDatabase();
   db = createDb(t.url, { max: 4 });
+  // Read once per client, not per pass (lib/audit/legacy-boundary.ts).
+  await legacyBoundary(db);
 });
 afterAll(async () => {
   await db?.$disconnect();
