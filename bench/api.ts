@@ -8,7 +8,12 @@
  * route) during which a person's page must still come back promptly. One table at the end, with the
  * targets of issue 13 beside it.
  *
- *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements] [-- --review-pages] [-- --node-options="FLAGS"] [-- --server-log=FILE]
+ * First, per request kind (trivial route, allowed read, pending write, vote, execution of an approved
+ * database action) at 1 and 64 agents: latency, rate, server CPU per request (the console and its
+ * PostgreSQL backends, from /proc) and statements and transactions per request (pg_stat_statements,
+ * pg_stat_database; node-postgres sends one statement per round trip).
+ *
+ *   npm run build && npm run bench:api [-- --duration=8] [-- --quick] [-- --kinds] [-- --hostile-cap=150] [-- --json[=FILE]] [-- --profile[=DIR]] [-- --statements] [-- --review-pages] [-- --node-options="FLAGS"] [-- --server-log=FILE]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,7 +40,7 @@ import { consoleServerCommand } from "@/lib/server/console-command";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────────────
 
-const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile", "statements", "review-pages", "node-options", "server-log"];
+const KNOWN_OPTIONS = ["quick", "duration", "hostile-cap", "json", "profile", "statements", "review-pages", "kinds", "node-options", "server-log"];
 const argv = process.argv.slice(2);
 const option = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
 const optionValue = (name: string) => {
@@ -53,12 +58,14 @@ const PROFILE_DIR = option("profile") === undefined ? null : path.resolve(option
 const STATEMENTS = option("statements") !== undefined;
 /** Only the review pages' phase (after the warm-up): to follow what a change to the action page does. */
 const REVIEW_PAGES_ONLY = option("review-pages") !== undefined;
+/** Only the per-kind table (after the warm-up): latency, rate, CPU and statements per request of each kind, at 1 and 64 agents. */
+const KINDS_ONLY = option("kinds") !== undefined;
 /** Flags for the console's node, space-separated (e.g. `--node-options="--trace-gc"`): to compare a runtime setting side by side. */
 /** Where all of the console's output goes too (e.g. with `--node-options="--trace-gc"`). */
 const SERVER_LOG_FILE = optionValue("server-log") ?? null;
 const CONSOLE_NODE_OPTIONS = (optionValue("node-options") ?? "").split(" ").filter((o) => o !== "");
 if (unknownOption || !(SECONDS > 0) || !(HOSTILE_CAP_SECONDS >= SECONDS)) {
-  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]] [--statements] [--review-pages] [--node-options="FLAGS"] [--server-log=FILE]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
+  console.error(`✖ Usage: npm run bench:api -- [--quick] [--duration=SECONDS] [--hostile-cap=SECONDS ≥ duration] [--json[=FILE]] [--profile[=DIR]] [--statements] [--review-pages] [--kinds] [--node-options="FLAGS"] [--server-log=FILE]${unknownOption ? ` (unknown: ${unknownOption})` : ""}`);
   process.exit(1);
 }
 
@@ -373,7 +380,8 @@ type AgentKey = { name: string; headers: Record<string, string> };
 async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: Member; reviewerCookie: string; poolSize: number; sandbox: string }> {
   cluster = await startEmbeddedPostgres({
     dataDir: dir, port: 58_500, ephemeral: true,
-    settings: STATEMENTS ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "all" } : {},
+    // Always loaded: the per-kind table counts statements per request (top level, BEGIN and COMMIT included).
+    settings: { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track": "top" },
   });
   const admin = new Client({ connectionString: cluster.url() });
   await admin.connect();
@@ -382,7 +390,7 @@ async function setUp(): Promise<{ keys: AgentKey[]; tenantId: string; reviewer: 
   // Migrated as the owner; the console under test and the bench connect as the app role, as in npm start.
   const databaseUrl = cluster.appUrl("countersign");
   await migrateDatabase(cluster.url("countersign"), { appRole: cluster.appRole }, root);
-  if (STATEMENTS) await asOwner((c) => c.query("CREATE EXTENSION pg_stat_statements"));
+  await asOwner((c) => c.query("CREATE EXTENSION pg_stat_statements"));
   db = createDb(databaseUrl, { max: 4 });
   const { tenantId } = await seedDemoTenant(db, DEFAULT_POLICY);
 
@@ -506,6 +514,71 @@ async function heaviestStatements(limit = 6): Promise<StatementReport> {
   });
 }
 
+/** Statements (top level, BEGIN and COMMIT included) and transactions run in the benchmark's database so far. */
+async function databaseWork(): Promise<{ statements: number; transactions: number }> {
+  return asOwner(async (c) => {
+    const { rows: [row] } = await c.query<{ statements: string | null; transactions: string }>(
+      `SELECT (SELECT sum(s.calls) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                WHERE d.datname = 'countersign' AND s.query NOT ILIKE '%pg_stat%')::text AS statements,
+              (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'countersign')::text AS transactions`,
+    );
+    return { statements: Number(row.statements ?? 0), transactions: Number(row.transactions) };
+  });
+}
+
+/** One kind of request at one level: what it cost the server per request, and how long it took. */
+type KindPhase = {
+  kind: string; agents: number; perSecond: number; latency: Summary; failures: string;
+  /** Server CPU per request (ms): the console, its PostgreSQL backends, and for an in-process vote the bench's own. */
+  consoleMs: number; postgresMs: number; inProcessMs: number;
+  statements: number; transactions: number;
+};
+
+/**
+ * `agents` in a closed loop on one kind of request for `seconds` (or until `one` says there is no
+ * more work), with nothing else sent meanwhile (no probers): CPU and statements per request.
+ */
+async function kindPhase(
+  kind: string, agents: number, seconds: number, one: (agentIndex: number, connections: http.Agent, recorder: Recorder) => Promise<boolean | void>,
+  options: { inProcess?: boolean } = {},
+): Promise<KindPhase> {
+  const recorder = new Recorder();
+  await sleep(300); // the last phase's sealing and its worker's passes settle first
+  const before = await databaseWork();
+  const consoleBefore = server?.pid ? (procTicks(server.pid)?.ticks ?? 0) : 0;
+  const pgBefore = postgresTicks();
+  const clientBefore = process.cpuUsage();
+  const connections = connectionPool();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let exhausted = false;
+  await Promise.all(
+    Array.from({ length: agents }, async (_, agentIndex) => {
+      while (!exhausted && performance.now() < deadline && !stopping && !serverGone) {
+        if ((await one(agentIndex, connections, recorder)) === false) exhausted = true;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  connections.destroy();
+  // What the requests left for the server to finish (sealing, the worker) counts too; and
+  // PostgreSQL's backends report their transactions within a second.
+  await sleep(1_100);
+  const client = process.cpuUsage(clientBefore);
+  const consoleTicks = (server?.pid ? (procTicks(server.pid)?.ticks ?? 0) : 0) - consoleBefore;
+  const pgTicks = ticksSince(pgBefore, postgresTicks());
+  const after = await databaseWork();
+  const n = Math.max(1, recorder.latencies.length);
+  const tickMs = 1000 / TICKS_PER_SECOND;
+  return {
+    kind, agents, perSecond: recorder.latencies.length / elapsed, latency: summarize(recorder.latencies), failures: recorder.failureText,
+    consoleMs: (consoleTicks * tickMs) / n, postgresMs: (pgTicks * tickMs) / n,
+    inProcessMs: options.inProcess ? (client.user + client.system) / 1000 / n : 0,
+    // The counting query itself is one statement and one transaction.
+    statements: (after.statements - before.statements) / n, transactions: (after.transactions - before.transactions - 1) / n,
+  };
+}
+
 type RatePhase = {
   agents: number; seconds: number; perSecond: number; latency: Summary; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare;
   statements?: StatementReport;
@@ -571,6 +644,21 @@ const REVIEW_PAGES: Array<{ name: string; shape: string; code: string; edited?: 
   { name: "lookalike letters", shape: `"# " + "pаypаl " × 14,285 (100,000 chars, a Cyrillic а in every word)`, code: "# " + "p\u0430yp\u0430l ".repeat(14_285) },
 ];
 type ReviewPagePhase = { name: string; shape: string; htmlBytes: number; pages: Summary; perSecond: number; failures: string; health: ProbeSummary; page: ProbeSummary; cpu: CpuShare };
+
+/** The per-kind table: each kind at 1 agent and at 64, side by side, with the trivial route as the yardstick. */
+function printKinds(phases: KindPhase[]): void {
+  const f = (ms: number) => (Number.isNaN(ms) ? "—" : ms >= 100 ? ms.toFixed(0) : ms.toFixed(2));
+  console.log("\nPer request kind (no probers; CPU = console + its PostgreSQL backends, and the bench's own for the in-process vote;");
+  console.log("statements = top-level statements incl. BEGIN/COMMIT per request, sealing and the worker included: one round trip each)");
+  console.log(`${"kind".padEnd(20)} ${"agents".padStart(6)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"CPU ms/req".padStart(10)} ${"(console".padStart(8)} ${"pg".padStart(5)} ${"bench)".padStart(6)} ${"stmts/req".padStart(9)} ${"xacts/req".padStart(9)}`);
+  for (const k of phases) {
+    console.log(
+      `${k.kind.padEnd(20)} ${String(k.agents).padStart(6)} ${k.perSecond.toFixed(0).padStart(7)} ${f(k.latency.p50).padStart(7)} ${f(k.latency.p99).padStart(7)}` +
+        ` ${f(k.consoleMs + k.postgresMs + k.inProcessMs).padStart(10)} ${f(k.consoleMs).padStart(8)} ${f(k.postgresMs).padStart(5)} ${f(k.inProcessMs).padStart(6)}` +
+        ` ${k.statements.toFixed(1).padStart(9)} ${k.transactions.toFixed(2).padStart(9)}${k.failures ? `  FAILED: ${k.failures}` : ""}`,
+    );
+  }
+}
 
 async function main() {
   const setUpStarted = performance.now();
@@ -708,6 +796,73 @@ async function main() {
   });
   await decisionPhase(4, QUICK ? 0.5 : 1);
   console.log(`warm-up done (${warm.toFixed(1)} s)\n`);
+
+  // ── per request kind: what one request costs the server ──────────────────────────────────────
+  /** Pending emails proposed ahead of a vote phase: more than it can vote on. */
+  async function proposePendingEmails(count: number): Promise<Array<{ id: string; payloadHash: string; agentIndex: number }>> {
+    const proposed: Array<{ id: string; payloadHash: string; agentIndex: number }> = [];
+    const failed = new Recorder();
+    let next = 0;
+    const connections = connectionPool();
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < count && !stopping && !serverGone) {
+        const agentIndex = next++ % AGENTS;
+        const reply = await submit(agentIndex, connections, emailCall());
+        if (failed.take(reply, 201, stateIs("pending"))) {
+          const { id, payloadHash } = JSON.parse(reply.body) as { id: string; payloadHash: string };
+          proposed.push({ id, payloadHash, agentIndex });
+        }
+      }
+    }));
+    connections.destroy();
+    if (failed.failureText) console.log(`  (proposing emails to vote on: ${failed.failureText})`);
+    return proposed;
+  }
+
+  async function kindLevel(agents: number): Promise<KindPhase[]> {
+    const phases: KindPhase[] = [];
+    phases.push(await kindPhase("trivial route", agents, SECONDS, trivial));
+    phases.push(await kindPhase("allowed read", agents, SECONDS, read));
+    phases.push(await kindPhase("pending write", agents, SECONDS, write));
+    const toVote = await proposePendingEmails(Math.ceil(SECONDS * 350));
+    const approved: typeof toVote = [];
+    phases.push(await kindPhase("vote (in-process)", agents, SECONDS, async (_i, _c, recorder) => {
+      const action = toVote.pop();
+      if (!action) return false;
+      const started = performance.now();
+      try {
+        const outcome = await decideAction(db!, { tenantId, actionId: action.id, verdict: "approve", payloadHash: action.payloadHash, reviewer });
+        const ms = performance.now() - started;
+        if (outcome.status === "approved") {
+          recorder.take({ status: 200, code: null, body: "", ms, endedAt: 0 }, 200);
+          approved.push(action);
+        } else recorder.fail(`status ${outcome.status}`);
+      } catch (error) {
+        recorder.fail(error instanceof Error ? error.message.slice(0, 80) : String(error));
+      }
+    }, { inProcess: true }));
+    phases.push(await kindPhase("execute (db action)", agents, SECONDS, async (_i, connections, recorder) => {
+      const action = approved.pop();
+      if (!action) return false;
+      const reply = await send(connections, "POST", `/api/v1/actions/${action.id}/execute`, {
+        headers: { ...keys[action.agentIndex].headers, "idempotency-key": `bench-kind-${action.id}` },
+        json: { payloadHash: action.payloadHash },
+      });
+      recorder.take(reply, 200, stateIs("succeeded"));
+    }));
+    return phases;
+  }
+
+  const kindResults: KindPhase[] = [];
+  for (const agents of REVIEW_PAGES_ONLY ? [] : [1, AGENTS]) {
+    if (stopping || serverGone) break;
+    kindResults.push(...(await kindLevel(agents)));
+  }
+  if (kindResults.length > 0) printKinds(kindResults);
+  if (KINDS_ONLY) {
+    if (JSON_FILE) writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), secondsPerPhase: SECONDS, poolSize, kinds: kindResults }, null, 2));
+    return stopping ? INTERRUPTED : serverGone ? 1 : 0;
+  }
 
   const fmt = (ms: number) => (Number.isNaN(ms) ? "—" : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
   const line = (label: string, r: RatePhase) =>
@@ -872,7 +1027,7 @@ async function main() {
 
   if (JSON_FILE) {
     const machine = { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim(), node: process.version, platform: `${os.platform()} ${os.arch()}` };
-    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, levels: results, hostile, reviewPages, flood }, null, 2));
+    writeFileSync(JSON_FILE, JSON.stringify({ at: new Date().toISOString(), machine, secondsPerPhase: SECONDS, poolSize, kinds: kindResults, levels: results, hostile, reviewPages, flood }, null, 2));
     console.log(`raw numbers written to ${JSON_FILE}`);
   }
   return serverDied ? 1 : 0;

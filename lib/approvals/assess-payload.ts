@@ -1,7 +1,8 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { judgePayloadTask } from "@/lib/approvals/compute";
-import type { JudgeInput, Judgement } from "@/lib/approvals/compute-tasks";
+import { judgeScanned, type JudgeInput, type Judgement } from "@/lib/approvals/judge-payload";
+import { fitsWithin, INLINE_CHARS } from "@/lib/compute/fits-within";
 import type { Queryable } from "@/lib/db/sql";
 import type { Policy } from "@/lib/policy/policy-document";
 import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
@@ -30,6 +31,35 @@ export type AssessInput = {
   /** The revision being assessed (1 for a proposal). */
   revision: number;
 };
+
+/**
+ * A tool's payload (not code) within INLINE_CHARS — arguments, reason, untrusted text and the
+ * facts read for the policy — under a policy this small whose conditions for the tool are cheap
+ * (inlineJudgeable) is judged in the request thread; anything else on the pool, with its budget.
+ */
+const INLINE_POLICY_CHARS = 16_384;
+
+/**
+ * A CEL condition whose cost the arguments' size does not bound: a regex (`matches` may backtrack
+ * without end on a 40-character string) or more than one comprehension (nested, they multiply).
+ */
+const UNBOUNDED_CEL = /\bmatches\s*\(/;
+const COMPREHENSION = /\.\s*(?:all|exists|exists_one|map|filter)\s*\(/g;
+const inlineTools = new WeakMap<Policy, Map<string, boolean>>();
+
+/** Whether the policy's conditions for `tool` are cheap for small arguments, so it may be judged inline. */
+function inlineJudgeable(policy: Policy, tool: string): boolean {
+  let byTool = inlineTools.get(policy);
+  if (!byTool) inlineTools.set(policy, (byTool = new Map()));
+  let safe = byTool.get(tool);
+  if (safe === undefined) {
+    const rules = Object.hasOwn(policy.tools, tool) ? policy.tools[tool].rules : [];
+    safe = policyJson(policy).length <= INLINE_POLICY_CHARS
+      && rules.every((rule) => !rule.when || (!UNBOUNDED_CEL.test(rule.when) && (rule.when.match(COMPREHENSION)?.length ?? 0) <= 1));
+    byTool.set(tool, safe);
+  }
+  return safe;
+}
 
 // A policy version is serialised once for the compute pool (see JudgeInput's `policy`).
 const policyJsonCache = new WeakMap<Policy, string>();
@@ -78,42 +108,44 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
   // A code tool's snapshot lists the data sets it mounts, as read now.
   const datasets = tool.kind === "code" ? parseDatasetRefs(snapshot?.datasets) : [];
   const { amountThresholdMinor: _threshold, ...policyFacts } = tool.policyContext?.(args, snapshot) ?? {};
-  const judged = await runCompute(judgePayloadTask,
-    {
-      code: tool.kind === "code" ? String(args.code ?? "") : null,
-      bannedModules: policy.policy.bannedModules,
-      risk: {
-        tool: tool.name,
-        toolClass: tool.classes,
-        args,
-        reason: input.reason,
-        context: {
-          customerVerifiedDomains: policyFacts.customerVerifiedDomains,
-          tenantDomains: input.tenantDomains,
-          untrustedValues: input.untrustedValues,
-        },
+  const judgeInput: JudgeInput = {
+    code: tool.kind === "code" ? String(args.code ?? "") : null,
+    bannedModules: policy.policy.bannedModules,
+    risk: {
+      tool: tool.name,
+      toolClass: tool.classes,
+      args,
+      reason: input.reason,
+      context: {
+        customerVerifiedDomains: policyFacts.customerVerifiedDomains,
+        tenantDomains: input.tenantDomains,
+        untrustedValues: input.untrustedValues,
       },
-      policy: { json: policyJson(policy.policy), cacheKey: `${input.tenantId}:${policy.version}` },
-      policyInput: {
-        tool: tool.name,
-        unlisted: tool.unlistedEffect,
-        args,
-        context: {
-          ...policyFacts,
-          requesterRoles: input.requesterRoles,
-          tenantDomains: input.tenantDomains,
-          customerVerifiedDomains: policyFacts.customerVerifiedDomains ?? [],
-        },
-      },
-      refusal,
-      stateFindings,
-      payload: {
-        tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args, datasets),
-        sandboxSpec, revision: input.revision, policyVersion: policy.version,
-      },
-      gvisor,
     },
-    { what: tool.kind === "code" ? "code" : "payload" },
-  );
+    policy: { json: policyJson(policy.policy), cacheKey: `${input.tenantId}:${policy.version}` },
+    policyInput: {
+      tool: tool.name,
+      unlisted: tool.unlistedEffect,
+      args,
+      context: {
+        ...policyFacts,
+        requesterRoles: input.requesterRoles,
+        tenantDomains: input.tenantDomains,
+        customerVerifiedDomains: policyFacts.customerVerifiedDomains ?? [],
+      },
+    },
+    refusal,
+    stateFindings,
+    payload: {
+      tenantId: input.tenantId, tool: tool.name, kind: tool.kind, ...payloadColumns(tool.kind, args, datasets),
+      sandboxSpec, revision: input.revision, policyVersion: policy.version,
+    },
+    gvisor,
+  };
+  const inline = tool.kind !== "code" && inlineJudgeable(policy.policy, tool.name)
+    && fitsWithin([args, input.reason ?? "", input.untrustedValues ?? [], policyFacts, stateFindings], INLINE_CHARS);
+  const judged = inline
+    ? judgeScanned(judgeInput, policy.policy, null)
+    : await runCompute(judgePayloadTask, judgeInput, { what: tool.kind === "code" ? "code" : "payload" });
   return { snapshot, preview, datasets, ...judged };
 }

@@ -15,6 +15,7 @@ import { isUuid } from "@/lib/db/uuid";
 import { lockExecutionStanding } from "@/lib/db/statements/tenant/lock-acting-membership";
 import { sessionEndedError } from "@/lib/auth/session-ended";
 import { lockAction, type LockedAction } from "@/lib/db/statements/actions/lock-action";
+import type { ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
 import { readLatestExecution } from "@/lib/db/statements/executions/read-latest-execution";
 import { recordExecution as writeExecutionRecord, type ExecutionState } from "@/lib/db/statements/executions/record-execution";
 import { renewExecutionLease } from "@/lib/db/statements/executions/renew-execution-lease";
@@ -22,7 +23,8 @@ import { reopenLostApprovals } from "@/lib/approvals/reopen-lost-approvals";
 import { settleAction } from "@/lib/db/statements/actions/settle-action";
 import { findTenantTool } from "@/lib/tools/tenant-tools";
 import type { Applied, ToolDefinition, ToolOutcome } from "@/lib/tools/tool";
-import { datasetRefsOf, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { datasetRefsOf, revisionHash, revisionPayloadOf, toolArgsOf } from "@/lib/approvals/action-revision";
+import { fitsWithin, INLINE_CHARS } from "@/lib/compute/fits-within";
 import { insertExecutionArtifact } from "@/lib/db/statements/executions/insert-execution-artifact";
 import { runCompute } from "@/lib/compute/compute-pool";
 import { hashRevisionTask } from "@/lib/approvals/compute";
@@ -62,7 +64,19 @@ export type ExecuteInput = {
   actor: AuditActor;
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   signal?: AbortSignal;
+  /**
+   * An allowed proposal not written yet: `write` writes it first thing in the claim's transaction
+   * (one commit for the proposal and its execution), and `action` is what it writes.
+   */
+  fresh?: { write: (tx: SqlClient) => Promise<ProposalWritten>; action: LockedAction };
 };
+
+/** A fresh proposal's write refused (ExecuteInput.fresh): nothing was written, and `refusal` says why. */
+export class ProposalNotWritten extends Error {
+  constructor(readonly refusal: Extract<ProposalWritten, { written: false }>["refusal"]) {
+    super(`The proposal was not written: ${refusal}.`);
+  }
+}
 
 const ABSENT_SNAPSHOT_HASH = snapshotHash(null);
 
@@ -166,14 +180,27 @@ async function claimAndApply(tx: SqlClient, input: ExecuteInput, attempt: Attemp
     const member = input.executor.type === "member" ? input.executor : null;
     const { sessionLive } = await lockExecutionStanding(tx, {
       tenantId: input.tenantId, userId: member?.userId ?? null, sessionId: member?.sessionId ?? null, actionId: input.actionId,
+      requesterUserId: input.fresh?.action.requesterUserId ?? null,
     });
     if (!sessionLive) return refuse(tx, input, null, "session_ended");
   }
-  const action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
-  if (!action) return refuse(tx, input, null, "not_found");
+  let action: LockedAction | null;
+  let recomputed: string;
+  if (input.fresh) {
+    const written = await input.fresh.write(tx);
+    if (!written.written) throw new ProposalNotWritten(written.refusal);
+    // Written a statement ago by this transaction, which no other can see or lock: what is stored
+    // is what was hashed, so the claim checks the stored hashes against that hash (no re-hash).
+    action = input.fresh.action;
+    recomputed = action.payloadHash;
+  } else {
+    action = await lockAction(tx, { tenantId: input.tenantId, actionId: input.actionId });
+    if (!action) return refuse(tx, input, null, "not_found");
+    const stored = revisionPayloadOf(action);
+    recomputed = fitsWithin(stored, INLINE_CHARS) ? revisionHash(stored).hash : (await runCompute(hashRevisionTask, stored, { what: "stored payload" })).hash;
+  }
   const tool = await findTenantTool(tx, input.tenantId, action.tool);
   const args = toolArgsOf(action);
-  const recomputed = (await runCompute(hashRevisionTask, revisionPayloadOf(action), { what: "stored payload" })).hash;
   // The state the decision rests on, read again with its rows locked until this transaction ends
   // — only for an approval that could run; anything else is refused before it matters.
   const live = action.status === "approved" && !action.consumed ? await readLiveState(tx, { tenantId: input.tenantId, tool, args, lock: true }) : null;

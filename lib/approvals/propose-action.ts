@@ -17,7 +17,9 @@ import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-p
 import { payloadColumns } from "@/lib/approvals/action-revision";
 import { assessPayload } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
-import { executeAction, type ExecutionOutcome } from "@/lib/approvals/execute-action";
+import { executeAction, ProposalNotWritten, type ExecutionOutcome } from "@/lib/approvals/execute-action";
+import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
+import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
@@ -173,10 +175,7 @@ async function proposeUnder(
       taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
     },
   });
-  // One statement (shared with concurrent proposals): the audit event, the action, its first
-  // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
-  // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
-  const row = await writeProposal(db, {
+  const proposal: ProposalRow = {
     actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
     event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
     requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
@@ -190,29 +189,58 @@ async function proposeUnder(
     policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
     scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
     snapshotHash: requestSnapshotHash,
-  });
-  if (!row.written) {
-    if (row.refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
-    if (row.refusal === "agents_paused") return refuse(agentsPausedError());
-    if (row.refusal === "requester_changed") {
+  };
+  /** Nothing was written, for `refusal`: the outcome, null to assess again, or the refusal thrown. */
+  const notWritten = async (refusal: Extract<ProposalWritten, { written: false }>["refusal"]): Promise<ProposalOutcome | null> => {
+    if (refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+    if (refusal === "agents_paused") return refuse(agentsPausedError());
+    if (refusal === "requester_changed") {
       return refuse(new AppError("requester_changed", "Your membership or roles in this organisation changed while this was being proposed; nothing was proposed.", 409));
     }
-    if (row.refusal === "task_lease_lost") {
+    if (refusal === "task_lease_lost") {
       throw new AppError("task_lease_lost", "Another worker took this task over while this call was being proposed; nothing was proposed.", 409);
     }
-    if (row.refusal === "call_taken" && input.taskId && input.agentCallId) {
+    if (refusal === "call_taken" && input.taskId && input.agentCallId) {
       // Proposed first by another worker of the task: that action is this call's.
       const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId, agentCallId: input.agentCallId } }, select: { id: true } });
       throw new CallTaken(taken.id);
     }
-    if (row.refusal === "submit_key_taken") {
+    if (refusal === "submit_key_taken") {
       // A concurrent duplicate was written first: that one is this request's action.
       const winner = await submittedUnder(db, input, tenant.id, submitKey!, requestHash!);
       if (!winner) throw new Error(`Idempotency-Key conflict on insert, but no action holds it for key ${input.requester.label}.`);
       return winner;
     }
     return null;
+  };
+
+  if (decision.effect === "allow" && !input.taskId) {
+    // One transaction: the proposal's statement (below), then the claim, the effect and its record.
+    // A task's calls keep the shared write below: a task's proposals share-lock the task, which
+    // the record of an execution then updates.
+    const action: LockedAction = {
+      id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status, consumed: false, taskId: null,
+      requesterUserId, requesterApiKeyId: proposal.requesterApiKeyId, requesterLabel: proposal.requesterLabel, reason: proposal.reason,
+      untrustedValues, riskLevel: assessment.riskLevel, currentRevision: revision, payloadHash: hash.hash, revisionId, revision,
+      revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
+      policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
+    };
+    try {
+      const execution = await executeAction(db, {
+        tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor,
+        fresh: { action, write: async (tx) => (await writeProposals(tx, [proposal]))[0] },
+      });
+      return { state: "allowed", actionId, reason: decision.reason, execution };
+    } catch (error) {
+      if (!(error instanceof ProposalNotWritten)) throw error;
+      return notWritten(error.refusal);
+    }
   }
+  // One statement (shared with concurrent proposals): the audit event, the action, its first
+  // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
+  // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
+  const row = await writeProposal(db, proposal);
+  if (!row.written) return notWritten(row.refusal);
   void requestSeal(db, tenant.id);
   const expiresAt = row.expiresAt;
 

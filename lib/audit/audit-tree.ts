@@ -1,9 +1,7 @@
 import type { Queryable } from "@/lib/db/sql";
 import { readAuditSubtrees } from "@/lib/db/statements/audit/read-audit-subtrees";
 import { fromHex, type GetPerfect } from "@/lib/audit/transparency/merkle";
-
-/** A subtree the stored tree should hold and does not (a seal removed behind the console's back). */
-export class MissingSubtreeError extends Error {}
+import { MissingSubtreeError } from "@/lib/audit/missing-subtree-error";
 
 /**
  * A tenant's stored perfect subtrees as `getPerfect(level, index)` for merkle.ts: subtree (level,

@@ -66,7 +66,8 @@ async function sealWithoutTheCheck(tenantId: string, eventId: bigint): Promise<v
     const leaf = leafHash(auditLeafBytes(auditLeaf({ ...row, seq }, auditBodyOfRow(row))));
     const nodes = appendLeaf(frontier, leaf).completed.map((node) => toHex(node.hash));
     const seal = { seq, eventId, leafHash: toHex(leaf), nodes };
-    await writeAuditSeals(tx, { tenantId, floor: head.floor, seals: [{ ...seal, mac: sealMac(macKey, { tenantId, ...seal }) }], quarantined: [] });
+    const mac = sealMac(macKey, { tenantId, ...seal });
+    await writeAuditSeals(tx, { seals: [{ tenantId, floor: head.floor, eventId: String(eventId), seq: String(seq), leafHash: seal.leafHash, nodes, mac }], quarantined: [] });
   });
 }
 

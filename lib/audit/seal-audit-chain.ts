@@ -1,155 +1,172 @@
 import type { Db } from "@/lib/db/client";
-import { isClosed, sqlTransaction } from "@/lib/db/sql";
+import { isClosed, sqlSession } from "@/lib/db/sql";
 import { notUrgently } from "@/lib/scheduling/urgency";
-import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
 import { auditKeys } from "@/lib/audit/audit-keys";
-import { storedSubtrees } from "@/lib/audit/audit-tree";
-import { eventMac, macsEqual, sealMac } from "@/lib/audit/event-mac";
-import { appendLeaf, frontierAt, leafHash, toHex } from "@/lib/audit/transparency/merkle";
+import { sealTrees as sealInline, type TreeSealed } from "@/lib/audit/seal-events";
+import type { TreeToSeal } from "@/lib/db/statements/audit/read-audit-trees-to-seal";
+import { sealTreesTask } from "@/lib/audit/compute";
+import { runCompute } from "@/lib/compute/compute-pool";
+import { fitsWithin, INLINE_CHARS } from "@/lib/compute/fits-within";
 import { hasUnsealedAuditEvents } from "@/lib/db/statements/audit/has-unsealed-audit-events";
 import { readAuditSealFloors } from "@/lib/db/statements/audit/read-audit-seal-floors";
-import { lockAuditTree } from "@/lib/db/statements/audit/lock-audit-tree";
-import { readUnsealedAuditEvents, type UnsealedAuditEvent } from "@/lib/db/statements/audit/read-unsealed-audit-events";
+import { lockAuditTrees, unlockAuditTrees } from "@/lib/db/statements/audit/lock-audit-trees";
+import { readAuditTreesToSeal } from "@/lib/db/statements/audit/read-audit-trees-to-seal";
 import { writeAuditSeals, type AuditSealRow } from "@/lib/db/statements/audit/write-audit-seals";
-import { legacyBoundary, type LegacyBoundary } from "@/lib/audit/legacy-boundary";
+import { legacyBoundary } from "@/lib/audit/legacy-boundary";
 
+/** Events of one tenant a pass reads at most; a longer backlog takes more passes. */
 const BATCH = 500;
-/** One sealing transaction seals at most this many events, so it never holds the lock for long. */
-const MAX_PER_TRANSACTION = 5_000;
+/** Tenants one pass locks and seals at most (each holds an advisory lock until the pass ends). */
+const MAX_TENANTS_PER_PASS = 64;
+/**
+ * A pass with at most this many events, and this much text, computes its seals in this thread
+ * (~45 µs an event: ~10 ms at most); a backlog's batch goes to the compute pool. A pass waiting in
+ * the pool's queue would hold its trees' locks and a connection meanwhile.
+ */
+const INLINE_EVENTS = 200;
+const INLINE_EVENT_CHARS = 64 * INLINE_CHARS;
+/** A batch's seals take milliseconds; this only stops a pass that could never finish. */
+const SEAL_BUDGET_MS = 30_000;
 
 /**
  * Seals the tenant's new audit events into its Merkle tree, in the order they were written (by
- * id), and returns how many it sealed. Each event's MAC is checked first (lib/audit/event-mac.ts):
- * one that fails — not written by the console — is quarantined, never sealed, and the verifier
- * names it; so is a copy of an event (its uid is another event's). Each sealed event gets an AuditSeal row: its seq, its RFC 6962 leaf hash, the perfect
- * subtrees it completes, and the seal's MAC. Sealing is serialised per tenant by a transaction
- * lock, so the tree never forks, whichever process seals.
+ * writing transaction, then id), and returns how many it sealed or quarantined: passes over this
+ * tenant alone until its backlog is read (see sealPass).
  */
 export async function sealAuditChain(db: Db, tenantId: string): Promise<number> {
-  const floor = (await readAuditSealFloors(db, { tenantId }))[0]?.floor ?? "0";
-  if (!(await hasUnsealedAuditEvents(db, { tenantId, floor }))) return 0;
-  let sealed = 0;
-  for (;;) {
-    const { count, more } = await sealBatch(db, tenantId);
-    sealed += count;
-    if (!more) return sealed;
-  }
-}
-
-/** Why an event cannot be sealed, or null when the console wrote it and it is not yet in the tree. */
-function quarantineReason(row: UnsealedAuditEvent, macKey: Buffer, legacy: LegacyBoundary): string | null {
-  if (row.mac === null) return row.id <= legacy.ceiling ? null : "no MAC: not written by the console";
-  const expected = eventMac(macKey, { uid: row.uid, body: auditBodyOfRow(row), omits: row.macOmits });
-  if (!macsEqual(row.mac, expected)) return "its MAC does not verify: written or changed outside the console";
-  // The MAC cannot bind a place the console does not know when it writes (id, time, seq): one uid, one leaf.
-  if (row.sameUidAs !== null) return `a replay: event ${row.sameUidAs} carries the same uid (${row.uid}), and one event is sealed once`;
-  return null;
+  return sealTenants(db, [tenantId]);
 }
 
 const minXid = (a: string, b: string): string => (BigInt(a) < BigInt(b) ? a : b);
 
-async function sealBatch(db: Db, tenantId: string): Promise<{ count: number; more: boolean }> {
+/** The seals of `trees`: in this thread for a few events, on the compute pool for a batch. */
+async function sealTrees(trees: TreeToSeal[], macKey: Buffer, legacyCeiling: bigint): Promise<TreeSealed[]> {
+  const events = trees.map((tree) => tree.events);
+  if (events.flat().length <= INLINE_EVENTS && fitsWithin(events, INLINE_EVENT_CHARS)) return sealInline(trees, macKey, legacyCeiling);
+  return runCompute(sealTreesTask, { trees, macKey, legacyCeiling: legacyCeiling.toString() }, { what: "audit seals", budgetMs: SEAL_BUDGET_MS, urgent: false });
+}
+
+/**
+ * One sealing pass over the trees of `tenantIds`, in at most four statements on one connection,
+ * whatever the number of tenants and events (round-trips.test.ts): lock the trees (serialised
+ * per tenant across processes, so a tree never forks), read every tree's head, frontier and new
+ * events, write every seal and quarantine in one autocommitted statement, unlock. The seals —
+ * each event's MAC checked, its leaf hash, the subtrees it completes, the seal's MAC
+ * (seal-events.ts) — are computed between the read and the write. Each tree's floor moves past
+ * what is sealed: events come in transaction order, so every visible event of a transaction older
+ * than the last one read is now sealed or quarantined; and an event not visible yet belongs to a
+ * transaction still running, no older than `xmin` (read with the events). Caught up, it moves to
+ * `xmin` itself. Returns how many events it sealed or quarantined, and the tenants with more.
+ */
+async function sealPass(db: Db, tenantIds: string[]): Promise<{ count: number; more: string[] }> {
   const { macKey } = auditKeys();
   const legacy = await legacyBoundary(db);
-  return sqlTransaction(db, async (tx) => {
-    const head = await lockAuditTree(tx, { tenantId });
-    let frontier = await frontierAt(Number(head.size), storedSubtrees(tx, tenantId));
-    let floor = head.floor;
-    let count = 0;
-    let more = false;
-    for (;;) {
-      const rows = await readUnsealedAuditEvents(tx, { tenantId, floor, limit: BATCH });
-      if (rows.length === 0) break;
+  return sqlSession(db, async (conn) => {
+    await lockAuditTrees(conn, tenantIds);
+    try {
+      const trees = (await readAuditTreesToSeal(conn, { tenantIds, limit: BATCH })).filter((tree) => tree.events.length > 0);
+      if (trees.length === 0) return { count: 0, more: [] };
+      const sealed = new Map((await sealTrees(trees, macKey, legacy.ceiling)).map((s) => [s.tenantId, s]));
       const seals: AuditSealRow[] = [];
-      const quarantined: Array<{ eventId: bigint; reason: string }> = [];
-      for (const row of rows) {
-        const reason = quarantineReason(row, macKey, legacy);
-        if (reason) {
-          quarantined.push({ eventId: row.id, reason });
+      const quarantined: Array<{ tenantId: string; eventId: string; reason: string }> = [];
+      const written: typeof trees = [];
+      for (const tree of trees) {
+        const result = sealed.get(tree.tenantId);
+        if (!result || "error" in result) {
+          // One tenant's broken tree (a seal removed behind the console's back) stops its own sealing only.
+          console.error(`[countersign] sealing the audit chain of tenant ${tree.tenantId} failed: ${result?.error ?? "no result"}`);
           continue;
         }
-        const seq = BigInt(frontier.size + 1);
-        const leaf = leafHash(auditLeafBytes(auditLeaf({ ...row, seq }, auditBodyOfRow(row))));
-        const appended = appendLeaf(frontier, leaf);
-        frontier = appended.frontier;
-        const seal = { seq, eventId: row.id, leafHash: toHex(leaf), nodes: appended.completed.map((node) => toHex(node.hash)) };
-        seals.push({ ...seal, mac: sealMac(macKey, { tenantId, ...seal }) });
+        const caughtUp = tree.events.length < BATCH;
+        const floor = caughtUp ? tree.xmin : minXid(tree.events[tree.events.length - 1].xid, tree.xmin);
+        for (const seal of result.seals) seals.push({ tenantId: tree.tenantId, floor, ...seal });
+        for (const q of result.quarantined) quarantined.push({ tenantId: tree.tenantId, ...q });
+        written.push(tree);
       }
-      count += rows.length;
-      // The floor moves past what is sealed: events come in transaction order, so every visible
-      // event of a transaction older than the last one read is now sealed or quarantined; and an
-      // event not visible yet belongs to a transaction still running, no older than `xmin`
-      // (read before any event was). Caught up, it moves to `xmin` itself.
-      const caughtUp = rows.length < BATCH;
-      floor = caughtUp ? head.xmin : minXid(rows[rows.length - 1].xid, head.xmin);
-      await writeAuditSeals(tx, { tenantId, floor, seals, quarantined });
-      more = !caughtUp && count >= MAX_PER_TRANSACTION;
-      if (caughtUp || more) break;
+      await writeAuditSeals(conn, { seals, quarantined });
+      return {
+        count: written.reduce((n, tree) => n + tree.events.length, 0),
+        more: written.filter((tree) => tree.events.length >= BATCH).map((tree) => tree.tenantId),
+      };
+    } finally {
+      await unlockAuditTrees(conn, tenantIds);
     }
-    return { count, more };
   });
 }
 
-/** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
-export async function sealAllPending(db: Db): Promise<number> {
+/** Seals the trees of `tenantIds`, up to MAX_TENANTS_PER_PASS a pass, until none has a backlog left. */
+async function sealTenants(db: Db, tenantIds: string[]): Promise<number> {
   let sealed = 0;
-  for (const { tenantId, floor } of await readAuditSealFloors(db)) {
-    if (await hasUnsealedAuditEvents(db, { tenantId, floor })) sealed += await sealAuditChain(db, tenantId);
+  const unique = [...new Set(tenantIds)];
+  for (let i = 0; i < unique.length; i += MAX_TENANTS_PER_PASS) {
+    let pending = unique.slice(i, i + MAX_TENANTS_PER_PASS);
+    while (pending.length > 0) {
+      const { count, more } = await sealPass(db, pending);
+      sealed += count;
+      pending = more;
+    }
   }
   return sealed;
 }
 
-type Sealer = { running: boolean; waiting: Array<() => void> };
-const sealers = new WeakMap<Db, Map<string, Sealer>>();
+/** Seals every tenant's unsealed events (the sweep behind `requestSeal`, and before audit reads). */
+export async function sealAllPending(db: Db): Promise<number> {
+  const tenants: string[] = [];
+  for (const { tenantId, floor } of await readAuditSealFloors(db)) {
+    if (await hasUnsealedAuditEvents(db, { tenantId, floor })) tenants.push(tenantId);
+  }
+  return tenants.length === 0 ? 0 : sealTenants(db, tenants);
+}
+
+/** This process's sealer for one client: the requests waiting for its next pass. */
+type Sealer = { running: boolean; waiting: Array<{ tenantId: string; resolve: () => void }> };
+const sealers = new WeakMap<Db, Sealer>();
 
 /**
  * Asks for the tenant's unsealed events to be sealed, once the transaction that wrote them has
- * committed. Requests are coalesced: one sealing pass serves every request made before it began,
- * so a burst of writes costs a few sealing transactions, not one each. The promise settles when a
- * pass that began after the request has finished; it never rejects (a failed pass is logged, and
- * the events stay unsealed for the next pass or the worker's sweep).
+ * committed. One sealer per process (per client) serves every tenant, as a group commit: a pass
+ * seals the trees of every tenant asked for before it began, so a burst of writes across tenants
+ * costs a few passes, not one per write or per tenant. The promise settles when a pass that began
+ * after the request has finished; it never rejects (a failed pass is logged, and the events stay
+ * unsealed for the next pass or the worker's sweep).
  */
 export function requestSeal(db: Db, tenantId: string): Promise<void> {
-  let byTenant = sealers.get(db);
-  if (!byTenant) sealers.set(db, (byTenant = new Map()));
-  let sealer = byTenant.get(tenantId);
-  if (!sealer) byTenant.set(tenantId, (sealer = { running: false, waiting: [] }));
+  let sealer = sealers.get(db);
+  if (!sealer) sealers.set(db, (sealer = { running: false, waiting: [] }));
   const current = sealer;
   return new Promise((resolve) => {
-    current.waiting.push(resolve);
+    current.waiting.push({ tenantId, resolve });
     if (!current.running) {
       current.running = true;
       // After the caller's own next statement is on its way: sealing is bookkeeping, not in its path.
       // Bookkeeping, at ordinary priority even when urgent work asked for it (lib/scheduling/urgency.ts).
-      notUrgently(() => setImmediate(() => void drain(db, tenantId, current, byTenant)));
+      notUrgently(() => setImmediate(() => void drain(db, current)));
     }
   });
 }
 
 /**
- * Passes for one tenant start at most this often while writes keep coming: under load a pass then
- * seals a batch of events instead of one or two (a pass is a handful of statements), and a single
- * write on a quiet system is still sealed at once.
+ * Passes start at most this often while writes keep coming: under load a pass then seals a batch
+ * of events instead of one or two, and a single write on a quiet system is still sealed at once.
  */
 const MIN_PASS_INTERVAL_MS = 25;
 
-async function drain(db: Db, tenantId: string, sealer: Sealer, byTenant: Map<string, Sealer>): Promise<void> {
+async function drain(db: Db, sealer: Sealer): Promise<void> {
   try {
     while (sealer.waiting.length > 0) {
       const startedAt = Date.now();
       const served = sealer.waiting.splice(0);
       try {
-        if (!isClosed(db)) await sealAuditChain(db, tenantId);
+        if (!isClosed(db)) await sealTenants(db, served.map((w) => w.tenantId));
       } catch (error) {
-        if (!isClosed(db)) console.error(`[countersign] sealing the audit chain of tenant ${tenantId} failed: ${(error as Error).message}`);
+        if (!isClosed(db)) console.error(`[countersign] sealing the audit chain failed: ${(error as Error).message}`);
       }
-      for (const resolve of served) resolve();
+      for (const { resolve } of served) resolve();
       const wait = MIN_PASS_INTERVAL_MS - (Date.now() - startedAt);
       if (sealer.waiting.length > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   } finally {
     sealer.running = false;
-    byTenant.delete(tenantId);
   }
 }
 

@@ -151,6 +151,34 @@ export async function sqlTransaction<T>(db: DbTx, fn: (tx: SqlClient) => Promise
 }
 
 /**
+ * Runs `fn` on one connection of the client's pool, each statement committed on its own: for work
+ * that holds a session's lock across statements (sealing, lib/audit/seal-audit-chain.ts). If `fn`
+ * throws, the connection is closed rather than returned, with whatever it still held.
+ */
+export async function sqlSession<T>(db: DbTx, fn: (conn: SqlClient) => Promise<T>): Promise<T> {
+  const entry = pools.get(db);
+  if (!entry) throw new Error("sqlSession needs the app's database client, not a transaction client.");
+  await acquireConnection(entry);
+  let conn: PoolClient;
+  try {
+    conn = await entry.pool.connect();
+  } catch (error) {
+    entry.gate.release();
+    throw error;
+  }
+  let failed = false;
+  try {
+    return await fn(clientOf(conn));
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    conn.release(failed || undefined);
+    entry.gate.release();
+  }
+}
+
+/**
  * Runs `fn` inside a savepoint of the transaction `tx`: if it throws, or returns `{ rollback: true }`,
  * everything it wrote is undone and the transaction goes on (a failed statement would otherwise
  * abort the whole transaction).

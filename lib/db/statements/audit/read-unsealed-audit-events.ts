@@ -23,12 +23,21 @@ export type UnsealedAuditEvent = {
  * per candidate: turned into anti-joins, a plan that overestimates the candidates (a histogram
  * bucket holds thousands of events) hashes every seal of the tenant instead (~40 ms at 1,000,000).
  */
-export function unsealedAuditEventSql(tenant: Sql, floor: string): Sql {
+export function unsealedAuditEventSql(tenant: Sql, floor: string | Sql): Sql {
   return Prisma.sql`e."tenantId" = ${tenant}
     AND e.xid >= ${floor}::xid8
     AND NOT EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = e.id OFFSET 0)
     AND NOT EXISTS (SELECT 1 FROM "AuditQuarantine" q WHERE q."eventId" = e.id OFFSET 0)`;
 }
+
+/**
+ * For event `e`: another event with its uid that is sealed, or was written before it (lower id) —
+ * `e` is then its copy — or null. `OFFSET 0` keeps the EXISTS one index probe per row (PostgreSQL
+ * would otherwise hash every seal of every tenant for the OR).
+ */
+export const sameUidAsSql = Prisma.sql`(SELECT o.id FROM "AuditEvent" o
+  WHERE o.uid = e.uid AND o.id <> e.id AND (o.id < e.id OR EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = o.id OFFSET 0))
+  ORDER BY o.id LIMIT 1)`;
 
 /**
  * The tenant's events not yet in its tree from `floor` on, by writing transaction (then id), so
@@ -41,10 +50,7 @@ export async function readUnsealedAuditEvents(tx: SqlClient, input: { tenantId: 
   return query<UnsealedAuditEvent>(tx, Prisma.sql`
     SELECT e.xid::text AS xid, e.id, e."tenantId", e.at, e.uid, e.mac, e."macOmits", e."actorType", e."actorId", e."actorLabel", e.type, e.outcome,
       e."subjectType", e."subjectId", e."actionId", e.tool, e.verdict::text AS verdict, e."riskLevel"::text AS "riskLevel",
-      e."reviewerId", e.requester, e.status, e.data,
-      (SELECT o.id FROM "AuditEvent" o
-        WHERE o.uid = e.uid AND o.id <> e.id AND (o.id < e.id OR EXISTS (SELECT 1 FROM "AuditSeal" s WHERE s."eventId" = o.id))
-        ORDER BY o.id LIMIT 1) AS "sameUidAs"
+      e."reviewerId", e.requester, e.status, e.data, ${sameUidAsSql} AS "sameUidAs"
     FROM "AuditEvent" e
     WHERE ${unsealedAuditEventSql(Prisma.sql`${input.tenantId}::uuid`, input.floor)}
     ORDER BY e.xid, e.id LIMIT ${input.limit}`, { prepare: false });

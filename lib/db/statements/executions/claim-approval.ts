@@ -71,8 +71,9 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
       SELECT a.id, a."tenantId", a."requesterApiKeyId", a."requesterUserId", a.status::text AS status, a."consumedAt" IS NOT NULL AS consumed, a."payloadHash" AS "actionHash",
         (a."expiresAt" IS NULL OR a."expiresAt" <= statement_timestamp()) AS expired,
         r.id AS "revisionId", r.revision, r.status::text AS "revisionStatus", r."payloadHash" AS "revisionHash", r."requiresApproval", r.quorum,
-        ${countedVotesSql("approve", recomputed)} AS approvals,
-        ${countedVotesSql("reject", recomputed)} AS rejections,
+        -- Votes are counted only for an action that needs them.
+        CASE WHEN r."requiresApproval" THEN ${countedVotesSql("approve", recomputed)} END AS approvals,
+        CASE WHEN r."requiresApproval" THEN ${countedVotesSql("reject", recomputed)} END AS rejections,
         COALESCE((SELECT s.hash FROM "Snapshot" s WHERE s."revisionId" = r.id AND s.phase = 'request' LIMIT 1), ${input.absentSnapshotHash})
           AS "requestSnapshotHash"
       FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
@@ -110,8 +111,9 @@ export async function claimApproval(tx: SqlClient, input: ClaimInput): Promise<{
     pre AS (
       INSERT INTO "Snapshot" (id, "tenantId", "actionId", "revisionId", phase, data, hash)
       SELECT gen_random_uuid(), ${input.tenantId}::uuid, c.id, c."revisionId", 'pre_execution',
-        COALESCE(${jsonParam(input.liveSnapshot)}::jsonb, '{}'::jsonb), ${input.liveSnapshotHash}
-      FROM claim c
+        ${jsonParam(input.liveSnapshot)}::jsonb, ${input.liveSnapshotHash}
+      -- A tool that rests on no state has nothing to keep.
+      FROM claim c WHERE ${jsonParam(input.liveSnapshot)}::jsonb IS NOT NULL
     ),
     ${auditCte(input.started, { gate: "claim" })}
     SELECT v.refusal, v.status FROM verdict v`);

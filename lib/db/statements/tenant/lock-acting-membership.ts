@@ -50,13 +50,17 @@ function liveSessionLockedSql(userId: string | null, sessionId: string | null): 
  */
 export async function lockExecutionStanding(
   tx: SqlClient,
-  input: { tenantId: string; userId: string | null; sessionId: string | null; actionId: string },
+  input: {
+    tenantId: string; userId: string | null; sessionId: string | null; actionId: string;
+    /** The requester of an action this transaction writes itself (not in the table yet for this statement). */
+    requesterUserId?: string | null;
+  },
 ): Promise<{ sessionLive: boolean }> {
   const [row] = await query<{ sessionLive: boolean }>(tx, Prisma.sql`
     SELECT (SELECT count(*) FROM (
         SELECT 1 FROM "Membership" m
         WHERE m."tenantId" = ${input.tenantId}::uuid
-          AND (m."userId" = ${input.userId}::uuid
+          AND (m."userId" = ${input.userId}::uuid OR m."userId" = ${input.requesterUserId ?? null}::uuid
             OR m."userId" = (SELECT a."requesterUserId" FROM "Action" a WHERE a.id = ${input.actionId}::uuid AND a."tenantId" = ${input.tenantId}::uuid))
         ORDER BY m.id FOR SHARE OF m
       ) locked) AS memberships,
