@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MCPServerStreamableHttp } from "@openai/agents";
 import { ErrorCode, McpError, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { connectMcpClient, MCP_ENDPOINT as ENDPOINT, routeFetch, textOfResult } from "@/tests/mcp-gateway-client";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { GET, POST } from "@/app/api/mcp/route";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
@@ -16,26 +16,14 @@ import { ACTION_META_KEY } from "@/lib/mcp/call-gateway-tool";
 import { REASON_META_KEY } from "@/lib/mcp/create-gateway-server";
 import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase({ appClient: true });
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 
 /** How long a poll for something the server does after answering may take on a loaded machine (not a speed assertion). */
 const EVENTUALLY = { timeout: 30_000 };
 // Part of the 450.00 paid on INV-1043: one refund executes, and the later proposals must still fit what is refundable.
 const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 10_000, reason: "Customer returned the goods" };
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  // The route handler uses the app's client: point it at this database.
-  process.env.DATABASE_URL = t.url;
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
-});
-afterAll(async () => {
-  await getDb().$disconnect();
-  await t?.drop();
-});
 
 const connect = connectMcpClient;
 

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { expect, it } from "vitest";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 it("two admins demoting each other at once leave the organisation with one admin: the second is no longer an admin when its change runs (refused, audited)", async () => {
   const second = a.users.reviewer;

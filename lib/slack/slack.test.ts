@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, TEST_PASSWORD, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { startFakeSlack, type SlackCall } from "@/tests/fake-slack";
@@ -24,6 +23,7 @@ import { listOutboxDeliveries } from "@/lib/outbox/list-outbox-deliveries";
 import { listFailedSlackDeliveries, resendSlackDelivery } from "@/lib/slack/slack-deliveries";
 import { refusal } from "@/tests/refusal";
 import { whileHolding } from "@/tests/action-lock";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { changePassword } from "@/lib/auth/change-password";
 import { slackMember } from "@/lib/slack/slack-member";
 import { argumentsSummary, SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
@@ -36,23 +36,18 @@ const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5".replace(/[^0-9a-f]/g, 
 const TEAM = "T0TESTTEAM";
 const CHANNEL = "C0APPROVALS";
 
-let t: TestDatabase;
+const t = setUpTestDatabase({ appClient: true });
 let slack: Awaited<ReturnType<typeof startFakeSlack>>;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   slack = await startFakeSlack({ token: TOKEN });
-  vi.stubEnv("DATABASE_URL", t.url);
   vi.stubEnv("SLACK_API_URL", slack.url);
   vi.stubEnv("SLACK_RETRY_BASE_MS", "20");
   vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
 });
 afterAll(async () => {
-  // The route handlers use the app's client (pointed at this database above).
-  await getDb().$disconnect();
   vi.unstubAllEnvs();
   await slack?.close();
-  await t?.drop();
 });
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
