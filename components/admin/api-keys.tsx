@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
+import { DataTable } from "@/components/ui/data-table";
 
 export type ApiKeyRow = {
   id: string;
@@ -139,44 +140,30 @@ function NewKeySecret({ created }: { created: { name: string; secret: string } }
 
 function ApiKeyTable({ keys, pending, onTogglePause, onRevoke }: { keys: ApiKeyRow[]; pending: boolean; onTogglePause: (key: ApiKeyRow) => void; onRevoke: (key: ApiKeyRow) => void }) {
   return (
-    <table className="w-full text-left text-sm">
-      <caption className="sr-only">API keys</caption>
-      <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-        <tr>
-          <th scope="col" className="px-3 py-2">Name</th>
-          <th scope="col" className="px-3 py-2">Prefix</th>
-          <th scope="col" className="px-3 py-2">Tools</th>
-          <th scope="col" className="px-3 py-2">Created</th>
-          <th scope="col" className="px-3 py-2">Last used</th>
-          <th scope="col" className="px-3 py-2">State</th>
-          <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+    <DataTable caption="API keys" columns={["Name", "Prefix", "Tools", "Created", "Last used", "State"]} actionsColumn>
+      {keys.map((key) => (
+        <tr key={key.id} className="border-t border-slate-100 align-top">
+          <th scope="row" className="px-3 py-2 text-left font-medium">{key.name}</th>
+          <td className="px-3 py-2 font-mono text-xs">{key.prefix}…</td>
+          <td className="px-3 py-2 font-mono text-xs">{key.allowedTools.join(", ")}</td>
+          <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.createdAt)}</td>
+          <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.lastUsedAt)}</td>
+          <td className="px-3 py-2"><KeyState apiKey={key} /></td>
+          <td className="px-3 py-2 text-right">
+            {!key.revokedAt && (
+              <span className="inline-flex gap-2">
+                <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => onTogglePause(key)}>
+                  {key.pausedAt ? "Resume" : "Pause"}<span className="sr-only"> {key.name}</span>
+                </button>
+                <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => onRevoke(key)}>
+                  Revoke<span className="sr-only"> {key.name}</span>
+                </button>
+              </span>
+            )}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <tr key={key.id} className="border-t border-slate-100 align-top">
-            <th scope="row" className="px-3 py-2 text-left font-medium">{key.name}</th>
-            <td className="px-3 py-2 font-mono text-xs">{key.prefix}…</td>
-            <td className="px-3 py-2 font-mono text-xs">{key.allowedTools.join(", ")}</td>
-            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.createdAt)}</td>
-            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.lastUsedAt)}</td>
-            <td className="px-3 py-2"><KeyState apiKey={key} /></td>
-            <td className="px-3 py-2 text-right">
-              {!key.revokedAt && (
-                <span className="inline-flex gap-2">
-                  <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => onTogglePause(key)}>
-                    {key.pausedAt ? "Resume" : "Pause"}<span className="sr-only"> {key.name}</span>
-                  </button>
-                  <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => onRevoke(key)}>
-                    Revoke<span className="sr-only"> {key.name}</span>
-                  </button>
-                </span>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 

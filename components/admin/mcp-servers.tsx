@@ -7,6 +7,7 @@ import { buttonClass } from "@/components/ui/button";
 import type { McpServerRow, McpToolRow } from "@/lib/mcp/upstream/list-mcp-servers";
 import type { McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
 import type { ActionResult } from "@/lib/server/boundary";
+import { DataTable } from "@/components/ui/data-table";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ serverId: string; name: string; listing: McpListing }>>;
 type Refresh = (raw: unknown) => Promise<ActionResult<McpListing>>;
@@ -322,21 +323,9 @@ export function McpServerCard({ server, toolTexts, actions }: { server: McpServe
         {server.tools.length === 0 ? (
           <p className="text-sm text-slate-600">No tools listed yet.</p>
         ) : (
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Tools of {server.name}</caption>
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-              <tr>
-                <th scope="col" className="px-3 py-2">Tool</th>
-                <th scope="col" className="px-3 py-2">Status</th>
-                <th scope="col" className="px-3 py-2">Hints (from the server)</th>
-                <th scope="col" className="px-3 py-2">Description</th>
-                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} texts={toolTexts[tool.id]} busy={pending} onApprove={approve} />)}
-            </tbody>
-          </table>
+          <DataTable caption={`Tools of ${server.name}`} columns={["Tool", "Status", "Hints (from the server)", "Description"]} actionsColumn>
+            {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} texts={toolTexts[tool.id]} busy={pending} onApprove={approve} />)}
+          </DataTable>
         )}
         <ReplaceSecretsForm server={server} replace={actions.replaceSecrets} />
       </div>

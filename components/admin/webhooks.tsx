@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
 import { ResendButton, type Resend } from "@/components/admin/resend-button";
+import { DataTable } from "@/components/ui/data-table";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
 type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>>;
@@ -192,41 +193,27 @@ export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: Webho
   if (deliveries.length === 0) return <p className="text-sm text-slate-600">Nothing delivered yet.</p>;
   return (
     <div className="space-y-2 overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">Webhook deliveries</caption>
-        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-          <tr>
-            <th scope="col" className="px-3 py-2">Event</th>
-            <th scope="col" className="px-3 py-2">Endpoint</th>
-            <th scope="col" className="px-3 py-2">Status</th>
-            <th scope="col" className="px-3 py-2">Attempts</th>
-            <th scope="col" className="px-3 py-2">Last answer</th>
-            <th scope="col" className="px-3 py-2">Created</th>
-            <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+      <DataTable caption="Webhook deliveries" columns={["Event", "Endpoint", "Status", "Attempts", "Last answer", "Created"]} actionsColumn>
+        {deliveries.map((delivery) => (
+          <tr key={delivery.id} className="border-t border-slate-100 align-top">
+            <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
+              {delivery.eventType}
+              <span className="block font-normal text-slate-600">{delivery.messageId}</span>
+            </th>
+            <td className="max-w-xs break-all px-3 py-2 font-mono text-xs">{delivery.url}</td>
+            <td className="px-3 py-2">
+              <span className={`rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_CLASS[delivery.status] ?? ""}`}>{delivery.status}</span>
+              {delivery.status === "pending" && delivery.attempts > 0 && <span className="block text-xs text-slate-600">next {when(delivery.nextAttemptAt)}</span>}
+            </td>
+            <td className="px-3 py-2 text-xs">{delivery.attempts}</td>
+            <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
+            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
+            <td className="px-3 py-2 text-right">
+              {delivery.resendable && <ResendButton id={delivery.id} label={delivery.messageId} resend={redeliver} />}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id} className="border-t border-slate-100 align-top">
-              <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
-                {delivery.eventType}
-                <span className="block font-normal text-slate-600">{delivery.messageId}</span>
-              </th>
-              <td className="max-w-xs break-all px-3 py-2 font-mono text-xs">{delivery.url}</td>
-              <td className="px-3 py-2">
-                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_CLASS[delivery.status] ?? ""}`}>{delivery.status}</span>
-                {delivery.status === "pending" && delivery.attempts > 0 && <span className="block text-xs text-slate-600">next {when(delivery.nextAttemptAt)}</span>}
-              </td>
-              <td className="px-3 py-2 text-xs">{delivery.attempts}</td>
-              <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
-              <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
-              <td className="px-3 py-2 text-right">
-                {delivery.resendable && <ResendButton id={delivery.id} label={delivery.messageId} resend={redeliver} />}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </div>
   );
 }
