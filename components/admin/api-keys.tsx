@@ -1,8 +1,8 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { DataTable } from "@/components/ui/data-table";
 
@@ -25,53 +25,34 @@ const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11,
 
 /** The tenant's API keys: create one (its secret shown once), pause, resume or revoke the others. */
 export function ApiKeys({ keys, tools, create, revoke, setPaused }: { keys: ApiKeyRow[]; tools: string[]; create: Create; revoke: Revoke; setPaused: SetPaused }) {
-  const router = useRouter();
   const [name, setName] = useState("");
   const [allowed, setAllowed] = useState<string[]>([]);
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(null);
     setCreated(null);
-    startTransition(async () => {
-      const result = await create({ name, allowedTools: allowed });
-      if (!result.ok) {
-        setError(result.error.message);
-        return;
-      }
+    run(() => create({ name, allowedTools: allowed }), (data) => {
       // The secret lives only in this component's state: it is gone on reload, and the server keeps a hash.
-      setCreated({ name: result.data.name, secret: result.data.secret });
+      setCreated({ name: data.name, secret: data.secret });
       setName("");
       setAllowed([]);
-      router.refresh();
     });
   }
 
   function revokeKey(key: ApiKeyRow) {
     if (!window.confirm(`Revoke the key “${key.name}” (${key.prefix})? Agents using it are refused from the next request.`)) return;
-    setError(null);
-    startTransition(async () => {
-      const result = await revoke({ id: key.id });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => revoke({ id: key.id }));
   }
 
   function togglePause(key: ApiKeyRow) {
-    setError(null);
-    startTransition(async () => {
-      const result = await setPaused({ id: key.id, paused: !key.pausedAt });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => setPaused({ id: key.id, paused: !key.pausedAt }));
   }
 
   return (
     <div className="space-y-3">
-      <CreateApiKeyForm tools={tools} name={name} setName={setName} allowed={allowed} setAllowed={setAllowed} pending={pending} error={error} onSubmit={submit} />
+      <CreateApiKeyForm tools={tools} name={name} setName={setName} allowed={allowed} setAllowed={setAllowed} pending={pending} error={message?.text ?? null} onSubmit={submit} />
       {created && <NewKeySecret created={created} />}
       {keys.length === 0 ? (
         <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-slate-600">

@@ -1,8 +1,8 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { ResendButton, type Resend } from "@/components/admin/resend-button";
 import { DataTable } from "@/components/ui/data-table";
@@ -28,30 +28,21 @@ function SecretOnce({ label, secret, note }: { label: string; secret: string; no
 }
 
 export function RegisterWebhook({ events, register }: { events: Array<{ type: string; label: string }>; register: Register }) {
-  const router = useRouter();
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [chosen, setChosen] = useState<string[]>(["action.pending"]);
   const [allowPrivate, setAllowPrivate] = useState(false);
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(null);
     setCreated(null);
-    startTransition(async () => {
-      const result = await register({ url, description, events: chosen, allowPrivate });
-      if (!result.ok) {
-        setError(result.error.message);
-        return;
-      }
-      setCreated({ url, secret: result.data.secret });
+    run(() => register({ url, description, events: chosen, allowPrivate }), (data) => {
+      setCreated({ url, secret: data.secret });
       setUrl("");
       setDescription("");
       setAllowPrivate(false);
-      router.refresh();
     });
   }
 
@@ -91,7 +82,7 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
         <div>
           <button type="submit" className={buttonClass.primary} disabled={pending}>Add endpoint</button>
         </div>
-        {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+        {message && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{message.text}</p>}
       </form>
       {created && <SecretOnce label={created.url} secret={created.secret} />}
     </div>
@@ -109,35 +100,22 @@ export type WebhookEndpointRow = {
 };
 
 export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: WebhookEndpointRow[]; rotate: Rotate; remove: ById }) {
-  const router = useRouter();
   const [rotated, setRotated] = useState<{ url: string; secret: string; until: string | null } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function rotateSecret(endpoint: WebhookEndpointRow) {
-    setError(null);
-    startTransition(async () => {
-      const result = await rotate({ id: endpoint.id });
-      if (!result.ok) setError(result.error.message);
-      else setRotated({ url: endpoint.url, secret: result.data.secret, until: result.data.previousValidUntil });
-      router.refresh();
-    });
+    run(() => rotate({ id: endpoint.id }), (data) => setRotated({ url: endpoint.url, secret: data.secret, until: data.previousValidUntil }));
   }
 
   function removeEndpoint(endpoint: WebhookEndpointRow) {
     if (!window.confirm(`Remove the endpoint ${endpoint.url}? Nothing more is sent to it, pending deliveries included.`)) return;
-    setError(null);
-    startTransition(async () => {
-      const result = await remove({ id: endpoint.id });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => remove({ id: endpoint.id }));
   }
 
   if (endpoints.length === 0) return <p className="text-sm text-slate-600">No endpoints yet.</p>;
   return (
     <div className="space-y-3">
-      {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+      {message && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{message.text}</p>}
       {rotated && <SecretOnce label={rotated.url} secret={rotated.secret} note={rotated.until
         ? `The previous secret also signs until ${when(rotated.until)}.`
         : "Only this secret signs from now on: the previous one is not kept beside it."} />}
