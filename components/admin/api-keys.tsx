@@ -5,6 +5,8 @@ import { buttonClass } from "@/components/ui/button";
 import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { DataTable } from "@/components/ui/data-table";
+import { ItemButton } from "@/components/ui/item-button";
+import { CheckboxSet } from "@/components/ui/checkbox-set";
 
 export type ApiKeyRow = {
   id: string;
@@ -83,22 +85,8 @@ function CreateApiKeyForm({ tools, name, setName, allowed, setAllowed, pending, 
           Key name
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={64} placeholder="e.g. billing-bot" className="mt-0.5 block w-56 rounded-md border border-slate-300 px-2 py-1 text-sm" />
         </label>
-        <fieldset className="text-sm">
-          <legend className="text-xs font-medium text-slate-700">Tools it may propose</legend>
-          <div className="mt-0.5 flex flex-wrap gap-x-3 gap-y-1">
-            {tools.map((tool) => (
-              <label key={tool} className="inline-flex items-center gap-1 font-mono text-xs">
-                <input
-                  type="checkbox"
-                  checked={allowed.includes(tool)}
-                  onChange={(e) => setAllowed((cur) => (e.target.checked ? [...cur, tool] : cur.filter((t) => t !== tool)))}
-                  className="h-4 w-4 accent-indigo-700"
-                />
-                {tool}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxSet legend="Tools it may propose" options={tools.map((tool) => ({ value: tool, label: tool }))} chosen={allowed} setChosen={setAllowed}
+          listClassName="gap-x-3" labelClassName="font-mono text-xs" />
         <button type="submit" className={buttonClass.primary} disabled={pending}>Create API key</button>
       </div>
       {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
@@ -133,12 +121,8 @@ function ApiKeyTable({ keys, pending, onTogglePause, onRevoke }: { keys: ApiKeyR
           <td className="px-3 py-2 text-right">
             {!key.revokedAt && (
               <span className="inline-flex gap-2">
-                <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => onTogglePause(key)}>
-                  {key.pausedAt ? "Resume" : "Pause"}<span className="sr-only"> {key.name}</span>
-                </button>
-                <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => onRevoke(key)}>
-                  Revoke<span className="sr-only"> {key.name}</span>
-                </button>
+                <ItemButton item={key.name} disabled={pending} onClick={() => onTogglePause(key)}>{key.pausedAt ? "Resume" : "Pause"}</ItemButton>
+                <ItemButton kind="reject" item={key.name} disabled={pending} onClick={() => onRevoke(key)}>Revoke</ItemButton>
               </span>
             )}
           </td>

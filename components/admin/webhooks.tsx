@@ -6,6 +6,8 @@ import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { ResendButton, type Resend } from "@/components/admin/resend-button";
 import { DataTable } from "@/components/ui/data-table";
+import { ItemButton } from "@/components/ui/item-button";
+import { CheckboxSet } from "@/components/ui/checkbox-set";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
 type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>>;
@@ -59,22 +61,8 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
             <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={200} className="mt-0.5 block w-64 rounded-md border border-slate-300 px-2 py-1 text-sm" />
           </label>
         </div>
-        <fieldset className="text-sm">
-          <legend className="text-xs font-medium text-slate-700">Events</legend>
-          <div className="mt-0.5 flex flex-wrap gap-x-4 gap-y-1">
-            {events.map(({ type, label }) => (
-              <label key={type} className="inline-flex min-h-6 items-center gap-1">
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(type)}
-                  onChange={(e) => setChosen((cur) => (e.target.checked ? [...cur, type] : cur.filter((t) => t !== type)))}
-                  className="h-4 w-4 accent-indigo-700"
-                />
-                <code className="text-xs">{type}</code> <span className="text-xs text-slate-600">({label})</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxSet legend="Events" chosen={chosen} setChosen={setChosen} listClassName="gap-x-4" labelClassName="min-h-6"
+          options={events.map(({ type, label }) => ({ value: type, label: <><code className="text-xs">{type}</code> <span className="text-xs text-slate-600">({label})</span></> }))} />
         <label className="inline-flex min-h-6 items-center gap-2 text-sm">
           <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} className="h-4 w-4 accent-indigo-700" />
           Allow this host even if it resolves to a loopback, private or link-local address (the operator must also list it in WEBHOOK_PRIVATE_HOSTS)
@@ -132,12 +120,8 @@ export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: Web
               </p>
             </div>
             <span className="inline-flex gap-2">
-              <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => rotateSecret(endpoint)}>
-                Rotate secret<span className="sr-only"> of {endpoint.url}</span>
-              </button>
-              <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => removeEndpoint(endpoint)}>
-                Remove<span className="sr-only"> {endpoint.url}</span>
-              </button>
+              <ItemButton item={`of ${endpoint.url}`} disabled={pending} onClick={() => rotateSecret(endpoint)}>Rotate secret</ItemButton>
+              <ItemButton kind="reject" item={endpoint.url} disabled={pending} onClick={() => removeEndpoint(endpoint)}>Remove</ItemButton>
             </span>
           </li>
         ))}
