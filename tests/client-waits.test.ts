@@ -5,19 +5,17 @@ import { Countersign, CountersignError, RateLimitedError } from "@/clients/types
 import { countersignForAgents, type ResolvableRunState } from "@/clients/typescript/src/openai-agents";
 import { ClientProcess } from "@/e2e/clients/client-process";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
-import { getDb } from "@/lib/db/client";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
 import { startAgentApiServer, type AgentApiServer, type RecordedRequest } from "@/tests/agent-api-server";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 
 // The clients' decision waits against the agent API's real route handlers (over HTTP, see
 // agent-api-server.ts): however a wait ends, it sends at most one request a second, and a wait
 // that runs out ends as documented (`not_decided`, NotDecidedError, the AutoGen executor's
 // withdrawn block), never in a rate-limit error of its own making.
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase({ appClient: true });
+const a = setUpTestTenant(t);
 let server: AgentApiServer;
 const savedLimit = process.env.COUNTERSIGN_API_RATE_LIMIT;
 // Waits that run out at a fraction of a second (as the default 15 minutes does after 36 polls of 25 s).
@@ -27,19 +25,14 @@ const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 10_000, reason:
 const sandbox = await detectSandbox({ fresh: true });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  process.env.DATABASE_URL = t.url;
   // A window small enough that a wait polling in a loop runs into it within the test.
   process.env.COUNTERSIGN_API_RATE_LIMIT = "30";
-  a = await createTestTenant(t.db);
   server = await startAgentApiServer();
 });
 afterAll(async () => {
   if (savedLimit === undefined) delete process.env.COUNTERSIGN_API_RATE_LIMIT;
   else process.env.COUNTERSIGN_API_RATE_LIMIT = savedLimit;
   await server?.close();
-  await getDb().$disconnect();
-  await t?.drop();
 });
 
 async function keyFor(allowedTools: string[]) {

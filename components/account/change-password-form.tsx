@@ -1,7 +1,9 @@
 "use client";
 
-import { useRef, useState, useTransition } from "react";
+import { useRef } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 
 type ChangePassword = (raw: unknown) => Promise<ActionResult<{ sessionsEnded: number }>>;
@@ -10,29 +12,15 @@ const inputClass = "mt-1 w-full rounded-md border border-slate-300 px-3 py-2";
 
 export function ChangePasswordForm({ minLength, changePassword }: { minLength: number; changePassword: ChangePassword }) {
   const form = useRef<HTMLFormElement>(null);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction();
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    setMessage(null);
-    startTransition(async () => {
-      const result = await changePassword({
-        currentPassword: String(data.get("currentPassword") ?? ""),
-        newPassword: String(data.get("newPassword") ?? ""),
-        repeatPassword: String(data.get("repeatPassword") ?? ""),
-      });
-      if (!result.ok) {
-        setMessage({ ok: false, text: result.error.message });
-        return;
-      }
+    const field = (name: string) => String(data.get(name) ?? "");
+    run(() => changePassword({ currentPassword: field("currentPassword"), newPassword: field("newPassword"), repeatPassword: field("repeatPassword") }), ({ sessionsEnded: ended }) => {
       form.current?.reset();
-      const ended = result.data.sessionsEnded;
-      setMessage({
-        ok: true,
-        text: `Password changed. ${ended === 0 ? "You had no other sessions." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`,
-      });
+      return `Password changed. ${ended === 0 ? "You had no other sessions." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`;
     });
   }
 
@@ -52,12 +40,7 @@ export function ChangePasswordForm({ minLength, changePassword }: { minLength: n
         <label htmlFor="repeatPassword" className="block font-medium">Repeat new password</label>
         <input id="repeatPassword" name="repeatPassword" type="password" autoComplete="new-password" required className={inputClass} />
       </div>
-      {message && (
-        <p role={message.ok ? "status" : "alert"}
-          className={`rounded-md border px-3 py-2 ${message.ok ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-red-200 bg-red-50 text-red-800"}`}>
-          {message.text}
-        </p>
-      )}
+      <FormMessage message={message} />
       <button type="submit" disabled={pending} className={buttonClass.primary}>
         {pending ? "Changing…" : "Change password"}
       </button>

@@ -1,7 +1,9 @@
 "use client";
 
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { FormMessage } from "@/components/ui/form-message";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 
 type Mode = "immediate" | "digest";
@@ -17,20 +19,12 @@ export function EmailPreferenceForm({ mode, tenantName, digestMinutes, setEmailM
   mode: Mode; tenantName: string; digestMinutes: number; setEmailMode: SetEmailMode;
 }) {
   const [chosen, setChosen] = useState<Mode>(mode);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction();
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setMessage(null);
-    startTransition(async () => {
-      const result = await setEmailMode({ mode: chosen });
-      if (!result.ok) {
-        setMessage({ ok: false, text: result.error.message });
-        return;
-      }
-      setMessage({ ok: true, text: `Saved: ${result.data.mode === "digest" ? `a digest every ${digestMinutes} minutes` : "an email per action"} in ${tenantName}.` });
-    });
+    run(() => setEmailMode({ mode: chosen }), (data) =>
+      `Saved: ${data.mode === "digest" ? `a digest every ${digestMinutes} minutes` : "an email per action"} in ${tenantName}.`);
   }
 
   return (
@@ -47,12 +41,7 @@ export function EmailPreferenceForm({ mode, tenantName, digestMinutes, setEmailM
           </label>
         ))}
       </fieldset>
-      {message && (
-        <p role={message.ok ? "status" : "alert"}
-          className={`rounded-md border px-3 py-2 ${message.ok ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-red-200 bg-red-50 text-red-800"}`}>
-          {message.text}
-        </p>
-      )}
+      <FormMessage message={message} />
       <button type="submit" disabled={pending} className={buttonClass.primary}>
         {pending ? "Saving…" : "Save email preference"}
       </button>

@@ -8,6 +8,7 @@ import type { ActionResult } from "@/lib/server/boundary";
 import { buttonClass } from "@/components/ui/button";
 import { PasskeyElsewhereNote, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
+import { ItemButton } from "@/components/ui/item-button";
 
 type Actions = {
   begin: (raw: unknown) => Promise<ActionResult<PublicKeyCredentialCreationOptionsJSON>>;
@@ -77,9 +78,7 @@ export function PasskeyList({ passkeys, origins, actions }: { passkeys: PasskeyS
                   {p.deviceType === "multiDevice" ? (p.backedUp ? " · synced" : " · can sync") : " · this device only"}
                 </span>
               </span>
-              <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => remove(p)}>
-                Remove<span className="sr-only"> passkey {p.name}</span>
-              </button>
+              <ItemButton item={`passkey ${p.name}`} disabled={pending} onClick={() => remove(p)}>Remove</ItemButton>
             </li>
           ))}
         </ul>

@@ -1,9 +1,12 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
+import { DataTable } from "@/components/ui/data-table";
+import { ItemButton } from "@/components/ui/item-button";
+import { CheckboxSet } from "@/components/ui/checkbox-set";
 
 export type ApiKeyRow = {
   id: string;
@@ -24,53 +27,34 @@ const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11,
 
 /** The tenant's API keys: create one (its secret shown once), pause, resume or revoke the others. */
 export function ApiKeys({ keys, tools, create, revoke, setPaused }: { keys: ApiKeyRow[]; tools: string[]; create: Create; revoke: Revoke; setPaused: SetPaused }) {
-  const router = useRouter();
   const [name, setName] = useState("");
   const [allowed, setAllowed] = useState<string[]>([]);
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(null);
     setCreated(null);
-    startTransition(async () => {
-      const result = await create({ name, allowedTools: allowed });
-      if (!result.ok) {
-        setError(result.error.message);
-        return;
-      }
+    run(() => create({ name, allowedTools: allowed }), (data) => {
       // The secret lives only in this component's state: it is gone on reload, and the server keeps a hash.
-      setCreated({ name: result.data.name, secret: result.data.secret });
+      setCreated({ name: data.name, secret: data.secret });
       setName("");
       setAllowed([]);
-      router.refresh();
     });
   }
 
   function revokeKey(key: ApiKeyRow) {
     if (!window.confirm(`Revoke the key “${key.name}” (${key.prefix})? Agents using it are refused from the next request.`)) return;
-    setError(null);
-    startTransition(async () => {
-      const result = await revoke({ id: key.id });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => revoke({ id: key.id }));
   }
 
   function togglePause(key: ApiKeyRow) {
-    setError(null);
-    startTransition(async () => {
-      const result = await setPaused({ id: key.id, paused: !key.pausedAt });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => setPaused({ id: key.id, paused: !key.pausedAt }));
   }
 
   return (
     <div className="space-y-3">
-      <CreateApiKeyForm tools={tools} name={name} setName={setName} allowed={allowed} setAllowed={setAllowed} pending={pending} error={error} onSubmit={submit} />
+      <CreateApiKeyForm tools={tools} name={name} setName={setName} allowed={allowed} setAllowed={setAllowed} pending={pending} error={message?.text ?? null} onSubmit={submit} />
       {created && <NewKeySecret created={created} />}
       {keys.length === 0 ? (
         <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-slate-600">
@@ -101,22 +85,8 @@ function CreateApiKeyForm({ tools, name, setName, allowed, setAllowed, pending, 
           Key name
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={64} placeholder="e.g. billing-bot" className="mt-0.5 block w-56 rounded-md border border-slate-300 px-2 py-1 text-sm" />
         </label>
-        <fieldset className="text-sm">
-          <legend className="text-xs font-medium text-slate-700">Tools it may propose</legend>
-          <div className="mt-0.5 flex flex-wrap gap-x-3 gap-y-1">
-            {tools.map((tool) => (
-              <label key={tool} className="inline-flex items-center gap-1 font-mono text-xs">
-                <input
-                  type="checkbox"
-                  checked={allowed.includes(tool)}
-                  onChange={(e) => setAllowed((cur) => (e.target.checked ? [...cur, tool] : cur.filter((t) => t !== tool)))}
-                  className="h-4 w-4 accent-indigo-700"
-                />
-                {tool}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxSet legend="Tools it may propose" options={tools.map((tool) => ({ value: tool, label: tool }))} chosen={allowed} setChosen={setAllowed}
+          listClassName="gap-x-3" labelClassName="font-mono text-xs" />
         <button type="submit" className={buttonClass.primary} disabled={pending}>Create API key</button>
       </div>
       {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
@@ -139,44 +109,26 @@ function NewKeySecret({ created }: { created: { name: string; secret: string } }
 
 function ApiKeyTable({ keys, pending, onTogglePause, onRevoke }: { keys: ApiKeyRow[]; pending: boolean; onTogglePause: (key: ApiKeyRow) => void; onRevoke: (key: ApiKeyRow) => void }) {
   return (
-    <table className="w-full text-left text-sm">
-      <caption className="sr-only">API keys</caption>
-      <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-        <tr>
-          <th scope="col" className="px-3 py-2">Name</th>
-          <th scope="col" className="px-3 py-2">Prefix</th>
-          <th scope="col" className="px-3 py-2">Tools</th>
-          <th scope="col" className="px-3 py-2">Created</th>
-          <th scope="col" className="px-3 py-2">Last used</th>
-          <th scope="col" className="px-3 py-2">State</th>
-          <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+    <DataTable caption="API keys" columns={["Name", "Prefix", "Tools", "Created", "Last used", "State"]} actionsColumn>
+      {keys.map((key) => (
+        <tr key={key.id} className="border-t border-slate-100 align-top">
+          <th scope="row" className="px-3 py-2 text-left font-medium">{key.name}</th>
+          <td className="px-3 py-2 font-mono text-xs">{key.prefix}…</td>
+          <td className="px-3 py-2 font-mono text-xs">{key.allowedTools.join(", ")}</td>
+          <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.createdAt)}</td>
+          <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.lastUsedAt)}</td>
+          <td className="px-3 py-2"><KeyState apiKey={key} /></td>
+          <td className="px-3 py-2 text-right">
+            {!key.revokedAt && (
+              <span className="inline-flex gap-2">
+                <ItemButton item={key.name} disabled={pending} onClick={() => onTogglePause(key)}>{key.pausedAt ? "Resume" : "Pause"}</ItemButton>
+                <ItemButton kind="reject" item={key.name} disabled={pending} onClick={() => onRevoke(key)}>Revoke</ItemButton>
+              </span>
+            )}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <tr key={key.id} className="border-t border-slate-100 align-top">
-            <th scope="row" className="px-3 py-2 text-left font-medium">{key.name}</th>
-            <td className="px-3 py-2 font-mono text-xs">{key.prefix}…</td>
-            <td className="px-3 py-2 font-mono text-xs">{key.allowedTools.join(", ")}</td>
-            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.createdAt)}</td>
-            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.lastUsedAt)}</td>
-            <td className="px-3 py-2"><KeyState apiKey={key} /></td>
-            <td className="px-3 py-2 text-right">
-              {!key.revokedAt && (
-                <span className="inline-flex gap-2">
-                  <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => onTogglePause(key)}>
-                    {key.pausedAt ? "Resume" : "Pause"}<span className="sr-only"> {key.name}</span>
-                  </button>
-                  <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => onRevoke(key)}>
-                    Revoke<span className="sr-only"> {key.name}</span>
-                  </button>
-                </span>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 

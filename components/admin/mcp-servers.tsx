@@ -7,6 +7,8 @@ import { buttonClass } from "@/components/ui/button";
 import type { McpServerRow, McpToolRow } from "@/lib/mcp/upstream/list-mcp-servers";
 import type { McpListing } from "@/lib/mcp/upstream/refresh-mcp-server";
 import type { ActionResult } from "@/lib/server/boundary";
+import { DataTable } from "@/components/ui/data-table";
+import { ItemButton } from "@/components/ui/item-button";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ serverId: string; name: string; listing: McpListing }>>;
 type Refresh = (raw: unknown) => Promise<ActionResult<McpListing>>;
@@ -62,9 +64,7 @@ function SecretRows({ rows, setRows, transport, keepable = [] }: { rows: SecretR
               autoComplete="new-password" placeholder={keepable.includes(row.name) ? "(keep the current value)" : ""} className={`${inputClass} w-72`}
             />
           </label>
-          <button type="button" className={buttonClass.secondary} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
-            Remove<span className="sr-only"> secret {i + 1}</span>
-          </button>
+          <ItemButton item={`secret ${i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>Remove</ItemButton>
         </div>
       ))}
       <button type="button" className={buttonClass.secondary} onClick={() => setRows([...rows, { name: "", value: "" }])}>Add a secret</button>
@@ -224,9 +224,7 @@ function ToolRow({ tool, texts, busy, onApprove }: { tool: McpToolRow; texts: Mc
         </td>
         <td className="px-3 py-2 text-right">
           {(tool.status === "new" || tool.status === "held") && tool.pendingHash && (
-            <button type="button" className={buttonClass.approve} disabled={busy} onClick={() => onApprove(tool)}>
-              {tool.status === "held" ? "Approve change" : "Approve"}<span className="sr-only"> {tool.qualifiedName}</span>
-            </button>
+            <ItemButton kind="approve" item={tool.qualifiedName} disabled={busy} onClick={() => onApprove(tool)}>{tool.status === "held" ? "Approve change" : "Approve"}</ItemButton>
           )}
         </td>
       </tr>
@@ -308,12 +306,8 @@ export function McpServerCard({ server, toolTexts, actions }: { server: McpServe
           </p>
         </div>
         <div className="flex gap-2">
-          <button type="button" className={buttonClass.secondary} disabled={pending} onClick={refresh}>
-            Refresh tools<span className="sr-only"> of {server.name}</span>
-          </button>
-          <button type="button" className={buttonClass.reject} disabled={pending} onClick={remove}>
-            Remove<span className="sr-only"> {server.name}</span>
-          </button>
+          <ItemButton item={`of ${server.name}`} disabled={pending} onClick={refresh}>Refresh tools</ItemButton>
+          <ItemButton kind="reject" item={server.name} disabled={pending} onClick={remove}>Remove</ItemButton>
         </div>
       </div>
       <div className="space-y-2 p-3">
@@ -322,21 +316,9 @@ export function McpServerCard({ server, toolTexts, actions }: { server: McpServe
         {server.tools.length === 0 ? (
           <p className="text-sm text-slate-600">No tools listed yet.</p>
         ) : (
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Tools of {server.name}</caption>
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-              <tr>
-                <th scope="col" className="px-3 py-2">Tool</th>
-                <th scope="col" className="px-3 py-2">Status</th>
-                <th scope="col" className="px-3 py-2">Hints (from the server)</th>
-                <th scope="col" className="px-3 py-2">Description</th>
-                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} texts={toolTexts[tool.id]} busy={pending} onApprove={approve} />)}
-            </tbody>
-          </table>
+          <DataTable caption={`Tools of ${server.name}`} columns={["Tool", "Status", "Hints (from the server)", "Description"]} actionsColumn>
+            {server.tools.map((tool) => <ToolRow key={tool.id} tool={tool} texts={toolTexts[tool.id]} busy={pending} onApprove={approve} />)}
+          </DataTable>
         )}
         <ReplaceSecretsForm server={server} replace={actions.replaceSecrets} />
       </div>

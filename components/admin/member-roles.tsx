@@ -4,6 +4,7 @@ import { useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/button";
 import type { MemberListItem } from "@/lib/members/list-members";
 import type { ActionResult } from "@/lib/server/boundary";
+import { DataTable } from "@/components/ui/data-table";
 
 const ROLES = ["requester", "reviewer", "auditor", "admin"] as const;
 type RoleName = (typeof ROLES)[number];
@@ -74,16 +75,10 @@ function MemberRow({ member, isSelf, setRoles }: { member: MemberListItem; isSel
 
 export function MemberRoles({ members, selfUserId, setRoles }: { members: MemberListItem[]; selfUserId: string; setRoles: SetRoles }) {
   return (
-    <table className="w-full text-sm">
-      <caption className="sr-only">Members and their roles</caption>
-      <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-600">
-        <tr><th scope="col" className="px-3 py-2">Member</th><th scope="col" className="px-3 py-2">Roles</th></tr>
-      </thead>
-      <tbody>
-        {members.map((m) => (
-          <MemberRow key={m.membershipId} member={m} isSelf={m.userId === selfUserId} setRoles={setRoles} />
-        ))}
-      </tbody>
-    </table>
+    <DataTable caption="Members and their roles" columns={["Member", "Roles"]}>
+      {members.map((m) => (
+        <MemberRow key={m.membershipId} member={m} isSelf={m.userId === selfUserId} setRoles={setRoles} />
+      ))}
+    </DataTable>
   );
 }

@@ -2,8 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { buttonClass } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/server/boundary";
+import { ItemButton } from "@/components/ui/item-button";
 
 export type Resend = (raw: unknown) => Promise<ActionResult<{ id: string }>>;
 
@@ -24,9 +24,7 @@ export function ResendButton({ id, label, resend }: { id: string; label: string;
 
   return (
     <span className="inline-flex flex-col items-end gap-1">
-      <button type="button" className={buttonClass.secondary} disabled={pending} onClick={again}>
-        Send again<span className="sr-only"> {label}</span>
-      </button>
+      <ItemButton item={label} disabled={pending} onClick={again}>Send again</ItemButton>
       {error && <span role="alert" className="rounded-md bg-red-50 px-2 py-0.5 text-xs text-red-800">{error}</span>}
     </span>
   );

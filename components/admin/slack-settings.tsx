@@ -1,9 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { ResendButton, type Resend } from "@/components/admin/resend-button";
 
@@ -13,27 +13,18 @@ const input = "mt-0.5 block w-72 rounded border border-slate-300 px-2 py-1 text-
 
 /** The tenant's Slack app settings. The token and secret are write-only: never shown, blank keeps them. */
 export function SlackSettingsForm(props: { configured: boolean; channel: string; openOnlyFrom: string; levels: string[]; save: Save }) {
-  const router = useRouter();
   const [channel, setChannel] = useState(props.channel);
   const [openOnlyFrom, setOpenOnlyFrom] = useState(props.openOnlyFrom);
   const [botToken, setBotToken] = useState("");
   const [signingSecret, setSigningSecret] = useState("");
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setMessage(null);
-    startTransition(async () => {
-      const result = await props.save({ channel, openOnlyFrom, botToken, signingSecret });
-      if (!result.ok) {
-        setMessage({ ok: false, text: result.error.message });
-        return;
-      }
+    run(() => props.save({ channel, openOnlyFrom, botToken, signingSecret }), () => {
       setBotToken("");
       setSigningSecret("");
-      setMessage({ ok: true, text: "Saved. Actions that start waiting for review from now on are posted." });
-      router.refresh();
+      return "Saved. Actions that start waiting for review from now on are posted.";
     });
   }
 

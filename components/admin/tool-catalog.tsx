@@ -1,3 +1,5 @@
+import { DataTable } from "@/components/ui/data-table";
+
 export type CatalogTool = {
   name: string;
   /** "built-in", or the MCP server it comes from. */
@@ -12,32 +14,22 @@ export type CatalogTool = {
 /** Every tool of the organisation beside the policy editor: what the policy says for each, and what it would without a rule. */
 export function ToolCatalog({ tools }: { tools: CatalogTool[] }) {
   return (
-    <table className="w-full text-left text-sm">
-      <caption className="mb-1 text-left text-sm font-semibold">Tools of this organisation</caption>
-      <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-        <tr>
-          <th scope="col" className="px-2 py-1.5">Tool</th>
-          <th scope="col" className="px-2 py-1.5">From</th>
-          <th scope="col" className="px-2 py-1.5">Classes</th>
-          <th scope="col" className="px-2 py-1.5">In the policy</th>
+    <DataTable caption="Tools of this organisation" captionClassName="mb-1 text-left text-sm font-semibold" headCellClassName="px-2 py-1.5"
+      columns={["Tool", "From", "Classes", "In the policy"]}>
+      {tools.map((tool) => (
+        <tr key={tool.name} className="border-t border-slate-100 align-top">
+          <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-medium">{tool.name}</th>
+          <td className="px-2 py-1.5 text-xs">{tool.source === "built-in" ? "built-in" : <>MCP server <code>{tool.source}</code></>}</td>
+          <td className="px-2 py-1.5 text-xs">{tool.classes.join(", ")}</td>
+          <td className="px-2 py-1.5 text-xs">
+            {tool.rules !== null
+              ? `${tool.rules} rule${tool.rules === 1 ? "" : "s"}`
+              : tool.unlisted === "require_approval"
+                ? "no rule: every call needs approval (defaults)"
+                : "not listed: denied"}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {tools.map((tool) => (
-          <tr key={tool.name} className="border-t border-slate-100 align-top">
-            <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-medium">{tool.name}</th>
-            <td className="px-2 py-1.5 text-xs">{tool.source === "built-in" ? "built-in" : <>MCP server <code>{tool.source}</code></>}</td>
-            <td className="px-2 py-1.5 text-xs">{tool.classes.join(", ")}</td>
-            <td className="px-2 py-1.5 text-xs">
-              {tool.rules !== null
-                ? `${tool.rules} rule${tool.rules === 1 ? "" : "s"}`
-                : tool.unlisted === "require_approval"
-                  ? "no rule: every call needs approval (defaults)"
-                  : "not listed: denied"}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }

@@ -1,10 +1,13 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { useServerAction } from "@/components/ui/use-server-action";
 import type { ActionResult } from "@/lib/server/boundary";
 import { ResendButton, type Resend } from "@/components/admin/resend-button";
+import { DataTable } from "@/components/ui/data-table";
+import { ItemButton } from "@/components/ui/item-button";
+import { CheckboxSet } from "@/components/ui/checkbox-set";
 
 type Register = (raw: unknown) => Promise<ActionResult<{ id: string; secret: string }>>;
 type Rotate = (raw: unknown) => Promise<ActionResult<{ secret: string; previousValidUntil: string | null }>>;
@@ -27,30 +30,21 @@ function SecretOnce({ label, secret, note }: { label: string; secret: string; no
 }
 
 export function RegisterWebhook({ events, register }: { events: Array<{ type: string; label: string }>; register: Register }) {
-  const router = useRouter();
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [chosen, setChosen] = useState<string[]>(["action.pending"]);
   const [allowPrivate, setAllowPrivate] = useState(false);
   const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(null);
     setCreated(null);
-    startTransition(async () => {
-      const result = await register({ url, description, events: chosen, allowPrivate });
-      if (!result.ok) {
-        setError(result.error.message);
-        return;
-      }
-      setCreated({ url, secret: result.data.secret });
+    run(() => register({ url, description, events: chosen, allowPrivate }), (data) => {
+      setCreated({ url, secret: data.secret });
       setUrl("");
       setDescription("");
       setAllowPrivate(false);
-      router.refresh();
     });
   }
 
@@ -67,22 +61,8 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
             <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={200} className="mt-0.5 block w-64 rounded-md border border-slate-300 px-2 py-1 text-sm" />
           </label>
         </div>
-        <fieldset className="text-sm">
-          <legend className="text-xs font-medium text-slate-700">Events</legend>
-          <div className="mt-0.5 flex flex-wrap gap-x-4 gap-y-1">
-            {events.map(({ type, label }) => (
-              <label key={type} className="inline-flex min-h-6 items-center gap-1">
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(type)}
-                  onChange={(e) => setChosen((cur) => (e.target.checked ? [...cur, type] : cur.filter((t) => t !== type)))}
-                  className="h-4 w-4 accent-indigo-700"
-                />
-                <code className="text-xs">{type}</code> <span className="text-xs text-slate-600">({label})</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxSet legend="Events" chosen={chosen} setChosen={setChosen} listClassName="gap-x-4" labelClassName="min-h-6"
+          options={events.map(({ type, label }) => ({ value: type, label: <><code className="text-xs">{type}</code> <span className="text-xs text-slate-600">({label})</span></> }))} />
         <label className="inline-flex min-h-6 items-center gap-2 text-sm">
           <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} className="h-4 w-4 accent-indigo-700" />
           Allow this host even if it resolves to a loopback, private or link-local address (the operator must also list it in WEBHOOK_PRIVATE_HOSTS)
@@ -90,7 +70,7 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
         <div>
           <button type="submit" className={buttonClass.primary} disabled={pending}>Add endpoint</button>
         </div>
-        {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+        {message && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{message.text}</p>}
       </form>
       {created && <SecretOnce label={created.url} secret={created.secret} />}
     </div>
@@ -108,35 +88,22 @@ export type WebhookEndpointRow = {
 };
 
 export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: WebhookEndpointRow[]; rotate: Rotate; remove: ById }) {
-  const router = useRouter();
   const [rotated, setRotated] = useState<{ url: string; secret: string; until: string | null } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { message, pending, run } = useServerAction({ refresh: true });
 
   function rotateSecret(endpoint: WebhookEndpointRow) {
-    setError(null);
-    startTransition(async () => {
-      const result = await rotate({ id: endpoint.id });
-      if (!result.ok) setError(result.error.message);
-      else setRotated({ url: endpoint.url, secret: result.data.secret, until: result.data.previousValidUntil });
-      router.refresh();
-    });
+    run(() => rotate({ id: endpoint.id }), (data) => setRotated({ url: endpoint.url, secret: data.secret, until: data.previousValidUntil }));
   }
 
   function removeEndpoint(endpoint: WebhookEndpointRow) {
     if (!window.confirm(`Remove the endpoint ${endpoint.url}? Nothing more is sent to it, pending deliveries included.`)) return;
-    setError(null);
-    startTransition(async () => {
-      const result = await remove({ id: endpoint.id });
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+    run(() => remove({ id: endpoint.id }));
   }
 
   if (endpoints.length === 0) return <p className="text-sm text-slate-600">No endpoints yet.</p>;
   return (
     <div className="space-y-3">
-      {error && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{error}</p>}
+      {message && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{message.text}</p>}
       {rotated && <SecretOnce label={rotated.url} secret={rotated.secret} note={rotated.until
         ? `The previous secret also signs until ${when(rotated.until)}.`
         : "Only this secret signs from now on: the previous one is not kept beside it."} />}
@@ -153,12 +120,8 @@ export function WebhookEndpoints({ endpoints, rotate, remove }: { endpoints: Web
               </p>
             </div>
             <span className="inline-flex gap-2">
-              <button type="button" className={buttonClass.secondary} disabled={pending} onClick={() => rotateSecret(endpoint)}>
-                Rotate secret<span className="sr-only"> of {endpoint.url}</span>
-              </button>
-              <button type="button" className={buttonClass.reject} disabled={pending} onClick={() => removeEndpoint(endpoint)}>
-                Remove<span className="sr-only"> {endpoint.url}</span>
-              </button>
+              <ItemButton item={`of ${endpoint.url}`} disabled={pending} onClick={() => rotateSecret(endpoint)}>Rotate secret</ItemButton>
+              <ItemButton kind="reject" item={endpoint.url} disabled={pending} onClick={() => removeEndpoint(endpoint)}>Remove</ItemButton>
             </span>
           </li>
         ))}
@@ -192,41 +155,27 @@ export function WebhookDeliveries({ deliveries, redeliver }: { deliveries: Webho
   if (deliveries.length === 0) return <p className="text-sm text-slate-600">Nothing delivered yet.</p>;
   return (
     <div className="space-y-2 overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <caption className="sr-only">Webhook deliveries</caption>
-        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600">
-          <tr>
-            <th scope="col" className="px-3 py-2">Event</th>
-            <th scope="col" className="px-3 py-2">Endpoint</th>
-            <th scope="col" className="px-3 py-2">Status</th>
-            <th scope="col" className="px-3 py-2">Attempts</th>
-            <th scope="col" className="px-3 py-2">Last answer</th>
-            <th scope="col" className="px-3 py-2">Created</th>
-            <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+      <DataTable caption="Webhook deliveries" columns={["Event", "Endpoint", "Status", "Attempts", "Last answer", "Created"]} actionsColumn>
+        {deliveries.map((delivery) => (
+          <tr key={delivery.id} className="border-t border-slate-100 align-top">
+            <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
+              {delivery.eventType}
+              <span className="block font-normal text-slate-600">{delivery.messageId}</span>
+            </th>
+            <td className="max-w-xs break-all px-3 py-2 font-mono text-xs">{delivery.url}</td>
+            <td className="px-3 py-2">
+              <span className={`rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_CLASS[delivery.status] ?? ""}`}>{delivery.status}</span>
+              {delivery.status === "pending" && delivery.attempts > 0 && <span className="block text-xs text-slate-600">next {when(delivery.nextAttemptAt)}</span>}
+            </td>
+            <td className="px-3 py-2 text-xs">{delivery.attempts}</td>
+            <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
+            <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
+            <td className="px-3 py-2 text-right">
+              {delivery.resendable && <ResendButton id={delivery.id} label={delivery.messageId} resend={redeliver} />}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id} className="border-t border-slate-100 align-top">
-              <th scope="row" className="px-3 py-2 text-left font-mono text-xs font-medium">
-                {delivery.eventType}
-                <span className="block font-normal text-slate-600">{delivery.messageId}</span>
-              </th>
-              <td className="max-w-xs break-all px-3 py-2 font-mono text-xs">{delivery.url}</td>
-              <td className="px-3 py-2">
-                <span className={`rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${STATUS_CLASS[delivery.status] ?? ""}`}>{delivery.status}</span>
-                {delivery.status === "pending" && delivery.attempts > 0 && <span className="block text-xs text-slate-600">next {when(delivery.nextAttemptAt)}</span>}
-              </td>
-              <td className="px-3 py-2 text-xs">{delivery.attempts}</td>
-              <td className="max-w-xs px-3 py-2 text-xs">{delivery.lastError ?? (delivery.lastStatus ? `HTTP ${delivery.lastStatus}` : "—")}</td>
-              <td className="whitespace-nowrap px-3 py-2 text-xs">{when(delivery.createdAt)}</td>
-              <td className="px-3 py-2 text-right">
-                {delivery.resendable && <ResendButton id={delivery.id} label={delivery.messageId} resend={redeliver} />}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </div>
   );
 }

@@ -170,24 +170,24 @@ function Entry({ entry }: { entry: TimelineEntry }) {
   }
 }
 
+/** How the run ended: its final answer, or the error it stopped with. */
+function RunEnd({ label, name, tone, text }: { label: string; name: string; tone: "emerald" | "red"; text: string }) {
+  const box = tone === "emerald" ? "border-emerald-200 bg-emerald-50" : "border-red-200 bg-red-50 text-red-900";
+  return (
+    <Block label={label} tone={tone}>
+      <section aria-label={name} className={`rounded-lg border p-3 ${box}`}>
+        <PlainText text={text} />
+      </section>
+    </Block>
+  );
+}
+
 export function TaskTimelineView({ timeline }: { timeline: TaskTimeline }) {
   return (
     <ol className="space-y-4 border-l border-slate-200 pl-4" aria-label="Timeline">
       {timeline.entries.map((entry, i) => <Entry key={i} entry={entry} />)}
-      {timeline.finalAnswer && (
-        <Block label="Final answer" tone="emerald">
-          <section aria-label="Final answer" className="rounded-lg border border-emerald-200 bg-emerald-50 p-3">
-            <PlainText text={timeline.finalAnswer} />
-          </section>
-        </Block>
-      )}
-      {timeline.error && (
-        <Block label="The run stopped with an error" tone="red">
-          <section aria-label="Run error" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-900">
-            <PlainText text={timeline.error} />
-          </section>
-        </Block>
-      )}
+      {timeline.finalAnswer && <RunEnd label="Final answer" name="Final answer" tone="emerald" text={timeline.finalAnswer} />}
+      {timeline.error && <RunEnd label="The run stopped with an error" name="Run error" tone="red" text={timeline.error} />}
       {!timeline.finalAnswer && !timeline.error && (
         <Block label="Now">
           <p className="text-sm text-slate-700" role="status">{NOW_WORDS[timeline.status]}</p>

@@ -170,13 +170,15 @@ function invoiceNumber(instruction: string): string | undefined {
   return INVOICE_RE.exec(instruction)?.[0].toUpperCase();
 }
 
-/** The invoice once read, or the step that reads it (or stops when it could not be read). */
-function needInvoice(conv: Conversation, number: string): { step: Step } | { invoice: JsonRecord } {
+type InvoiceScenario = (conv: Conversation, number: string, invoice: JsonRecord) => Step;
+
+/** The step that reads the invoice (or stops when it could not be read); once read, the scenario's. */
+function afterReadingInvoice(conv: Conversation, number: string, scenario: InvoiceScenario): Step {
   if (callsOf(conv, "get_invoice").length === 0) {
-    return { step: { content: `First I will read ${number}.`, call: { name: "get_invoice", args: { invoice_number: number } } } };
+    return { content: `First I will read ${number}.`, call: { name: "get_invoice", args: { invoice_number: number } } };
   }
   const invoice = lastResult(conv, "get_invoice");
-  return invoice ? { invoice } : { step: { content: `I could not read ${number}, so I stopped.` } };
+  return invoice ? scenario(conv, number, invoice) : { content: `I could not read ${number}, so I stopped.` };
 }
 
 /** An outside address the customer's notes tell the assistant to email (the injected instruction). */
@@ -218,10 +220,7 @@ function exfilBody(customer: JsonRecord | null, invoice: JsonRecord): string {
   return lines.join("\n");
 }
 
-function reminderScenario(conv: Conversation, number: string): Step {
-  const got = needInvoice(conv, number);
-  if ("step" in got) return got.step;
-  const invoice = got.invoice;
+function reminderScenario(conv: Conversation, number: string, invoice: JsonRecord): Step {
   const due = num(invoice, "amount_due_minor") ?? 0;
   if (str(invoice, "status") !== "open" || due <= 0) {
     return { content: `${number} is ${str(invoice, "status") ?? "not open"} with ${money(invoice, "amount_due_minor")} due, so no reminder is needed. I sent nothing.` };
@@ -273,10 +272,7 @@ function reminderScenario(conv: Conversation, number: string): Step {
   return { content: answer };
 }
 
-function cancelScenario(conv: Conversation, number: string): Step {
-  const got = needInvoice(conv, number);
-  if ("step" in got) return got.step;
-  const invoice = got.invoice;
+function cancelScenario(conv: Conversation, number: string, invoice: JsonRecord): Step {
   const cancels = callsOf(conv, "cancel_invoice");
   if (cancels.length === 0) {
     if (str(invoice, "status") !== "open") {
@@ -292,10 +288,7 @@ function cancelScenario(conv: Conversation, number: string): Step {
   return { content: `${number} is cancelled (it had ${money(invoice, "amount_due_minor")} due). Reason recorded: ${quote(String(last.args?.reason ?? ""))}.` };
 }
 
-function refundScenario(conv: Conversation, number: string): Step {
-  const got = needInvoice(conv, number);
-  if ("step" in got) return got.step;
-  const invoice = got.invoice;
+function refundScenario(conv: Conversation, number: string, invoice: JsonRecord): Step {
   const refunds = callsOf(conv, "refund_invoice");
   if (refunds.length === 0) {
     const refundable = (num(invoice, "amount_paid_minor") ?? 0) - (num(invoice, "amount_refunded_minor") ?? 0);
@@ -352,6 +345,8 @@ function unknownAnswer(): Step {
   };
 }
 
+const INVOICE_SCENARIOS: Record<"refund" | "cancel" | "reminder", InvoiceScenario> = { refund: refundScenario, cancel: cancelScenario, reminder: reminderScenario };
+
 /** The next step for a conversation. Exported for tests and for the task timeline's dry runs. */
 export function planNextStep(input: Pick<ModelInput, "messages" | "tools">): Step {
   const conv = readConversation(input.messages);
@@ -378,7 +373,7 @@ export function planNextStep(input: Pick<ModelInput, "messages" | "tools">): Ste
   } else {
     const number = invoiceNumber(conv.instruction);
     if (!number) return { content: "Which invoice? Please name it by number, for example INV-1042." };
-    step = scenario === "refund" ? refundScenario(conv, number) : scenario === "cancel" ? cancelScenario(conv, number) : reminderScenario(conv, number);
+    step = afterReadingInvoice(conv, number, INVOICE_SCENARIOS[scenario]);
   }
   // The loop may offer fewer tools (e.g. when it wants a final answer): never call one not offered.
   if (step.call && !input.tools.some((t) => t.type === "function" && t.function.name === step.call?.name)) {

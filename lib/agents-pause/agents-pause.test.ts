@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it } from "vitest";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { refusal } from "@/tests/refusal";
 import { driveUntilIdle } from "@/tests/task-driver";
 import { settled, whileHolding } from "@/tests/action-lock";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import type { ChatModel, ModelTurn } from "@/lib/agent/model";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -17,12 +17,7 @@ import { startTask } from "@/lib/tasks/start-task";
 import { claimNextTask } from "@/lib/tasks/task-worker";
 import { parseRunState } from "@/lib/tasks/run-state";
 
-let t: TestDatabase;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
 const pause = (tenant: TestTenant, reason = "refunds misbehaving") => setAgentsPause(t.db, { tenantId: tenant.id, paused: true, reason, actor: adminOf(tenant) });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "pg";
 import { whileActionLocked } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
@@ -17,17 +16,12 @@ import { executeAction } from "@/lib/approvals/execute-action";
  * The cache answers for a valid key without the database and never for a revoked one: revoked in
  * this process, at once; in another, when the notification arrives; not listening, bypassed.
  */
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 const caches: ApiKeyCache[] = [];
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
 afterAll(async () => {
   await Promise.all(caches.map((cache) => cache.close()));
-  await t?.drop();
 });
 
 /**

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it } from "vitest";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { revokeApiKey } from "@/lib/api-keys/revoke-api-key";
 import { resolveApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { createApiKeyFailureAudit, type ApiKeyFailureAudit } from "@/lib/api-keys/audit-api-key-failure";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 async function newKey(name: string, allowedTools = ["get_invoice"]) {
   const { apiKey, secret } = await createApiKey(t.db, { tenantId: a.id, name, allowedTools, createdById: a.users.admin.id });

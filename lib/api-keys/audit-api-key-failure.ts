@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { flushWithClient } from "@/lib/db/flush-on-signals";
-import { perClient } from "@/lib/db/per-client";
+import { flushedPerClient } from "@/lib/db/flush-on-signals";
 import { isClosed } from "@/lib/db/sql";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
@@ -59,9 +58,5 @@ export function createApiKeyFailureAudit(db: Db, options: { windowMs?: number } 
 
 /** The process's refused-key audit for the client, flushed before it disconnects and on SIGTERM/SIGINT. */
 export function apiKeyFailureAuditFor(db: Db): ApiKeyFailureAudit {
-  return perClient("apiKeyFailureAudit", db, () => {
-    const audit = createApiKeyFailureAudit(db);
-    flushWithClient(db, () => audit.flush());
-    return audit;
-  });
+  return flushedPerClient("apiKeyFailureAudit", db, () => createApiKeyFailureAudit(db));
 }

@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { perClient } from "@/lib/db/per-client";
-import { flushWithClient } from "@/lib/db/flush-on-signals";
+import { flushedPerClient } from "@/lib/db/flush-on-signals";
 import { isClosed } from "@/lib/db/sql";
 import { touchApiKeysLastUsed } from "@/lib/db/statements/api-keys/touch-api-keys-last-used";
 
@@ -66,9 +65,5 @@ export function createApiKeyUseRecorder(db: Db, options: { flushMs?: number } = 
 
 /** The process's recorder for the client, flushed before the client disconnects and on SIGTERM/SIGINT. */
 export function apiKeyUseRecorderFor(db: Db): ApiKeyUseRecorder {
-  return perClient("apiKeyUseRecorder", db, () => {
-    const recorder = createApiKeyUseRecorder(db);
-    flushWithClient(db, () => recorder.flush());
-    return recorder;
-  });
+  return flushedPerClient("apiKeyUseRecorder", db, () => createApiKeyUseRecorder(db));
 }

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { requestSeal, sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
 import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   for (let i = 0; i < 12; i++) {
     await t.db.$transaction((tx) =>
       appendAuditEvent(tx, {
@@ -23,7 +21,6 @@ beforeAll(async () => {
   }
   await sealAuditChain(t.db, a.id);
 });
-afterAll(async () => t?.drop());
 
 /** Tampering as the tables' owner (a superuser) would: with the append-only triggers switched off. */
 async function behindTheAppsBack(...statements: string[]) {
@@ -41,7 +38,6 @@ async function behindTheAppsBack(...statements: string[]) {
 /** The id of the event at `seq` in the tenant's chain. */
 const eventAt = async (tenantId: string, seq: number) =>
   (await t.db.auditSeal.findFirstOrThrow({ where: { tenantId, seq } })).eventId;
-
 
 /** A fresh tenant with `n` sealed events. */
 async function tenantWithEvents(n: number): Promise<TestTenant> {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { appendAuditEvent, type AuditEventInput } from "@/lib/audit/append-audit-event";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
@@ -11,9 +11,9 @@ import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 /** Tenant a's events in the order written, with what each was written as. */
 const written: Array<{ id: bigint; input: AuditEventInput }> = [];
 
@@ -49,9 +49,6 @@ async function behindTheAppsBack(sql: string) {
 }
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
   // The factories write events of their own; only these are looked for below.
   for (let i = 0; i < 30; i++) {
     const input = eventInput(i, a.id);
@@ -66,7 +63,6 @@ beforeAll(async () => {
   // Everything written before the test events (the factories' own) moves back before them.
   await behindTheAppsBack(`UPDATE "AuditEvent" SET at = '2024-12-01T00:00:00Z' WHERE id < ${written[0].id}`);
 });
-afterAll(async () => t?.drop());
 
 /** Every page of a search, newest first, following the cursor. */
 async function allPages(filters: AuditFilters, options: { limit?: number; textScanLimit?: number } = {}) {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditConsistencyProof, auditInclusionProof, auditLogInfo } from "@/lib/audit/audit-proofs";
 import { auditLeafBytes, type AuditLeaf } from "@/lib/audit/audit-record";
@@ -10,19 +10,16 @@ import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 import { fromHex, leafHash, toHex, verifyConsistency, verifyInclusion } from "@/lib/audit/transparency/merkle";
 import { parseCheckpoint, parseVerifierKey, verifyNote } from "@/lib/audit/transparency/signed-note";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 const append = (tenantId: string, i: number) =>
   appendAuditEvent(t.db, { tenantId, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task", id: `t${i}` }, data: { planner: "test", instructionLength: i } });
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   for (let i = 0; i < 7; i++) await append(a.id, i);
   await sealAuditChain(t.db, a.id);
 });
-afterAll(async () => t?.drop());
 
 async function collect(lines: AsyncGenerator<string>): Promise<Array<Record<string, unknown>>> {
   const out: Array<Record<string, unknown>> = [];

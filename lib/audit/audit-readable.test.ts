@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { auditExportContext, MAX_CONTEXT_CHARS } from "@/lib/audit/audit-export-context";
@@ -11,14 +11,12 @@ import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 let refundId: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  [a, b] = [await createTestTenant(t.db), await createTestTenant(t.db)];
   const refund = await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "parcel lost in transit" }, reason: "Customer asked twice" });
   if (refund.state !== "pending") throw new Error("expected a pending refund");
   refundId = refund.actionId;
@@ -26,7 +24,6 @@ beforeAll(async () => {
   await proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool: "get_invoice", args: { invoice_number: "INV-1044" } });
   await proposeAction(t.db, { tenantId: b.id, requester: b.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "parcel lost in transit" } });
 });
-afterAll(async () => t?.drop());
 
 describe("audit that reads", () => {
   it("exports carry the action summary, canonical arguments, reviewer email, note and reasons as columns; the sealed events are unchanged", async () => {

@@ -3,28 +3,25 @@ import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { unzipSync, strFromU8 } from "fflate";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { buildEvidencePack, EVIDENCE_FILES, zipEvidencePack } from "@/lib/audit/evidence-pack";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   const outcome = await proposeAction(t.db, {
     tenantId: a.id, requester: a.requester, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 45_000, reason: "Customer overpaid" },
   });
   if (outcome.state !== "pending") throw new Error(`expected pending, got ${outcome.state}`);
   await decideAction(t.db, { tenantId: a.id, actionId: outcome.actionId, verdict: "approve", payloadHash: outcome.payloadHash, reviewer: a.users.reviewer.member });
 });
-afterAll(async () => t?.drop());
 
 async function zipped(stream: ReadableStream<Uint8Array>): Promise<Record<string, string>> {
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());

@@ -1,9 +1,9 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createDb, type Db } from "@/lib/db/client";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
@@ -15,7 +15,7 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
  * holds the boundary itself, so a replaced function changes nothing, after a restart and on a
  * machine that never read it.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 const clients: Db[] = [];
 
 const stateFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-legacy-")), "audit-state.jsonl");
@@ -26,13 +26,9 @@ const restarted = () => {
   return db;
 };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
 afterEach(() => vi.unstubAllEnvs());
 afterAll(async () => {
   await Promise.all(clients.map((db) => db.$disconnect()));
-  await t?.drop();
 });
 
 /** A reviewer's approval inserted with database access alone: no MAC. */

@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { auditLogInfo } from "@/lib/audit/audit-proofs";
@@ -17,15 +17,13 @@ import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
  * triggers off, no console key) rewrites history, export again, and the standalone verifier —
  * given the checkpoint saved before — names each tampering.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 let dir: string;
 const SCRIPT = path.join(process.cwd(), "scripts", "verify-audit-export.mjs");
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-verify-"));
 });
-afterAll(async () => t?.drop());
 
 async function tenantWithCheckpoint(events: number) {
   const tenant = await createTestTenant(t.db);

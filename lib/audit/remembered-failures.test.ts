@@ -5,8 +5,8 @@ import path from "node:path";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { ChainStatus } from "@/components/audit/chain-status";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditKeys, auditOrigin } from "@/lib/audit/audit-keys";
@@ -22,12 +22,11 @@ import { startWitnessServer, type RunningWitness } from "@/lib/audit/transparenc
  * renders it — until an operator resolves it: a rollback a witness detected, and a failed full
  * walk whose rows the database's owner deleted. The console remembers both beside its key.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 let witness: RunningWitness;
 const witnessSigner = noteSigner("witness.test/w1", randomBytes(32), SIG_COSIGNATURE_V1);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   vi.stubEnv("AUDIT_STATE_FILE", path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-alarms-")), "audit-state.jsonl"));
   witness = await startWitnessServer({
     signer: witnessSigner, logKeys: [auditKeys().verifier], port: 0,
@@ -39,7 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.unstubAllEnvs();
   await witness?.close();
-  await t?.drop();
 });
 
 async function tenantWithEvents(n: number): Promise<string> {

@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditBodyOfRow, auditLeaf, auditLeafBytes } from "@/lib/audit/audit-record";
 import { auditKeys } from "@/lib/audit/audit-keys";
@@ -25,13 +25,11 @@ import { writeAuditSeals } from "@/lib/db/statements/audit/write-audit-seals";
  * sealed event, uid and MAC included. The sealer refuses it; one sealed without that check is
  * named by the full walk and the offline verifier.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   await t.ownerDb.$executeRawUnsafe(`DROP INDEX "AuditEvent_uid_key"`);
 });
-afterAll(async () => t?.drop());
 
 async function tenantWithEvents(n: number) {
   const tenant = await createTestTenant(t.db);

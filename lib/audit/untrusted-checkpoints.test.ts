@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditKeyProblem, auditKeys } from "@/lib/audit/audit-keys";
 import { auditLogInfo } from "@/lib/audit/audit-proofs";
@@ -19,14 +19,12 @@ import { noteSigner, signNote } from "@/lib/audit/transparency/signed-note";
  * from is skipped and named, and /audit and the export keep working; an export after a rollback is
  * whole, for the verifier to say what is missing.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 let dir: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   dir = mkdtempSync(path.join(os.tmpdir(), "countersign-untrusted-"));
 });
-afterAll(async () => t?.drop());
 
 const append = (tenantId: string, i: number) =>
   appendAuditEvent(t.db, { tenantId, actor: { type: "system", label: "x" }, type: "task.started", outcome: "ok", subject: { type: "task", id: `t${i}` }, data: { planner: "test", instructionLength: i } });

@@ -3,8 +3,8 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { auditKeys } from "@/lib/audit/audit-keys";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
@@ -13,13 +13,12 @@ import { startWitnessServer, type RunningWitness } from "@/lib/audit/transparenc
 import { readAuditCheckpoints } from "@/lib/db/statements/audit/read-audit-checkpoints";
 
 /** The console and a real witness (the one `npm run witness` starts) over HTTP. */
-let t: TestDatabase;
+const t = setUpTestDatabase();
 let witness: RunningWitness;
 const witnessSigner = noteSigner("witness.test/w1", randomBytes(32), SIG_COSIGNATURE_V1);
 const witnessKey = verifierKey(witnessSigner.name, witnessSigner.publicKey, SIG_COSIGNATURE_V1);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   witness = await startWitnessServer({
     signer: witnessSigner, logKeys: [auditKeys().verifier], port: 0,
     stateFile: path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-witness-")), "state.jsonl"),
@@ -31,7 +30,6 @@ afterEach(() => vi.restoreAllMocks());
 afterAll(async () => {
   vi.unstubAllEnvs();
   await witness?.close();
-  await t?.drop();
 });
 
 const append = (tenantId: string, i: number) =>

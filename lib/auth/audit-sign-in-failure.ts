@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { flushWithClient } from "@/lib/db/flush-on-signals";
-import { perClient } from "@/lib/db/per-client";
+import { flushedPerClient } from "@/lib/db/flush-on-signals";
 import { isClosed } from "@/lib/db/sql";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import type { AuditEventData } from "@/lib/audit/audit-event-types";
@@ -107,9 +106,5 @@ export function createSignInFailureAudit(db: Db, options: { throttledWindowMs?: 
 
 /** The process's sign-in failure audit for the client, flushed before it disconnects and on SIGTERM/SIGINT. */
 export function signInFailureAuditFor(db: Db): SignInFailureAudit {
-  return perClient("signInFailureAudit", db, () => {
-    const audit = createSignInFailureAudit(db);
-    flushWithClient(db, () => audit.flush());
-    return audit;
-  });
+  return flushedPerClient("signInFailureAudit", db, () => createSignInFailureAudit(db));
 }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { beforeAll, describe, expect, it } from "vitest";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { createTestTenant, TEST_PASSWORD, type TestTenant, type TestUser } from "@/tests/factories";
+import { createTestTenant, TEST_PASSWORD, type TestUser } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { loadActingMember } from "@/lib/auth/acting-member";
 import { authOptions } from "@/lib/auth/auth-options";
 import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
@@ -15,24 +15,15 @@ import { AUDIT_EVENT_TYPES } from "@/lib/audit/audit-event-types";
 import { parseAuditFilters } from "@/lib/audit/audit-filters";
 import { searchAuditEvents } from "@/lib/audit/search-audit-events";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase({ appClient: true });
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 /** A member of both tenants (as the demo's admin is of two organisations). */
 let both: TestUser;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  // authOptions' callbacks and events use the app's client: point it at this database.
-  process.env.DATABASE_URL = t.url;
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
   both = a.users.admin;
   await t.db.membership.create({ data: { tenantId: b.id, userId: both.id, roles: ["auditor"] } });
-});
-afterAll(async () => {
-  await getDb().$disconnect();
-  await t?.drop();
 });
 
 // Distinctive enough that finding it anywhere in an event means the event holds the password.

@@ -1,9 +1,9 @@
 import { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factories";
+import { createTestTenant, TEST_PASSWORD } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { changePassword, CURRENT_PASSWORD_CHECKS, type ChangePasswordInput } from "@/lib/auth/change-password";
 import { signInWithPassword } from "@/lib/auth/sign-in";
@@ -12,16 +12,9 @@ import { startSession } from "@/lib/auth/start-session";
 import { startSignedInSession } from "@/lib/auth/start-signed-in-session";
 import { signInFailureAuditFor } from "@/lib/auth/audit-sign-in-failure";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-let other: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  tenant = await createTestTenant(t.db);
-  other = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const tenant = setUpTestTenant(t);
+const other = setUpTestTenant(t);
 
 const NEW_PASSWORD = "a much longer new passphrase";
 

@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { authOptions } from "@/lib/auth/auth-options";
 import { memberForOidcProfile } from "@/lib/auth/oidc-member";
-import { getDb } from "@/lib/db/client";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  // authOptions' callbacks use the app's client: point it at this database.
-  process.env.DATABASE_URL = t.url;
-  tenant = await createTestTenant(t.db);
-});
-afterAll(async () => {
-  await getDb().$disconnect();
-  await t?.drop();
-});
+const t = setUpTestDatabase({ appClient: true });
+const tenant = setUpTestTenant(t);
 
 const oidcSignIn = (profile: Record<string, unknown>) =>
   authOptions.callbacks!.signIn!({

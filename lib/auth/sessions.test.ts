@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it } from "vitest";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { loadActingMember, type SessionRef } from "@/lib/auth/acting-member";
 import { authOptions } from "@/lib/auth/auth-options";
 import { endSession, endUserSessions } from "@/lib/auth/end-sessions";
 import { listSessions } from "@/lib/auth/list-sessions";
 import { startSession } from "@/lib/auth/start-session";
-import { getDb } from "@/lib/db/client";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  // authOptions (next-auth's sign-out event) uses the app's client: point it at this database.
-  process.env.DATABASE_URL = t.url;
-  tenant = await createTestTenant(t.db);
-});
-afterAll(async () => {
-  await getDb().$disconnect();
-  await t?.drop();
-});
+const t = setUpTestDatabase({ appClient: true });
+const tenant = setUpTestTenant(t);
 
 async function signedIn(userId: string): Promise<SessionRef> {
   const { id } = await startSession(t.db, { userId, method: "credentials", clientAddress: "203.0.113.1", userAgent: "vitest" });

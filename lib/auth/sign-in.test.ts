@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, TEST_PASSWORD, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { TEST_PASSWORD } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { signInWithPassword, SIGN_IN_MESSAGES, type SignInOptions } from "@/lib/auth/sign-in";
 import { SIGN_IN_THROTTLE, signInDelayMs, type SignInThrottleRules } from "@/lib/auth/sign-in-throttle";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  tenant = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const tenant = setUpTestTenant(t);
 
 /** The production limits with waits that are recorded instead of slept. */
 function observed(rules: SignInThrottleRules = SIGN_IN_THROTTLE): SignInOptions & { waits: number[] } {

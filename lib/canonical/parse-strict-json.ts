@@ -96,11 +96,7 @@ class Parser {
     this.checkDepth(path, depth);
     this.pos++; // {
     const obj: JsonObject = {};
-    this.skipWhitespace();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return obj;
-    }
+    if (this.closesAtOnce("}")) return obj;
     for (;;) {
       if (this.text[this.pos] !== '"') throw this.syntaxError("Expected a quoted key", path);
       const key = this.parseString(path);
@@ -116,15 +112,7 @@ class Parser {
       this.pos++;
       this.skipWhitespace();
       obj[key] = this.parseValue(keyPath, depth);
-      this.skipWhitespace();
-      const next = this.text[this.pos];
-      this.pos++;
-      if (next === "}") return obj;
-      if (next !== ",") {
-        this.pos--;
-        throw this.syntaxError("Expected ',' or '}'", path);
-      }
-      this.skipWhitespace();
+      if (this.closesAfterItem("}", path)) return obj;
     }
   }
 
@@ -132,23 +120,33 @@ class Parser {
     this.checkDepth(path, depth);
     this.pos++; // [
     const arr: JsonValue[] = [];
-    this.skipWhitespace();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return arr;
-    }
+    if (this.closesAtOnce("]")) return arr;
     for (;;) {
       arr.push(this.parseValue(childPath(path, arr.length), depth));
-      this.skipWhitespace();
-      const next = this.text[this.pos];
-      this.pos++;
-      if (next === "]") return arr;
-      if (next !== ",") {
-        this.pos--;
-        throw this.syntaxError("Expected ',' or ']'", path);
-      }
-      this.skipWhitespace();
+      if (this.closesAfterItem("]", path)) return arr;
     }
+  }
+
+  /** Just inside `{` or `[`: whether the container is empty (its `close` is consumed then). */
+  private closesAtOnce(close: "}" | "]"): boolean {
+    this.skipWhitespace();
+    if (this.text[this.pos] !== close) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** After a member or element: true at `close`, false after a comma (both consumed); else a syntax error. */
+  private closesAfterItem(close: "}" | "]", path: string): boolean {
+    this.skipWhitespace();
+    const next = this.text[this.pos];
+    if (next === close) {
+      this.pos++;
+      return true;
+    }
+    if (next !== ",") throw this.syntaxError(`Expected ',' or '${close}'`, path);
+    this.pos++;
+    this.skipWhitespace();
+    return false;
   }
 
   private parseString(path: string): string {

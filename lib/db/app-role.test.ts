@@ -1,5 +1,6 @@
 import { Client, DatabaseError } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
@@ -7,27 +8,23 @@ import { roleOfUrl } from "@/lib/db/app-role";
 import { APPEND_ONLY_TABLES } from "@/lib/db/append-only-tables";
 import { appRoleProblem, AppRoleError, grantAppRole, tableRightsFor } from "@/lib/db/grant-app-role";
 import { ownerConnectionWarning } from "@/lib/db/owner-connection-warning";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 
 /**
  * The console's database role, as the tests and the console connect: what it may do, and what it
  * may not, whatever a bug or an attacker in the app asks of the database.
  */
-let t: TestDatabase;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 let app: Client;
 let owner: Client;
-let a: TestTenant;
 let appRole: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   appRole = roleOfUrl(t.url) ?? "";
   app = new Client({ connectionString: t.url });
   owner = new Client({ connectionString: t.ownerUrl });
   await Promise.all([app.connect(), owner.connect()]);
   // Rows in every append-only table, written as the app role, through the code that writes them.
-  a = await createTestTenant(t.db);
   await t.db.$transaction((tx) =>
     appendAuditEvent(tx, { tenantId: a.id, actor: { type: "system", label: "test" }, type: "task.started", outcome: "ok", subject: { type: "task" }, data: { planner: "test", instructionLength: 1 } }),
   );
@@ -40,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([app?.end(), owner?.end()]);
-  await t?.drop();
 });
 
 /** The error PostgreSQL answered `sql` with, as the app role. */

@@ -1,3 +1,4 @@
+import { perClient } from "@/lib/db/per-client";
 import { beforeDisconnect } from "@/lib/db/pool-registry";
 
 /**
@@ -36,5 +37,14 @@ export function flushWithClient(db: object, flush: () => Promise<void>): void {
   beforeDisconnect(db, () => {
     stopFlushingOnSignals();
     return flush();
+  });
+}
+
+/** The client's one `T` in this process (perClient), flushed as flushWithClient says. */
+export function flushedPerClient<T extends { flush(): Promise<void> }>(name: string, db: object, create: () => T): T {
+  return perClient(name, db, () => {
+    const value = create();
+    flushWithClient(db, () => value.flush());
+    return value;
   });
 }

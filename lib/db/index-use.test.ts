@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createDb, type Db } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
@@ -92,18 +92,16 @@ async function leadingColumns(): Promise<Map<string, string>> {
 const wholeReads = (plans: Array<{ text: string; reads: string[] }>) =>
   plans.filter((plan) => plan.reads.length > 0).map((plan) => `${plan.reads.join(", ")}: ${plan.text.replace(/\s+/g, " ").slice(0, 160)}`);
 
-let t: TestDatabase;
+const t = setUpTestDatabase();
 let db: Db;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   const url = new URL(t.url);
   url.searchParams.set("options", "-c enable_seqscan=off");
   db = createDb(url.toString(), { max: 4 });
 });
 afterAll(async () => {
   await db?.$disconnect();
-  await t?.drop();
 });
 
 describe("index use: statements whose cost must not grow with history", () => {

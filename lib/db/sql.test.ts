@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createDb, type Db } from "@/lib/db/client";
 import { query, sqlQuery, sqlTransaction } from "@/lib/db/sql";
 import { notUrgently, urgently } from "@/lib/scheduling/urgency";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 
-let database: TestDatabase;
+const database = setUpTestDatabase();
 /** One connection, so every statement but the first waits for it. */
 let single: Db;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   single = createDb(database.url, { max: 1 });
 });
 
 afterAll(async () => {
   await single.$disconnect();
-  await database.drop();
 });
 
 /** Occupies the only connection for a moment, so the statements started next all queue. */

@@ -1,9 +1,9 @@
 // Data sets in and artifacts out, through the whole approval path, under each OS sandbox.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { type TestTenant } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -15,9 +15,9 @@ import { ContainerPool } from "@/lib/sandbox/container-pool";
 import { setWarmPool } from "@/lib/sandbox/docker-runner";
 import { parseSandboxSpec } from "@/lib/sandbox/spec";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 const SYSTEM = { type: "system", label: "test" } as const;
 const ROWS = [{ bucket: "logs-2019", last_access_days: 900 }, { bucket: "hot", last_access_days: 1 }];
 const ROWS_BYTES = Buffer.from(canonicalJson(ROWS), "utf8");
@@ -27,12 +27,8 @@ const ROWS_SHA = createHash("sha256").update(ROWS_BYTES).digest("hex");
 const PNG_HEX = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc00000030101001877a0e60000000049454e44ae426082";
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
   await t.db.dataset.create({ data: { tenantId: a.id, name: "buckets-a", content: ROWS } });
 });
-afterAll(async () => t?.drop());
 
 async function approvedRun(tenant: TestTenant, code: string, datasets?: string[]) {
   const p = await proposeAction(t.db, {

@@ -1,28 +1,23 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { connectMcpClient, textOfResult } from "@/tests/mcp-gateway-client";
 import { startCounterServer, type CounterUpstream } from "@/tests/mcp-upstreams";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { unwrapUntrustedToolOutput } from "@/lib/agent/untrusted";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { decideAction } from "@/lib/approvals/decide-action";
-import { getDb } from "@/lib/db/client";
 import { approveMcpTool } from "@/lib/mcp/upstream/approve-mcp-tool";
 import { listMcpServers } from "@/lib/mcp/upstream/list-mcp-servers";
 import { registerMcpServer } from "@/lib/mcp/upstream/register-mcp-server";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase({ appClient: true });
+const a = setUpTestTenant(t);
 let counter: CounterUpstream;
 const TOKEN = "tok-gateway-3e9a1c7b5d2f4a6c8e0b";
 /** How long a poll for something the server does in the background may take on a loaded machine (not a speed assertion). */
 const EVENTUALLY = { timeout: 30_000 };
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  process.env.DATABASE_URL = t.url; // the route handler uses the app's client
-  a = await createTestTenant(t.db);
   counter = await startCounterServer({ token: TOKEN });
   const admin = a.users.admin.member;
   await registerMcpServer(t.db, {
@@ -32,9 +27,7 @@ beforeAll(async () => {
   await approveMcpTool(t.db, { tenantId: a.id, admin, toolId: tool.id, definitionHash: tool.pendingHash! });
 });
 afterAll(async () => {
-  await getDb().$disconnect();
   await counter?.stop();
-  await t?.drop();
 });
 
 it("an agent calls an upstream server's tool through Countersign's MCP endpoint: it waits for a reviewer, and is forwarded once", async () => {

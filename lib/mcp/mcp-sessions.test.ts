@@ -1,33 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { type TestTenant } from "@/tests/factories";
 import { connectMcpClient, MCP_ENDPOINT, type McpHandler } from "@/tests/mcp-gateway-client";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { createDb, type Db } from "@/lib/db/client";
 import { handleMcpRequest } from "@/lib/mcp/handle-mcp-request";
 
 // Two console instances behind a load balancer: two handlers, each with its own database client
 // (its own pool, its own calls in flight), over one database. Nothing of a session is in either's memory.
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 let first: Db;
 let second: Db;
 const EVENTUALLY = { timeout: 30_000 };
 const SMALL_REFUND = { invoice_number: "INV-1043", amount_minor: 10_000, reason: "Customer returned the goods" };
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   first = createDb(t.url);
   second = createDb(t.url);
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
 });
 afterAll(async () => {
   await Promise.all([first?.$disconnect(), second?.$disconnect()]);
-  await t?.drop();
 });
 afterEach(() => vi.unstubAllEnvs());
 

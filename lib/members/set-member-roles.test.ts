@@ -1,49 +1,44 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { expect, it } from "vitest";
+import { createTestTenant, type TestUser } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { setMemberRoles } from "@/lib/members/set-member-roles";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const actorOf = (user: TestUser) => ({ type: "user" as const, id: user.id, label: user.email });
+const membershipOf = async (tenantId: string, user: TestUser) => (await t.db.membership.findFirstOrThrow({ where: { tenantId, userId: user.id } })).id;
+/** Why each refused role change of the tenant was refused, as audited. */
+const refusedReasons = async (tenantId: string) =>
+  (await t.db.auditEvent.findMany({ where: { tenantId, type: "member.roles_refused" } })).map((e) => (e.data as { reason: string }).reason);
 
 it("two admins demoting each other at once leave the organisation with one admin: the second is no longer an admin when its change runs (refused, audited)", async () => {
   const second = a.users.reviewer;
   await t.db.membership.updateMany({ where: { tenantId: a.id, userId: second.id }, data: { roles: ["admin"] } });
-  const memberships = await t.db.membership.findMany({ where: { tenantId: a.id, userId: { in: [a.users.admin.id, second.id] } } });
-  const membershipOf = (userId: string) => memberships.find((m) => m.userId === userId)!.id;
-  const demote = (by: TestTenant["users"]["admin"], whom: string) =>
-    setMemberRoles(t.db, { tenantId: a.id, membershipId: membershipOf(whom), roles: ["auditor"], actor: { type: "user", id: by.id, label: by.email } });
-  const outcomes = await Promise.allSettled([demote(a.users.admin, second.id), demote(second, a.users.admin.id)]);
+  const [adminMembership, secondMembership] = [await membershipOf(a.id, a.users.admin), await membershipOf(a.id, second)];
+  const demote = (by: TestUser, membershipId: string) => setMemberRoles(t.db, { tenantId: a.id, membershipId, roles: ["auditor"], actor: actorOf(by) });
+  const outcomes = await Promise.allSettled([demote(a.users.admin, secondMembership), demote(second, adminMembership)]);
   expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
   expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(["forbidden"]);
   expect(await t.db.membership.count({ where: { tenantId: a.id, roles: { has: "admin" } } })).toBe(1);
-  const refused = await t.db.auditEvent.findMany({ where: { tenantId: a.id, type: "member.roles_refused" } });
-  expect(refused.map((e) => (e.data as { reason: string }).reason)).toEqual(["not_admin"]);
+  expect(await refusedReasons(a.id)).toEqual(["not_admin"]);
 });
 
 it("the last admin cannot remove their own admin role (refused, audited)", async () => {
   const c = await createTestTenant(t.db);
-  const own = await t.db.membership.findFirstOrThrow({ where: { tenantId: c.id, userId: c.users.admin.id } });
-  const actor = { type: "user" as const, id: c.users.admin.id, label: c.users.admin.email };
-  await expect(setMemberRoles(t.db, { tenantId: c.id, membershipId: own.id, roles: ["auditor"], actor })).rejects.toMatchObject({ code: "last_admin" });
-  expect((await t.db.membership.findUniqueOrThrow({ where: { id: own.id } })).roles).toContain("admin");
-  const refused = await t.db.auditEvent.findMany({ where: { tenantId: c.id, type: "member.roles_refused" } });
-  expect(refused.map((e) => (e.data as { reason: string }).reason)).toEqual(["last_admin"]);
+  const own = await membershipOf(c.id, c.users.admin);
+  await expect(setMemberRoles(t.db, { tenantId: c.id, membershipId: own, roles: ["auditor"], actor: actorOf(c.users.admin) })).rejects.toMatchObject({ code: "last_admin" });
+  expect((await t.db.membership.findUniqueOrThrow({ where: { id: own } })).roles).toContain("admin");
+  expect(await refusedReasons(c.id)).toEqual(["last_admin"]);
 });
 
 it("an admin demoted after their request passed the boundary changes no one's roles", async () => {
   const c = await createTestTenant(t.db);
-  const target = await t.db.membership.findFirstOrThrow({ where: { tenantId: c.id, userId: c.users.requester.id } });
+  const target = await membershipOf(c.id, c.users.requester);
   // The reviewer was an admin when their request was authorised, and is not any more.
-  const formerAdmin = { type: "user" as const, id: c.users.reviewer.id, label: c.users.reviewer.email };
-  await expect(setMemberRoles(t.db, { tenantId: c.id, membershipId: target.id, roles: ["admin"], actor: formerAdmin })).rejects.toMatchObject({ code: "forbidden", status: 403 });
-  expect((await t.db.membership.findUniqueOrThrow({ where: { id: target.id } })).roles).toEqual(["requester"]);
+  const formerAdmin = actorOf(c.users.reviewer);
+  await expect(setMemberRoles(t.db, { tenantId: c.id, membershipId: target, roles: ["admin"], actor: formerAdmin })).rejects.toMatchObject({ code: "forbidden", status: 403 });
+  expect((await t.db.membership.findUniqueOrThrow({ where: { id: target } })).roles).toEqual(["requester"]);
   expect(await t.db.auditEvent.count({ where: { tenantId: c.id, type: "member.roles_refused" } })).toBe(1);
 });
 

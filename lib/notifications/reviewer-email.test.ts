@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { refusal } from "@/tests/refusal";
@@ -24,6 +23,7 @@ import { createServer } from "node:http";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { editAction } from "@/lib/approvals/edit-action";
 import { SoftAuthenticator } from "@/tests/soft-authenticator";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { finishPasskeyRegistration } from "@/lib/passkeys/finish-passkey-registration";
 import { listPasskeys } from "@/lib/passkeys/list-passkeys";
 import { relyingPartyOf } from "@/lib/passkeys/relying-party";
@@ -87,12 +87,11 @@ async function startSmtp(options: { failFirst?: number; beforeAccept?: () => voi
   return { url: `smtp://127.0.0.1:${port}`, mails, refused: () => refused, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-let t: TestDatabase;
+const t = setUpTestDatabase();
 const DIGEST_MINUTES = 60;
 let smtp: Awaited<ReturnType<typeof startSmtp>> | null = null;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
   vi.stubEnv("REVIEWER_EMAIL_RETRY_BASE_MS", "20");
   vi.stubEnv("REVIEWER_EMAIL_TIMEOUT_MS", "5000");
@@ -104,7 +103,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await t?.drop();
 });
 
 async function smtpServer(options: { failFirst?: number; beforeAccept?: () => void } = {}) {

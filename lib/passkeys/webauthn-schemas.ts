@@ -6,13 +6,18 @@ const attachment = z.enum(["platform", "cross-platform"]);
 // Extension outputs are not used; browsers report some (credProps) unasked.
 const extensions = z.record(z.string(), z.unknown());
 
-/** What @simplewebauthn/browser's startRegistration returns (unknown keys refused). */
-export const RegistrationResponseSchema = z.strictObject({
+/** What both responses carry beside their `response`. */
+const credential = {
   id: b64url.min(1),
   rawId: b64url.min(1),
   type: z.literal("public-key"),
   authenticatorAttachment: attachment.optional(),
   clientExtensionResults: extensions,
+};
+
+/** What @simplewebauthn/browser's startRegistration returns (unknown keys refused). */
+export const RegistrationResponseSchema = z.strictObject({
+  ...credential,
   response: z.strictObject({
     clientDataJSON: b64url,
     attestationObject: b64url,
@@ -25,11 +30,7 @@ export const RegistrationResponseSchema = z.strictObject({
 
 /** What @simplewebauthn/browser's startAuthentication returns (unknown keys refused). */
 export const AuthenticationResponseSchema = z.strictObject({
-  id: b64url.min(1),
-  rawId: b64url.min(1),
-  type: z.literal("public-key"),
-  authenticatorAttachment: attachment.optional(),
-  clientExtensionResults: extensions,
+  ...credential,
   response: z.strictObject({
     clientDataJSON: b64url,
     authenticatorData: b64url,

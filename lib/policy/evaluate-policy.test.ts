@@ -9,6 +9,8 @@ const ctx: PolicyContext = {
   customerVerifiedDomains: ["acme.example"],
   tenantDomains: ["demo.test"],
 };
+/** A policy of these tools whose approvals take one reviewer within an hour. */
+const oneReviewerPolicy = (tools: Policy["tools"]): Policy => ({ defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] }, tools });
 const decide = (tool: string, args: JsonObject, context: PolicyContext = ctx, policy: Policy = DEFAULT_POLICY) =>
   evaluatePolicy(policy, { tool, args, context });
 
@@ -162,19 +164,16 @@ describe("fallbacks", () => {
 });
 
 describe("integers in conditions", () => {
-  const policy: Policy = {
-    defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] },
-    tools: {
-      pay: {
-        rules: [
-          { id: "exact", when: "args.amount_minor == 100000", effect: "deny", reason: "exactly" },
-          { id: "div", when: "args.amount_minor / 100 > 1000", effect: "deny", reason: "integer division" },
-          { id: "double", when: "args.amount_minor > 99.5", effect: "allow", reason: "mixed int/double" },
-          { id: "ctx", when: "has(ctx.amountMinor) && ctx.amountMinor >= 1", effect: "require_approval", reason: "ctx amount" },
-        ],
-      },
+  const policy = oneReviewerPolicy({
+    pay: {
+      rules: [
+        { id: "exact", when: "args.amount_minor == 100000", effect: "deny", reason: "exactly" },
+        { id: "div", when: "args.amount_minor / 100 > 1000", effect: "deny", reason: "integer division" },
+        { id: "double", when: "args.amount_minor > 99.5", effect: "allow", reason: "mixed int/double" },
+        { id: "ctx", when: "has(ctx.amountMinor) && ctx.amountMinor >= 1", effect: "require_approval", reason: "ctx amount" },
+      ],
     },
-  };
+  });
   it("compares integer minor units exactly, also against doubles and ctx ints", () => {
     expect(decide("pay", { amount_minor: 100000 }, ctx, policy).ruleId).toBe("exact");
     // Integer division truncates: 100099 / 100 == 1000, so "div" does not match (a double would give 1000.99).
@@ -191,21 +190,18 @@ describe("integers in conditions", () => {
 });
 
 describe("fail-safe", () => {
-  const policy: Policy = {
-    defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] },
-    tools: {
-      pay: {
-        rules: [
-          { id: "allow-small", when: "args.amount_minor < 100", effect: "allow", reason: "small" },
-          { id: "fallback", effect: "require_approval", reason: "rest" },
-        ],
-      },
-      mail: {
-        rules: [{ id: "risky", when: "ctx.riskLevel == 'critical'", effect: "deny", reason: "critical risk" }],
-      },
-      dyn: { rules: [{ id: "dyn-value", when: "args.flag", effect: "allow", reason: "flag" }] },
+  const policy = oneReviewerPolicy({
+    pay: {
+      rules: [
+        { id: "allow-small", when: "args.amount_minor < 100", effect: "allow", reason: "small" },
+        { id: "fallback", effect: "require_approval", reason: "rest" },
+      ],
     },
-  };
+    mail: {
+      rules: [{ id: "risky", when: "ctx.riskLevel == 'critical'", effect: "deny", reason: "critical risk" }],
+    },
+    dyn: { rules: [{ id: "dyn-value", when: "args.flag", effect: "allow", reason: "flag" }] },
+  });
 
   it("a runtime error in a condition denies, naming the rule and the error", () => {
     // Missing key: neither the allow (would be unsafe to match) nor skipping (could skip a deny).

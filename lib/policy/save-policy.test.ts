@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client } from "pg";
 import { queuedBehind } from "@/tests/action-lock";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant } from "@/tests/factories";
 import { AppError } from "@/lib/errors";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { savePolicy } from "@/lib/policy/save-policy";
 import { largePolicy } from "@/tests/policies";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 const actor = () => ({ type: "user" as const, id: a.users.admin.id, label: a.users.admin.email });
 

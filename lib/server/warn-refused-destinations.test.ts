@@ -1,14 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { refusedDestinations } from "@/lib/server/warn-refused-destinations";
 
-let t: TestDatabase;
-let a: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   // As a console before the operator's host lists stored them: a loopback MCP server and a webhook
   // whose admin allowed its private host.
   await t.db.mcpServer.create({
@@ -18,7 +15,6 @@ beforeAll(async () => {
     data: { tenantId: a.id, url: "http://127.0.0.1:9/hooks?sig=sekret", events: ["action.pending"], allowPrivate: true, secrets: "" },
   });
 });
-afterAll(async () => t?.drop());
 afterEach(() => vi.unstubAllEnvs());
 
 describe("the stored destinations the host rules refuse, said at start", () => {

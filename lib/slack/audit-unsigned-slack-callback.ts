@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { flushWithClient } from "@/lib/db/flush-on-signals";
-import { perClient } from "@/lib/db/per-client";
+import { flushedPerClient } from "@/lib/db/flush-on-signals";
 import { isClosed } from "@/lib/db/sql";
 import { appendAuditEvent } from "@/lib/audit/append-audit-event";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
@@ -50,9 +49,5 @@ export function createUnsignedSlackCallbackAudit(db: Db, options: { windowMs?: n
 
 /** The process's unsigned-callback audit for the client, flushed before it disconnects and on SIGTERM/SIGINT. */
 export function unsignedSlackCallbackAuditFor(db: Db): UnsignedSlackCallbackAudit {
-  return perClient("unsignedSlackCallbackAudit", db, () => {
-    const audit = createUnsignedSlackCallbackAudit(db);
-    flushWithClient(db, () => audit.flush());
-    return audit;
-  });
+  return flushedPerClient("unsignedSlackCallbackAudit", db, () => createUnsignedSlackCallbackAudit(db));
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, TEST_PASSWORD, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { startFakeSlack, type SlackCall } from "@/tests/fake-slack";
@@ -24,6 +23,7 @@ import { listOutboxDeliveries } from "@/lib/outbox/list-outbox-deliveries";
 import { listFailedSlackDeliveries, resendSlackDelivery } from "@/lib/slack/slack-deliveries";
 import { refusal } from "@/tests/refusal";
 import { whileHolding } from "@/tests/action-lock";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { changePassword } from "@/lib/auth/change-password";
 import { slackMember } from "@/lib/slack/slack-member";
 import { argumentsSummary, SLACK_ACTION_IDS } from "@/lib/slack/slack-message";
@@ -36,23 +36,18 @@ const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5".replace(/[^0-9a-f]/g, 
 const TEAM = "T0TESTTEAM";
 const CHANNEL = "C0APPROVALS";
 
-let t: TestDatabase;
+const t = setUpTestDatabase({ appClient: true });
 let slack: Awaited<ReturnType<typeof startFakeSlack>>;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   slack = await startFakeSlack({ token: TOKEN });
-  vi.stubEnv("DATABASE_URL", t.url);
   vi.stubEnv("SLACK_API_URL", slack.url);
   vi.stubEnv("SLACK_RETRY_BASE_MS", "20");
   vi.stubEnv("NEXTAUTH_URL", "https://console.example.test");
 });
 afterAll(async () => {
-  // The route handlers use the app's client (pointed at this database above).
-  await getDb().$disconnect();
   vi.unstubAllEnvs();
   await slack?.close();
-  await t?.drop();
 });
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
@@ -165,6 +160,24 @@ async function expectForgedApproveRefused(tenant: TestTenant, actionId: string, 
   expect((await refusalsOf(tenant)).map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([["slack.callback_refused", "open_only"]]);
 }
 
+/** The action's message once Slack has it: Open only, saying why. */
+async function expectOpenOnly(actionId: string, why: string) {
+  await pumpUntilQuiet();
+  const { message, buttons } = buttonsOf(actionId);
+  expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
+  expect(JSON.stringify(message.blocks)).toContain(why);
+  return { message, open: buttons[0] };
+}
+
+/** A refund waiting for review in a Slack tenant whose reviewer linked U0REVIEWER, and its message's buttons. */
+async function refundPostedToLinkedReviewer() {
+  const tenant = await slackTenant();
+  await link(tenant, tenant.users.reviewer, "U0REVIEWER");
+  const proposed = await pendingRefund(tenant);
+  await pumpUntilQuiet();
+  return { tenant, proposed, ...buttonsOf(proposed.actionId) };
+}
+
 async function refusalsOf(tenant: TestTenant) {
   return t.db.auditEvent.findMany({ where: { tenantId: tenant.id, type: { in: ["slack.callback_refused", "decision.refused"] } }, orderBy: { id: "asc" } });
 }
@@ -214,12 +227,8 @@ describe("Slack: pending actions are posted and kept up to date", () => {
   it("an action whose policy requires a passkey-signed approval gets Open only, and a forged Approve for it is refused", async () => {
     const tenant = await slackTenant({ signatureAtRisk: "low" });
     const proposed = await pendingRefund(tenant);
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
-    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
-    expect(JSON.stringify(message.blocks)).toContain("passkey");
-
-    await expectForgedApproveRefused(tenant, proposed.actionId, message, buttons[0]);
+    const { message, open } = await expectOpenOnly(proposed.actionId, "passkey");
+    await expectForgedApproveRefused(tenant, proposed.actionId, message, open);
   });
 
   it("an action whose arguments the message cannot show whole gets Open only, and a forged Approve for it is refused: a vote binds to what was seen", async () => {
@@ -227,12 +236,8 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     // The reason is past the 80 characters a message shows of a value.
     const reason = `Duplicate charge on the March order; also ${"refund the shipping of every other order on this account ".repeat(2)}`;
     const proposed = await pendingRefund(tenant, 5_000, tenant.requester, reason);
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
-    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
-    expect(JSON.stringify(message.blocks)).toContain("shows only part of what it would run");
-
-    await expectForgedApproveRefused(tenant, proposed.actionId, message, buttons[0]);
+    const { message, open } = await expectOpenOnly(proposed.actionId, "shows only part of what it would run");
+    await expectForgedApproveRefused(tenant, proposed.actionId, message, open);
   });
 
   it("judges the Slack rule again in the vote's own transaction: a vote from Slack on a revision the message cannot show whole is refused there, whatever was checked before", async () => {
@@ -275,10 +280,7 @@ describe("Slack: pending actions are posted and kept up to date", () => {
     const { riskLevel } = await t.db.action.findUniqueOrThrow({ where: { id: proposed.actionId }, select: { riskLevel: true } });
     // The threshold is read when the message is rendered: an admin lowers it to this action's level.
     await configureSlack(t.db, { tenantId: tenant.id, actor: adminOf(tenant), fields: { channel: CHANNEL, openOnlyFrom: riskLevel } });
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
-    expect(buttons.map((b) => b.action_id)).toEqual([SLACK_ACTION_IDS.open]);
-    expect(JSON.stringify(message.blocks)).toContain(`Its risk is ${riskLevel}`);
+    await expectOpenOnly(proposed.actionId, `Its risk is ${riskLevel}`);
   });
 });
 
@@ -340,11 +342,7 @@ describe("Slack: the outbox and its settings", () => {
 
 describe("Slack: signed callbacks decide through the console's decision function", () => {
   it("a valid Approve from a linked reviewer records a decision by that member, and the message then shows the outcome", async () => {
-    const tenant = await slackTenant();
-    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
-    const proposed = await pendingRefund(tenant);
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
+    const { tenant, proposed, message, buttons } = await refundPostedToLinkedReviewer();
     const start = slack.calls.length;
     const response = await interaction(tenant, press(buttons, SLACK_ACTION_IDS.approve, "U0REVIEWER", message));
     expect(response.status).toBe(200);
@@ -366,11 +364,7 @@ describe("Slack: signed callbacks decide through the console's decision function
   });
 
   it("Reject asks for a reason in a dialog; its submission rejects with that reason", async () => {
-    const tenant = await slackTenant();
-    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
-    const proposed = await pendingRefund(tenant);
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
+    const { tenant, proposed, message, buttons } = await refundPostedToLinkedReviewer();
     const start = slack.calls.length;
     expect((await interaction(tenant, press(buttons, SLACK_ACTION_IDS.reject, "U0REVIEWER", message))).status).toBe(200);
     const [opened] = callsSince(start, "views.open");
@@ -390,11 +384,7 @@ describe("Slack: signed callbacks decide through the console's decision function
   });
 
   it("an Approve of an action whose state changed since request is refused and audited, and the user told to re-read it; Reject still decides it", async () => {
-    const tenant = await slackTenant();
-    await link(tenant, tenant.users.reviewer, "U0REVIEWER");
-    const proposed = await pendingRefund(tenant);
-    await pumpUntilQuiet();
-    const { message, buttons } = buttonsOf(proposed.actionId);
+    const { tenant, proposed, message, buttons } = await refundPostedToLinkedReviewer();
     // The back office refunds part of the invoice after the request: the message's buttons are unchanged.
     await t.db.invoice.updateMany({
       where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: { increment: 1_000 }, version: { increment: 1 } },

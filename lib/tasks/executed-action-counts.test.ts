@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { holdTask } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { startTask } from "@/lib/tasks/start-task";
 import { executedActionCounts } from "@/lib/tasks/executed-action-counts";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-let other: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  tenant = await createTestTenant(t.db);
-  other = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const tenant = setUpTestTenant(t);
+const other = setUpTestTenant(t);
 
 const requester = () => ({ userId: tenant.users.requester.id, label: tenant.users.requester.email });
 

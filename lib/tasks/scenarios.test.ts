@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { createTestTenant } from "@/tests/factories";
 import { driveUntilIdle } from "@/tests/task-driver";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { offlinePlanner } from "@/lib/agent/offline-planner";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { expireDueActions } from "@/lib/approvals/expire-actions";
@@ -10,14 +10,8 @@ import { parseRunState } from "@/lib/tasks/run-state";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 async function start(instruction: string) {
   const { taskId } = await startTask(t.db, {

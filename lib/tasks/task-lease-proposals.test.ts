@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { holdTask } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { startTask } from "@/lib/tasks/start-task";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 const refundFor = (taskId: string, taskLeaseOwner: string, agentCallId: string) =>
   proposeAction(t.db, {

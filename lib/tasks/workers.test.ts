@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { getEventListeners } from "node:events";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { afterAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "@/tests/db";
+import { createTestTenant } from "@/tests/factories";
 import { startFakeOpenAI, type FakeOpenAI } from "@/tests/fake-openai-server";
 import { driveUntilIdle } from "@/tests/task-driver";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import type { ChatModel } from "@/lib/agent/model";
 import { offlinePlanner } from "@/lib/agent/offline-planner";
 import { createProviderModel, makeProvider } from "@/lib/agent/providers";
@@ -14,14 +15,8 @@ import { claimNextTask, runClaimedTask, runWorker } from "@/lib/tasks/task-worke
 import { releaseTask } from "@/lib/db/statements/tasks/release-task";
 import { renewTaskLease } from "@/lib/db/statements/tasks/renew-task-lease";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 const start = (instruction: string, planner = "offline") =>
   startTask(t.db, { tenantId: a.id, requester: { userId: a.users.requester.id, label: a.users.requester.email }, instruction, planner });

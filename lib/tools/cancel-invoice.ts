@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { applyInvoiceCancellation } from "@/lib/db/statements/business/apply-invoice-cancellation";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, invoiceSnapshotReads } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -28,8 +28,7 @@ export const cancelInvoice = defineTool({
   description: "Cancel an open invoice (irreversible: the customer no longer owes it). Give a reason.",
   classes: ["write", "irreversible", "financial"],
   args: Args,
-  snapshot: async (ctx, args) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
-  snapshots: async (ctx, all) => (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
+  ...invoiceSnapshotReads,
   preview: (args, snapshot) => ({
     summary: `Cancel ${args.invoice_number} (${formatMinor(Number(snapshot?.amount_due_minor ?? 0), String(snapshot?.currency ?? "USD"))} due)`,
     before: snapshot ? { status: snapshot.status, amount_due_minor: snapshot.amount_due_minor } : null,

@@ -39,6 +39,13 @@ export function invoiceSnapshot(invoice: InvoiceRow): JsonObject {
   };
 }
 
+/** The snapshot reads of a tool whose arguments name one invoice. */
+export const invoiceSnapshotReads = {
+  snapshot: async (ctx: ReadContext, args: { invoice_number: string }) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
+  snapshots: async (ctx: Omit<ReadContext, "lock">, all: Array<{ invoice_number: string }>) =>
+    (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
+};
+
 /** The approved invoice state an effect is conditioned on, read back from a verified snapshot. */
 export const VerifiedInvoiceSchema = z.object({
   status: z.string(),

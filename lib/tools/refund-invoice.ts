@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { applyRefund } from "@/lib/db/statements/business/apply-refund";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, VerifiedInvoiceSchema, findInvoice, findInvoices, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, VerifiedInvoiceSchema, invoiceSnapshotReads } from "@/lib/tools/invoice-state";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -32,8 +32,7 @@ export const refundInvoice = defineTool({
   description: "Refund part or all of what a customer paid on an invoice. amount_minor is in cents (45000 = 450.00).",
   classes: ["write", "financial", "irreversible"],
   args: Args,
-  snapshot: async (ctx, args) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
-  snapshots: async (ctx, all) => (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
+  ...invoiceSnapshotReads,
   preview: (args, snapshot) => {
     const refunded = Number(snapshot?.amount_refunded_minor ?? 0);
     const paid = Number(snapshot?.amount_paid_minor ?? 0);

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { removeWebhookEndpoint } from "@/lib/webhooks/manage-webhook-endpoint";
@@ -27,15 +27,13 @@ vi.mock("@/lib/webhooks/destination-guard", async (importOriginal) => {
   };
 });
 
-let t: TestDatabase;
+const t = setUpTestDatabase();
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   vi.stubEnv("WEBHOOK_PRIVATE_HOSTS", "127.0.0.1");
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await t?.drop();
 });
 
 describe("a webhook endpoint removed while its delivery is under way", () => {

@@ -2,10 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { refusal } from "@/tests/refusal";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createDb } from "@/lib/db/client";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -39,11 +39,10 @@ async function startReceiver(answers: number[] = []) {
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-let t: TestDatabase;
+const t = setUpTestDatabase();
 const receivers: Array<{ close: () => Promise<void> }> = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "20");
   // Far above a local receiver's answer even on a loaded machine: a send that timed out would be
   // retried and the receiver would see one request more than the test scripts.
@@ -52,7 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.unstubAllEnvs();
   await Promise.all(receivers.map((r) => r.close()));
-  await t?.drop();
 });
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });

@@ -17,6 +17,7 @@ import { setEmailModeAction } from "./email-preference-actions";
 import { beginPasskeyRegistration, completePasskeyRegistration, removePasskeyAction } from "./passkey-actions";
 import { SlackLink } from "@/components/account/slack-link";
 import { startSlackLinkAction } from "./slack-actions";
+import { PageSection } from "@/components/shell/page-section";
 
 export const metadata: Metadata = { title: "Account" };
 
@@ -30,48 +31,22 @@ export default async function AccountPage() {
     <>
       <PageHeader title="Account" description={`${member.user.name} · ${member.user.email}`} />
       <div className="space-y-5">
-        <section aria-labelledby="password-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="password-heading" className="font-semibold">Password</h2>
-            <p className="text-sm text-slate-600">Changing it signs out every other session of yours. The change is audited.</p>
-          </div>
-          <div className="p-4">
-            <ChangePasswordForm minLength={NEW_PASSWORD_MIN_LENGTH} changePassword={changePasswordAction} />
-          </div>
-        </section>
-        <section aria-labelledby="passkeys-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="passkeys-heading" className="font-semibold">Passkeys</h2>
-            <p className="text-sm text-slate-600">Sign approvals with your device or security key, where a policy asks for it. Adding and removing one is audited.</p>
-          </div>
-          <div className="p-4">
-            <PasskeyList passkeys={passkeys} origins={await passkeyOrigins()} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
-          </div>
-        </section>
-        <section aria-labelledby="slack-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="slack-heading" className="font-semibold">Slack</h2>
-            <p className="text-sm text-slate-600">Link your Slack user so the Approve and Reject buttons on Countersign&apos;s Slack messages count as your decisions. Linking is audited.</p>
-          </div>
-          <div className="p-4"><SlackLink linkedAs={slackLink?.slackUserId ?? null} start={startSlackLinkAction} /></div>
-        </section>
-        <section aria-labelledby="email-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="email-heading" className="font-semibold">Reviewer emails</h2>
-            <p className="text-sm text-slate-600">For actions you may decide in this organisation; each links to the action&apos;s page, never to a decision. Switch organisation to set another&apos;s. A change is audited.</p>
-          </div>
-          <div className="p-4">
-            <EmailPreferenceForm mode={emailMode} tenantName={member.tenant.name}
-              digestMinutes={reviewerEmailSettings().digestSeconds / 60} setEmailMode={setEmailModeAction} />
-          </div>
-        </section>
-        <section aria-labelledby="sessions-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="sessions-heading" className="font-semibold">Signed-in sessions</h2>
-            <p className="text-sm text-slate-600">Each ends when you sign out there, when it expires, or when you change your password.</p>
-          </div>
-          <div className="p-3"><SessionList sessions={sessions} /></div>
-        </section>
+        <PageSection id="password" title="Password" bodyClassName="p-4" description="Changing it signs out every other session of yours. The change is audited.">
+          <ChangePasswordForm minLength={NEW_PASSWORD_MIN_LENGTH} changePassword={changePasswordAction} />
+        </PageSection>
+        <PageSection id="passkeys" title="Passkeys" bodyClassName="p-4" description="Sign approvals with your device or security key, where a policy asks for it. Adding and removing one is audited.">
+          <PasskeyList passkeys={passkeys} origins={await passkeyOrigins()} actions={{ begin: beginPasskeyRegistration, complete: completePasskeyRegistration, remove: removePasskeyAction }} />
+        </PageSection>
+        <PageSection id="slack" title="Slack" bodyClassName="p-4" description="Link your Slack user so the Approve and Reject buttons on Countersign's Slack messages count as your decisions. Linking is audited.">
+          <SlackLink linkedAs={slackLink?.slackUserId ?? null} start={startSlackLinkAction} />
+        </PageSection>
+        <PageSection id="email" title="Reviewer emails" bodyClassName="p-4" description="For actions you may decide in this organisation; each links to the action's page, never to a decision. Switch organisation to set another's. A change is audited.">
+          <EmailPreferenceForm mode={emailMode} tenantName={member.tenant.name}
+            digestMinutes={reviewerEmailSettings().digestSeconds / 60} setEmailMode={setEmailModeAction} />
+        </PageSection>
+        <PageSection id="sessions" title="Signed-in sessions" description="Each ends when you sign out there, when it expires, or when you change your password.">
+          <SessionList sessions={sessions} />
+        </PageSection>
       </div>
     </>
   );

@@ -9,6 +9,7 @@ import { requirePageMember } from "@/lib/server/acting-member";
 import { toolsForTenant } from "@/lib/tools/tenant-tools";
 import type { Policy } from "@/lib/policy/policy-document";
 import { PageHeader } from "@/components/shell/page-header";
+import { PageSection } from "@/components/shell/page-section";
 import { ApiKeys } from "@/components/admin/api-keys";
 import { MemberRoles } from "@/components/admin/member-roles";
 import { PolicyEditor } from "@/components/admin/policy-editor";
@@ -22,18 +23,6 @@ import {
 import { dryRunPolicyAction, testPolicyAction } from "./policy-actions";
 
 export const metadata: Metadata = { title: "Admin" };
-
-function Section({ id, title, description, children }: { id: string; title: string; description: string; children: React.ReactNode }) {
-  return (
-    <section aria-labelledby={`${id}-heading`} className="rounded-lg border border-slate-200 bg-white">
-      <div className="border-b border-slate-200 px-4 py-2">
-        <h2 id={`${id}-heading`} className="font-semibold">{title}</h2>
-        <p className="text-sm text-slate-600">{description}</p>
-      </div>
-      <div className="p-3">{children}</div>
-    </section>
-  );
-}
 
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
@@ -58,16 +47,16 @@ export default async function AdminPage() {
         </span>
       </PageHeader>
       <div className="space-y-5">
-        <Section id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume. Single API keys can be paused below.">
+        <PageSection id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume. Single API keys can be paused below.">
           <AgentsPause
             paused={pause && { at: pause.at.toISOString(), by: pause.by, reason: pause.reason }}
             setPaused={setAgentsPausedAction}
           />
-        </Section>
-        <Section id="members" title="Members and roles" description="Roles are per organisation; one person may hold several. The last admin keeps the admin role.">
+        </PageSection>
+        <PageSection id="members" title="Members and roles" description="Roles are per organisation; one person may hold several. The last admin keeps the admin role.">
           <MemberRoles members={members} selfUserId={member.user.id} setRoles={setMemberRolesAction} />
-        </Section>
-        <Section id="policy" title="Tool policy" description="What runs at once, what waits for which reviewers, and what is refused. Validated before saving; every save is a new version.">
+        </PageSection>
+        <PageSection id="policy" title="Tool policy" description="What runs at once, what waits for which reviewers, and what is refused. Validated before saving; every save is a new version.">
           <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
             <PolicyEditor
               baseVersion={inForce?.version ?? 0}
@@ -95,8 +84,8 @@ export default async function AdminPage() {
               </div>
             </div>
           </div>
-        </Section>
-        <Section id="api-keys" title="API keys" description="For external agents calling /api/v1. The secret is shown once; only its hash is stored. Revoking takes effect at once.">
+        </PageSection>
+        <PageSection id="api-keys" title="API keys" description="For external agents calling /api/v1. The secret is shown once; only its hash is stored. Revoking takes effect at once.">
           <ApiKeys
             keys={keys.map((k) => ({
               id: k.id, name: k.name, prefix: k.prefix, allowedTools: k.allowedTools, createdAt: k.createdAt.toISOString(),
@@ -107,7 +96,7 @@ export default async function AdminPage() {
             revoke={revokeApiKeyAction}
             setPaused={setApiKeyPausedAction}
           />
-        </Section>
+        </PageSection>
       </div>
     </>
   );

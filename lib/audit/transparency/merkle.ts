@@ -265,6 +265,11 @@ function isPowerOfTwo(x: number): boolean {
   return p === x;
 }
 const odd = (x: number) => x % 2 === 1;
+/** RFC 9162's "right-shift both fn and sn equally until …". */
+function shiftUntil(fn: number, sn: number, done: (fn: number) => boolean): [number, number] {
+  while (!done(fn)) [fn, sn] = [half(fn), half(sn)];
+  return [fn, sn];
+}
 
 /** The root an inclusion proof leads to, or null when the proof's shape does not fit index and size. */
 export function rootFromInclusionProof(leaf: Uint8Array, index: number, size: number, proof: readonly Uint8Array[]): Buffer | null {
@@ -277,17 +282,11 @@ export function rootFromInclusionProof(leaf: Uint8Array, index: number, size: nu
     if (sn === 0) return null;
     if (odd(fn) || fn === sn) {
       r = nodeHash(p, r);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      [fn, sn] = shiftUntil(fn, sn, (f) => odd(f) || f === 0);
     } else {
       r = nodeHash(r, p);
     }
-    fn = half(fn);
-    sn = half(sn);
+    [fn, sn] = [half(fn), half(sn)];
   }
   return sn === 0 ? r : null;
 }
@@ -313,12 +312,7 @@ export function verifyConsistency(
   let path = proof;
   // An old tree that is a perfect subtree is its own first node and is left out of the proof.
   if (isPowerOfTwo(oldSize)) path = [oldRoot, ...proof];
-  let fn = oldSize - 1;
-  let sn = newSize - 1;
-  while (odd(fn)) {
-    fn = half(fn);
-    sn = half(sn);
-  }
+  let [fn, sn] = shiftUntil(oldSize - 1, newSize - 1, (f) => !odd(f));
   let fr: Buffer = Buffer.from(path[0]);
   let sr: Buffer = Buffer.from(path[0]);
   for (let i = 1; i < path.length; i++) {
@@ -327,15 +321,11 @@ export function verifyConsistency(
     if (odd(fn) || fn === sn) {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      while (!odd(fn) && fn !== 0) {
-        fn = half(fn);
-        sn = half(sn);
-      }
+      [fn, sn] = shiftUntil(fn, sn, (f) => odd(f) || f === 0);
     } else {
       sr = nodeHash(sr, c);
     }
-    fn = half(fn);
-    sn = half(sn);
+    [fn, sn] = [half(fn), half(sn)];
   }
   return sn === 0 && equalHash(fr, oldRoot) && equalHash(sr, newRoot);
 }

@@ -6,18 +6,15 @@ import { diffRevisionTask } from "@/lib/approvals/compute";
 import { isAppError } from "@/lib/errors";
 import { classesFromAnnotations, effectiveHints, type UpstreamDefinition } from "@/lib/mcp/upstream/tool-definition";
 import type { ToolClass } from "@/lib/risk/risk-tags-for";
+import type { McpServerRow as StoredMcpServer } from "@/lib/db/statements/mcp/read-mcp-server";
+import type { StoredMcpTool } from "@/lib/db/statements/mcp/lock-mcp-tools-of-server";
 
-export type McpToolView = {
-  id: string;
-  name: string;
-  qualifiedName: string;
-  status: "new" | "approved" | "held" | "gone";
+export type McpToolView = Pick<StoredMcpTool, "id" | "name" | "qualifiedName" | "status" | "pendingHash"> & {
   /** What agents and reviewers see (the pinned definition), or null before the first approval. */
   approved: UpstreamDefinition | null;
   approvedAt: string | null;
   /** What the server lists, when it is not the pinned definition: an admin approves exactly this hash. */
   pending: UpstreamDefinition | null;
-  pendingHash: string | null;
   /**
    * Held tools: the pinned definition against what the server lists now; null when it could not be
    * computed (too large for its time on the compute pool, or the pool too busy).
@@ -29,13 +26,7 @@ export type McpToolView = {
   seenAt: string;
 };
 
-export type McpServerView = {
-  id: string;
-  name: string;
-  transport: "http" | "stdio";
-  url: string | null;
-  command: string | null;
-  args: string[];
+export type McpServerView = Pick<StoredMcpServer, "id" | "name" | "transport" | "url" | "command" | "args"> & {
   /** Names only: a value never leaves the server. */
   secretNames: string[];
   createdAt: string;

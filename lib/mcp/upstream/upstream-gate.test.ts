@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { COUNTER_DESCRIPTION, everythingEntry, startCounterServer, startEverythingHttp, startPagingServer, startSchemaServer, type CounterUpstream, type RunningUpstream } from "@/tests/mcp-upstreams";
 import { whileTurning } from "@/tests/event-loop";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -28,23 +28,19 @@ import { listMcpServers, type McpServerView } from "@/lib/mcp/upstream/list-mcp-
 import { resolveTool, toolsForTenant } from "@/lib/tools/tenant-tools";
 import { toolSpecsForModel } from "@/lib/agent/tool-specs";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 let everything: RunningUpstream;
 let counter: CounterUpstream;
 const TOKEN = "tok-9f1c2e7a5b3d4c6e8a0b1c2d3e4f5a6b";
 const ENV_SECRET = "env-secret-7c1d9e2f4a6b8c0d2e4f6a8b";
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
   [everything, counter] = await Promise.all([startEverythingHttp(), startCounterServer({ token: TOKEN })]);
 });
 afterAll(async () => {
   await Promise.all([everything?.stop(), counter?.stop()]);
-  await t?.drop();
 });
 afterEach(() => {
   delete process.env.MCP_STDIO_COMMANDS;

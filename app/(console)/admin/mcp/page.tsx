@@ -8,6 +8,7 @@ import { EmptyState, PageHeader } from "@/components/shell/page-header";
 import { McpServerCard, RegisterMcpServer } from "@/components/admin/mcp-servers";
 import { mcpToolTexts } from "@/components/admin/mcp-tool-views";
 import { approveMcpToolAction, refreshMcpServerAction, registerMcpServerAction, removeMcpServerAction, replaceMcpServerSecretsAction } from "./actions";
+import { PageSection } from "@/components/shell/page-section";
 
 export const metadata: Metadata = { title: "MCP servers" };
 
@@ -27,17 +28,11 @@ export default async function McpServersPage() {
         <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
       </PageHeader>
       <div className="space-y-5">
-        <section aria-labelledby="register-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="register-heading" className="font-semibold">Register a server</h2>
-            <p className="text-sm text-slate-600">
-              Its tools are named <code>&lt;server&gt;__&lt;tool&gt;</code> in policies, API keys and agents. Without a policy rule for one, every call needs a reviewer&apos;s approval.
-            </p>
-          </div>
-          <div className="p-3">
-            <RegisterMcpServer stdioCommands={allowedStdioCommands()} register={actions.register} />
-          </div>
-        </section>
+        <PageSection id="register" title="Register a server" description={<>
+          Its tools are named <code>&lt;server&gt;__&lt;tool&gt;</code> in policies, API keys and agents. Without a policy rule for one, every call needs a reviewer&apos;s approval.
+        </>}>
+          <RegisterMcpServer stdioCommands={allowedStdioCommands()} register={actions.register} />
+        </PageSection>
         {servers.length === 0 ? (
           <EmptyState title="No MCP servers yet">Register one above; its tools appear here for approval.</EmptyState>
         ) : (

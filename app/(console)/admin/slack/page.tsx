@@ -8,6 +8,7 @@ import { RISK_LEVELS } from "@/lib/risk/risk-tag";
 import { PageHeader } from "@/components/shell/page-header";
 import { FailedSlackDeliveries, SlackSettingsForm } from "@/components/admin/slack-settings";
 import { configureSlackAction, resendSlackAction } from "./actions";
+import { PageSection } from "@/components/shell/page-section";
 
 export const metadata: Metadata = { title: "Slack" };
 
@@ -24,30 +25,24 @@ export default async function SlackPage() {
         <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
       </PageHeader>
       <div className="space-y-5">
-        <section aria-labelledby="slack-app-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="slack-app-heading" className="font-semibold">Slack app</h2>
-            <p className="text-sm text-slate-600">
-              In your Slack app: give the bot <code>chat:write</code> and <code>commands</code>, invite it to the channel, set Interactivity&apos;s Request URL to{" "}
-              <code className="break-all">{base}/interactions</code> and add the slash command <code>/countersign</code> with Request URL{" "}
-              <code className="break-all">{base}/commands</code>.
-            </p>
-          </div>
-          <div className="p-4">
-            <SlackSettingsForm
-              configured={integration !== null}
-              channel={integration?.channel ?? ""}
-              openOnlyFrom={integration?.openOnlyFrom ?? "high"}
-              levels={[...RISK_LEVELS]}
-              save={configureSlackAction}
-            />
-            <p className="mt-3 text-sm text-slate-600">{linked} member{linked === 1 ? "" : "s"} linked their Slack user (on their account page).</p>
-            <FailedSlackDeliveries
-              failed={failing.map((f) => ({ id: f.id, kind: f.kind, actionId: f.actionId, channel: f.channel, lastError: f.lastError }))}
-              resend={resendSlackAction}
-            />
-          </div>
-        </section>
+        <PageSection id="slack-app" title="Slack app" bodyClassName="p-4" description={<>
+          In your Slack app: give the bot <code>chat:write</code> and <code>commands</code>, invite it to the channel, set Interactivity&apos;s Request URL to{" "}
+          <code className="break-all">{base}/interactions</code> and add the slash command <code>/countersign</code> with Request URL{" "}
+          <code className="break-all">{base}/commands</code>.
+        </>}>
+          <SlackSettingsForm
+            configured={integration !== null}
+            channel={integration?.channel ?? ""}
+            openOnlyFrom={integration?.openOnlyFrom ?? "high"}
+            levels={[...RISK_LEVELS]}
+            save={configureSlackAction}
+          />
+          <p className="mt-3 text-sm text-slate-600">{linked} member{linked === 1 ? "" : "s"} linked their Slack user (on their account page).</p>
+          <FailedSlackDeliveries
+            failed={failing.map((f) => ({ id: f.id, kind: f.kind, actionId: f.actionId, channel: f.channel, lastError: f.lastError }))}
+            resend={resendSlackAction}
+          />
+        </PageSection>
       </div>
     </>
   );

@@ -7,6 +7,7 @@ import { WEBHOOK_EVENT_LABELS, WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/webhoo
 import { PageHeader } from "@/components/shell/page-header";
 import { WebhookDeliveries, WebhookEndpoints, RegisterWebhook } from "@/components/admin/webhooks";
 import { redeliverWebhookAction, registerWebhookAction, removeWebhookAction, rotateWebhookSecretAction } from "./actions";
+import { PageSection } from "@/components/shell/page-section";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -23,46 +24,29 @@ export default async function WebhooksPage() {
         <Link href="/admin" className="text-sm text-indigo-800 underline decoration-slate-300 hover:decoration-indigo-700">Back to admin</Link>
       </PageHeader>
       <div className="space-y-5">
-        <section aria-labelledby="register-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="register-heading" className="font-semibold">Add an endpoint</h2>
-            <p className="text-sm text-slate-600">http(s) only. Hosts that resolve to loopback, private or link-local addresses are refused unless you allow that host explicitly.</p>
-          </div>
-          <div className="p-3">
-            <RegisterWebhook events={WEBHOOK_EVENT_TYPES.map((type) => ({ type, label: WEBHOOK_EVENT_LABELS[type] }))} register={registerWebhookAction} />
-          </div>
-        </section>
-        <section aria-labelledby="endpoints-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="endpoints-heading" className="font-semibold">Endpoints</h2>
-          </div>
-          <div className="p-3">
-            <WebhookEndpoints
-              endpoints={endpoints.map((e) => ({
-                id: e.id, url: e.url, description: e.description, events: e.events, allowPrivate: e.allowPrivate,
-                previousSecretUntil: e.previousSecretUntil?.toISOString() ?? null, createdAt: e.createdAt.toISOString(),
-              }))}
-              rotate={rotateWebhookSecretAction}
-              remove={removeWebhookAction}
-            />
-          </div>
-        </section>
-        <section aria-labelledby="deliveries-heading" className="rounded-lg border border-slate-200 bg-white">
-          <div className="border-b border-slate-200 px-4 py-2">
-            <h2 id="deliveries-heading" className="font-semibold">Delivery log</h2>
-            <p className="text-sm text-slate-600">The latest 50 deliveries. A delivered or failed one can be sent again under the same webhook-id.</p>
-          </div>
-          <div className="p-3">
-            <WebhookDeliveries
-              deliveries={deliveries.map((d) => ({
-                id: d.id, url: urlOf.get(d.endpointId) ?? "", messageId: d.messageId, eventType: d.eventType, status: d.status,
-                attempts: d.attempts, nextAttemptAt: d.nextAttemptAt.toISOString(), lastStatus: d.lastStatus, lastError: d.lastError,
-                deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(), resendable: d.resendable,
-              }))}
-              redeliver={redeliverWebhookAction}
-            />
-          </div>
-        </section>
+        <PageSection id="register" title="Add an endpoint" description="http(s) only. Hosts that resolve to loopback, private or link-local addresses are refused unless you allow that host explicitly.">
+          <RegisterWebhook events={WEBHOOK_EVENT_TYPES.map((type) => ({ type, label: WEBHOOK_EVENT_LABELS[type] }))} register={registerWebhookAction} />
+        </PageSection>
+        <PageSection id="endpoints" title="Endpoints">
+          <WebhookEndpoints
+            endpoints={endpoints.map((e) => ({
+              id: e.id, url: e.url, description: e.description, events: e.events, allowPrivate: e.allowPrivate,
+              previousSecretUntil: e.previousSecretUntil?.toISOString() ?? null, createdAt: e.createdAt.toISOString(),
+            }))}
+            rotate={rotateWebhookSecretAction}
+            remove={removeWebhookAction}
+          />
+        </PageSection>
+        <PageSection id="deliveries" title="Delivery log" description="The latest 50 deliveries. A delivered or failed one can be sent again under the same webhook-id.">
+          <WebhookDeliveries
+            deliveries={deliveries.map((d) => ({
+              id: d.id, url: urlOf.get(d.endpointId) ?? "", messageId: d.messageId, eventType: d.eventType, status: d.status,
+              attempts: d.attempts, nextAttemptAt: d.nextAttemptAt.toISOString(), lastStatus: d.lastStatus, lastError: d.lastError,
+              deliveredAt: d.deliveredAt?.toISOString() ?? null, createdAt: d.createdAt.toISOString(), resendable: d.resendable,
+            }))}
+            redeliver={redeliverWebhookAction}
+          />
+        </PageSection>
       </div>
     </>
   );
