@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { createTestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { detectSandbox } from "@/lib/sandbox/select-runner";
@@ -16,14 +16,8 @@ import { waitForDecision } from "@/lib/api/wait-for-decision";
 import { findScopedAction } from "@/lib/api/load-action-view";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 async function readEvents(stream: ReadableStream<Uint8Array>): Promise<StreamEvent[]> {
   const text = await new Response(stream).text();

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { whileActionLocked, whileHolding } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { refusal } from "@/tests/refusal";
@@ -20,12 +20,8 @@ import { startSession } from "@/lib/auth/start-session";
  * that ends while the act waits (real concurrency against PostgreSQL) — and a sign-out that comes
  * while an act is under way waits for it.
  */
-let t: TestDatabase;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 /** The tenant's reviewer, signed in to the console: a live session of their own. */
 async function signedInReviewer(tenant: TestTenant): Promise<Member> {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
@@ -10,16 +10,9 @@ import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 // Concurrent proposals share one write statement (lib/approvals/write-proposal.ts). These tests
 // propose many at once and check that each is written whole, to its own rows, or fails alone.
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 
 const refund = (tenant: TestTenant, amountMinor: number, extra: { taskId?: string; taskLeaseOwner?: string; agentCallId?: string } = {}) =>
   proposeAction(t.db, {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { whileHolding } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -22,12 +22,8 @@ import { Prisma } from "@/lib/generated/prisma/client";
  * comes while an execution is under way waits for it, so the log never shows an execution started
  * after the revocation or pause that should have held it.
  */
-let t: TestDatabase;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 const adminOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
 

@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -10,14 +9,8 @@ import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 async function approvedRefund(amountMinor: number, invoice = "INV-1044") {
   const p = await proposeAction(t.db, {

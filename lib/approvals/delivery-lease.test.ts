@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -10,13 +9,11 @@ import { recoverStaleExecutions } from "@/lib/approvals/recover-executions";
  * A delivery (here a sandbox run) keeps its lease while it runs, from the database clock; and the
  * outcome reported is the one the execution row holds — never a state its record did not write.
  */
-let t: TestDatabase;
-let a: TestTenant;
 const leaseMs = process.env.COUNTERSIGN_EXECUTION_LEASE_MS;
 
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   // Renewed every second: a loaded machine may stall this process for a moment without losing the
   // lease (with 900 ms, a 600 ms stall let recovery take a healthy delivery over).
   process.env.COUNTERSIGN_EXECUTION_LEASE_MS = "3000";
@@ -24,7 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (leaseMs === undefined) delete process.env.COUNTERSIGN_EXECUTION_LEASE_MS;
   else process.env.COUNTERSIGN_EXECUTION_LEASE_MS = leaseMs;
-  await t?.drop();
 });
 
 async function approvedCode(code: string) {

@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createDb, type Db } from "@/lib/db/client";
 import { sqlQuery } from "@/lib/db/sql";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 
-let t: TestDatabase;
-let tenant: TestTenant;
 /** A client with one connection, so whatever comes after the first statement queues. */
 let single: Db;
 
+const t = setUpTestDatabase();
+const tenant = setUpTestTenant(t);
 beforeAll(async () => {
-  t = await createTestDatabase();
-  tenant = await createTestTenant(t.db);
   single = createDb(t.url, { max: 1 });
 });
 afterAll(async () => {
   await single?.$disconnect();
-  await t?.drop();
 });
 
 it("runs an approved action ahead of work that was already waiting for a connection", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { refusal } from "@/tests/refusal";
 import { actInOrderBehindActionLock, whileActionLocked } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -14,12 +14,8 @@ import { setMemberRoles } from "@/lib/members/set-member-roles";
  * claim runs, not only when the request passed the boundary: a reviewer role removed, or a user
  * disabled, in between — also while the execution waits for the action's lock — stops it.
  */
-let t: TestDatabase;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 /** A refund approved by `tenant`'s reviewer; another member executes it in these tests, so the approval itself stays valid. */
 async function approvedRefund(tenant: TestTenant, amountMinor: number) {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { Client } from "pg";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -19,19 +19,16 @@ import type { ToolDefinition } from "@/lib/tools/tool";
  * guarantee was checked in one statement and relied on in another. Each test fails on the code
  * before the gate was made atomic.
  */
-let t: TestDatabase;
-let a: TestTenant;
 let outOfBand: Client;
 
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   outOfBand = new Client({ connectionString: t.url });
   await outOfBand.connect();
 });
 afterAll(async () => {
   await outOfBand?.end();
-  await t?.drop();
 });
 
 const actor = { type: "system" as const, label: "gate-test" };

@@ -1,7 +1,7 @@
 import { Client } from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createDb } from "@/lib/db/client";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
@@ -20,16 +20,9 @@ import { sealAuditChain } from "@/lib/audit/seal-audit-chain";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 
 const actorOf = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.requester.id, label: tenant.users.requester.email });
 

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -8,14 +7,8 @@ import { loadActionView } from "@/lib/api/load-action-view";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { visibleText } from "@/lib/review/visible-text";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 it("a running execution's output is in its row while it runs, for every page that shows it", async () => {
   const code = ["import time", "print('first line', flush=True)", "time.sleep(6)", "print('second line')"].join("\n");

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { driveUntilIdle } from "@/tests/task-driver";
 import { offlinePlanner } from "@/lib/agent/offline-planner";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -13,14 +12,9 @@ import { startTask } from "@/lib/tasks/start-task";
  * The 50-way execution race, split across processes that share only the database: two console
  * processes and a task worker, plus this one. Nothing any process remembers may decide anything.
  */
-let t: TestDatabase;
-let a: TestTenant;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 type Racer = { child: ChildProcessWithoutNullStreams; lines: AsyncIterator<string> };
 

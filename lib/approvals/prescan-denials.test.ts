@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { driveUntilIdle } from "@/tests/task-driver";
 import type { ChatMessage, ChatModel } from "@/lib/agent/model";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -15,14 +14,9 @@ import { startTask } from "@/lib/tasks/start-task";
  * member, the planner) gets `denied` with the scan's reason, recorded with the sandbox spec its
  * hash covers — also when no sandbox could run it anyway.
  */
-let t: TestDatabase;
-let a: TestTenant;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 afterEach(() => {
   vi.unstubAllEnvs();
 });

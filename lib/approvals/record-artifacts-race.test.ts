@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { whileHolding } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant } from "@/tests/factories";
 import { SYSTEM_ACTOR } from "@/lib/approvals/actors";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -18,12 +18,8 @@ import type { StoredArtifact } from "@/lib/tools/tool";
  * the files' inserts and the record (real concurrency against PostgreSQL): the files never hang
  * on a record this delivery did not write.
  */
-let t: TestDatabase;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 const artifact = (name: string): StoredArtifact => ({
   id: randomUUID(), name, contentType: "text/plain", sha256: "0".repeat(64), bytes: Buffer.from(`contents of ${name}`),

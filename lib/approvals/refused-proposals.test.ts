@@ -1,19 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
+import { createTestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { largePolicy } from "@/tests/policies";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 afterEach(() => vi.unstubAllEnvs());
 
 // The three inputs that froze the web process before the checks moved to the compute pool.

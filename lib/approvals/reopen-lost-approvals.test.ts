@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { refusal } from "@/tests/refusal";
 import { actInOrderBehindActionLock, whileActionLocked } from "@/tests/action-lock";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -17,12 +17,8 @@ import { loadActionView } from "@/lib/api/load-action-view";
  * (action.reopened), in the transaction that made them stop counting — not left approved where
  * no claim would run it and no reviewer would see it.
  */
-let t: TestDatabase;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 async function approvedRefund(tenant: TestTenant, invoice: string, by: TestUser) {
   const p = await proposeAction(t.db, {

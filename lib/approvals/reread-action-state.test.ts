@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
+import type { TestTenant } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -9,16 +9,9 @@ import { rereadActionState } from "@/lib/approvals/reread-action-state";
 import { listReviewQueue } from "@/lib/review/list-review-queue";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 
 async function pendingRefund(tenant: TestTenant, invoice: string, amountMinor: number) {
   const outcome = await proposeAction(t.db, {

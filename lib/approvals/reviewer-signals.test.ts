@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
+import type { TestTenant } from "@/tests/factories";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -11,16 +11,9 @@ import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { reviewerSignals } from "@/lib/review/reviewer-signals";
 
-let t: TestDatabase;
-let a: TestTenant;
-let b: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-  b = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
+const b = setUpTestTenant(t);
 
 const reviewer = (tenant: TestTenant, who: "reviewer" | "reviewer2" = "reviewer") =>
   ({ userId: tenant.users[who].id, label: tenant.users[who].email, roles: ["reviewer" as const], sessionId: null });

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
 import { recordedPolicyInput } from "@/lib/policy/recorded-policy-inputs";
 import { readRecordedRevisions } from "@/lib/db/statements/actions/read-recorded-revisions";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
-
-let t: TestDatabase;
-let a: TestTenant;
 
 // Members' refunds are reviewed; anything else (an agent's key) is allowed outright.
 const BY_ROLE = structuredClone(DEFAULT_POLICY);
@@ -17,11 +13,8 @@ BY_ROLE.tools.refund_invoice.rules = [
   { id: "keys-allowed", when: "true", effect: "allow", reason: "Refunds by agents' keys run at once." },
 ];
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db, { policy: BY_ROLE });
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t, { policy: BY_ROLE });
 
 describe("a later revision is assessed with the requesting member's roles, as the first was", () => {
   it("a reviewer's edit of a member's refund needs review again under a rule on the requester's roles; it is not allowed outright", async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -27,13 +27,8 @@ vi.mock("@/lib/approvals/assess-payload", async (original) => {
   };
 });
 
-let t: TestDatabase;
-let c: TestTenant;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  c = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const c = setUpTestTenant(t);
 
 describe("a revision and a policy saved meanwhile", () => {
   it("is written under the policy in force when it is written, not the one it was first assessed under", async () => {

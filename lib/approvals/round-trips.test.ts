@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { databaseOf, statementsOf } from "@/tests/count-statements";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -18,14 +18,13 @@ vi.mock("@/lib/audit/seal-audit-chain", async (importOriginal) => ({
 /** The hot paths' budgets: a change that adds a round trip fails here (docs/BENCHMARKS.md). */
 const BUDGET = { allowedRead: 7, pendingWrite: 2, sealingPass: 4 };
 
-let t: TestDatabase;
 let db: Db;
 let tenant: TestTenant;
 let agent: ProposeInput["requester"];
 let databaseName: string;
 
+const t = setUpTestDatabase();
 beforeAll(async () => {
-  t = await createTestDatabase();
   db = createDb(t.url, { max: 4 });
   // Read once per client, not per pass (lib/audit/legacy-boundary.ts).
   await legacyBoundary(db);
@@ -38,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await db?.$disconnect();
-  await t?.drop();
 });
 
 const allowedRead = () => proposeAction(db, { tenantId: tenant.id, requester: agent, tool: "get_invoice", args: { invoice_number: "INV-1042" } });

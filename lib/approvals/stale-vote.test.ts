@@ -1,22 +1,16 @@
 import { Client } from "pg";
 import { queuedBehind } from "@/tests/action-lock";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { refusal } from "@/tests/refusal";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { rereadActionState } from "@/lib/approvals/reread-action-state";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 async function pendingRefund(tenant: TestTenant, invoice: string, amountMinor: number) {
   const outcome = await proposeAction(t.db, {

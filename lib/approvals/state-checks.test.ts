@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction, type ProposalOutcome } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -9,14 +8,8 @@ import { executeAction } from "@/lib/approvals/execute-action";
 import { listReviewQueue } from "@/lib/review/list-review-queue";
 import type { RiskTag } from "@/lib/risk/risk-tag";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 const actor = () => ({ type: "user" as const, id: a.users.requester.id, label: a.users.requester.email });
 

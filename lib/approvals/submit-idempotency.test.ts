@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { createDb, type Db } from "@/lib/db/client";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
@@ -9,19 +8,16 @@ import { proposeAction, type ProposalOutcome, type ProposeInput } from "@/lib/ap
 import { replayedSubmissionBody } from "@/lib/api/submission-response";
 import { SubmitResponseSchema } from "@/lib/api/schemas";
 
-let t: TestDatabase;
-let a: TestTenant;
 /** Handles with pools (and proposal batchers) of their own: their statements race in the database. */
 let others: Db[];
 
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   others = [createDb(t.url, { max: 4 }), createDb(t.url, { max: 4 })];
 });
 afterAll(async () => {
   await Promise.all((others ?? []).map((db) => db.$disconnect()));
-  await t?.drop();
 });
 
 const ALL_TOOLS = ["get_invoice", "send_email", "refund_invoice", "run_python"];

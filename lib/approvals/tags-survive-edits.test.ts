@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, holdTask, type TestTenant } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
+import { holdTask } from "@/tests/factories";
 import { expectEventsToFitTheirSchemas } from "@/tests/audit-schemas";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { editAction } from "@/lib/approvals/edit-action";
@@ -11,14 +11,8 @@ import { diffFields, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import type { RiskTag } from "@/lib/risk/risk-tag";
 import { INJECTION_NOTE } from "@/lib/demo/seed";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 
 // The agent read the customer's note carrying the injected instruction and emails its address.
 const EXFIL = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createTestTenant } from "@/tests/factories";
 import { databaseOf, statementsOf } from "@/tests/count-statements";
 import { createDb, type Db } from "@/lib/db/client";
@@ -9,18 +9,16 @@ import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { requestSeal, sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 
-let t: TestDatabase;
 let db: Db;
 
+const t = setUpTestDatabase();
 beforeAll(async () => {
-  t = await createTestDatabase();
   db = createDb(t.url, { max: 4 });
   // Read once per client, not per pass (lib/audit/legacy-boundary.ts).
   await legacyBoundary(db);
 });
 afterAll(async () => {
   await db?.$disconnect();
-  await t?.drop();
 });
 
 const event = (tenantId: string, i: number) =>

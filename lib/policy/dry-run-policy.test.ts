@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { proposeAction } from "@/lib/approvals/propose-action";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { refusal } from "@/tests/refusal";
 import { readRecordedRevisions } from "@/lib/db/statements/actions/read-recorded-revisions";
@@ -9,13 +9,12 @@ import { dryRunPolicy } from "./dry-run-policy";
 import type { Policy } from "./policy-document";
 import { testPolicySample } from "./test-policy-sample";
 
-let t: TestDatabase;
 let a: TestTenant;
 let other: TestTenant;
 const ids: Record<string, string> = {};
 
+const t = setUpTestDatabase();
 beforeAll(async () => {
-  t = await createTestDatabase();
   [a, other] = [await createTestTenant(t.db), await createTestTenant(t.db)];
   const propose = (args: Record<string, unknown>, tool = "refund_invoice") => proposeAction(t.db, { tenantId: a.id, requester: a.requester, tool, args });
   const small = await propose({ invoice_number: "INV-1044", amount_minor: 50_000, reason: "late delivery" });
@@ -24,7 +23,6 @@ beforeAll(async () => {
   for (const [k, p] of Object.entries({ small, large, read })) ids[k] = p.actionId;
   await proposeAction(t.db, { tenantId: other.id, requester: other.requester, tool: "get_invoice", args: { invoice_number: "INV-1044" } });
 });
-afterAll(async () => t?.drop());
 
 /** The default policy with refunds above 1,000.00 denied outright instead of needing two reviewers. */
 function stricterRefunds(): Policy {

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { listReviewQueue, QUEUE_PAGE_SIZE } from "@/lib/review/list-review-queue";
 import { decodeQueueCursor } from "@/lib/review/queue-item";
 
-let t: TestDatabase;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
 
 async function proposeRefund(tenant: TestTenant, amount: number): Promise<string> {
   const outcome = await proposeAction(t.db, {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant, type TestUser } from "@/tests/factories";
+import { describe, expect, it } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
+import { type TestTenant, type TestUser } from "@/tests/factories";
 import { proposeAction } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { queueNeighbours } from "@/lib/review/queue-neighbours";
 
-let t: TestDatabase;
-let tenant: TestTenant;
-let other: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  tenant = await createTestTenant(t.db);
-  other = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const tenant = setUpTestTenant(t);
+const other = setUpTestTenant(t);
 
 async function proposeRefund(amount: number) {
   const outcome = await proposeAction(t.db, {

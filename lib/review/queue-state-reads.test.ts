@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import pg from "pg";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
 import type { JsonObject } from "@/lib/canonical/json-value";
 import { diffFields, type FieldChange } from "@/lib/approvals/payload-diff";
 import { proposeAction } from "@/lib/approvals/propose-action";
@@ -9,14 +8,8 @@ import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import { listReviewQueue } from "@/lib/review/list-review-queue";
 import { findTool } from "@/lib/tools/registry";
 
-let t: TestDatabase;
-let a: TestTenant;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
-});
-afterAll(async () => t?.drop());
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 afterEach(() => vi.restoreAllMocks());
 
 const PROPOSALS: Array<{ tool: string; args: (i: number) => JsonObject }> = [

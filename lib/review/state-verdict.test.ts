@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
+import { setUpTestDatabase } from "@/tests/fixtures";
 import { createTestTenant, type TestTenant } from "@/tests/factories";
 import { COUNTER_DESCRIPTION, startCounterServer, type CounterUpstream } from "@/tests/mcp-upstreams";
 import type { JsonObject } from "@/lib/canonical/json-value";
@@ -15,17 +15,15 @@ import { listReviewQueue } from "@/lib/review/list-review-queue";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { stateVerdict } from "@/lib/review/state-verdict";
 
-let t: TestDatabase;
 let counter: CounterUpstream;
 const TOKEN = "tok-4b8e1d2c7a9f3e5d6c0b1a2f3e4d5c6b";
 
+const t = setUpTestDatabase();
 beforeAll(async () => {
-  t = await createTestDatabase();
   counter = await startCounterServer({ token: TOKEN });
 });
 afterAll(async () => {
   await counter?.stop();
-  await t?.drop();
 });
 
 type Change = "unchanged" | "changed" | "deleted";

@@ -2,9 +2,8 @@
 // (the spec and its hash) names it, the execution records it, and where gVisor cannot run, code
 // that requires it is denied with the reason — never run under a weaker level. Real Docker + runsc;
 // a host without them fails here unless SANDBOX_TESTS=skip-docker says to skip.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/tests/db";
-import { createTestTenant, type TestTenant } from "@/tests/factories";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { setUpTestDatabase, setUpTestTenant } from "@/tests/fixtures";
 import { refusal } from "@/tests/refusal";
 import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
 import { decideAction } from "@/lib/approvals/decide-action";
@@ -22,9 +21,6 @@ import { buildSpec, defaultLimits } from "./spec";
 
 const SKIP_UNAVAILABLE = readEnv("SANDBOX_TESTS") === "skip-docker";
 const gvisorHere = await dockerHasGvisor(dockerClient()).catch(() => false);
-
-let t: TestDatabase;
-let a: TestTenant;
 
 const GVISOR_RULE: PolicyRule = {
   id: "high-risk-code-gvisor",
@@ -46,12 +42,11 @@ const admin = () => ({ type: "user" as const, id: a.users.admin.id, label: a.use
 const HIGH_RISK = `import ctypes\nimport platform\nprint(platform.release())\n`;
 const LOW_RISK = "print(sum(range(10)))\n";
 
+const t = setUpTestDatabase();
+const a = setUpTestTenant(t);
 beforeAll(async () => {
-  t = await createTestDatabase();
-  a = await createTestTenant(t.db);
   await savePolicy(t.db, { tenantId: a.id, baseVersion: 1, document: policyWith(GVISOR_RULE), actor: admin() });
 });
-afterAll(async () => t?.drop());
 afterEach(() => {
   vi.unstubAllEnvs();
 });
