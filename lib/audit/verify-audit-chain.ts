@@ -63,13 +63,7 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
     report({ problem: "rolled_back", seq: String(head + 1n), message: `The tree has ${head} leaves, but checkpoint ${latest.id} signed ${latest.size}: leaves ${head + 1n}–${latest.size} were removed.` });
   }
 
-  // Where the walk starts: the latest checkpoint's frontier (incremental), or the empty tree.
-  let frontier: Frontier = EMPTY_FRONTIER;
-  if (kind === "incremental" && latest) {
-    frontier = { size: Number(latest.size), hashes: latest.frontier.map(fromHex) };
-    // The stored tree must still hold the subtrees the checkpoint was built from.
-    await checkStoredFrontier(db, tenantId, frontier, report);
-  }
+  let frontier = await startingFrontier(db, tenantId, kind === "incremental" ? latest : null, report);
   // A full walk: every leaf's uid, so a copy of an event sealed as a second leaf is named.
   const uids = kind === "full" ? new UidLedger() : null;
   const { macKey } = keys;
@@ -95,21 +89,8 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
         report({ problem: row.id === null ? "missing" : "foreign_event", seq: seqText, eventId, message: row.id === null ? `Leaf ${seqText}'s event ${eventId} was deleted.` : `Leaf ${seqText} names event ${eventId} of another tenant.` });
         break walk;
       }
-      const body = auditBodyOfRow(row);
       uids?.add(row.uid, row.seq);
-      if (row.mac === null) {
-        legacySeen += 1n;
-        if (row.id > legacy.ceiling) report({ problem: "forged", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) has no MAC: it was not written by the console.` });
-      } else if (!macsEqual(row.mac, eventMac(macKey, { uid: row.uid, body, omits: row.macOmits }))) {
-        report({ problem: "forged", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) fails its MAC: it was written or changed outside the console.` });
-      }
-      const leaf = leafHash(auditLeafBytes(auditLeaf({ ...row, id: row.id, seq: row.seq }, body)));
-      if (toHex(leaf) !== row.leafHash) {
-        report({ problem: "edited", seq: seqText, eventId, message: `Event ${eventId} (leaf ${seqText}) does not match its sealed leaf hash: it was changed after sealing.` });
-      }
-      if (!macsEqual(row.sealMac, sealMac(macKey, { tenantId, seq: row.seq, eventId: row.eventId, leafHash: row.leafHash, nodes: row.nodes }))) {
-        report({ problem: "seal_forged", seq: seqText, eventId, message: `The seal of leaf ${seqText} fails its MAC: it was written or changed outside the console.` });
-      }
+      if (checkLeafEvent({ ...row, id: row.id }, { tenantId, macKey, legacyCeiling: legacy.ceiling, report })) legacySeen += 1n;
       // The tree is rebuilt from the stored leaf hashes: an edited event is named once (above),
       // not again at every subtree after it; a rewritten leaf hash fails the seal's MAC and the
       // checkpoints' roots.
@@ -130,18 +111,76 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
   }
   // Those past where the walk ended (a tree rolled back, or a walk stopped at a gap): signatures only.
   await checkpoints?.through(null);
-  for (const repeat of uids?.repeats() ?? []) {
+  if (uids) reportReplays(uids, report);
+  if (kind === "full" && legacySeen > legacy.count) {
+    report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
+  }
+  const loose = await reportLooseEnds(db, tenantId, kind, report);
+  return {
+    ok: problems.length === 0, kind, checked, treeSize: position, rootHash: toHex(frontierRoot(frontier)), frontier,
+    checkpoint: latest, unsealed: loose.unsealed, quarantined: loose.quarantined, problems,
+  };
+}
+
+/**
+ * Where a walk starts: the latest trusted checkpoint's frontier (incremental), whose subtrees the
+ * stored tree must still hold, or the empty tree.
+ */
+async function startingFrontier(db: Db, tenantId: string, from: { size: bigint; frontier: string[] } | null, report: (p: AuditProblem) => void): Promise<Frontier> {
+  if (!from) return EMPTY_FRONTIER;
+  const frontier = { size: Number(from.size), hashes: from.frontier.map(fromHex) };
+  await checkStoredFrontier(db, tenantId, frontier, report);
+  return frontier;
+}
+
+type LeafRow = Parameters<typeof auditBodyOfRow>[0] & {
+  id: bigint; seq: bigint; eventId: bigint; uid: string; at: Date; mac: string | null; macOmits: string[];
+  leafHash: string; sealMac: string; nodes: string[];
+};
+
+/**
+ * One sealed leaf's own checks: its event's MAC (none only below the legacy boundary), its leaf
+ * hash, and its seal's MAC. True when the event has no MAC (a legacy event, counted by the caller).
+ */
+function checkLeafEvent(
+  row: LeafRow,
+  ctx: { tenantId: string; macKey: Buffer; legacyCeiling: bigint; report: (p: AuditProblem) => void },
+): boolean {
+  const { tenantId, macKey, report } = ctx;
+  const seq = String(row.seq);
+  const eventId = String(row.eventId);
+  const body = auditBodyOfRow(row);
+  if (row.mac === null) {
+    if (row.id > ctx.legacyCeiling) report({ problem: "forged", seq, eventId, message: `Event ${eventId} (leaf ${seq}) has no MAC: it was not written by the console.` });
+  } else if (!macsEqual(row.mac, eventMac(macKey, { uid: row.uid, body, omits: row.macOmits }))) {
+    report({ problem: "forged", seq, eventId, message: `Event ${eventId} (leaf ${seq}) fails its MAC: it was written or changed outside the console.` });
+  }
+  const leaf = leafHash(auditLeafBytes(auditLeaf(row, body)));
+  if (toHex(leaf) !== row.leafHash) {
+    report({ problem: "edited", seq, eventId, message: `Event ${eventId} (leaf ${seq}) does not match its sealed leaf hash: it was changed after sealing.` });
+  }
+  if (!macsEqual(row.sealMac, sealMac(macKey, { tenantId, seq: row.seq, eventId: row.eventId, leafHash: row.leafHash, nodes: row.nodes }))) {
+    report({ problem: "seal_forged", seq, eventId, message: `The seal of leaf ${seq} fails its MAC: it was written or changed outside the console.` });
+  }
+  return row.mac === null;
+}
+
+/** A full walk's leaves that carry a uid another leaf carried first: a copy sealed again. */
+function reportReplays(uids: UidLedger, report: (p: AuditProblem) => void): void {
+  for (const repeat of uids.repeats()) {
     const [first, ...copies] = repeat.seqs;
     report({
       problem: "replayed", seq: String(copies[0]),
       message: `Leaf ${copies.join(", ")} repeats the uid ${repeat.uid} of leaf ${first}: a copy of one event was sealed again.`,
     });
   }
-  if (kind === "full" && legacySeen > legacy.count) {
-    report({ problem: "legacy_count", message: `${legacySeen} events have no MAC, but only ${legacy.count} were written before MACs existed.` });
-  }
-  // Incremental: the events sealing looks at; full: every event (one hidden from sealing by a
-  // forged transaction id is found only then).
+}
+
+/**
+ * Events never sealed past the grace period, and those refused a seal. Incremental: the events
+ * sealing looks at; full: every event (one hidden from sealing by a forged transaction id).
+ */
+async function reportLooseEnds(db: Db, tenantId: string, kind: "full" | "incremental", report: (p: AuditProblem) => void) {
   const floor = kind === "full" ? "0" : (await readAuditSealFloors(db, { tenantId }))[0]?.floor ?? "0";
   const loose = await readAuditLooseEnds(db, { tenantId, floor, graceSeconds: UNSEALED_GRACE_SECONDS, limit: MAX_PROBLEMS });
   for (const end of loose.rows) {
@@ -152,10 +191,7 @@ export async function verifyAuditChain(db: Db, tenantId: string, options: { kind
         : `Event ${end.eventId} (${end.type}, ${end.at.toISOString()}) was written but never sealed.`,
     });
   }
-  return {
-    ok: problems.length === 0, kind, checked, treeSize: position, rootHash: toHex(frontierRoot(frontier)), frontier,
-    checkpoint: latest, unsealed: loose.unsealed, quarantined: loose.quarantined, problems,
-  };
+  return loose;
 }
 
 const CHECKPOINT_PAGE = 1_000;
