@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone: system packages, npm packages, then what `npm test` runs
+# The whole test suite from a fresh clone: npm packages, system packages, then what `npm test` runs
 # (lint, typecheck, unit and integration tests against real PostgreSQL and the real sandboxes,
 # the production build, and Playwright in Debian's Chromium), each step timed.
 set -euo pipefail
@@ -22,11 +22,12 @@ summary() {
 }
 trap summary EXIT
 
-timed "system packages" bash scripts/ensure-system.sh
+# npm packages first: the sandbox image step extracts bubblewrap's rootfs with the project's tsx.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› Installing npm packages (npm ci)"
   timed "npm ci" npm ci --no-audit --no-fund
 fi
+timed "system packages" bash scripts/ensure-system.sh
 # The steps of `npm test` (package.json), one by one so each is timed.
 for step in lint typecheck test:unit test:e2e; do
   timed "$step" npm run "$step"
