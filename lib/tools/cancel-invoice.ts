@@ -46,7 +46,8 @@ export const cancelInvoice = defineTool({
     };
   },
   stateChecks: (args, snapshot) => cancelFindings(args, VerifiedSchema.parse(snapshot).invoice),
-  policyContext: (_args, snapshot) => ({ amountMinor: VerifiedSchema.safeParse(snapshot).data?.invoice.amount_due_minor ?? 0 }),
+  // A snapshot recorded before restsOn kept the amount flat; a dry run over history still reads it.
+  policyContext: (_args, snapshot) => ({ amountMinor: VerifiedSchema.safeParse(snapshot).data?.invoice.amount_due_minor ?? Number(snapshot?.amount_due_minor ?? 0) }),
   async apply(ctx, args): Promise<Applied> {
     const { invoice } = VerifiedSchema.parse(ctx.verified);
     const [finding] = cancelFindings(args, invoice);

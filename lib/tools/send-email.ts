@@ -88,7 +88,8 @@ export const sendEmail = defineTool({
   stateChecks: (args, snapshot) => emailFindings(args, VerifiedSchema.parse(snapshot ?? {})),
   policyContext: (args, snapshot) => ({
     recipientDomain: args.to.split("@")[1],
-    customerVerifiedDomains: VerifiedSchema.safeParse(snapshot ?? {}).data?.customer?.verified_domains ?? [],
+    // A snapshot recorded before restsOn kept the domains flat; a dry run over history still reads them.
+    customerVerifiedDomains: VerifiedSchema.safeParse(snapshot ?? {}).data?.customer?.verified_domains ?? (snapshot?.customer_verified_domains as string[] | undefined) ?? [],
   }),
   async apply(ctx, args): Promise<Applied> {
     // The outbox row is the effect (unique on the key); SMTP, when configured, delivers it after
