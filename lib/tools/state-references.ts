@@ -130,13 +130,20 @@ export function declaredStateReads(refs: readonly RowReference[]) {
       const invoiceRows = await findInvoices(ctx, numbers);
       const invoices = new Map(numbers.map((n, i) => [n, invoiceRows[i]]));
       const customers = new Map((await readCustomers(ctx.q, { tenantId: ctx.tenantId, externalRefs: refsNamed })).map((c) => [c.externalRef, c]));
+      const invoiceOf = (n: string) => {
+        const row = invoices.get(n)!;
+        if (row instanceof Error) throw row;
+        return row;
+      };
+      const customerOf = (c: string) => {
+        const row = customers.get(c);
+        if (!row) throw notFound(`Customer ${c}`);
+        return row;
+      };
+      // Each action's outcome on its own: one missing record fails only the actions that name it.
       return all.map((args, i) => {
         try {
-          return build(uses[i], args, (n) => {
-            const row = invoices.get(n)!;
-            if (row instanceof Error) throw row;
-            return row;
-          }, (c) => customers.get(c) ?? (() => { throw notFound(`Customer ${c}`); })());
+          return build(uses[i], args, invoiceOf, customerOf);
         } catch (error) {
           return error instanceof Error ? error : new Error(String(error));
         }
