@@ -5,6 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { readLiveState } from "@/lib/approvals/read-live-state";
 import { TOOLS, requireTool } from "@/lib/tools/registry";
 import { sendEmail } from "@/lib/tools/send-email";
+import { pinnedSnapshotOf, upstreamTool } from "@/lib/mcp/upstream/upstream-tool";
 import { CustomerRefSchema, InvoiceNumberSchema, recordArguments, uncoveredArguments } from "@/lib/tools/state-references";
 
 const t = setUpTestDatabase();
@@ -37,6 +38,15 @@ describe("coverage by construction: every argument that names a record is in the
 });
 
 describe("the snapshot is exactly the declared fields (read from PostgreSQL)", () => {
+  it("an upstream MCP tool rests on its pinned definition, exactly the declared fields", () => {
+    const row = {
+      id: "t1", serverId: "s1", server: "counter", name: "count", qualifiedName: "counter__count", status: "approved" as const,
+      approved: { name: "count", title: "Count", description: "Adds one", inputSchema: { type: "object" } }, approvedHash: "h1",
+    };
+    const declared = upstreamTool(row).restsOn?.flatMap((ref) => ref.fields) ?? [];
+    expect(Object.keys(pinnedSnapshotOf(row.qualifiedName, row)).sort()).toEqual([...declared].sort());
+  });
+
   const cases: Array<[string, JsonObject]> = [
     ["refund_invoice", { invoice_number: "INV-1044", amount_minor: 100, reason: "Goods returned" }],
     ["cancel_invoice", { invoice_number: "INV-1042", reason: "Issued twice" }],
