@@ -77,7 +77,7 @@ describe("dry run over what was stored", () => {
     // The arguments and the snapshot come back as text, for the pool to parse (pg would parse jsonb here).
     expect(typeof stored.argsText).toBe("string");
     expect(typeof stored.snapshotText).toBe("string");
-    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer_verified_domains: ["acme.example"] });
+    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer: { verified_domains: ["acme.example"] } });
     // The customer's verified domains come from the recorded snapshot: the recipient is inside them,
     // so the draft decides as was recorded (without them the rule for outside domains would match).
     const [row] = (await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 1, actionId: email.actionId })).rows;
