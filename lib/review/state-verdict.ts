@@ -34,8 +34,12 @@ export function describeStateChange(change: FieldChange): string {
   return `${label} ${value(change.before)} → ${value(change.after)}`;
 }
 
-/** The first few changes in words, and how many more there are (the table below lists them). */
+/**
+ * The first few changes in words, a record's status first (what a reviewer reads first: "invoice
+ * status open → cancelled"), and how many more there are (the table below lists them all).
+ */
 export function describeStateChanges(changes: readonly FieldChange[], max = 5): string {
-  const said = changes.slice(0, max).map(describeStateChange).join("; ");
+  const first = (c: FieldChange) => (/(?:^|\.)status$/.test(c.path) ? 0 : 1);
+  const said = [...changes].sort((a, b) => first(a) - first(b)).slice(0, max).map(describeStateChange).join("; ");
   return changes.length > max ? `${said}; and ${changes.length - max} more` : said;
 }
