@@ -8,7 +8,8 @@ import { BackInReviewNote, StatusReasonNote } from "@/components/actions/action-
 import { ArgumentsSection } from "@/components/actions/arguments-section";
 import { DatasetList } from "@/components/actions/dataset-list";
 import { ExecutionSection } from "@/components/actions/execution-section";
-import { PreviewView, type EffectNow } from "@/components/actions/preview-view";
+import { PreviewView } from "@/components/actions/preview-view";
+import type { EffectNow } from "@/lib/review/effect-rows";
 import { RevisionDiffSection } from "@/components/actions/revision-diff-section";
 import { RiskTagList } from "@/components/actions/risk-tags";
 import { Section } from "@/components/actions/section";
@@ -20,7 +21,7 @@ import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 function effectNowOf(state: ActionDetail["stateNow"]): EffectNow {
-  if (state.state === "changed" || state.state === "unchanged") return { read: true, before: state.effectNow };
+  if (state.state === "changed" || state.state === "unchanged") return { read: true, before: state.effectNow, after: state.effectAfterNow };
   if (state.state === "unreadable") return { read: false, why: "could not be read" };
   return { read: false, why: "not read again" };
 }

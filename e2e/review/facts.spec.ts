@@ -117,7 +117,8 @@ test.describe("state changed since request", () => {
     const table = page.getByRole("table", { name: "Effect at request, now and after execution" });
     await expect(table.getByRole("columnheader")).toHaveText(["Field", "At request", "Now", "After"]);
     const refunded = table.getByRole("row").filter({ hasText: "amount_refunded_minor" });
-    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "500.00"]);
+    // After is Now plus the refund (100.00 + 500.00), with what it was at request beside it.
+    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "600.00at request: 500.00"]);
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
     // A stale revision can still be turned down: Reject stays, and the vote records it.
