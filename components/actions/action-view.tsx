@@ -11,7 +11,7 @@ import { ExecutionSection } from "@/components/actions/execution-section";
 import { PreviewView } from "@/components/actions/preview-view";
 import type { EffectNow } from "@/lib/review/effect-rows";
 import { RevisionDiffSection } from "@/components/actions/revision-diff-section";
-import { RiskTagList } from "@/components/actions/risk-tags";
+import { RiskTagList, riskFindingCount } from "@/components/actions/risk-tags";
 import { Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { StateFindings } from "@/components/actions/state-findings";
@@ -69,7 +69,7 @@ export function ActionView({ action, canReview = false, passkeyOrigins = [] }: {
             </Section>
           )}
 
-          <Section title={`Risk tags (${current.riskTags.length})`} id="risk">
+          <Section title={`Risk tags (${riskFindingCount(current.riskTags)})`} id="risk">
             <RiskTagList tags={current.riskTags} />
           </Section>
 

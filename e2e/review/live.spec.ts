@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import {
-  actionRow, approveOnActionPage, decisionForm, e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant,
+  actionRow, approveOnActionPage, decisionForm, e2eDb, LARGE_REFUND, propose, queueTakesKeys, seedTenant, signInAs, SMALL_REFUND, type TestTenant,
 } from "@/e2e/review/fixtures";
 
 /** 450.00 of INV-1044 (12,000.00 paid, nothing refunded at request). */
@@ -127,5 +127,35 @@ test.describe("one confirmation behaviour", () => {
     await link.click();
     await expect(page).toHaveURL(new RegExp(`/actions/${id}#decide$`));
     await expect(page.getByText("The policy requires a signed approval")).toBeVisible();
+  });
+});
+
+test.describe("the review page reads as every other place does", () => {
+  test("arguments and state show money in major units; Risk tags (N) counts the findings listed", async ({ page }) => {
+    const tenant = await seedTenant();
+    const { id } = await propose(tenant, "refund_invoice", REFUND);
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto(`/actions/${id}`);
+    await expect(page.getByLabel("Arguments as plain text")).toContainText('"amount_minor": 45000, // 450.00');
+    await expect(page.getByLabel("Snapshot at request")).toContainText(/"amount_paid_minor": 1200000,? \/\/ 12,000\.00/);
+    const heading = page.getByRole("heading", { name: /^Risk tags \(\d+\)$/ });
+    const count = Number((await heading.textContent())?.match(/\((\d+)\)/)?.[1]);
+    await expect(page.getByRole("region", { name: /^Risk tags/ }).getByRole("listitem")).toHaveCount(count);
+  });
+
+  test("focus goes back to the row when the queue's dialog closes, also when a key opened it", async ({ page }) => {
+    const tenant = await seedTenant();
+    await propose(tenant, "refund_invoice", SMALL_REFUND);
+    const second = await propose(tenant, "refund_invoice", { ...SMALL_REFUND, amount_minor: 10_000 });
+    await signInAs(page, tenant.users.reviewer.email);
+    await page.goto("/queue");
+    await queueTakesKeys(page);
+    await page.keyboard.press("j");
+    await expect(page.locator('[aria-current="true"]')).toHaveAttribute("data-action-id", second.id);
+    await page.keyboard.press("a");
+    await expect(approveDialog(page)).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(approveDialog(page)).toHaveCount(0);
+    await expect(page.locator(`[data-action-id="${second.id}"] a`).first()).toBeFocused();
   });
 });
