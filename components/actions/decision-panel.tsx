@@ -51,7 +51,8 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const [message, setMessage] = useState<DecisionMessage | null>(null);
-  const [confirming, setConfirming] = useState<{ note: string; error: string | null } | null>(null);
+  // The open confirmation, with what the form carried when Approve was pressed (what is sent).
+  const [confirming, setConfirming] = useState<{ note: string; actionId: string; payloadHash: string; error: string | null } | null>(null);
   // The revision this reviewer has been reading. A live refresh may bring a newer one; the form
   // keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
   // A re-read this reviewer asked for here is the exception: its revision is the one now shown.
@@ -76,7 +77,12 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
   const passkeyElsewhere = signatureRequired ? elsewhere : null;
   const approveBlocked = stale || moved || closed;
   const openConfirmation = () => {
-    if (!approveBlocked) setConfirming({ note: noteRef.current?.value ?? "", error: null });
+    if (approveBlocked) return;
+    // Read before the dialog re-renders the form: what the form carries is what is sent, as for a rejection.
+    const form = new FormData(formRef.current ?? undefined);
+    setConfirming({
+      note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? shown.payloadHash), error: null,
+    });
   };
   const { armed, disarm, onNoteKeyDown } = useArmedVerdict({
     canDecide, approveBlocked, noteRef, formRef, onApprove: openConfirmation,
@@ -87,9 +93,8 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
     signatureUnavailable: passkeyElsewhere && `${passkeyElsewhereText(passkeyElsewhere)} Nothing was recorded; approve on the page linked above.`,
   });
   const confirmApprove = async (note: string) => {
-    // What the form carries is what is sent (the id and the hash shown), as for a rejection.
-    const form = new FormData(formRef.current ?? undefined);
-    const result = await decide({ actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? shown.payloadHash), verdict: "approve", note });
+    if (!confirming) return;
+    const result = await decide({ actionId: confirming.actionId, payloadHash: confirming.payloadHash, verdict: "approve", note });
     if (result.ok) {
       setConfirming(null);
       return;

@@ -56,7 +56,9 @@ test.describe("refusals, in the browser and by direct request", () => {
     await expect(page.getByText("You requested this action, so another reviewer must decide it.")).toBeVisible();
     await expect(approve(page)).toHaveCount(0);
 
-    // Devtools-style: point the decision form on another action at their own one.
+    // Devtools-style: point the decision form on another action at their own one. (The page's live
+    // reads are held back: a re-render would put the form's own values back before the click.)
+    await page.route("**/api/actions/*/decision-state", (route) => route.abort());
     await page.goto(`/actions/${someoneElses.id}`);
     await page.locator('input[name="actionId"]').evaluate((el, value) => ((el as HTMLInputElement).value = value), own.id);
     await page.locator('input[name="payloadHash"]').evaluate((el, value) => ((el as HTMLInputElement).value = value), own.payloadHash);
