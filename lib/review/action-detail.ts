@@ -57,9 +57,12 @@ export type SnapshotView = { phase: string; revision: number; data: JsonValue; h
 /** The state an action rests on, read now and compared as the vote compares it (lib/review/read-states-now.ts). */
 export type StateNow =
   | { state: "none" }
-  /** `effectNow`: the effect's "before" computed from the state now (the effect table's "Now" column). */
-  | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null }
-  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null }
+  /**
+   * `effectNow` and `effectAfterNow`: the effect's "before" and "after" computed from the state now
+   * (the effect table's "Now" and "After" columns).
+   */
+  | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null; effectAfterNow: JsonObject | null }
+  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null; effectAfterNow: JsonObject | null }
   /**
    * No state to show now. `gone`: what it rests on no longer exists (a deleted record, an upstream
    * tool held or removed), a change as the vote judges it; otherwise it could not be read or compared.
