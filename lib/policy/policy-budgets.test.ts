@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { evaluatePolicy, policyBudgetTerms } from "./evaluate-policy";
+import { validatePolicy } from "./validate-policy";
+import { budgetTermKey } from "./policy-budgets";
+import type { Policy } from "./policy-document";
+
+const SUM = 'budget.window("24h").sum("refund_invoice", "amount_minor", "key")';
+const budgeted = (when: string): Policy => ({
+  defaults: { ttlSeconds: 3600, quorum: 1, eligibleRoles: ["reviewer"] },
+  tools: {
+    refund_invoice: {
+      rules: [
+        { id: "over-budget", when, effect: "require_approval", reason: "Over the daily refund budget" },
+        { id: "within-budget", effect: "allow", reason: "Within the daily refund budget" },
+      ],
+    },
+  },
+});
+const refusalOf = (when: string) => {
+  const r = validatePolicy(budgeted(when));
+  if (r.ok) throw new Error(`expected ${when} to be refused`);
+  return r.errors.map((e) => `${e.path}: ${e.message}`).join("\n");
+};
+const key = budgetTermKey({ window: "24h", windowSeconds: 86_400, measure: "sum", tool: "refund_invoice", argument: "amount_minor", by: "key" });
+const decide = (policy: Policy, budgets: Record<string, string> | undefined, amount = 10_000) =>
+  evaluatePolicy(policy, { tool: "refund_invoice", args: { invoice_number: "INV-1", amount_minor: amount }, context: { requesterRoles: [] }, budgets });
+
+describe("budgets in a rule's condition", () => {
+  it("type-checks the budget shape and lists the totals each tool's rules read, with the limit they are compared with", () => {
+    const policy = budgeted(`${SUM} + args.amount_minor > 100000 || budget.window("1h").count("refund_invoice", "task") >= 5`);
+    expect(validatePolicy(policy).ok).toBe(true);
+    expect(policyBudgetTerms(policy, "refund_invoice")).toEqual([
+      { window: "24h", windowSeconds: 86_400, measure: "sum", tool: "refund_invoice", argument: "amount_minor", by: "key", limit: 100_000, ruleId: "over-budget" },
+      { window: "1h", windowSeconds: 3_600, measure: "count", tool: "refund_invoice", argument: null, by: "task", limit: 5, ruleId: "over-budget" },
+    ]);
+    expect(policyBudgetTerms(policy, "get_invoice")).toEqual([]);
+  });
+
+  it("refuses malformed budget calls with a message that shows the shape", () => {
+    expect(refusalOf('budget.window("24h").sum("refund_invoice", "amount_minor") > 1')).toMatch(/does not type-check: .*no matching overload/);
+    expect(refusalOf('budget.window("24h").sum("refund_invoice", "amount_minor", "team") > 1')).toMatch(/scope "team" must be one of key, task, requester, tenant/);
+    expect(refusalOf('budget.window("2 days").count("refund_invoice", "key") > 1')).toMatch(/window "2 days" must be a duration like 1h, 24h or 7d/);
+    expect(refusalOf('budget.window("32d").count("refund_invoice", "key") > 1')).toMatch(/at most 31d/);
+    expect(refusalOf('budget.window("24h").count(tool, "key") > 1')).toMatch(/must be a string literal/);
+    expect(refusalOf('budget.window("24h").count("refund_invoic", "key") > 1')).toMatch(/tool "refund_invoic", which the policy does not list/);
+    expect(refusalOf('budget.window("24h").sum("refund_invoice", "amount-minor", "key") > 1')).toMatch(/not an argument name/);
+    expect(refusalOf("[budget].size() > 0")).toMatch(/budget can only be read as budget\.window/);
+    expect(refusalOf('budget.window("24h").count("refund_invoice", args.scope) > 1')).toMatch(/must be a string literal/);
+    expect(refusalOf('budget.window("24h") == budget.window("24h")')).toMatch(/does not type-check/);
+    expect(refusalOf(`${SUM} > "a lot"`)).toMatch(/does not type-check/);
+  });
+
+  it("decides on the totals given, and fails closed when a total it reads was not given", () => {
+    const policy = budgeted(`${SUM} + args.amount_minor > 100000`);
+    expect(decide(policy, { [key]: "90000" }).effect).toBe("allow");
+    expect(decide(policy, { [key]: "90001" })).toMatchObject({ effect: "require_approval", ruleId: "over-budget" });
+    // Sums beyond 2^53 stay exact.
+    expect(decide(policy, { [key]: "9007199254740993" }).effect).toBe("require_approval");
+    const unread = decide(policy, undefined);
+    expect(unread).toMatchObject({ effect: "deny", ruleId: "over-budget" });
+    expect(unread.reason).toMatch(/was not read/);
+  });
+});
