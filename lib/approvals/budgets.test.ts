@@ -6,6 +6,8 @@ import { proposeAction, type ProposalOutcome, type ProposeInput } from "@/lib/ap
 import { decideAction } from "@/lib/approvals/decide-action";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
+import { submissionBody } from "@/lib/api/submission-response";
+import { SubmitResponseSchema } from "@/lib/api/schemas";
 
 // Budgets are judged in the transaction that writes the proposal, under the budget's lock
 // (lib/approvals/budgeted-proposals.ts; docs/DESIGN.md, "Budgets"). These tests race real
@@ -103,6 +105,12 @@ describe("a budget judged with the proposal's write", () => {
     const allowed = await refund(review, agent, 40_000);
     expect(allowed).toMatchObject({ state: "allowed" });
     expect(allowed.state === "allowed" && allowed.budgets?.[0]).toMatchObject({ limit: 100_000, usedBefore: 0, usedAfter: 40_000 });
+    // The API's answer says the call was allowed under the budget and how much is left.
+    if (allowed.state !== "allowed") throw new Error("expected an allowed call");
+    const { body } = submissionBody(allowed);
+    expect(SubmitResponseSchema.parse(body)).toMatchObject({
+      state: "allowed", budgets: [{ window: "24h", measure: "sum", by: "key", used: 40_000, limit: 100_000, remaining: 60_000 }],
+    });
   });
 
   it("another key's spend is not counted under \"key\"", async () => {

@@ -3,6 +3,7 @@ import { evaluatePolicy, policyBudgetTerms } from "./evaluate-policy";
 import { validatePolicy } from "./validate-policy";
 import { budgetTermKey } from "./policy-budgets";
 import type { Policy } from "./policy-document";
+import { budgetStanding, describeBudgetLine } from "./budget-standing";
 
 const SUM = 'budget.window("24h").sum("refund_invoice", "amount_minor", "key")';
 const budgeted = (when: string): Policy => ({
@@ -59,5 +60,19 @@ describe("budgets in a rule's condition", () => {
     const unread = decide(policy, undefined);
     expect(unread).toMatchObject({ effect: "deny", ruleId: "over-budget" });
     expect(unread.reason).toMatch(/was not read/);
+  });
+});
+
+describe("a budget as reviewers and agents read it", () => {
+  const line = { window: "24h", measure: "sum" as const, tool: "refund_invoice", argument: "amount_minor", by: "key" as const, limit: 100_000, usedBefore: 75_000, usedAfter: 85_000 };
+  it("says what is used of the limit, by whom, this call included", () => {
+    expect(describeBudgetLine(line, "refund_invoice")).toBe("last 24h: 850.00 of 1,000.00 used by this key");
+    expect(describeBudgetLine({ ...line, limit: null }, "send_email")).toBe("last 24h: 850.00 (refund_invoice.amount_minor) used by this key");
+    expect(describeBudgetLine({ ...line, measure: "count", argument: null, by: "task", limit: 5, usedAfter: 3 }, "send_email")).toBe("last 24h: 3 of 5 refund_invoice calls used by this task");
+  });
+  it("tells agents what is left", () => {
+    expect(budgetStanding(line)).toMatchObject({ used: 85_000, limit: 100_000, remaining: 15_000 });
+    expect(budgetStanding({ ...line, usedAfter: 120_000 }).remaining).toBe(0);
+    expect(budgetStanding({ ...line, limit: null }).remaining).toBeNull();
   });
 });
