@@ -7,7 +7,7 @@ import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db
 import { rejudgeWithBudgets, type JudgeInput, type Judgement } from "@/lib/approvals/judge-payload";
 import { budgetTermKey, type BudgetTerm, type BudgetTotalsInput, type RuleBudgetTerm } from "@/lib/policy/policy-budgets";
 import type { Policy } from "@/lib/policy/policy-document";
-import type { BudgetLine } from "@/lib/policy/evaluate-policy";
+import { policyBudgetTerms, type BudgetLine } from "@/lib/policy/evaluate-policy";
 
 /** Who a call's budgets are counted for: its API key, else its member; and its task. */
 export type BudgetParty = { tenantId: string; apiKeyId: string | null; userId: string | null; taskId: string | null };
@@ -16,9 +16,11 @@ type Scope = { name: string; apiKeyId: string | null; userId: string | null; tas
 
 /** The scope a term counts for this party: "key" and "requester" are the key, else the member; "task" outside a task is the requester. */
 function scopeOf(term: BudgetTerm, party: BudgetParty): Scope {
+  // A recorded call whose requester is gone counts as no one's: the nil id matches no action.
+  const userId = party.userId ?? "00000000-0000-0000-0000-000000000000";
   const requester: Scope = party.apiKeyId
     ? { name: `key:${party.apiKeyId}`, apiKeyId: party.apiKeyId, userId: null, taskId: null }
-    : { name: `user:${party.userId}`, apiKeyId: null, userId: party.userId, taskId: null };
+    : { name: `user:${userId}`, apiKeyId: null, userId, taskId: null };
   if (term.by === "tenant") return { name: "tenant", apiKeyId: null, userId: null, taskId: null };
   if (term.by === "task" && party.taskId) return { name: `task:${party.taskId}`, apiKeyId: null, userId: null, taskId: party.taskId };
   return requester;
@@ -83,6 +85,47 @@ export function budgetLines(terms: ReadonlyArray<RuleBudgetTerm>, totals: Budget
     });
   }
   return [...seen.values()];
+}
+
+/**
+ * The totals a sample call would be judged with now ("test this policy"): the organisation's for
+ * `tenant` budgets; a sample has no key, task or requester, so those read as nothing spent yet.
+ */
+export async function sampleBudgetTotals(q: Queryable, input: { tenantId: string; policy: Policy; tool: string }): Promise<BudgetTotalsInput | undefined> {
+  const terms = policyBudgetTerms(input.policy, input.tool);
+  if (terms.length === 0) return undefined;
+  const party: BudgetParty = { tenantId: input.tenantId, apiKeyId: null, userId: null, taskId: null };
+  const tenantTerms = terms.filter((term) => term.by === "tenant");
+  const totals = await readBudgetTotals(q, { tenantId: input.tenantId, excludeActionId: null, totals: [...readsFor(tenantTerms, party).queries.values()] });
+  return totalsForCall(terms, party, new Map([...totals].filter(([id]) => id.endsWith("@tenant"))));
+}
+
+/**
+ * The budget totals each recorded call would have been judged with under `policy` (the policy
+ * editor's dry run): per call, the calls of its scope in the window before it that were not
+ * refused. Undefined for a call whose tool reads no budget.
+ */
+export async function replayedBudgetTotals(
+  q: Queryable,
+  input: { policy: Policy; calls: Array<{ party: BudgetParty; tool: string; createdAt: Date }> },
+): Promise<Array<BudgetTotalsInput | undefined>> {
+  const perCall = input.calls.map((call, i) => {
+    const terms = policyBudgetTerms(input.policy, call.tool);
+    const reads = readsFor(terms, call.party);
+    const queries = [...reads.queries.values()].map((query) => ({ ...query, id: `${i}#${query.id}`, asOf: call.createdAt.toISOString() }));
+    return { call, terms, queries };
+  });
+  const byTenant = new Map<string, BudgetTotalQuery[]>();
+  for (const { call, queries } of perCall) byTenant.set(call.party.tenantId, [...(byTenant.get(call.party.tenantId) ?? []), ...queries]);
+  const totals = new Map<string, string>();
+  for (const [tenantId, queries] of byTenant) {
+    for (const [id, total] of await readBudgetTotals(q, { tenantId, excludeActionId: null, totals: queries, replay: true })) totals.set(id, total);
+  }
+  return perCall.map(({ call, terms }, i) => {
+    if (terms.length === 0) return undefined;
+    const mine = new Map([...totals].filter(([id]) => id.startsWith(`${i}#`)).map(([id, total]) => [id.slice(id.indexOf("#") + 1), total]));
+    return totalsForCall(terms, call.party, mine);
+  });
 }
 
 /** A proposal whose tool's rules read budgets, assessed without the totals, to be judged with them. */

@@ -7,14 +7,16 @@ import { readRecordedRevisions, type RecordedRevision } from "@/lib/db/statement
 import type { RecordedRevisionText } from "./recorded-policy-inputs";
 import type { RuleTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";
+import type { BudgetTotalsInput } from "./policy-budgets";
+import { replayedBudgetTotals } from "@/lib/approvals/budgeted-proposals";
 
 export const DRY_RUN_MAX = 200;
 const REPLAY_CHUNK = 50;
 
 /** What of a recorded revision crosses to the compute pool: the policy input's parts, its JSON still as text. */
-const policyInputText = (r: RecordedRevision): RecordedRevisionText => ({
+const policyInputText = (r: RecordedRevision, budgets: BudgetTotalsInput | undefined): RecordedRevisionText => ({
   tool: r.tool, kind: r.kind, argsText: r.argsText, code: r.code, language: r.language, riskLevel: r.riskLevel,
-  riskTagsText: r.riskTagsText, snapshotText: r.snapshotText, requesterRoles: r.requesterRoles,
+  riskTagsText: r.riskTagsText, snapshotText: r.snapshotText, requesterRoles: r.requesterRoles, ...(budgets ? { budgets } : {}),
 });
 
 export type DryRunRow = {
@@ -46,9 +48,15 @@ export async function dryRunPolicy(
   // In tasks of REPLAY_CHUNK revisions, each with its own budget: one task of 200 revisions of up
   // to the body limit each could pass the budget (or a thread's heap) where a few dozen do not.
   const policyJson = JSON.stringify(policy);
-  const chunks = Array.from({ length: Math.ceil(recorded.length / REPLAY_CHUNK) }, (_, i) => recorded.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
+  // A draft that reads budgets sees, for each call, the calls of its scope before it (replayedBudgetTotals).
+  const budgets = await replayedBudgetTotals(db, {
+    policy,
+    calls: recorded.map((r) => ({ party: { tenantId: input.tenantId, apiKeyId: r.requesterApiKeyId, userId: r.requesterUserId, taskId: r.taskId }, tool: r.tool, createdAt: r.createdAt })),
+  });
+  const withBudgets = recorded.map((r, i) => policyInputText(r, budgets[i]));
+  const chunks = Array.from({ length: Math.ceil(withBudgets.length / REPLAY_CHUNK) }, (_, i) => withBudgets.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
   const traces = (await Promise.all(chunks.map((chunk) => runCompute(replayRecordedPolicyTask, {
-    policyJson, tenantDomains: tenant.domains, revisions: chunk.map(policyInputText),
+    policyJson, tenantDomains: tenant.domains, revisions: chunk,
   }, { what: "dry run" })))).flat();
   const rows = recorded.map((r, i): DryRunRow => {
     const { decision, rules } = traces[i] ?? { decision: null, rules: [] };

@@ -34,14 +34,22 @@ export type BudgetTotalQuery = {
   apiKeyId: string | null;
   userId: string | null;
   taskId: string | null;
+  /** A replay (the policy editor's dry run): the total as of this moment, not now. */
+  asOf?: string;
 };
 
 /** The totals by query id, as exact decimal strings; `excludeActionId` (a revision's own action) is not counted. */
 export async function readBudgetTotals(
   q: Queryable,
-  input: { tenantId: string; excludeActionId: string | null; totals: BudgetTotalQuery[] },
+  input: { tenantId: string; excludeActionId: string | null; totals: BudgetTotalQuery[]; replay?: boolean },
 ): Promise<Map<string, string>> {
   if (input.totals.length === 0) return new Map();
+  // A replay counts, before each recorded moment, every call that was not refused outright: what
+  // was reserved then, as far as the record still says (a later rejection or expiry is not undone).
+  const until = input.replay ? Prisma.sql`COALESCE(t."asOf", now())` : Prisma.sql`now()`;
+  const counted = input.replay
+    ? Prisma.sql`a.status <> 'denied' AND a."createdAt" < ${until}`
+    : Prisma.sql`a.status::text = ANY(${[...SPENDING_STATUSES]}::text[])`;
   const rows = await query<{ id: string; total: string }>(q, Prisma.sql`
     SELECT t.id, (
       SELECT COALESCE(sum(CASE
@@ -51,14 +59,14 @@ export async function readBudgetTotals(
       FROM "Action" a
       JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
       WHERE a."tenantId" = ${input.tenantId}::uuid AND a.tool = t.tool
-        AND a."createdAt" > now() - make_interval(secs => t."windowSeconds")
-        AND a.status::text = ANY(${[...SPENDING_STATUSES]}::text[])
+        AND a."createdAt" > ${until} - make_interval(secs => t."windowSeconds")
+        AND ${counted}
         AND a.id IS DISTINCT FROM ${input.excludeActionId}::uuid
         AND (t."apiKeyId" IS NULL OR a."requesterApiKeyId" = t."apiKeyId")
         AND (t."userId" IS NULL OR (a."requesterUserId" = t."userId" AND a."requesterApiKeyId" IS NULL))
         AND (t."taskId" IS NULL OR a."taskId" = t."taskId")
     ) AS total
     FROM jsonb_to_recordset(${JSON.stringify(input.totals)}::jsonb)
-      AS t(id text, "windowSeconds" int, tool text, argument text, "apiKeyId" uuid, "userId" uuid, "taskId" uuid)`);
+      AS t(id text, "windowSeconds" int, tool text, argument text, "apiKeyId" uuid, "userId" uuid, "taskId" uuid, "asOf" timestamptz)`);
   return new Map(rows.map((row) => [row.id, row.total]));
 }
