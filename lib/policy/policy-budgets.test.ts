@@ -4,6 +4,7 @@ import { validatePolicy } from "./validate-policy";
 import { budgetTermKey } from "./policy-budgets";
 import type { Policy } from "./policy-document";
 import { budgetStanding, describeBudgetLine } from "./budget-standing";
+import { builtInToolCatalogue } from "./policy-tool-catalogue";
 
 const SUM = 'budget.window("24h").sum("refund_invoice", "amount_minor", "key")';
 const budgeted = (when: string): Policy => ({
@@ -49,6 +50,15 @@ describe("budgets in a rule's condition", () => {
     expect(refusalOf('budget.window("24h").count("refund_invoice", args.scope) > 1')).toMatch(/must be a string literal/);
     expect(refusalOf('budget.window("24h") == budget.window("24h")')).toMatch(/does not type-check/);
     expect(refusalOf(`${SUM} > "a lot"`)).toMatch(/does not type-check/);
+  });
+
+  it("on save, refuses a budget that sums what is not an integer argument of the counted tool", () => {
+    const tools = builtInToolCatalogue();
+    expect(validatePolicy(budgeted(`${SUM} > 1`), { tools }).ok).toBe(true);
+    const r = validatePolicy(budgeted('budget.window("24h").sum("refund_invoice", "amount", "key") > 1'), { tools });
+    expect(r.ok ? [] : r.errors.map((e) => e.message)).toEqual([expect.stringMatching(/sums refund_invoice\.amount, which is not an integer argument of refund_invoice — did you mean amount_minor\?/)]);
+    const text = validatePolicy(budgeted('budget.window("24h").sum("refund_invoice", "reason", "key") > 1'), { tools });
+    expect(text.ok).toBe(false);
   });
 
   it("decides on the totals given, and fails closed when a total it reads was not given", () => {
