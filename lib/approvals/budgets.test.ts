@@ -4,6 +4,7 @@ import type { TestTenant } from "@/tests/factories";
 import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { proposeAction, type ProposalOutcome, type ProposeInput } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
+import { editAction } from "@/lib/approvals/edit-action";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -122,5 +123,25 @@ describe("a budget judged with the proposal's write", () => {
     const fresh = await refund(review, other, 50_000);
     expect(fresh).toMatchObject({ state: "allowed" });
     expect(fresh.state === "allowed" && fresh.budgets?.[0]).toMatchObject({ usedBefore: 0, usedAfter: 50_000 });
+  });
+
+  it("an edited call is judged again under the budget, without counting what it replaces", async () => {
+    const agent = await agentOf(review, "edited");
+    expect((await refund(review, agent, 40_000)).state).toBe("allowed");
+    const large = await refund(review, agent, 60_000);
+    if (large.state !== "pending") throw new Error("expected the large refund to wait");
+    // 400.00 spent + 600.00 reserved: the budget is full. Cut to 500.00, the edit is judged with
+    // 400.00 spent by the others (its own 600.00 is what it replaces): 900.00 fits.
+    const edited = await editAction(t.db, {
+      tenantId: review.id, actionId: large.actionId, editor: review.users.reviewer.member, payloadHash: large.payloadHash,
+      args: { invoice_number: "INV-1044", amount_minor: 50_000, reason: "Duplicate charge" },
+    });
+    expect(edited.status).toBe("approved");
+    const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: large.actionId, revision: 2 } });
+    expect(revision.policyDecision).toMatchObject({
+      ruleId: "refund-within-budget", budgets: [{ by: "key", limit: 100_000, usedBefore: 40_000, usedAfter: 90_000 }],
+    });
+    // And the budget now holds 900.00: 200.00 more is over it.
+    expect(await refund(review, agent, 20_000)).toMatchObject({ state: "pending", reason: expect.stringMatching(/refund-over-budget/) });
   });
 });
