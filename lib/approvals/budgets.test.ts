@@ -5,6 +5,10 @@ import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { proposeAction, type ProposalOutcome, type ProposeInput } from "@/lib/approvals/propose-action";
 import { decideAction } from "@/lib/approvals/decide-action";
 import { editAction } from "@/lib/approvals/edit-action";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { ActionFacts } from "@/components/actions/action-facts";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -142,6 +146,12 @@ describe("a budget judged with the proposal's write", () => {
       ruleId: "refund-within-budget", budgets: [{ by: "key", limit: 100_000, usedBefore: 40_000, usedAfter: 90_000 }],
     });
     // And the budget now holds 900.00: 200.00 more is over it.
-    expect(await refund(review, agent, 20_000)).toMatchObject({ state: "pending", reason: expect.stringMatching(/refund-over-budget/) });
+    const over = await refund(review, agent, 20_000);
+    expect(over).toMatchObject({ state: "pending", reason: expect.stringMatching(/refund-over-budget/) });
+    // The reviewer sees where the budget stands in the action's facts, this call included.
+    const viewer = { tenantId: review.id, userId: review.users.reviewer.id, roles: review.users.reviewer.roles };
+    const detail = await loadActionDetail(t.db, viewer, over.actionId);
+    if (!detail) throw new Error("the action was not found");
+    expect(renderToStaticMarkup(createElement(ActionFacts, { action: detail }))).toContain("last 24h: 1,100.00 of 1,000.00 used by this key");
   });
 });
