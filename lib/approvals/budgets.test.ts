@@ -9,6 +9,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionFacts } from "@/components/actions/action-facts";
+import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -153,5 +154,17 @@ describe("a budget judged with the proposal's write", () => {
     const detail = await loadActionDetail(t.db, viewer, over.actionId);
     if (!detail) throw new Error("the action was not found");
     expect(renderToStaticMarkup(createElement(ActionFacts, { action: detail }))).toContain("last 24h: 1,100.00 of 1,000.00 used by this key");
+  });
+
+  it("an MCP call allowed within a budget says so, and what is left, in words and in _meta", async () => {
+    const { apiKey } = await createApiKey(t.db, { tenantId: review.id, name: "mcp-agent", allowedTools: ["refund_invoice"], createdById: review.users.admin.id });
+    const result = await callGatewayTool(t.db, {
+      tenantId: review.id, key: { id: apiKey.id, label: `api:${apiKey.name}`, prefix: apiKey.prefix, allowedTools: apiKey.allowedTools },
+      tool: "refund_invoice", args: { invoice_number: "INV-1043", amount_minor: 30_000, reason: "Duplicate charge" },
+      untrustedValues: [], signal: new AbortController().signal, origin: "http://localhost:3000",
+    });
+    expect(result.isError).toBe(false);
+    expect(result.content.at(-1)).toEqual({ type: "text", text: "Allowed within the policy's budget: last 24h: 300.00 of 1,000.00 used by this key." });
+    expect(result._meta?.["countersign/action"]).toMatchObject({ state: "succeeded", budgets: [{ by: "key", used: 30_000, limit: 100_000, remaining: 70_000 }] });
   });
 });
