@@ -30,7 +30,7 @@ export function RiskTagList({ tags }: { tags: RiskTag[] }) {
           </div>
           <p className="text-[0.85rem]">{tag.reason}</p>
           {tag.quote && (
-            <blockquote aria-label={`Untrusted passage for ${tag.id}`} className="mt-1 max-h-64 overflow-auto border-l-2 border-current/40 bg-white/60 px-2 py-1 text-[0.8rem] whitespace-pre-wrap break-words [overflow-wrap:anywhere]">
+            <blockquote aria-label={`Untrusted passage for ${tag.id}`} tabIndex={0} className="mt-1 max-h-64 overflow-auto border-l-2 border-current/40 bg-white/60 px-2 py-1 text-[0.8rem] whitespace-pre-wrap break-words [overflow-wrap:anywhere]">
               <RevealedText text={tag.quote} />
             </blockquote>
           )}

@@ -60,7 +60,7 @@ function TextBlock({ text, label }: { text: string; label?: string }) {
 
 /** A JSON value inline (strings without quotes when short and simple). */
 export function InlineValue({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
+  if (value === null || value === undefined) return <span className="text-slate-600">—</span>;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   return <span className="whitespace-pre-wrap break-words [overflow-wrap:anywhere] font-mono text-[0.8rem]"><RevealedText text={text} /></span>;
 }

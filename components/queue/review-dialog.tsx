@@ -73,7 +73,7 @@ export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClos
         }}
       >
         <h2 id={titleId} className="text-base font-semibold">{dialogTitle(verdict, names.length)}</h2>
-        <ul aria-label="Actions to decide" className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
+        <ul aria-label="Actions to decide" tabIndex={0} className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedShortText text={name} /></li>)}
         </ul>
         {facts}

@@ -35,7 +35,7 @@ test.describe("what the decision rests on", () => {
     await expect(page.getByText("revision 2", { exact: true })).toBeVisible();
     await expect(page.getByRole("main").getByText("pending", { exact: true }).first()).toBeVisible();
     const why = page.getByRole("region", { name: "Why revision 2 exists: the state changed" });
-    await expect(why.getByRole("row").filter({ hasText: "snapshot.amount_refunded_minor" })).toContainText("50.00");
+    await expect(why.getByRole("row").filter({ hasText: "snapshot.invoice.amount_refunded_minor" })).toContainText("50.00");
     await expect(page.getByText("void — revision superseded")).toBeVisible();
     await expect(approve(page)).toBeVisible(); // the fresh revision needs its own decision
   });

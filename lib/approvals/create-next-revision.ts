@@ -156,6 +156,11 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     });
     if (written.written) return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
     if (written.refusal === "expired") throw new AppError("expired", input.whileOpen ?? "The approval window has closed.", 409);
+    if (written.refusal === "too_few_reviewers") {
+      const quorum = Math.max(1, decision.quorum);
+      const others = written.reviewers === 0 ? "no member other than you" : `only ${written.reviewers} member${written.reviewers === 1 ? "" : "s"} other than you`;
+      throw new AppError("too_few_reviewers", `Not saved: this edit needs ${quorum} approval${quorum === 1 ? "" : "s"} and ${others} may decide it (its author may not), so it could never be approved; ask an admin to add a reviewer, or decide the action as it stands.`, 409);
+    }
     if (written.refusal === "stale_revision") {
       throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
     }

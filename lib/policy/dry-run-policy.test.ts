@@ -77,7 +77,7 @@ describe("dry run over what was stored", () => {
     // The arguments and the snapshot come back as text, for the pool to parse (pg would parse jsonb here).
     expect(typeof stored.argsText).toBe("string");
     expect(typeof stored.snapshotText).toBe("string");
-    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer_verified_domains: ["acme.example"] });
+    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer: { verified_domains: ["acme.example"] } });
     // The customer's verified domains come from the recorded snapshot: the recipient is inside them,
     // so the draft decides as was recorded (without them the rule for outside domains would match).
     const [row] = (await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 1, actionId: email.actionId })).rows;
@@ -144,3 +144,37 @@ describe("a draft that reads budgets", () => {
     expect(elsewhere.rules[0]).toMatchObject({ ruleId: "tenant-budget", outcome: "not_matched" });
   });
 });
+
+describe("dry run of an unchanged draft", () => {
+  it("reports nothing decided differently: state-check and scan denials are not the policy's decision", async () => {
+    const tenant = await createTestTenant(t.db);
+    const propose = (tool: string, args: Record<string, unknown>) => proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool, args });
+    // More than was paid on INV-1043 (450.00): refused by the refund's state check before the policy.
+    const overRefund = await propose("refund_invoice", { invoice_number: "INV-1043", amount_minor: 50_000, reason: "goodwill" });
+    // A banned import: refused by the code scan before the policy.
+    const blocked = await propose("run_python", { code: "import os\nprint(os.listdir('/'))\n", language: "python" });
+    const fine = await propose("refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "late delivery" });
+    expect([overRefund.state, blocked.state, fine.state]).toEqual(["denied", "denied", "pending"]);
+
+    const result = await dryRunPolicy(t.db, { tenantId: tenant.id, document: DEFAULT_POLICY, limit: 10 });
+    expect(result.changed).toBe(0);
+    const byId = new Map(result.rows.map((r) => [r.actionId, r]));
+    for (const id of [overRefund.actionId, blocked.actionId]) {
+      expect(byId.get(id)).toMatchObject({ recorded: { effect: "deny", ruleId: null }, refusedBeforePolicy: true, changed: false });
+    }
+    expect(byId.get(fine.actionId)).toMatchObject({ refusedBeforePolicy: false, changed: false });
+
+    // A real change of the policy's decision still counts, for the refused action too.
+    const result2 = await dryRunPolicy(t.db, { tenantId: tenant.id, document: denySmallRefunds(), limit: 10 });
+    expect(result2.rows.filter((r) => r.changed).map((r) => r.actionId).sort()).toEqual([overRefund.actionId, fine.actionId].sort());
+  });
+});
+
+/** The default policy with refunds up to 1,000.00 denied instead of needing one reviewer. */
+function denySmallRefunds(): Policy {
+  const draft = structuredClone(DEFAULT_POLICY);
+  const small = draft.tools.refund_invoice.rules.find((r) => r.id === "refund-small");
+  if (!small) throw new Error("default policy changed");
+  Object.assign(small, { effect: "deny", quorum: undefined, eligibleRoles: undefined });
+  return JSON.parse(JSON.stringify(draft)) as Policy;
+}

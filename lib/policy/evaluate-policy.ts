@@ -110,6 +110,9 @@ function compiledOf(policy: Policy): ReturnType<typeof compilePolicy> {
 
 /** The budget totals `tool`'s rules read, each with its rule (empty: no budget, and none is read). */
 export function policyBudgetTerms(policy: Policy, tool: string): ReadonlyArray<RuleBudgetTerm & { ruleId: string }> {
+  // Compiling a large policy is work for the compute pool: a tool whose rules never name `budget` reads none.
+  const rules = Object.hasOwn(policy.tools ?? {}, tool) ? policy.tools[tool].rules : [];
+  if (!Array.isArray(rules) || !rules.some((rule) => typeof rule.when === "string" && rule.when.includes("budget"))) return [];
   const compiled = compiledOf(policy);
   return (compiled.ok && compiled.compiled.budgets.get(tool)) || [];
 }
