@@ -16,6 +16,8 @@ import { assessPayload } from "@/lib/approvals/assess-payload";
 import { removedTags, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import { computeRevisionDiff } from "@/lib/approvals/compute-revision-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { budgetLines, readLockedBudgets } from "@/lib/approvals/budgeted-proposals";
+import { policyBudgetTerms } from "@/lib/policy/evaluate-policy";
 
 export type NextRevisionInput = {
   /** The action as `lockAction` read it; the caller's transaction holds its lock. */
@@ -101,14 +103,25 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
     // The policy sees the requesting member's roles as they are now, as it saw them for revision 1.
     const requesterRoles = action.requesterUserId ? await readRequesterRoles(tx, { tenantId: action.tenantId, userId: action.requesterUserId }) : null;
-    const assessment = await assessPayload(tx, {
-      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args, requesterRoles: requesterRoles ?? [], policy: loaded.policy,
+    // A budgeted tool's revision is judged with the totals read under the budgets' locks, held by
+    // this transaction until the revision is written (its own action not counted).
+    const budgetTerms = policyBudgetTerms(loaded.policy.policy, tool.name);
+    const budgets = budgetTerms.length === 0 ? undefined : await readLockedBudgets(tx, {
+      party: { tenantId: action.tenantId, apiKeyId: action.requesterApiKeyId, userId: action.requesterUserId, taskId: action.taskId },
+      terms: budgetTerms, excludeActionId: action.id,
+    });
+    const assessed = await assessPayload(tx, {
+      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args, requesterRoles: requesterRoles ?? [], policy: loaded.policy, budgets,
       reason: action.reason,
       // The untrusted text the proposal was assessed against: an edit keeps the provenance and
       // injection tags of the fields it did not change.
       untrustedValues: action.untrustedValues,
       revision,
     });
+    const assessment = budgets === undefined ? assessed : {
+      ...assessed,
+      decision: { ...assessed.decision, budgets: budgetLines(budgetTerms, budgets, assessed.decision.effect !== "deny", tool.name, args) },
+    };
     const { decision, hash } = assessment;
     const columns = payloadColumns(tool.kind, args, assessment.datasets);
     const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags as unknown as RiskTag[], assessment.riskTags) };
@@ -121,6 +134,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
         fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
         effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
         removedTags: (diff.removedTags ?? []).map((t) => (t.path ? `${t.id} (${t.path})` : t.id)),
+        ...(decision.budgets ? { budgets: decision.budgets } : {}),
       },
     });
     const written = await writeNextRevision(tx, {

@@ -109,6 +109,42 @@ describe("test a draft on a sample payload", () => {
   });
 });
 
+describe("a draft that reads budgets", () => {
+  /** Refunds past 1,000.00 a day per requester are denied; the rest as the default policy says. */
+  function dailyRefundBudget(): Policy {
+    const draft = structuredClone(DEFAULT_POLICY);
+    draft.tools.refund_invoice.rules.unshift({
+      id: "refund-budget", effect: "deny", reason: "Over the requester's daily refund budget",
+      when: 'budget.window("24h").sum("refund_invoice", "amount_minor", "requester") + args.amount_minor > 100000',
+    });
+    return draft;
+  }
+
+  it("dry run: judges each recorded call with what its requester had spent or reserved before it", async () => {
+    const { rows } = await dryRunPolicy(t.db, { tenantId: a.id, document: dailyRefundBudget(), limit: 10 });
+    const byId = new Map(rows.map((r) => [r.actionId, r]));
+    // The first refund (500.00) fits; the second (2,000.00 after 500.00 reserved) is over.
+    expect(byId.get(ids.small)).toMatchObject({ draft: { ruleId: "refund-small" }, changed: false });
+    expect(byId.get(ids.large)).toMatchObject({ draft: { effect: "deny", ruleId: "refund-budget" }, changed: true });
+    expect(byId.get(ids.large)?.rules[0]).toMatchObject({ ruleId: "refund-budget", outcome: "matched", decides: true });
+  });
+
+  it("test this policy: a tenant budget reads the organisation's totals now, and the trace evaluates it", async () => {
+    const draft = structuredClone(DEFAULT_POLICY);
+    draft.tools.refund_invoice.rules.unshift({
+      id: "tenant-budget", effect: "deny", reason: "Over the organisation's daily refund budget",
+      when: 'budget.window("24h").sum("refund_invoice", "amount_minor", "tenant") + args.amount_minor > 250000',
+    });
+    const sample = { tool: "refund_invoice", requesterRoles: ["requester"], riskLevel: "low" as const, riskTags: [] };
+    // 2,500.00 already waits for review in this organisation (500.00 + 2,000.00).
+    const fits = await testPolicySample(t.db, { tenantId: a.id, document: draft, sample: { ...sample, args: { invoice_number: "INV-1044", amount_minor: 1, reason: "one cent" } } });
+    expect(fits.decision.ruleId).toBe("tenant-budget");
+    const elsewhere = await testPolicySample(t.db, { tenantId: other.id, document: draft, sample: { ...sample, args: { invoice_number: "INV-1044", amount_minor: 1, reason: "one cent" } } });
+    expect(elsewhere.decision.ruleId).not.toBe("tenant-budget");
+    expect(elsewhere.rules[0]).toMatchObject({ ruleId: "tenant-budget", outcome: "not_matched" });
+  });
+});
+
 describe("dry run of an unchanged draft", () => {
   it("reports nothing decided differently: state-check and scan denials are not the policy's decision", async () => {
     const tenant = await createTestTenant(t.db);

@@ -7,14 +7,17 @@ import { readRecordedRevisions, type RecordedRevision } from "@/lib/db/statement
 import type { RecordedRevisionText } from "./recorded-policy-inputs";
 import type { RuleTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";
+import type { BudgetTotalsInput } from "./policy-budgets";
+import type { Policy } from "./policy-document";
+import { replayedBudgetTotals } from "@/lib/approvals/budgeted-proposals";
 
 export const DRY_RUN_MAX = 200;
 const REPLAY_CHUNK = 50;
 
 /** What of a recorded revision crosses to the compute pool: the policy input's parts, its JSON still as text. */
-const policyInputText = (r: RecordedRevision): RecordedRevisionText => ({
+const policyInputText = (r: RecordedRevision, budgets: BudgetTotalsInput | undefined): RecordedRevisionText => ({
   tool: r.tool, kind: r.kind, argsText: r.argsText, code: r.code, language: r.language, riskLevel: r.riskLevel,
-  riskTagsText: r.riskTagsText, snapshotText: r.snapshotText, requesterRoles: r.requesterRoles,
+  riskTagsText: r.riskTagsText, snapshotText: r.snapshotText, requesterRoles: r.requesterRoles, ...(budgets ? { budgets } : {}),
 });
 
 export type DryRunRow = {
@@ -36,13 +39,22 @@ export type DryRunRow = {
 
 type Replayed = { decision: PolicyDecision | null; rules: RuleTrace[] };
 
-/** Each recorded revision decided again under one policy, in chunks on the compute pool. */
-async function replay(policyJson: string, tenantDomains: string[], revisions: RecordedRevision[]): Promise<Replayed[]> {
+/**
+ * Each recorded revision decided again under one policy, in chunks on the compute pool. A policy
+ * that reads budgets sees, for each call, the calls of its scope before it (replayedBudgetTotals).
+ */
+async function replay(db: DbTx, tenantId: string, policy: Policy, tenantDomains: string[], revisions: RecordedRevision[]): Promise<Replayed[]> {
+  const budgets = await replayedBudgetTotals(db, {
+    policy,
+    calls: revisions.map((r) => ({ party: { tenantId, apiKeyId: r.requesterApiKeyId, userId: r.requesterUserId, taskId: r.taskId }, tool: r.tool, createdAt: r.createdAt })),
+  });
+  const texts = revisions.map((r, i) => policyInputText(r, budgets[i]));
+  const policyJson = JSON.stringify(policy);
   // In tasks of REPLAY_CHUNK revisions, each with its own budget: one task of 200 revisions of up
   // to the body limit each could pass the budget (or a thread's heap) where a few dozen do not.
-  const chunks = Array.from({ length: Math.ceil(revisions.length / REPLAY_CHUNK) }, (_, i) => revisions.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
+  const chunks = Array.from({ length: Math.ceil(texts.length / REPLAY_CHUNK) }, (_, i) => texts.slice(i * REPLAY_CHUNK, (i + 1) * REPLAY_CHUNK));
   return (await Promise.all(chunks.map((chunk) => runCompute(replayRecordedPolicyTask, {
-    policyJson, tenantDomains, revisions: chunk.map(policyInputText),
+    policyJson, tenantDomains, revisions: chunk,
   }, { what: "dry run" })))).flat();
 }
 
@@ -66,11 +78,11 @@ export async function dryRunPolicy(
   const versions = [...new Set(recorded.map((r) => r.recorded.policyVersion))];
   const documents = await db.toolPolicy.findMany({ where: { tenantId: input.tenantId, version: { in: versions } }, select: { version: true, document: true } });
   const [traces, ...thens] = await Promise.all([
-    replay(JSON.stringify(policy), tenant.domains, recorded),
+    replay(db, input.tenantId, policy, tenant.domains, recorded),
     ...documents.map(async (d) => {
       const group = recorded.filter((r) => r.recorded.policyVersion === d.version);
       // A stored version today's evaluator cannot replay: compared with what was recorded, as before.
-      const replayed = await replay(JSON.stringify(d.document), tenant.domains, group).catch(() => null);
+      const replayed = await replay(db, input.tenantId, d.document as Policy, tenant.domains, group).catch(() => null);
       return new Map(replayed ? group.map((r, i) => [r.actionId, replayed[i]?.decision ?? null]) : []);
     }),
   ]);

@@ -1,3 +1,4 @@
+import type { BudgetLine } from "@/lib/policy/evaluate-policy";
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
@@ -18,7 +19,11 @@ export type RevisionView = {
   /** Code: the data sets it mounts at /mnt/data, with the SHA-256 and size the approval binds. */
   datasets: { name: string; sha256: string; bytes: number }[];
   policyVersion: number;
-  policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string };
+  policyDecision: {
+    effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string;
+    /** The budgets the revision was judged against (a budgeted tool's policy). */
+    budgets?: BudgetLine[];
+  };
   payloadHash: string;
   hashAlgorithm: string;
   hashVersion: number;
