@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { decideAction } from "@/lib/approvals/decide-action";
-import { actionRow, e2eDb, propose, seedTenant, signInAs, type TestTenant } from "@/e2e/review/fixtures";
+import { actionRow, approveOnActionPage, decisionForm, e2eDb, propose, seedTenant, signInAs, type TestTenant } from "@/e2e/review/fixtures";
 
 const REMINDER = { to: "ap@initech.example", subject: "Payment reminder: INV-1045", body: "780.00 USD outstanding", invoice_number: "INV-1045" };
 
@@ -19,7 +19,7 @@ test.describe("the state a reminder rests on covers the invoice it names", () =>
     await expect(page.getByText("Unchanged since request")).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
 
-    await page.getByRole("button", { name: "Re-read state" }).click();
+    await decisionForm(page).getByRole("button", { name: "Re-read state" }).click();
     const blocked = page.getByRole("region", { name: "Blocked: the arguments do not fit the state they rest on" });
     await expect(blocked).toContainText("the invoice is cancelled");
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
@@ -51,7 +51,7 @@ test.describe("a vote rests on fields, not on the row's version", () => {
     });
     await expect(page.getByText("Unchanged since request")).toBeVisible();
     await expect(page.getByText("1 of 2")).toBeVisible();
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "Approved (2 of 2)" })).toBeVisible();
     expect((await actionRow(id)).status).toBe("approved");
   });
@@ -61,7 +61,7 @@ test.describe("a vote rests on fields, not on the row's version", () => {
       e2eDb().invoice.updateMany({ where: { tenantId: tenant.id, number: "INV-1044" }, data: { amountRefundedMinor: { increment: 1_000 }, version: { increment: 1 } } }));
     await expect(page.getByTestId("state-changes")).toHaveText("changed: invoice amount refunded 0.00 → 10.00");
     await expect(approve(page)).toHaveCount(0);
-    await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
+    await expect(decisionForm(page).getByRole("button", { name: "Re-read state" })).toBeVisible();
     expect((await actionRow(id)).status).toBe("pending");
   });
 });
