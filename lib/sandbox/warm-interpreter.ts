@@ -5,7 +5,8 @@
 //     marker and the program from stdin, acknowledges (POOLED_ACK on stdout and stderr), starts the in-container time
 //     limit, hands the program to the interpreter over a pipe, waits for it and writes the end line
 //     exactly like FILES_RUN_SCRIPT (docker-files.ts) does for a cold run;
-//   - the interpreter, forked before the go line, imports numpy and pandas, says it is warm
+//   - the interpreter, forked before the go line, imports numpy and pandas and builds and prints a
+//     one-row DataFrame once (their one-time set-up), says it is warm
 //     (WARM_READY on stderr, dropped with everything else written before the ack) and blocks on the
 //     pipe; it then runs the program as `python3 -I -u -` would: a fresh `__main__` module, file name
 //     "<stdin>", sys.argv ['-'], stdin at EOF, the same traceback and exit status. It ends as
@@ -43,7 +44,18 @@ if child == 0:
             __import__(name)
         except Exception:
             pass
+    try:
+        # First use of a DataFrame costs ~25 ms of one-time set-up (pandas' own lazy imports and
+        # caches); paid here, ahead of need, with nothing of any run's.
+        frame = sys.modules['pandas'].DataFrame({'a': [1], 'b': [0.5]})
+        repr(frame)
+        repr(frame.sum())
+        repr(frame.describe())
+        del frame
+    except Exception:
+        pass
     import gc
+    gc.collect()
     gc.freeze()
     os.write(2, b'\x05')
     parts = []
