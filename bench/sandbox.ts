@@ -4,8 +4,9 @@
 // seconds apart): its Python already running with numpy and pandas imported (warm-interpreter.ts);
 // "cold" creates and starts a container per run. Bare python3 is the image's own interpreter
 // (chroot into the bubblewrap rootfs, which is the image's: the host's python3 has no pandas), the
-// host's `python3 -c` is shown for `print` too. The runners take turns sample by sample, so a change
-// in the machine's load hits every row alike. Before each sample, untimed: the row's `before` (a
+// host's `python3 -c` is shown for `print` too. The runners take turns sample by sample (each row's
+// two programs back to back, in alternating order), so a change in the machine's load hits every
+// row and both programs alike. Before each sample, untimed: the row's `before` (a
 // pooled row waits for its pool to be full and warm) and the removal of every container so far.
 //   npx tsx bench/sandbox.ts [runs=20]
 import { spawn } from "node:child_process";
@@ -75,11 +76,14 @@ function row(name: string, once: Row["once"], before: Row["before"] = async () =
   return { name, once, before, only, samples: new Map(PROGRAMS.map((p) => [p.name, []])) };
 }
 
-/** One warm-up each, then RUNS rounds in which every row takes one sample of every program. */
+/**
+ * One warm-up each, then RUNS rounds in which every row takes one sample of every program, its two
+ * programs back to back (so a row's pandas÷print compares samples taken under the same load).
+ */
 async function measureInTurns(rows: Row[]): Promise<void> {
   for (let round = -1; round < RUNS; round++) {
-    for (const program of PROGRAMS) {
-      for (const r of rows) {
+    for (const r of rows) {
+      for (const program of round % 2 === 0 ? PROGRAMS : [...PROGRAMS].reverse()) {
         if (r.only && r.only !== program.name) continue;
         await r.before(program);
         await settleSandboxRemovals();
