@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { ActionDetail } from "@/lib/review/action-detail";
 import { TimeLeft } from "@/components/ui/time";
 import { formatUtcTime } from "@/components/actions/format";
+import { describeBudgetLine } from "@/lib/policy/budget-standing";
 
 /** The action's facts in one row under its title: tool, requester, task, approvals, expiry, age. */
 export function ActionFacts({ action }: { action: ActionDetail }) {
@@ -25,6 +26,13 @@ export function ActionFacts({ action }: { action: ActionDetail }) {
         {action.status === "pending" || action.status === "approved" ? <TimeLeft until={action.expiresAt} /> : formatUtcTime(action.expiresAt)}
       </Fact>
       <Fact label="Proposed">{formatUtcTime(action.createdAt)}</Fact>
+      {action.current.policyDecision.budgets?.map((line, i) => (
+        // As judged for this revision, this call included when it counts (lib/approvals/budgeted-proposals.ts).
+        <div key={i} className="col-span-2 min-w-0">
+          <dt className="text-xs text-slate-500">Budget</dt>
+          <dd data-testid="budget-line">{describeBudgetLine(line, action.tool)}</dd>
+        </div>
+      ))}
     </dl>
   );
 }

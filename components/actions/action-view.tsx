@@ -8,9 +8,10 @@ import { BackInReviewNote, StatusReasonNote } from "@/components/actions/action-
 import { ArgumentsSection } from "@/components/actions/arguments-section";
 import { DatasetList } from "@/components/actions/dataset-list";
 import { ExecutionSection } from "@/components/actions/execution-section";
-import { PreviewView, type EffectNow } from "@/components/actions/preview-view";
+import { PreviewView } from "@/components/actions/preview-view";
+import type { EffectNow } from "@/lib/review/effect-rows";
 import { RevisionDiffSection } from "@/components/actions/revision-diff-section";
-import { RiskTagList } from "@/components/actions/risk-tags";
+import { RiskTagList, riskFindingCount } from "@/components/actions/risk-tags";
 import { Section } from "@/components/actions/section";
 import { SnapshotCompare } from "@/components/actions/snapshot-compare";
 import { StateFindings } from "@/components/actions/state-findings";
@@ -20,7 +21,7 @@ import { UpstreamToolFacts } from "@/components/actions/upstream-tool-view";
 import { RevealedText } from "@/components/ui/revealed-text";
 
 function effectNowOf(state: ActionDetail["stateNow"]): EffectNow {
-  if (state.state === "changed" || state.state === "unchanged") return { read: true, before: state.effectNow };
+  if (state.state === "changed" || state.state === "unchanged") return { read: true, before: state.effectNow, after: state.effectAfterNow };
   if (state.state === "unreadable") return { read: false, why: "could not be read" };
   return { read: false, why: "not read again" };
 }
@@ -68,7 +69,7 @@ export function ActionView({ action, canReview = false, passkeyOrigins = [] }: {
             </Section>
           )}
 
-          <Section title={`Risk tags (${current.riskTags.length})`} id="risk">
+          <Section title={`Risk tags (${riskFindingCount(current.riskTags)})`} id="risk">
             <RiskTagList tags={current.riskTags} />
           </Section>
 

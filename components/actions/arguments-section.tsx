@@ -15,7 +15,7 @@ export function ArgumentsSection({ action }: { action: ActionDetail }) {
   }
   const notInspectable = current.riskTags.filter((t) => t.id === NOT_INSPECTABLE_TAG);
   return (
-    <Section title="Arguments" id="arguments" aside={<span className="text-xs text-slate-600">plain text, exactly as they will be executed</span>}>
+    <Section title="Arguments" id="arguments" aside={<span className="text-xs text-slate-600">plain text, exactly as they will be executed; money also in major units after //</span>}>
       {notInspectable.length > 0 && (
         <p role="note" className="mb-2 rounded-md bg-orange-50 px-3 py-2 text-[0.85rem] text-orange-950">
           <span className="font-semibold">Not inspectable: </span>

@@ -35,7 +35,7 @@ export async function CodeView({ code, findings, language }: { code: string; fin
   const width = String(blocks.at(-1)!.last).length;
   return (
     <Collapsible size={textSize(code)} what="code">
-    <div role="region" aria-label={`${language ?? "code"} code with scan findings`} className="overflow-x-auto rounded-md bg-slate-950 py-2 font-mono text-[0.8rem] leading-relaxed text-slate-100">
+    <div role="region" aria-label={`${language ?? "code"} code with scan findings`} tabIndex={0} className="overflow-x-auto rounded-md bg-slate-950 py-2 font-mono text-[0.8rem] leading-relaxed text-slate-100">
       <div className="min-w-fit">
         {blocks.map((block) => (
           <div key={block.first} id={`code-line-${block.first}`}>
@@ -80,7 +80,7 @@ export function LineDiff({ lines }: { lines: LineChange[] }) {
     else runs.push({ kind: line.kind, texts: [line.text] });
   }
   return (
-    <div role="region" aria-label="Code changes" className="overflow-x-auto rounded-md bg-white py-1 font-mono text-[0.8rem] leading-relaxed ring-1 ring-inset ring-slate-200">
+    <div role="region" aria-label="Code changes" tabIndex={0} className="overflow-x-auto rounded-md bg-white py-1 font-mono text-[0.8rem] leading-relaxed ring-1 ring-inset ring-slate-200">
       {runs.map((run, i) => {
         const sign = run.kind === "added" ? "+" : run.kind === "removed" ? "−" : " ";
         const text = run.texts.join("\n");

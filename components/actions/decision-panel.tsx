@@ -1,17 +1,27 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useRef, useState } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 import { DecisionOutcome, type DecisionMessage } from "@/components/actions/decision-outcome";
 import { useArmedVerdict, type Verdict } from "@/components/actions/use-armed-verdict";
 import { useSubmitDecision } from "@/components/actions/use-submit-decision";
+import { useLiveDecisionState } from "@/components/actions/use-live-decision-state";
+import { RereadStateButton } from "@/components/actions/reread-state-button";
+import { RereadOutcome, useRereadOutcome } from "@/components/actions/reread-outcome";
+import { ReviewDialog } from "@/components/queue/review-dialog";
+import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 import { PasskeyElsewhereNote, passkeyElsewhereText, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
+import { RevealedShortText } from "@/components/ui/revealed-short-text";
+import { liveOffer, type LiveOffer } from "@/lib/review/live-decision";
 
 type DecisionPanelProps = {
   actionId: string;
   payloadHash: string;
   revision: number;
+  /** What it does, in the confirmation: the preview's summary. */
+  summary: string;
   canDecide: boolean;
   /** Why there is nothing to decide for this viewer (shown instead of the form). */
   blockedText: string;
@@ -19,39 +29,85 @@ type DecisionPanelProps = {
   signatureRequired?: boolean;
   /** Approving leaves work on this page (code to run in the sandbox): no advancing to the next action then. */
   staysWhenApproved?: boolean;
-  /** Why this revision cannot be approved now (its state changed since request): Reject stays. */
-  approveBlockedText?: string | null;
+  /** The state it rests on changed since request (as read with the page): Re-read, not Approve; Reject stays. */
+  stateChanged?: boolean;
   /** Where passkeys work (the relying party's origins): a signed approval opened elsewhere links there. */
   passkeyOrigins?: string[];
 };
 
+const STALE_TEXT = "The state changed since request: re-read it to approve the state as it is now; you can still reject this revision.";
+
 /**
- * Approve (note optional) or Reject (reason required, sent back to the agent). The form carries
- * only the action id, the hash shown on this page, the verdict and the note; the server reloads
- * everything else and re-checks every rule.
+ * Approve (confirmed in a dialog, as in the queue; note optional) or Reject (reason required, sent
+ * back to the agent). While open it follows the action (lib/review/live-decision.ts): the moment
+ * the state it rests on changes, or after the vote refused an approval as stale, Approve gives way
+ * to "Re-read state". The form carries only the action id, the hash shown on this page, the verdict
+ * and the note; the server reloads everything else and re-checks every rule.
  */
-export function DecisionPanel({ actionId, payloadHash, revision, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, approveBlockedText = null, passkeyOrigins = [] }: DecisionPanelProps) {
+export function DecisionPanel({ actionId, payloadHash, revision, summary, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, stateChanged = false, passkeyOrigins = [] }: DecisionPanelProps) {
+  const router = useRouter();
   const noteId = useId();
   const hintId = useId();
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const [message, setMessage] = useState<DecisionMessage | null>(null);
-  // The hash of what this reviewer has been reading. A live refresh may bring a newer revision;
-  // the form keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
-  const [shownHash] = useState(payloadHash);
-  const [shownRevision] = useState(revision);
+  // The open confirmation, with what the form carried when Approve was pressed (what is sent).
+  const [confirming, setConfirming] = useState<{ note: string; actionId: string; payloadHash: string; error: string | null } | null>(null);
+  // The revision this reviewer has been reading. A live refresh may bring a newer one; the form
+  // keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
+  // A re-read this reviewer asked for here is the exception: its revision is the one now shown.
+  const [shown, setShown] = useState({ payloadHash, revision });
+  const reread = useRereadOutcome(actionId);
+  if (reread?.tone === "ok" && reread.revision === revision && shown.payloadHash !== payloadHash) setShown({ payloadHash, revision });
+  // Approvals of this revision the vote refused because its state changed: Approve would be refused again.
+  const [refusedStale, setRefusedStale] = useState<string | null>(null);
+  const live = useLiveDecisionState(actionId, canDecide);
+  const offer: LiveOffer = liveOffer(shown, live, refusedStale === shown.payloadHash);
+  const moved = shown.payloadHash !== payloadHash || offer.offer === "moved";
+  const stale = !moved && ((stateChanged && shown.payloadHash === payloadHash) || offer.offer === "reread");
+  const closed = offer.offer === "closed";
+  // The moment the live read moves on, the page behind catches up (the state, the diff, the status).
+  useEffect(() => {
+    if (offer.offer !== "approve") router.refresh();
+  }, [offer.offer, router]);
+
   // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
   const framed = useFramed();
   const elsewhere = usePasskeyElsewhere(passkeyOrigins);
   const passkeyElsewhere = signatureRequired ? elsewhere : null;
+  const approveBlocked = stale || moved || closed;
+  const openConfirmation = () => {
+    if (approveBlocked) return;
+    // Read before the dialog re-renders the form: what the form carries is what is sent, as for a rejection.
+    const form = new FormData(formRef.current ?? undefined);
+    setConfirming({
+      note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? shown.payloadHash), error: null,
+    });
+  };
   const { armed, disarm, onNoteKeyDown } = useArmedVerdict({
-    canDecide, approveBlocked: Boolean(approveBlockedText), noteRef, formRef,
+    canDecide, approveBlocked, noteRef, formRef, onApprove: openConfirmation,
     onNothingArmed: () => setMessage({ tone: "error", text: "Press a (approve) or r (reject) first, or use the buttons." }),
   });
-  const { busy, submit } = useSubmitDecision({
+  const { busy, decide, submit } = useSubmitDecision({
     signatureRequired, staysWhenApproved, noteRef, setMessage, onRecorded: disarm,
     signatureUnavailable: passkeyElsewhere && `${passkeyElsewhereText(passkeyElsewhere)} Nothing was recorded; approve on the page linked above.`,
   });
+  const confirmApprove = async (note: string) => {
+    if (!confirming) return;
+    const result = await decide({ actionId: confirming.actionId, payloadHash: confirming.payloadHash, verdict: "approve", note });
+    if (result.ok) {
+      setConfirming(null);
+      return;
+    }
+    if (result.code === "state_changed") setRefusedStale(shown.payloadHash);
+    // Said once, in the dialog; it moves to the form when the dialog closes.
+    setMessage(null);
+    setConfirming((open) => (open ? { ...open, error: result.text } : open));
+  };
+  const closeConfirmation = () => {
+    if (confirming?.error) setMessage({ tone: "error", text: confirming.error });
+    setConfirming(null);
+  };
 
   // After a decision the page refreshes and the form may give way to "you already voted"; this
   // component stays mounted, so the outcome message stays on screen.
@@ -63,6 +119,8 @@ export function DecisionPanel({ actionId, payloadHash, revision, canDecide, bloc
       </div>
     );
   }
+  const rereadButton = <RereadStateButton actionId={actionId} revision={shown.revision} payloadHash={shown.payloadHash} label={summary} />;
+  const signatureText = "The policy requires a signed approval: your passkey signs a receipt of this revision's payload hash, policy version and state snapshot.";
   return (
     <>
     {/* On a small screen the form is a bar fixed to the bottom, so the decision is always in view; the spacer keeps the page's end readable above it. */}
@@ -70,12 +128,13 @@ export function DecisionPanel({ actionId, payloadHash, revision, canDecide, bloc
     <form ref={formRef} onSubmit={submit} aria-label="Decision" data-testid="decision-form"
       className="space-y-2 max-lg:fixed max-lg:inset-x-0 max-lg:bottom-0 max-lg:z-30 max-lg:max-h-[60vh] max-lg:overflow-y-auto max-lg:border-t max-lg:border-slate-300 max-lg:bg-white max-lg:px-4 max-lg:py-3 max-lg:shadow-[0_-4px_16px_rgba(15,23,42,0.12)]">
       <input type="hidden" name="actionId" value={actionId} />
-      <input type="hidden" name="payloadHash" value={shownHash} />
-      {shownHash !== payloadHash && (
+      <input type="hidden" name="payloadHash" value={shown.payloadHash} />
+      {moved && (
         <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">
-          This action changed while you were reading it (revision {revision} is current now). Reload the page to review and decide the current revision.
+          This action changed while you were reading it (revision {offer.offer === "moved" ? offer.revision : revision} is current now). Reload the page to review and decide the current revision.
         </p>
       )}
+      {closed && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">This action no longer waits for a decision: it is {offer.status.replaceAll("_", " ")}.</p>}
       <label htmlFor={noteId} className="block font-medium">Note or reason</label>
       <textarea
         ref={noteRef}
@@ -89,34 +148,63 @@ export function DecisionPanel({ actionId, payloadHash, revision, canDecide, bloc
         onKeyDown={onNoteKeyDown}
       />
       <p id={hintId} className="text-xs text-slate-600" aria-live="polite">
-        You decide revision {shownRevision}. A rejection&apos;s reason is sent back to the agent.
-        {armed && <> <span className="font-semibold text-slate-900">Ctrl/⌘+Enter {armed === "approve" ? "approves" : "rejects"}</span>; Esc cancels.</>}
+        You decide revision {shown.revision}. Approve asks you to confirm; a rejection&apos;s reason is sent back to the agent.
+        {armed && <> <span className="font-semibold text-slate-900">Ctrl/⌘+Enter rejects</span>; Esc cancels.</>}
       </p>
-      {signatureRequired && (
-        <p className="text-xs text-slate-700">The policy requires a signed approval: your passkey signs a receipt of this revision&apos;s payload hash, policy version and state snapshot.</p>
-      )}
+      {signatureRequired && <p className="text-xs text-slate-700">{signatureText}</p>}
       {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
-      {approveBlockedText && <p className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">{approveBlockedText}</p>}
-      <DecisionButtons offerApprove={!approveBlockedText} armed={armed} busy={busy} disabled={busy !== null || framed !== false} signatureRequired={signatureRequired} />
+      {stale && (
+        <div role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">
+          {STALE_TEXT}
+          {offer.offer === "reread" && offer.changes.length > 0 && <StateChangedNotice changes={offer.changes} more={offer.moreChanges} />}
+        </div>
+      )}
+      <DecisionButtons
+        approve={stale ? rereadButton : moved || closed ? null : (
+          <button type="button" onClick={openConfirmation} className={`${buttonClass.approve}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
+            {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
+          </button>
+        )}
+        armed={armed} busy={busy} disabled={busy !== null || framed !== false}
+      />
       <DecisionOutcome message={message} />
     </form>
+    {confirming && (
+      <ReviewDialog
+        verdict="approve"
+        names={[summary]}
+        pending={busy === "approve"}
+        error={confirming.error}
+        defaultNote={confirming.note}
+        onConfirm={(note) => void confirmApprove(note)}
+        onClose={closeConfirmation}
+        facts={
+          <div className="mt-3 space-y-2 text-[0.85rem]">
+            <p className="text-slate-700">You approve revision {shown.revision}: <RevealedShortText text={summary} /></p>
+            {signatureRequired && <p role="note" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-950">{signatureText} Your browser asks for it when you confirm.</p>}
+            {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
+            {stale && <div role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">{STALE_TEXT}{offer.offer === "reread" && offer.changes.length > 0 && <StateChangedNotice changes={offer.changes} more={offer.moreChanges} />}</div>}
+            {(moved || closed) && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">This action changed while the dialog was open. Close this and review it again.</p>}
+          </div>
+        }
+        outcome={<RereadOutcome actionId={actionId} revision={shown.revision} className="mt-2 text-sm" />}
+        approveReplacement={stale ? rereadButton : moved || closed ? <span className="self-center text-amber-900">Nothing to approve here now.</span> : passkeyElsewhere ? <span className="self-center text-amber-900">Approve on the page linked above.</span> : undefined}
+      />
+    )}
     </>
   );
 }
 
-function DecisionButtons({ offerApprove, armed, busy, disabled, signatureRequired }: {
-  offerApprove: boolean;
-  armed: Verdict | null;
+function DecisionButtons({ approve, armed, busy, disabled }: {
+  approve: React.ReactNode;
+  armed: "reject" | null;
   busy: Verdict | null;
   disabled: boolean;
-  signatureRequired: boolean;
 }) {
   return (
-    <div className="flex gap-2">
-      {offerApprove && <button type="submit" name="verdict" value="approve" className={`${buttonClass.approve} ${armed === "approve" ? "ring-2 ring-emerald-900 ring-offset-2" : ""}`} disabled={disabled} aria-busy={busy === "approve"}>
-        {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
-      </button>}
+    <div className="flex flex-wrap gap-2">
+      {approve}
       <button type="submit" name="verdict" value="reject" className={`${buttonClass.reject} ${armed === "reject" ? "ring-2 ring-red-900 ring-offset-2" : ""}`} disabled={disabled} aria-busy={busy === "reject"}>
         {busy === "reject" ? "Rejecting…" : "Reject"}
       </button>

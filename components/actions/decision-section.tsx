@@ -14,8 +14,9 @@ export function DecisionSection({ action, passkeyOrigins }: { action: ActionDeta
         actionId={action.id}
         payloadHash={action.payloadHash}
         revision={action.currentRevision}
+        summary={current.preview?.summary ?? action.tool}
         canDecide={action.status === "pending" && viewer.canDecide}
-        approveBlockedText={stateVerdict(action.stateNow) === "changed" ? "The state changed since request: re-read it (above) to approve; you can still reject this revision." : null}
+        stateChanged={stateVerdict(action.stateNow) === "changed"}
         signatureRequired={current.policyDecision.signature === "required"}
         passkeyOrigins={passkeyOrigins}
         staysWhenApproved={action.kind === "code"}

@@ -23,8 +23,8 @@ export function ExecutionSection({ executions }: { executions: ExecutionView[] }
                 {e.truncated ? " · output truncated" : ""}
               </span>
             </div>
-            {e.stdout && <pre aria-label="Standard output" className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{visibleText(e.stdout)}</pre>}
-            {e.stderr && <pre aria-label="Standard error" className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{visibleText(e.stderr)}</pre>}
+            {e.stdout && <pre aria-label="Standard output" tabIndex={0} className="max-h-64 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-slate-100">{visibleText(e.stdout)}</pre>}
+            {e.stderr && <pre aria-label="Standard error" tabIndex={0} className="max-h-40 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[0.8rem] text-amber-300">{visibleText(e.stderr)}</pre>}
             {!e.stdout && !e.stderr && e.result !== null && <ResultBlock result={e.result} />}
             <ArtifactList artifacts={e.artifacts} />
           </li>

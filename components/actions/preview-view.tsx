@@ -1,4 +1,5 @@
 import type { JsonObject } from "@/lib/canonical/json-value";
+import { effectRows, type EffectNow, type EffectPreview } from "@/lib/review/effect-rows";
 import { FieldValue } from "@/components/actions/field-value";
 import { RevealedText } from "@/components/ui/revealed-text";
 
@@ -22,27 +23,24 @@ function EffectValue({ field, value, args }: { field: string; value: unknown; ar
   );
 }
 
-/** The effect's "before" computed from the state now, or why it was not read. */
-export type EffectNow = { read: true; before: JsonObject | null } | { read: false; why: string };
-
 /**
- * The tool's effect as a table: the fields as they were at request, as they are now (computed
- * live from the state now), and after execution. Rows that would change, and rows whose state
- * moved since the request, are marked in words.
+ * The tool's effect as a table: the fields as they were at request, as they are now (computed live
+ * from the state now), and after execution — computed from Now, so "After" is what running it now
+ * would leave (lib/review/effect-rows.ts). Rows that would change, and rows whose state moved since
+ * the request, are marked in words.
  */
 export function PreviewView({ preview, now, args = null }: {
-  preview: { summary: string; before: JsonObject | null; after: JsonObject | null } | null;
+  preview: EffectPreview | null;
   now?: EffectNow;
   /** The arguments shown above the table: a long value repeating one of them is not shown twice. */
   args?: JsonObject | null;
 }) {
   if (!preview) return <p className="text-slate-600">This tool gives no preview.</p>;
-  const keys = [...new Set([...Object.keys(preview.before ?? {}), ...Object.keys(preview.after ?? {})])];
-  const live = now ?? { read: false, why: "not read" };
+  const rows = effectRows(preview, now ?? { read: false, why: "not read" });
   return (
     <div>
       <p className="font-medium"><RevealedText text={preview.summary} /></p>
-      {keys.length > 0 && (
+      {rows.length > 0 && (
         <table className="mt-2 w-full table-fixed border-collapse text-left">
           <caption className="sr-only">Effect at request, now and after execution</caption>
           <thead className="text-xs text-slate-600">
@@ -54,27 +52,26 @@ export function PreviewView({ preview, now, args = null }: {
             </tr>
           </thead>
           <tbody>
-            {keys.map((key) => {
-              const before = preview.before?.[key] ?? null;
-              const after = preview.after?.[key] ?? null;
-              const changes = preview.before !== null && JSON.stringify(before) !== JSON.stringify(after);
-              const nowValue = live.read ? (live.before?.[key] ?? null) : null;
-              const moved = live.read && preview.before !== null && JSON.stringify(nowValue) !== JSON.stringify(before);
-              return (
-                <tr key={key} className={`border-t border-slate-100 align-top ${moved ? "bg-red-50/70" : changes ? "bg-amber-50/60" : ""}`}>
-                  <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">
-                    {key}
-                    {changes && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
-                    {moved && <span className="ml-1 inline-block rounded bg-red-100 px-1 font-sans text-[0.7rem] text-red-900">changed since request</span>}
-                  </td>
-                  <td className="py-1 pr-2">{preview.before ? <EffectValue field={key} value={before} args={args} /> : <span className="text-slate-600">(new)</span>}</td>
-                  <td className="py-1 pr-2">
-                    {!live.read ? <span className="text-slate-600">{live.why}</span> : live.before ? <EffectValue field={key} value={nowValue} args={args} /> : <span className="text-slate-600">(new)</span>}
-                  </td>
-                  <td className="py-1"><EffectValue field={key} value={after} args={args} /></td>
-                </tr>
-              );
-            })}
+            {rows.map((row) => (
+              <tr key={row.field} className={`border-t border-slate-100 align-top ${row.moved ? "bg-red-50/70" : row.changes ? "bg-amber-50/60" : ""}`}>
+                <td className="py-1 pr-2 font-mono text-[0.8rem] break-words">
+                  {row.field}
+                  {row.changes && <span className="ml-1 inline-block rounded bg-amber-100 px-1 font-sans text-[0.7rem] text-amber-950">changes</span>}
+                  {row.moved && <span className="ml-1 inline-block rounded bg-red-100 px-1 font-sans text-[0.7rem] text-red-900">changed since request</span>}
+                </td>
+                <td className="py-1 pr-2">{row.newAtRequest ? <span className="text-slate-600">(new)</span> : <EffectValue field={row.field} value={row.atRequest} args={args} />}</td>
+                <td className="py-1 pr-2">
+                  {!row.now.read ? <span className="text-slate-600">{row.now.why}</span> : row.now.isNew ? <span className="text-slate-600">(new)</span> : <EffectValue field={row.field} value={row.now.value} args={args} />}
+                </td>
+                <td className="py-1">
+                  <EffectValue field={row.field} value={row.after} args={args} />
+                  {row.afterAtRequest !== undefined && (
+                    <span className="block text-xs text-slate-600">at request: <EffectValue field={row.field} value={row.afterAtRequest} args={args} /></span>
+                  )}
+                  {row.afterFrom === "request" && row.now.read && <span className="block text-xs text-slate-600">from the state at request</span>}
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       )}

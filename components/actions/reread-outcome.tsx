@@ -24,9 +24,14 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** What the last "Re-read state" on this action in this tab came to, if anything. */
+export function useRereadOutcome(actionId: string): Outcome | null {
+  return useSyncExternalStore(subscribe, () => outcomes.get(actionId) ?? null, () => null);
+}
+
 /** The outcome of re-reading this action's state, while `revision` (the one on screen) is not past it. */
 export function RereadOutcome({ actionId, revision, className = "" }: { actionId: string; revision: number; className?: string }) {
-  const outcome = useSyncExternalStore(subscribe, () => outcomes.get(actionId) ?? null, () => null);
+  const outcome = useRereadOutcome(actionId);
   if (!outcome || outcome.revision < revision) return null;
   return (
     <span role={outcome.tone === "error" ? "alert" : "status"} className={`block text-xs ${outcome.tone === "error" ? "text-red-800" : "text-emerald-900"} ${className}`}>

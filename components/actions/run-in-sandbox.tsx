@@ -59,7 +59,7 @@ export function RunInSandbox({ actionId, payloadHash, canRun }: { actionId: stri
         {running ? "Running…" : "Run in sandbox"}
       </button>}
       {lines.length > 0 && (
-        <pre aria-label="Sandbox output" aria-live="polite" className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-950 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-100">
+        <pre aria-label="Sandbox output" aria-live="polite" tabIndex={0} className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md bg-slate-950 p-3 font-mono text-[0.8rem] leading-relaxed text-slate-100">
           {lines.map((line, i) => (
             <span key={i} className={line.stream === "stderr" ? "text-amber-300" : line.stream === "error" ? "text-red-300" : line.stream === "info" ? "text-sky-300" : ""}>
               {visibleText(line.text)}

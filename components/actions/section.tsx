@@ -1,6 +1,7 @@
 import { RevealedText } from "@/components/ui/revealed-text";
 import { Collapsible } from "@/components/ui/collapsible";
 import { textSize } from "@/lib/review/text-size";
+import { jsonWithMoney } from "@/lib/review/json-with-money";
 import { RESULT_SHOWN_CHARACTERS, type ResultText, type UnpreparedResult } from "@/lib/review/result-text";
 
 /** One titled block of the action page. */
@@ -16,10 +17,13 @@ export function Section({ title, id, aside, children }: { title: string; id: str
   );
 }
 
-/** Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. */
+/**
+ * Any value as pretty JSON in a <pre>: text only, never interpreted as HTML or markdown. Money in
+ * minor units is followed by a comment in major units (450.00), as every other place shows it.
+ */
 export function JsonBlock({ value, label, sortKeys = false }: { value: unknown; label?: string; sortKeys?: boolean }) {
   const shown = sortKeys ? sortedKeys(value) : value;
-  return <TextBlock text={JSON.stringify(shown, null, 2) ?? ""} label={label} />;
+  return <TextBlock text={shown === undefined ? "" : jsonWithMoney(shown)} label={label} />;
 }
 
 /**
@@ -60,7 +64,7 @@ function TextBlock({ text, label }: { text: string; label?: string }) {
 
 /** A JSON value inline (strings without quotes when short and simple). */
 export function InlineValue({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
+  if (value === null || value === undefined) return <span className="text-slate-600">—</span>;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   return <span className="whitespace-pre-wrap break-words [overflow-wrap:anywhere] font-mono text-[0.8rem]"><RevealedText text={text} /></span>;
 }

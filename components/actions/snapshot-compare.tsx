@@ -1,5 +1,5 @@
 import type { SnapshotView, StateNow } from "@/lib/review/action-detail";
-import { changesSinceRequest } from "@/lib/review/state-verdict";
+import { changesSinceRequest, describeStateChanges } from "@/lib/review/state-verdict";
 import { FieldDiff } from "@/components/actions/field-diff";
 import { JsonBlock } from "@/components/actions/section";
 import { formatUtcTime } from "@/components/actions/format";
@@ -30,6 +30,10 @@ export function SnapshotCompare({
       {changes && (
         <div role="alert" className="rounded-md border-l-4 border-red-600 bg-red-50 px-3 py-2 text-red-900">
           <p className="font-semibold">Changed since request</p>
+          {changes.length > 0 && (
+            // Which field moved, in words: a vote rests on fields, and only these voided it.
+            <p className="text-[0.85rem] font-medium" data-testid="state-changes">changed: {describeStateChanges(changes)}</p>
+          )}
           <p className="text-[0.85rem]">
             {now.state === "unreadable" ? `What this action rests on is gone: ${now.message} ` : "The state this action rests on is different now. "}
             An approval would be refused (and one given before would be invalidated at execution). Check the changes below before deciding.

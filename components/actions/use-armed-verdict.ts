@@ -1,23 +1,31 @@
 "use client";
 
-import { useEffect, useState, type RefObject } from "react";
+import { useEffect, useRef, useState, type RefObject } from "react";
 import { isTyping } from "@/components/actions/decide-and-advance";
 
 export type Verdict = "approve" | "reject";
 
 /**
- * The verdict chosen with a or r, which puts the cursor in the note; Cmd/Ctrl+Enter there confirms
- * it and Esc cancels it. Approve is not offered while approving is blocked.
+ * The keys of the decision form: a opens the approval's confirmation (as the queue's a does); r
+ * chooses reject and puts the cursor in the reason, where Cmd/Ctrl+Enter confirms it and Esc
+ * cancels it. a does nothing while approving is blocked.
  */
-export function useArmedVerdict({ canDecide, approveBlocked, noteRef, formRef, onNothingArmed }: {
+export function useArmedVerdict({ canDecide, approveBlocked, noteRef, formRef, onApprove, onNothingArmed }: {
   canDecide: boolean;
   approveBlocked: boolean;
   noteRef: RefObject<HTMLTextAreaElement | null>;
   formRef: RefObject<HTMLFormElement | null>;
+  /** a was pressed: open the approval's confirmation. */
+  onApprove: () => void;
   /** Cmd/Ctrl+Enter was pressed before a verdict was chosen. */
   onNothingArmed: () => void;
 }) {
-  const [armed, setArmed] = useState<Verdict | null>(null);
+  const [armed, setArmed] = useState<"reject" | null>(null);
+  // The latest callback, for the listener registered once per state of the form.
+  const onApproveRef = useRef(onApprove);
+  useEffect(() => {
+    onApproveRef.current = onApprove;
+  });
 
   useEffect(() => {
     if (!canDecide) return;
@@ -26,7 +34,12 @@ export function useArmedVerdict({ canDecide, approveBlocked, noteRef, formRef, o
       if (event.key !== "a" && event.key !== "r") return;
       if (event.key === "a" && approveBlocked) return;
       event.preventDefault();
-      setArmed(event.key === "a" ? "approve" : "reject");
+      if (event.key === "a") {
+        setArmed(null);
+        onApproveRef.current();
+        return;
+      }
+      setArmed("reject");
       noteRef.current?.scrollIntoView({ block: "nearest" });
       noteRef.current?.focus();
     };

@@ -15,10 +15,14 @@ function recordedText(status: string, approvals: number, quorum: number): string
   return "Rejected. The reason goes back to the agent.";
 }
 
+/** What a decision came to: recorded, or refused with the words shown and the refusal's code. */
+export type DecideResult = { ok: true } | { ok: false; code: string | null; text: string };
+
 /**
- * Sends the decision form: the verdict of the button that submitted it, the note, the hash shown,
- * a passkey's signature when the policy asks for one, and the time since the page was shown. Then
- * on to the next action waiting for this reviewer, the outcome carried there.
+ * Sends a decision: the verdict, the note, the hash shown, a passkey's signature when the policy
+ * asks for one, and the time since the page was shown. Then on to the next action waiting for this
+ * reviewer, the outcome carried there. `submit` sends the form (a rejection: Approve confirms in
+ * a dialog first and calls `decide` itself).
  */
 export function useSubmitDecision({ signatureRequired, signatureUnavailable = null, staysWhenApproved, noteRef, setMessage, onRecorded }: {
   signatureRequired: boolean;
@@ -37,53 +41,55 @@ export function useSubmitDecision({ signatureRequired, signatureUnavailable = nu
   // When this reviewer was first shown the arguments: the decision reports the time since.
   const [shownAt] = useState(() => performance.now());
 
-  const submit = (event: React.FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (window.top !== window.self) return;
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    const form = new FormData(event.currentTarget);
-    const verdict = submitter?.value === "reject" ? "reject" : "approve";
-    const note = String(form.get("note") ?? "").trim();
-    if (verdict === "approve" && signatureRequired && signatureUnavailable) {
-      setMessage({ tone: "error", text: signatureUnavailable });
-      return;
-    }
+  const refuse = (text: string, code: string | null = null): DecideResult => {
+    setMessage({ tone: "error", text });
+    return { ok: false, code, text };
+  };
+
+  const decide = (input: { actionId: string; payloadHash: string; verdict: Verdict; note: string }): Promise<DecideResult> => {
+    const { actionId, payloadHash: hash, verdict } = input;
+    const note = input.note.trim();
+    if (window.top !== window.self) return Promise.resolve({ ok: false, code: null, text: "" });
+    if (verdict === "approve" && signatureRequired && signatureUnavailable) return Promise.resolve(refuse(signatureUnavailable));
     if (verdict === "reject" && !note) {
-      setMessage({ tone: "error", text: "Write a reason for the rejection; it is sent back to the agent." });
       noteRef.current?.focus();
-      return;
+      return Promise.resolve(refuse("Write a reason for the rejection; it is sent back to the agent.", "reason_required"));
     }
     setBusy(verdict);
     setMessage(null);
-    startTransition(async () => {
-      const actionId = String(form.get("actionId"));
-      const hash = String(form.get("payloadHash"));
-      const viewedMs = Math.round(performance.now() - shownAt);
-      const signed = verdict === "approve" && signatureRequired ? await signApprovalReceipt(actionId, hash) : undefined;
-      if (signed && !signed.ok) {
-        setMessage({ tone: "error", text: signed.error });
-        return setBusy(null);
-      }
-      const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion: signed?.assertion, viewedMs });
-      setBusy(null);
-      if (!result.ok) {
-        setMessage({ tone: "error", text: decisionErrorMessage(result.error) });
-        return;
-      }
-      const { status, approvals, quorum } = result.data;
-      const text = recordedText(status, approvals, quorum);
-      // Decide and advance: on to the next action waiting for this reviewer, the outcome shown there.
-      const next = staysWhenApproved && status === "approved" ? null : await nextUndecided(actionId);
-      if (next) {
-        carryDecisionOutcome(`${text} This is the next action waiting for you.`);
-        router.push(`/actions/${next}`);
-        return;
-      }
-      onRecorded();
-      setMessage({ tone: "ok", text });
-      router.refresh();
+    return new Promise((resolve) => {
+      startTransition(async () => {
+        const viewedMs = Math.round(performance.now() - shownAt);
+        const signed = verdict === "approve" && signatureRequired ? await signApprovalReceipt(actionId, hash) : undefined;
+        if (signed && !signed.ok) {
+          setBusy(null);
+          return resolve(refuse(signed.error));
+        }
+        const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion: signed?.assertion, viewedMs });
+        setBusy(null);
+        if (!result.ok) return resolve(refuse(decisionErrorMessage(result.error), result.error.code));
+        const { status, approvals, quorum } = result.data;
+        const text = recordedText(status, approvals, quorum);
+        // Decide and advance: on to the next action waiting for this reviewer, the outcome shown there.
+        const next = staysWhenApproved && status === "approved" ? null : await nextUndecided(actionId);
+        resolve({ ok: true });
+        if (next) {
+          carryDecisionOutcome(`${text} This is the next action waiting for you.`);
+          router.push(`/actions/${next}`);
+          return;
+        }
+        onRecorded();
+        setMessage({ tone: "ok", text });
+        router.refresh();
+      });
     });
   };
 
-  return { busy, submit };
+  const submit = (event: React.FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    void decide({ actionId: String(form.get("actionId")), payloadHash: String(form.get("payloadHash")), verdict: "reject", note: String(form.get("note") ?? "") });
+  };
+
+  return { busy, decide, submit };
 }

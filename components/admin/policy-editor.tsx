@@ -81,9 +81,9 @@ export function PolicyEditor({ baseVersion, initialText, validate, save, tools, 
 
   return (
     <div className="space-y-2">
-      <div className="grid gap-4 2xl:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 2xl:grid-cols-2">
       <PolicyDocumentField baseVersion={baseVersion} text={text} onChange={setText} invalid={errors.length > 0} />
-      <PolicyRulesEditor text={text} onChange={setText} tools={tools} onTestRule={(tool, ruleId) => setFocus({ tool, ruleId, nonce: Date.now() })} />
+      <PolicyRulesEditor text={text} onChange={setText} tools={tools} errors={errors} onTestRule={(tool, ruleId) => setFocus({ tool, ruleId, nonce: Date.now() })} />
       </div>
       <div className="flex flex-wrap items-end gap-2">
         <label className="block min-w-72 flex-1 text-xs font-medium text-slate-700">

@@ -81,7 +81,8 @@ function SampleTest({ text, tools, focus, test, pending, startTransition }: { te
   const toolSelect = useRef<HTMLSelectElement>(null);
 
   // "Test this rule" switches the sample to the rule's tool (state adjusted while rendering, as
-  // React recommends for props that reset state), then moves focus to the sample.
+  // React recommends for props that reset state), runs it, and moves focus to the sample: the
+  // result says whether the rule holds on it and what decides it.
   const [seenFocus, setSeenFocus] = useState(focus?.nonce ?? 0);
   if (focus && focus.nonce !== seenFocus) {
     setSeenFocus(focus.nonce);
@@ -89,15 +90,22 @@ function SampleTest({ text, tools, focus, test, pending, startTransition }: { te
     setArgsText(exampleFor(focus.tool));
     setTrace(null);
   }
+  const runOnFocus = useRef<(sample: { tool: string; argsText: string }) => void>(() => {});
+  // Declared first, so the effect below sees this render's runTest.
   useEffect(() => {
-    if (focus) toolSelect.current?.focus();
+    runOnFocus.current = runTest;
+  });
+  useEffect(() => {
+    if (!focus) return;
+    toolSelect.current?.focus();
+    runOnFocus.current({ tool: focus.tool, argsText: exampleFor(focus.tool) });
   }, [focus]);
 
-  function runTest() {
+  function runTest(sample: { tool: string; argsText: string } = { tool, argsText }) {
     setTestError(null);
     setTrace(null);
     startTransition(async () => {
-      const result = await test({ text, tool, argsText, requesterRoles: roles, riskLevel, riskTags: [] });
+      const result = await test({ text, tool: sample.tool, argsText: sample.argsText, requesterRoles: roles, riskLevel, riskTags: [] });
       if (result.ok) setTrace(result.data);
       else setTestError(problemsOf(result.error));
     });
@@ -106,7 +114,7 @@ function SampleTest({ text, tools, focus, test, pending, startTransition }: { te
   return (
     <section aria-labelledby="policy-test-heading" className="space-y-2">
       <h3 id="policy-test-heading" className="text-sm font-semibold">Test the draft on a sample</h3>
-      <div className="grid gap-2 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
         <label className="block text-xs font-medium text-slate-700">
           Sample tool
           <select ref={toolSelect} value={tool} onChange={(e) => { setTool(e.target.value); setArgsText(exampleFor(e.target.value)); }} className={fieldClass}>
@@ -135,16 +143,26 @@ function SampleTest({ text, tools, focus, test, pending, startTransition }: { te
         Sample arguments (JSON)
         <textarea value={argsText} onChange={(e) => setArgsText(e.target.value)} rows={5} spellCheck={false} className={`${fieldClass} font-mono text-xs`} />
       </label>
-      <button type="button" className={buttonClass.secondary} disabled={pending || !tool} onClick={runTest}>Test sample</button>
+      <button type="button" className={buttonClass.secondary} disabled={pending || !tool} onClick={() => runTest()}>Test sample</button>
       {testError && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">{testError}</p>}
       {trace && <SampleResult trace={trace} highlight={focus?.tool === tool ? focus.ruleId : undefined} />}
     </section>
   );
 }
 
+/** What the rule "Test this rule" was pressed for did with the sample, in words. */
+function ruleVerdict(trace: PolicyTrace, ruleId: string): string {
+  const rule = trace.rules.find((r) => r.ruleId === ruleId);
+  if (!rule) return `Rule ${ruleId} is not among this tool's rules in the draft.`;
+  if (rule.outcome === "error") return `Rule ${ruleId} errors on this sample (${rule.error ?? "see below"}), which denies it.`;
+  if (rule.outcome === "not_matched") return `Rule ${ruleId} does not hold on this sample; change the sample's arguments to try a case it catches.`;
+  return rule.decides ? `Rule ${ruleId} holds on this sample and decides it.` : `Rule ${ruleId} holds on this sample, but an earlier rule decides it.`;
+}
+
 function SampleResult({ trace, highlight }: { trace: PolicyTrace; highlight?: string }) {
   return (
     <div role="status" aria-label="Sample result" className="rounded-md bg-slate-50 px-3 py-2 text-sm">
+      {highlight && <p className="font-medium">{ruleVerdict(trace, highlight)}</p>}
       <p><span className="font-semibold">{trace.decision.effect}</span>{trace.decision.ruleId ? <> by rule <code className="font-mono">{trace.decision.ruleId}</code></> : null}{trace.decision.effect === "require_approval" ? ` (${trace.decision.quorum} approval${trace.decision.quorum === 1 ? "" : "s"})` : ""}</p>
       <p className="text-xs text-slate-700">{trace.decision.reason}</p>
       <RuleTraceList rules={trace.rules} highlight={highlight} />
@@ -195,6 +213,7 @@ function DryRunSection({ text, dryRun, pending, startTransition }: { text: strin
 
 function DryRunTable({ rows }: { rows: DryRunRow[] }) {
   return (
+    <div role="region" aria-label="Recent actions under the draft" tabIndex={0} className="relative max-w-full overflow-x-auto">
     <table className="w-full text-left text-xs">
       <thead>
         <tr className="border-b border-slate-200"><th className="py-1 pr-2">Action</th><th className="pr-2">Decided</th><th className="pr-2">Under the draft</th><th>Rules</th></tr>
@@ -203,7 +222,7 @@ function DryRunTable({ rows }: { rows: DryRunRow[] }) {
         {rows.map((row) => (
           <tr key={row.actionId} className={`border-b border-slate-100 align-top ${row.changed ? "bg-amber-50" : ""}`}>
             <td className="py-1 pr-2"><Link href={`/actions/${row.actionId}`} className="text-indigo-800 underline">{row.summary}</Link><div className="text-slate-600">{row.tool}</div></td>
-            <td className="pr-2">{row.recorded.effect}{row.recorded.ruleId ? <div className="font-mono text-slate-600">{row.recorded.ruleId}</div> : null}</td>
+            <td className="pr-2">{row.recorded.effect}{row.recorded.ruleId ? <div className="font-mono text-slate-600">{row.recorded.ruleId}</div> : null}{row.refusedBeforePolicy ? <div className="text-slate-600">refused before the policy (a state check or the code scan); a draft does not change that</div> : null}</td>
             <td className="pr-2">{row.changed ? <strong>{row.draft.effect} (changed)</strong> : row.draft.effect}{row.draft.ruleId ? <div className="font-mono text-slate-600">{row.draft.ruleId}</div> : null}</td>
             <td>
               <details>
@@ -215,5 +234,6 @@ function DryRunTable({ rows }: { rows: DryRunRow[] }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }

@@ -52,7 +52,7 @@ export function RegisterWebhook({ events, register }: { events: Array<{ type: st
     <div className="space-y-3">
       <form onSubmit={submit} aria-label="Add a webhook endpoint" className="space-y-2">
         <div className="flex flex-wrap items-end gap-3">
-          <label className="block text-xs font-medium text-slate-700">
+          <label className="block max-w-full text-xs font-medium text-slate-700">
             Endpoint URL
             <input value={url} onChange={(e) => setUrl(e.target.value)} required maxLength={2000} placeholder="https://hooks.example.com/countersign" className="mt-0.5 block w-96 max-w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
           </label>

@@ -134,7 +134,7 @@ export function AuditChartsView({ charts }: { charts: AuditCharts }) {
     charts.clipped ? ` (the last ${MAX_CHART_DAYS} days of the chosen range)` : ""
   }`;
   return (
-    <div className="grid gap-3 lg:grid-cols-3">
+    <div className="grid grid-cols-1 gap-3 lg:grid-cols-3">
       <Card title="Decisions over time" subtitle={period}><DecisionsOverTime days={charts.decisionsPerDay} /></Card>
       <Card title="Time to decision" subtitle="request → quorum or rejection"><TimeToDecision data={charts.timeToDecision} /></Card>
       <Card title="Outcomes by risk level" subtitle="actions proposed in the period"><OutcomesByRisk rows={charts.outcomesByRisk} /></Card>

@@ -63,7 +63,7 @@ export function AuditExportForm({ filters }: { filters: AuditFilters }) {
     <form method="get" action="/api/audit/export" className="flex items-center gap-2" aria-label="Export the filtered events">
       {Object.entries(filters).map(([key, value]) => (value === undefined ? null : <input key={key} type="hidden" name={key} value={String(value)} />))}
       <button type="submit" name="format" value="csv" className={buttonClass.secondary}>Export CSV</button>
-      <button type="submit" name="format" value="json" className={buttonClass.secondary} title="One JSON object per line, with the action summary, arguments, reviewer email, note and reason">Export JSON</button>
+      <button type="submit" name="format" value="json" className={buttonClass.secondary} title="JSON Lines (one object per line), with the action summary, arguments, reviewer email, note and reason">Export JSONL (readable)</button>
       <button type="submit" name="format" value="jsonl" className={buttonClass.secondary} title="The verifiable export: leaves, signed checkpoints and proofs for npm run verify">Export JSONL (verifiable)</button>
     </form>
   );

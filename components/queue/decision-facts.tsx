@@ -13,7 +13,7 @@ const TAG_TONE: Record<string, string> = {
 /** What the decision rests on, in the queue's confirmation: the effect, the top tags and whether the state changed. */
 export function DecisionFacts({ items }: { items: QueueItem[] }) {
   return (
-    <ul aria-label="What you are deciding" className="mt-3 max-h-64 space-y-2 overflow-auto">
+    <ul aria-label="What you are deciding" tabIndex={0} className="mt-3 max-h-64 space-y-2 overflow-auto">
       {items.map((item) => (
         <li key={item.id} className="rounded-md border border-slate-200 px-3 py-2 text-[0.85rem]">
           <p>

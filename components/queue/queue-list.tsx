@@ -85,8 +85,10 @@ export function QueueList({ items }: { items: QueueItem[] }) {
           items={decision.dialogItems}
           pending={decision.pending}
           error={decision.error}
+          refusedAsStale={decision.refusedAsStale}
           onConfirm={decision.confirm}
           onClose={decision.close}
+          restoreFocus={decision.restoreFocus}
         />
       )}
     </div>

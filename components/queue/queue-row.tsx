@@ -70,7 +70,7 @@ function QueueRowSummary({ item }: { item: QueueItem }) {
         <RiskBadge level={item.riskLevel} />
         <Link href={`/actions/${item.id}`} className="font-medium text-indigo-800 hover:underline">
           <span className="font-mono text-[0.8rem]">{item.tool}</span>
-          <span className="text-slate-400"> · </span>
+          <span className="text-slate-600"> · </span>
           <span className="text-slate-900"><RevealedShortText text={item.summary} /></span>
         </Link>
         {item.revision > 1 && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-700">revision {item.revision}</span>}
@@ -81,7 +81,7 @@ function QueueRowSummary({ item }: { item: QueueItem }) {
             {tag.id}{tag.fields.length > 0 && <span className="font-mono"> · {tag.fields.join(", ")}</span>}{moreFieldsText(tag.moreFields)} <span className="font-normal">({tag.severity})</span>
           </span>
         ))}
-        {item.moreTags > 0 && <span className="px-1 text-xs text-slate-500">+{item.moreTags} more</span>}
+        {item.moreTags > 0 && <span className="px-1 text-xs text-slate-600">+{item.moreTags} more</span>}
       </div>
       {item.stateChanges && <StateChangedNotice changes={item.stateChanges} more={item.moreStateChanges} />}
       <p className="mt-1 text-xs text-slate-600">

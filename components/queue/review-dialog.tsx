@@ -17,6 +17,10 @@ type ReviewDialogProps = {
   outcome?: ReactNode;
   /** Shown instead of the Approve button when approving is not what to do now (the state changed: "Re-read state"). */
   approveReplacement?: ReactNode;
+  /** The note typed before the dialog opened (the action page's note field). */
+  defaultNote?: string;
+  /** Where focus goes when the dialog closes; false: back to what opened it. */
+  restoreFocus?: () => boolean;
 };
 
 function dialogTitle(verdict: "approve" | "reject", count: number): string {
@@ -25,7 +29,12 @@ function dialogTitle(verdict: "approve" | "reject", count: number): string {
 }
 
 /** Opens the dialog as a modal with focus in the note; on closing, focus goes back to what opened it. */
-function useModal(dialogRef: RefObject<HTMLDialogElement | null>, noteRef: RefObject<HTMLTextAreaElement | null>) {
+function useModal(dialogRef: RefObject<HTMLDialogElement | null>, noteRef: RefObject<HTMLTextAreaElement | null>, restoreFocus?: () => boolean) {
+  // Read when the dialog closes: the latest, not the one of the first render.
+  const restoreRef = useRef(restoreFocus);
+  useEffect(() => {
+    restoreRef.current = restoreFocus;
+  });
   useEffect(() => {
     const dialog = dialogRef.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -33,6 +42,7 @@ function useModal(dialogRef: RefObject<HTMLDialogElement | null>, noteRef: RefOb
     noteRef.current?.focus();
     return () => {
       dialog?.close();
+      if (restoreRef.current?.()) return;
       // Back to what opened it, if it is still there (a decided row leaves the list; the list then focuses the next row).
       if (opener?.isConnected) opener.focus();
     };
@@ -46,13 +56,13 @@ function useModal(dialogRef: RefObject<HTMLDialogElement | null>, noteRef: RefOb
  * inert while it is open (focus stays inside), Escape or "Cancel" closes it without deciding
  * anything, and focus goes back to what opened it.
  */
-export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClose, facts, outcome, approveReplacement }: ReviewDialogProps) {
+export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClose, facts, outcome, approveReplacement, defaultNote, restoreFocus }: ReviewDialogProps) {
   const titleId = useId();
   const noteId = useId();
   const dialogRef = useRef<HTMLDialogElement>(null);
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const approving = verdict === "approve";
-  useModal(dialogRef, noteRef);
+  useModal(dialogRef, noteRef, restoreFocus);
 
   return (
     <dialog
@@ -73,7 +83,7 @@ export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClos
         }}
       >
         <h2 id={titleId} className="text-base font-semibold">{dialogTitle(verdict, names.length)}</h2>
-        <ul aria-label="Actions to decide" className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
+        <ul aria-label="Actions to decide" tabIndex={0} className="mt-2 max-h-48 list-disc overflow-auto pl-5 text-slate-700">
           {names.map((name, i) => <li key={i}><RevealedShortText text={name} /></li>)}
         </ul>
         {facts}
@@ -87,6 +97,7 @@ export function ReviewDialog({ verdict, names, pending, error, onConfirm, onClos
           rows={3}
           required={!approving}
           maxLength={2000}
+          defaultValue={defaultNote}
           onKeyDown={(event) => {
             if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) {
               event.preventDefault();

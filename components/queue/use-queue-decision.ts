@@ -10,7 +10,10 @@ import { bulkNotice, type QueueNotice } from "@/components/queue/queue-notice";
 
 export type QueueVerdict = "approve" | "reject";
 type Dialog = { verdict: QueueVerdict; ids: string[] };
-type Outcome = { ok: true; notice: QueueNotice } | { ok: false; error: string };
+type Outcome = { ok: true; notice: QueueNotice } | { ok: false; error: string; code?: string };
+
+/** A revision as the vote saw it: a refusal for its state holds for that revision only. */
+const revisionKey = (item: QueueItem) => `${item.id}:${item.payloadHash}`;
 
 /**
  * The queue's confirmation: the rows it decides, how long it has shown them, and the decision
@@ -27,6 +30,10 @@ export function useQueueDecision({ items, decidable, advanceTo, notify, clearSel
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
+  // Revisions whose approval the vote refused because their state changed: they offer Re-read, not Approve.
+  const [refusedStale, setRefusedStale] = useState<ReadonlySet<string>>(() => new Set());
+  // Where focus goes when the dialog closes without a decision: the row it was opened for.
+  const returnTo = useRef<string | null>(null);
   const dialogItems = dialog ? items.filter((item) => dialog.ids.includes(item.id)) : [];
 
   // Since when the open confirmation has shown these payloads (performance.now()); decisions report
@@ -40,8 +47,16 @@ export function useQueueDecision({ items, decidable, advanceTo, notify, clearSel
 
   const open = (verdict: QueueVerdict, ids: string[]) => {
     setError(null);
+    returnTo.current = ids.length === 1 ? ids[0] : null;
     setDialog({ verdict, ids });
   };
+  const restoreFocus = () => {
+    const id = returnTo.current;
+    const link = id ? document.querySelector<HTMLElement>(`#queue-row-${CSS.escape(id)} a`) : null;
+    link?.focus();
+    return link !== null;
+  };
+  const refusedAsStale = (item: QueueItem) => refusedStale.has(revisionKey(item));
   const close = () => setDialog(null);
 
   const confirm = (note: string) => {
@@ -57,8 +72,11 @@ export function useQueueDecision({ items, decidable, advanceTo, notify, clearSel
       const outcome = targets.length === 1 ? await decideOne(targets[0], verdict, note, viewedMs) : await decideMany(targets, verdict, note, viewedMs);
       if (!outcome.ok) {
         setError(outcome.error);
+        if (outcome.code === "state_changed" && targets.length === 1) setRefusedStale((old) => new Set(old).add(revisionKey(targets[0])));
         return;
       }
+      // Decided: focus follows the cursor to the next row once the list refreshed, not back here.
+      returnTo.current = null;
       if (targets.length === 1) {
         // Decide and advance: the cursor goes to the next row still waiting for this reviewer.
         const at = items.findIndex((other) => other.id === targets[0].id);
@@ -73,12 +91,12 @@ export function useQueueDecision({ items, decidable, advanceTo, notify, clearSel
     });
   };
 
-  return { verdict: dialog?.verdict ?? null, dialogItems, error, pending, open, close, confirm };
+  return { verdict: dialog?.verdict ?? null, dialogItems, error, pending, open, close, confirm, refusedAsStale, restoreFocus };
 }
 
 async function decideOne(item: QueueItem, verdict: QueueVerdict, note: string, viewedMs: number): Promise<Outcome> {
   const result = await decideFromConsole({ actionId: item.id, payloadHash: item.payloadHash, verdict, note: note || undefined, viewedMs });
-  if (!result.ok) return { ok: false, error: decisionErrorMessage(result.error) };
+  if (!result.ok) return { ok: false, error: decisionErrorMessage(result.error), code: result.error.code };
   const { status, approvals, quorum } = result.data;
   const text =
     status === "pending"

@@ -12,7 +12,7 @@ export function CheckboxSet({ legend, options, chosen, setChosen, listClassName,
       <legend className="text-xs font-medium text-slate-700">{legend}</legend>
       <div className={`mt-0.5 flex flex-wrap gap-y-1 ${listClassName}`}>
         {options.map(({ value, label }) => (
-          <label key={value} className={`inline-flex items-center gap-1 ${labelClassName}`}>
+          <label key={value} className={`inline-flex min-h-6 items-center gap-1 ${labelClassName}`}>
             <input
               type="checkbox"
               checked={chosen.includes(value)}

@@ -32,6 +32,13 @@ test.describe("policy editor", () => {
     await expect(problems).toContainText('Rule "by-words": does not type-check against refund_invoice\'s arguments');
     await expect(problems).toContainText("There is no tool named run_pyhton — did you mean run_python?");
     await expect(page.getByRole("main").getByRole("alert")).not.toContainText("valid:");
+    // Each problem also shows at the field it concerns, in the rules editor, which turns to its tool.
+    const rules = page.getByRole("group", { name: "Rules editor" });
+    await expect(rules.getByLabel("Tool")).toHaveValue("refund_invoice");
+    const condition = rules.getByRole("listitem", { name: "Rule 1: by-amount" }).getByLabel(/^Condition/);
+    await expect(condition).toHaveAttribute("aria-invalid", "true");
+    await expect(condition).toHaveAccessibleDescription(/args\.amount is not an argument of refund_invoice/);
+    await expect(rules.getByRole("listitem", { name: "Rule 3: refund-over-limit" }).getByLabel(/^Condition/)).not.toHaveAttribute("aria-invalid");
 
     await page.getByRole("button", { name: "Save policy" }).click();
     await expect(page.getByRole("main").getByRole("alert")).toContainText("was not saved: 3 problems");
@@ -60,11 +67,11 @@ test.describe("policy editor", () => {
     await editor.fill(JSON.stringify(edited, null, 2));
     await expect(rules.getByRole("listitem", { name: "Rule 3: refund-small" }).getByLabel(/^Reason/)).toHaveValue("Small refunds, edited as JSON.");
 
-    // Test this rule on a sample: 1,500.00 is denied by refund-large under the draft.
+    // Test this rule runs it on a sample at once: 1,500.00 is denied by refund-large under the draft.
     await large.getByRole("button", { name: "Test this rule" }).click();
     await expect(page.getByLabel("Sample tool")).toBeFocused();
-    await page.getByRole("button", { name: "Test sample" }).click();
     const sample = page.getByRole("status", { name: "Sample result" });
+    await expect(sample).toContainText("Rule refund-large holds on this sample and decides it.");
     await expect(sample).toContainText("deny by rule refund-large");
     await expect(sample.getByRole("list", { name: "Rules tried" })).toContainText("refund-large holds — decides");
 

@@ -46,6 +46,8 @@ async function decideInBrowser(page: Page, agent: Agent, actionId: string, verdi
   await expect(page.getByRole("button", { name: verdict, exact: true })).toBeVisible();
   if (note) await page.getByLabel("Note or reason").fill(note);
   await page.getByRole("button", { name: verdict, exact: true }).click();
+  // Approve asks for a confirmation (as the queue does); Reject sends the form.
+  if (verdict === "Approve") await page.getByRole("dialog", { name: "Approve this action?" }).getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: verdict === "Approve" ? "Approved (1 of 1)" : "Rejected" })).toBeVisible();
 }
 

@@ -86,7 +86,7 @@ test.describe("audit explorer", () => {
     expect(approval && JSON.parse(read(approval, "arguments"))).toMatchObject({ to: expect.any(String), subject: expect.any(String) });
     expect(approval && read(approval, "summary")).toMatch(/\S/);
 
-    const [jsonlDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL" }).click()]);
+    const [jsonlDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL (verifiable)" }).click()]);
     const jsonl = readFileSync(await jsonlDownload.path(), "utf8");
     const lines = jsonl.trim().split("\n").map((l) => JSON.parse(l) as { kind: string; leaf?: Record<string, unknown>; inclusion?: unknown });
     expect(lines[0]).toMatchObject({ kind: "countersign.audit-export", complete: false });

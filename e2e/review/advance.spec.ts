@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { actionRow, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys } from "@/e2e/review/fixtures";
+import { actionRow, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const rows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 
@@ -27,7 +27,7 @@ test.describe("decide and advance", () => {
     await signInAs(page, tenant.users.reviewer.email);
 
     await page.goto(`/actions/${a}`);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(page);
     await onActionPage(page, b);
     await expect(page.getByRole("status").filter({ hasText: "Approved (1 of 1). This is the next action waiting for you." })).toBeVisible();
     expect((await actionRow(a)).status).toBe("approved");
@@ -137,6 +137,7 @@ test.describe("decide and advance", () => {
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await expect(approve).toBeInViewport();
     await approve.click();
+    await page.getByRole("dialog", { name: "Approve this action?" }).getByRole("button", { name: "Approve", exact: true }).click();
     await expect(page.getByRole("status").filter({ hasText: /Your approval is recorded|Approved/ })).toBeVisible();
   });
 });

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { signInViaApi } from "@/e2e/support/auth";
 import { e2eDb } from "@/e2e/support/runtime";
-import { TEST_PASSWORD, propose, seedTenant, signInAs } from "@/e2e/review/fixtures";
+import { TEST_PASSWORD, propose, seedTenant, signInAs, approveOnActionPage } from "@/e2e/review/fixtures";
 import { expectError, seedAgent } from "@/e2e/api/agent-fixtures";
 
 // A 1x1 PNG; the code writes its bytes to /mnt/out from base64.
@@ -40,7 +40,7 @@ test("a code run's files: the reviewer sees the data set before approving, then 
   const sha256 = ((revision.args as { datasets: { sha256: string }[] }).datasets)[0].sha256;
   await expect(datasets).toContainText(sha256.slice(0, 16));
 
-  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await approveOnActionPage(page);
   await page.getByRole("button", { name: "Run in sandbox" }).click();
   const output = page.getByLabel("Sandbox output");
   await expect(output).toContainText("wrote 2 files", { timeout: 90_000 });

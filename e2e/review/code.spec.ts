@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { actionRow, propose, seedTenant, signInAs } from "@/e2e/review/fixtures";
+import { actionRow, propose, seedTenant, signInAs, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const CODE = ["import json", "import pickle", "rows = [1, 2, 3]", "print('total', sum(rows))"].join("\n");
 
@@ -26,7 +26,7 @@ test("code shows with line numbers and findings; once approved it runs in the sa
   const axe = await new AxeBuilder({ page }).analyze();
   expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
 
-  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await approveOnActionPage(page);
   await expect(page.getByRole("button", { name: "Run in sandbox" })).toBeVisible();
   await page.getByRole("button", { name: "Run in sandbox" }).click();
   const output = page.getByLabel("Sandbox output");

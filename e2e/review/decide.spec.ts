@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { actionRow, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND } from "@/e2e/review/fixtures";
+import { actionRow, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const approve = (page: import("@playwright/test").Page) => page.getByRole("button", { name: "Approve", exact: true });
 const reject = (page: import("@playwright/test").Page) => page.getByRole("button", { name: "Reject", exact: true });
@@ -13,7 +13,7 @@ test.describe("deciding on the action page", () => {
     await expect(page.getByText("The goods came back damaged")).toBeVisible();
     await expect(page.getByText("0 of 1")).toBeVisible();
     await page.getByLabel("Note or reason").fill("Checked the return slip");
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "Approved (1 of 1)" })).toBeVisible();
     await expect(page.getByText("approved", { exact: true }).first()).toBeVisible();
     expect((await actionRow(id)).status).toBe("approved");
@@ -61,12 +61,12 @@ test.describe("deciding on the action page", () => {
     const secondTab = await page.context().newPage();
     await secondTab.goto(`/actions/${id}`);
 
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "1 of 2 approvals" })).toBeVisible();
     await expect(page.getByText("You already approved this revision")).toBeVisible();
     expect((await actionRow(id)).status).toBe("pending");
 
-    await approve(secondTab).click();
+    await approveOnActionPage(secondTab);
     await expect(secondTab.getByRole("alert").filter({ hasText: "Your second vote does not count" })).toBeVisible();
     const afterSecond = await actionRow(id);
     expect(afterSecond.status).toBe("pending");
@@ -76,7 +76,7 @@ test.describe("deciding on the action page", () => {
     await signInAs(other, tenant.users.reviewer2.email);
     await other.goto(`/actions/${id}`);
     await expect(other.getByText("1 of 2")).toBeVisible();
-    await approve(other).click();
+    await approveOnActionPage(other);
     await expect(other.getByRole("status").filter({ hasText: "Approved (2 of 2)" })).toBeVisible();
     expect((await actionRow(id)).status).toBe("approved");
     await other.close();

@@ -72,3 +72,17 @@ test.describe("tags survive edits", () => {
     expect(noteTop).toBeLessThan(tagsTop);
   });
 });
+
+test("with two reviewers, an edit of a two-approval action is refused in one line and the action stays as it was", async ({ page }) => {
+  const tenant = await seedTenant();
+  // Two reviewers left: the editor may not decide the revision they write, so one would remain for a quorum of two.
+  await e2eDb().membership.update({ where: { tenantId_userId: { tenantId: tenant.id, userId: tenant.users.reviewer3.id } }, data: { roles: ["auditor"] } });
+  const id = await proposeExfil(tenant);
+  await signInAs(page, tenant.users.reviewer.email);
+  await page.goto(`/actions/${id}`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify({ ...EXFIL, subject: "Customer list Q4" }));
+  await page.getByRole("button", { name: "Save as new revision" }).click();
+  await expect(page.getByText(/this edit needs 2 approvals and only 1 member other than you may decide it/)).toBeVisible();
+  expect((await actionRow(id)).currentRevision).toBe(1);
+});

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { proposeAction } from "@/lib/approvals/propose-action";
-import { actionRow, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND, queueTakesKeys } from "@/e2e/review/fixtures";
+import { actionRow, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND, queueTakesKeys, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const pendingRows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 
@@ -97,12 +97,18 @@ test.describe("state changed since request", () => {
     const tenant = await seedTenant();
     const { id } = await propose(tenant, "refund_invoice", PARTIAL_REFUND);
     await signInAs(page, tenant.users.reviewer.email);
+    // The page's live read would take Approve away first (live.spec.ts): held back here, as on a slow network.
+    await page.route("**/api/actions/*/decision-state", (route) => route.abort());
     await page.goto(`/actions/${id}`);
     await expect(page.getByText("Unchanged since request")).toBeVisible();
     // The state changes while the page is open: the page still offers Approve, the vote refuses it.
     await refundElsewhere(tenant);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "your approval was not recorded" })).toContainText("Re-read the state");
+    await approveOnActionPage(page);
+    const dialog = page.getByRole("dialog", { name: "Approve this action?" });
+    await expect(dialog.getByRole("alert").filter({ hasText: "your approval was not recorded" })).toContainText("Re-read the state");
+    // What it offers next is Re-read, not Approve again.
+    await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+    await expect(dialog.getByRole("button", { name: "Re-read state" })).toBeVisible();
     expect(await actionRow(id)).toMatchObject({ status: "pending", currentRevision: 1 });
     expect(await e2eDb().decision.count({ where: { actionId: id } })).toBe(0);
     expect(await e2eDb().auditEvent.count({ where: { tenantId: tenant.id, type: "decision.refused", status: "state_changed" } })).toBe(1);
@@ -117,9 +123,10 @@ test.describe("state changed since request", () => {
     const table = page.getByRole("table", { name: "Effect at request, now and after execution" });
     await expect(table.getByRole("columnheader")).toHaveText(["Field", "At request", "Now", "After"]);
     const refunded = table.getByRole("row").filter({ hasText: "amount_refunded_minor" });
-    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "500.00"]);
+    // After is Now plus the refund (100.00 + 500.00), with what it was at request beside it.
+    await expect(refunded.getByRole("cell")).toHaveText([/amount_refunded_minor.*changed since request/, "0.00", "100.00", "600.00at request: 500.00"]);
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
-    await expect(page.getByRole("button", { name: "Re-read state" })).toBeVisible();
+    await expect(page.getByTestId("decision-form").getByRole("button", { name: "Re-read state" })).toBeVisible();
     // A stale revision can still be turned down: Reject stays, and the vote records it.
     await expect(page.getByTestId("decision-form")).toContainText("you can still reject this revision");
     await page.getByLabel("Note or reason").fill("The invoice was partly refunded meanwhile");
@@ -133,7 +140,7 @@ test.describe("state changed since request", () => {
     await refundElsewhere(tenant);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
-    await page.getByRole("button", { name: "Re-read state" }).click();
+    await page.getByTestId("decision-form").getByRole("button", { name: "Re-read state" }).click();
     await expect(page.getByText("Unchanged since request")).toBeVisible();
     await expect(page.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
     await expect(page.getByRole("status").filter({ hasText: "Revision 2 rests on the state now" })).toBeVisible();

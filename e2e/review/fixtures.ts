@@ -53,3 +53,12 @@ export async function queueTakesKeys(page: Page) {
 export async function actionRow(id: string) {
   return e2eDb().action.findUniqueOrThrow({ where: { id }, include: { decisions: true } });
 }
+
+/** The action page's decision form. */
+export const decisionForm = (page: Page) => page.getByTestId("decision-form");
+
+/** Approve on the action page, as a reviewer does: the button asks for a confirmation, whose Approve records the vote. */
+export async function approveOnActionPage(page: Page) {
+  await decisionForm(page).getByRole("button", { name: "Approve", exact: true }).click();
+  await page.getByRole("dialog", { name: "Approve this action?" }).getByRole("button", { name: "Approve", exact: true }).click();
+}

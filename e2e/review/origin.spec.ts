@@ -4,7 +4,7 @@ import net from "node:net";
 import { expect, test } from "@playwright/test";
 import { RUNTIME_FILE } from "@/e2e/support/config";
 import { signIn } from "@/e2e/support/auth";
-import { actionRow, propose, seedTenant, TEST_PASSWORD } from "@/e2e/review/fixtures";
+import { actionRow, propose, seedTenant, TEST_PASSWORD, approveOnActionPage } from "@/e2e/review/fixtures";
 import { processEnv } from "@/lib/env";
 import { consoleServerCommand } from "@/lib/server/console-command";
 
@@ -59,7 +59,7 @@ test("opened at 127.0.0.1 while configured at localhost, the console approves an
   const page = await context.newPage();
   await signIn(page, tenant.users.reviewer.email, TEST_PASSWORD);
   await page.goto(`/actions/${id}`);
-  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await approveOnActionPage(page);
   await page.getByRole("button", { name: "Run in sandbox" }).click();
   const output = page.getByLabel("Sandbox output");
   await expect(output).toContainText("total 6", { timeout: 90_000 });

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, type TestTenant } from "@/e2e/review/fixtures";
+import { e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, type TestTenant, approveOnActionPage } from "@/e2e/review/fixtures";
 import { canonicalJson } from "@/lib/canonical/canonical-json";
 import { sha256Hex } from "@/lib/canonical/sha256-hex";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -53,7 +53,7 @@ test.describe("passkeys and signed approvals", () => {
     const { id, payloadHash } = await propose(tenant, "refund_invoice", LARGE_REFUND);
     await page.goto(`/actions/${id}`);
     await expect(page.getByText("The policy requires a signed approval")).toBeVisible();
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "Your approval is recorded: 1 of 2" })).toBeVisible();
     await expect(page.getByText("Signed with passkey")).toBeVisible();
     await expect(page.getByText("Work laptop", { exact: true })).toBeVisible();
@@ -99,7 +99,7 @@ test.describe("passkeys and signed approvals", () => {
     await signInAs(page, tenant.users.reviewer2.email);
     await virtualAuthenticator(page);
     await page.goto(`/actions/${id}`);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("alert").filter({ hasText: "add one on your account page" })).toBeVisible();
 
     await addPasskey(page, "Old key");
@@ -108,7 +108,7 @@ test.describe("passkeys and signed approvals", () => {
     const db = e2eDb();
     expect(await db.auditEvent.count({ where: { tenantId: tenant.id, type: "passkey.removed", actorId: tenant.users.reviewer2.id } })).toBe(1);
     await page.goto(`/actions/${id}`);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("alert").filter({ hasText: "add one on your account page" })).toBeVisible();
     expect(await db.decision.count({ where: { actionId: id } })).toBe(0);
   });
@@ -123,7 +123,7 @@ test.describe("passkeys and signed approvals", () => {
       await virtualAuthenticator(other);
       await addPasskey(other, "Laptop");
       await other.goto(`/actions/${id}`);
-      await other.getByRole("button", { name: "Approve", exact: true }).click();
+      await approveOnActionPage(other);
       await expect(other.getByRole("status").filter({ hasText: shown })).toBeVisible();
       if (other !== page) await other.close();
     }
@@ -142,7 +142,7 @@ test.describe("passkeys and signed approvals", () => {
     await addPasskey(page, "New laptop");
     await page.goto(`/actions/${id}`);
     await expect(page.getByText("You already approved this revision")).toHaveCount(0);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "2 of 2" })).toBeVisible();
     expect((await e2eDb().action.findUniqueOrThrow({ where: { id } })).status).toBe("approved");
     expect(await e2eDb().decision.count({ where: { actionId: id, reviewerId: tenant.users.reviewer.id } })).toBe(2);
@@ -171,8 +171,13 @@ test.describe("passkeys at an IP address", () => {
     const onAction = page.getByRole("note").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" });
     const link = onAction.getByRole("link", { name: `Open this page at localhost:${E2E_PORT}` });
     await expect(link).toHaveAttribute("href", `http://localhost:${E2E_PORT}/actions/${id}`);
-    await page.getByRole("button", { name: "Approve", exact: true }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" })).toBeVisible();
+    // The confirmation says so before anything is confirmed, and offers no Approve that cannot work.
+    await page.getByTestId("decision-form").getByRole("button", { name: "Approve", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Approve this action?" });
+    await expect(dialog.getByRole("note").filter({ hasText: "Passkeys cannot be used at 127.0.0.1" })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+    await page.keyboard.press("Escape");
+    await expect(dialog).toHaveCount(0);
     expect(await e2eDb().decision.count({ where: { actionId: id } })).toBe(0);
 
     // The link leads to the same page on the host name (signed out there: through sign-in).

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { actionRow, e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys } from "@/e2e/review/fixtures";
+import { actionRow, e2eDb, LARGE_REFUND, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, queueTakesKeys, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const rows = (page: Page) => page.getByRole("list", { name: "Pending actions" }).getByRole("listitem");
 const email = { to: "billing@initech.example", subject: "Payment reminder", body: "Your invoice is overdue.", invoice_number: "INV-1045" };
@@ -39,7 +39,7 @@ test.describe("the review queue", () => {
     const other = await browser.newPage();
     await signInAs(other, tenant.users.reviewer.email);
     await other.goto(`/actions/${large.id}`);
-    await other.getByRole("button", { name: "Approve", exact: true }).click();
+    await approveOnActionPage(other);
     await expect(other.getByRole("status").filter({ hasText: "1 of 2" })).toBeVisible();
     await other.close();
 

@@ -1,15 +1,16 @@
 import { expect, test, type Page } from "@playwright/test";
 import { actionRow, addMember, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND } from "@/e2e/review/fixtures";
 
-const approve = (page: Page) => page.getByRole("button", { name: "Approve", exact: true });
+const approve = (page: Page) => page.getByTestId("decision-form").getByRole("button", { name: "Approve", exact: true });
 
 /**
  * Records the server-action request a reviewer's Approve sends (its `Next-Action` id and body), so
  * another member can replay it against another action, as a hand-crafted request would.
  */
 async function captureDecisionRequest(page: Page) {
-  const request = page.waitForRequest((r) => r.method() === "POST" && Boolean(r.headers()["next-action"]));
   await approve(page).click();
+  const request = page.waitForRequest((r) => r.method() === "POST" && Boolean(r.headers()["next-action"]));
+  await page.getByRole("dialog", { name: "Approve this action?" }).getByRole("button", { name: "Approve", exact: true }).click();
   const sent = await request;
   return { actionHeader: sent.headers()["next-action"], body: sent.postData() ?? "", url: sent.url() };
 }
@@ -55,11 +56,14 @@ test.describe("refusals, in the browser and by direct request", () => {
     await expect(page.getByText("You requested this action, so another reviewer must decide it.")).toBeVisible();
     await expect(approve(page)).toHaveCount(0);
 
-    // Devtools-style: point the decision form on another action at their own one.
+    // Devtools-style: point the decision form on another action at their own one. (The page's live
+    // reads are held back: a re-render would put the form's own values back before the click.)
+    await page.route("**/api/actions/*/decision-state", (route) => route.abort());
     await page.goto(`/actions/${someoneElses.id}`);
     await page.locator('input[name="actionId"]').evaluate((el, value) => ((el as HTMLInputElement).value = value), own.id);
     await page.locator('input[name="payloadHash"]').evaluate((el, value) => ((el as HTMLInputElement).value = value), own.payloadHash);
     await approve(page).click();
+    await page.getByRole("dialog", { name: "Approve this action?" }).getByRole("button", { name: "Approve", exact: true }).click();
     await expect(page.getByRole("alert").filter({ hasText: "You requested this action, so you cannot decide it" })).toBeVisible();
     const row = await actionRow(own.id);
     expect(row.status).toBe("pending");

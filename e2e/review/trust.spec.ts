@@ -3,10 +3,9 @@ import { savePolicy } from "@/lib/policy/save-policy";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { E2E_PORT } from "@/e2e/support/config";
-import { actionRow, addMember, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant } from "@/e2e/review/fixtures";
+import { actionRow, addMember, e2eDb, propose, seedTenant, signInAs, SMALL_REFUND, type TestTenant, approveOnActionPage } from "@/e2e/review/fixtures";
 
 const CYRILLIC_A = "\u0430";
-const approve = (page: Page) => page.getByRole("button", { name: "Approve", exact: true });
 const tag = (page: Page, id: string, path: string) =>
   page.getByRole("region", { name: /^Risk tags/ }).getByRole("listitem").filter({ hasText: id })
     // One chip per finding lists its fields ("… · args.body, reason"): the path is one of them.
@@ -121,7 +120,7 @@ test.describe("trusted rendering", () => {
     await page.goto(`/actions/${id}`);
     await expect(tag(page, "text.not-inspectable", "args.body")).toBeVisible();
     await expect(page.getByRole("note").filter({ hasText: "Not inspectable" })).toContainText("args.body");
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
     expect((await actionRow(id)).status).toBe("approved");
   });
@@ -249,7 +248,7 @@ test.describe("reviewer signals", () => {
     const { id } = await propose(tenant, "refund_invoice", SMALL_REFUND);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("alert").filter({ hasText: "at least 120 seconds" })).toContainText("Read the arguments, then approve again.");
     const row = await actionRow(id);
     expect(row.status).toBe("pending");
@@ -262,7 +261,7 @@ test.describe("reviewer signals", () => {
     const { id } = await propose(tenant, "refund_invoice", SMALL_REFUND);
     await signInAs(page, tenant.users.reviewer.email);
     await page.goto(`/actions/${id}`);
-    await approve(page).click();
+    await approveOnActionPage(page);
     await expect(page.getByRole("status").filter({ hasText: "Approved" })).toBeVisible();
     const decision = (await actionRow(id)).decisions[0];
     expect(decision.viewedMs).not.toBeNull();

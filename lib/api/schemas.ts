@@ -69,6 +69,24 @@ const SubmittedStateSchema = ActionStateSchema.describe(
   "The action's state now (`state` is how the policy classified it). On a first submit it follows from `state`; on a replay the action may have moved on (approved, rejected, executed…).",
 );
 
+const BudgetsSchema = z
+  .array(
+    z
+      .object({
+        window: z.string().describe('The rule\'s window, e.g. "24h" (rolling, on the database clock).'),
+        measure: z.enum(["count", "sum"]),
+        tool: z.string(),
+        argument: z.string().nullable().describe("The summed integer argument (sum), or null (count)."),
+        by: z.enum(["key", "task", "requester", "tenant"]).describe("Whose calls are counted."),
+        used: z.number().int().describe("The total in the window, this call included when it counts (allowed or waiting for review): what ran, is approved or waits."),
+        limit: z.number().int().nullable().describe("The integer the rule compares the total with, when it names one."),
+        remaining: z.number().int().nullable().describe("limit − used (at least 0), when there is a limit."),
+      })
+      .meta({ id: "Budget" }),
+  )
+  .optional()
+  .describe("Present when the tool's policy rules read budgets: each budget this call was judged against, as it stands after it. Absent on a replay.");
+
 export const SubmitResponseSchema = z
   .discriminatedUnion("state", [
     z.object({
@@ -80,6 +98,7 @@ export const SubmitResponseSchema = z
       riskLevel: z.string(),
       quorum: z.number().int(),
       policyReason: z.string(),
+      budgets: BudgetsSchema,
       replayed: ReplayedSchema,
       actionState: SubmittedStateSchema,
     }),
@@ -96,6 +115,7 @@ export const SubmitResponseSchema = z
         })
         .nullable()
         .describe("How the run ended. Null only on a replay whose run has not ended (or never started): POST /execute returns or awaits it."),
+      budgets: BudgetsSchema,
       replayed: ReplayedSchema,
       actionState: SubmittedStateSchema,
     }),
@@ -105,6 +125,7 @@ export const SubmitResponseSchema = z
       reason: z.string(),
       ruleId: z.string().nullable(),
       riskLevel: z.string(),
+      budgets: BudgetsSchema,
       replayed: ReplayedSchema,
       actionState: SubmittedStateSchema,
     }),

@@ -1,12 +1,14 @@
 import type { ProposalOutcome } from "@/lib/approvals/propose-action";
 import type { SubmittedActionRow } from "@/lib/db/statements/actions/read-submitted-action";
 import type { SubmitResponse } from "@/lib/api/schemas";
+import { budgetStanding } from "@/lib/policy/budget-standing";
 
 /** States in which an action the policy allowed outright has run, or may still run. */
 const ALLOWED_STATES = new Set(["approved", "executing", "succeeded", "failed", "unknown", "expired"]);
 
 /** The submit's answer to a first proposal, with its HTTP status. */
 export function submissionBody(outcome: Exclude<ProposalOutcome, { state: "replayed" }>): { status: 200 | 201; body: SubmitResponse } {
+  const budgets = outcome.budgets ? { budgets: outcome.budgets.map(budgetStanding) } : {};
   switch (outcome.state) {
     case "pending":
       return {
@@ -14,7 +16,7 @@ export function submissionBody(outcome: Exclude<ProposalOutcome, { state: "repla
         body: {
           state: "pending", id: outcome.actionId, revision: outcome.revision, payloadHash: outcome.payloadHash,
           expiresAt: outcome.expiresAt.toISOString(), riskLevel: outcome.riskLevel, quorum: outcome.quorum, policyReason: outcome.reason,
-          replayed: false, actionState: "pending",
+          ...budgets, replayed: false, actionState: "pending",
         },
       };
     case "allowed": {
@@ -24,14 +26,14 @@ export function submissionBody(outcome: Exclude<ProposalOutcome, { state: "repla
         body: {
           state: "allowed", id: outcome.actionId, policyReason: outcome.reason,
           execution: { state: execution.state, executionId: execution.executionId, result: execution.result, isolation: execution.isolation },
-          replayed: false, actionState: execution.state,
+          ...budgets, replayed: false, actionState: execution.state,
         },
       };
     }
     case "denied":
       return {
         status: 200,
-        body: { state: "denied", id: outcome.actionId, reason: outcome.reason, ruleId: outcome.ruleId, riskLevel: outcome.riskLevel, replayed: false, actionState: "denied" },
+        body: { state: "denied", id: outcome.actionId, reason: outcome.reason, ruleId: outcome.ruleId, riskLevel: outcome.riskLevel, ...budgets, replayed: false, actionState: "denied" },
       };
   }
 }

@@ -9,6 +9,7 @@ import { detectGvisor, detectSandbox } from "@/lib/sandbox/select-runner";
 import type { ToolDefinition, ToolPreview } from "@/lib/tools/tool";
 import type { ActivePolicy } from "@/lib/approvals/active-policy";
 import { parseDatasetRefs, payloadColumns, type DatasetRef } from "@/lib/approvals/action-revision";
+import type { BudgetTotalsInput } from "@/lib/policy/policy-budgets";
 
 /** What the pooled judgement found (risk, verdict, hash), with what was read for it. */
 export type Assessment = Judgement & {
@@ -16,6 +17,8 @@ export type Assessment = Judgement & {
   preview: ToolPreview;
   /** Code: the data sets it mounts, with the hashes of their bytes as read now (hashed with the payload). */
   datasets: DatasetRef[];
+  /** What was judged, for rejudgeWithBudgets. */
+  judgeInput: JudgeInput;
 };
 
 export type AssessInput = {
@@ -30,6 +33,8 @@ export type AssessInput = {
   policy: ActivePolicy;
   /** The revision being assessed (1 for a proposal). */
   revision: number;
+  /** The budget totals the tool's rules read, read under their locks (a revision); absent, a rule reading one is denied until rejudged. */
+  budgets?: BudgetTotalsInput;
 };
 
 /**
@@ -133,6 +138,7 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
         tenantDomains: input.tenantDomains,
         customerVerifiedDomains: policyFacts.customerVerifiedDomains ?? [],
       },
+      ...(input.budgets ? { budgets: input.budgets } : {}),
     },
     refusal,
     stateFindings,
@@ -147,5 +153,5 @@ export async function assessPayload(q: Queryable, input: AssessInput): Promise<A
   const judged = inline
     ? judgeScanned(judgeInput, policy.policy, null)
     : await runCompute(judgePayloadTask, judgeInput, { what: tool.kind === "code" ? "code" : "payload" });
-  return { snapshot, preview, datasets, ...judged };
+  return { snapshot, preview, datasets, ...judged, judgeInput };
 }

@@ -16,6 +16,8 @@ import { assessPayload } from "@/lib/approvals/assess-payload";
 import { removedTags, type PayloadDiff } from "@/lib/approvals/payload-diff";
 import { computeRevisionDiff } from "@/lib/approvals/compute-revision-diff";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
+import { budgetLines, readLockedBudgets } from "@/lib/approvals/budgeted-proposals";
+import { policyBudgetTerms } from "@/lib/policy/evaluate-policy";
 
 export type NextRevisionInput = {
   /** The action as `lockAction` read it; the caller's transaction holds its lock. */
@@ -101,14 +103,25 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     if (!loaded) throw new AppError("not_found", "That organisation was not found.", 404);
     // The policy sees the requesting member's roles as they are now, as it saw them for revision 1.
     const requesterRoles = action.requesterUserId ? await readRequesterRoles(tx, { tenantId: action.tenantId, userId: action.requesterUserId }) : null;
-    const assessment = await assessPayload(tx, {
-      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args, requesterRoles: requesterRoles ?? [], policy: loaded.policy,
+    // A budgeted tool's revision is judged with the totals read under the budgets' locks, held by
+    // this transaction until the revision is written (its own action not counted).
+    const budgetTerms = policyBudgetTerms(loaded.policy.policy, tool.name);
+    const budgets = budgetTerms.length === 0 ? undefined : await readLockedBudgets(tx, {
+      party: { tenantId: action.tenantId, apiKeyId: action.requesterApiKeyId, userId: action.requesterUserId, taskId: action.taskId },
+      terms: budgetTerms, excludeActionId: action.id,
+    });
+    const assessed = await assessPayload(tx, {
+      tenantId: action.tenantId, tenantDomains: loaded.tenant.domains, tool, args, requesterRoles: requesterRoles ?? [], policy: loaded.policy, budgets,
       reason: action.reason,
       // The untrusted text the proposal was assessed against: an edit keeps the provenance and
       // injection tags of the fields it did not change.
       untrustedValues: action.untrustedValues,
       revision,
     });
+    const assessment = budgets === undefined ? assessed : {
+      ...assessed,
+      decision: { ...assessed.decision, budgets: budgetLines(budgetTerms, budgets, assessed.decision.effect !== "deny", tool.name, args) },
+    };
     const { decision, hash } = assessment;
     const columns = payloadColumns(tool.kind, args, assessment.datasets);
     const diff: PayloadDiff = { ...changes, removedTags: removedTags(action.riskTags as unknown as RiskTag[], assessment.riskTags) };
@@ -121,6 +134,7 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
         fromRevision: action.currentRevision, revision, origin: input.origin, payloadHash: hash.hash,
         effect: decision.effect, ruleId: decision.ruleId, changedFields: diff.fields.map((f) => f.path),
         removedTags: (diff.removedTags ?? []).map((t) => (t.path ? `${t.id} (${t.path})` : t.id)),
+        ...(decision.budgets ? { budgets: decision.budgets } : {}),
       },
     });
     const written = await writeNextRevision(tx, {
@@ -142,6 +156,11 @@ export async function createNextRevision(tx: SqlClient, input: NextRevisionInput
     });
     if (written.written) return { revision, payloadHash: hash.hash, status, expiresAt: written.expiresAt };
     if (written.refusal === "expired") throw new AppError("expired", input.whileOpen ?? "The approval window has closed.", 409);
+    if (written.refusal === "too_few_reviewers") {
+      const quorum = Math.max(1, decision.quorum);
+      const others = written.reviewers === 0 ? "no member other than you" : `only ${written.reviewers} member${written.reviewers === 1 ? "" : "s"} other than you`;
+      throw new AppError("too_few_reviewers", `Not saved: this edit needs ${quorum} approval${quorum === 1 ? "" : "s"} and ${others} may decide it (its author may not), so it could never be approved; ask an admin to add a reviewer, or decide the action as it stands.`, 409);
+    }
     if (written.refusal === "stale_revision") {
       throw new AppError("stale_revision", `The action is no longer at revision ${action.currentRevision}; reload it and try again.`, 409);
     }

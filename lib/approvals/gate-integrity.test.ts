@@ -115,7 +115,7 @@ describe("effects are bound to the state the reviewers approved (defect 1)", () 
       expect(loser).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
       expect(await t.db.execution.count({ where: { tenantId: fresh.id, status: "failed" } })).toBe(0);
       const rev2 = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: loser.id, revision: 2 } });
-      expect((rev2.diff as { fields: Array<{ path: string }> }).fields.map((f) => f.path)).toContain("snapshot.amount_refunded_minor");
+      expect((rev2.diff as { fields: Array<{ path: string }> }).fields.map((f) => f.path)).toContain("snapshot.invoice.amount_refunded_minor");
     },
   );
 

@@ -3,6 +3,7 @@ import type { PayloadHash } from "@/lib/canonical/payload-hash";
 import { revisionHash, type RevisionPayload } from "@/lib/approvals/action-revision";
 import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "@/lib/policy/evaluate-policy";
 import type { Policy } from "@/lib/policy/policy-document";
+import type { BudgetTotalsInput } from "@/lib/policy/policy-budgets";
 import { riskTagsFor, type RiskInput } from "@/lib/risk/risk-tags-for";
 import { riskLevel, type RiskLevel, type RiskTag } from "@/lib/risk/risk-tag";
 import type { ScanFinding, scanPython } from "@/lib/sandbox/prescan";
@@ -22,7 +23,11 @@ export type JudgeInput = {
    */
   policy: { json: string; cacheKey: string };
   /** What the policy reads, apart from the risk this task computes. */
-  policyInput: { tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags">; unlisted?: PolicyInput["unlisted"] };
+  policyInput: {
+    tool: string; args: PolicyInput["args"]; context: Omit<PolicyInput["context"], "riskLevel" | "riskTags">; unlisted?: PolicyInput["unlisted"];
+    /** The budget totals the tool's rules read, when read (a revision reads them under their locks first). */
+    budgets?: BudgetTotalsInput;
+  };
   /** A reason known before the payload is read (no sandbox, a broken policy): denied with it. */
   refusal: string | null;
   /** The tool's argument-vs-state checks that failed: each is a critical tag, and the payload is denied. */
@@ -46,6 +51,10 @@ export type Judgement = {
   hash: PayloadHash;
   /** The sandbox spec the hash covers: the payload's, or gVisor's when the deciding rule requires it. */
   sandboxSpec: JsonObject | null;
+  /** Why the payload is refused whatever the policy says (code, no sandbox, broken policy), kept for rejudgeWithBudgets. */
+  preRefusal: string | null;
+  /** Why the arguments contradict their state, kept for rejudgeWithBudgets. */
+  stateRefusal: string | null;
 };
 
 const denied = (reason: string): PolicyDecision => ({
@@ -79,6 +88,25 @@ export function judgeScanned(input: JudgeInput, policy: Policy, scan: ScanResult
     stateFindings,
   });
   const level = riskLevel(riskTags);
+  const pieces = { riskTags, riskLevel: level, preRefusal: refusal, stateRefusal };
+  return { scanFindings, ...pieces, ...verdict(input, policy, pieces, null) };
+}
+
+/**
+ * The judgement again with the budget totals read under their locks (lib/approvals/budgeted-proposals.ts):
+ * only the policy's verdict can change; the hash is recomputed only if the deciding rule's sandbox does.
+ */
+export function rejudgeWithBudgets(input: JudgeInput, policy: Policy, judged: Judgement, budgets: BudgetTotalsInput): Judgement {
+  const withTotals = { ...input, policyInput: { ...input.policyInput, budgets } };
+  return { ...judged, ...verdict(withTotals, policy, judged, { sandboxSpec: judged.sandboxSpec, hash: judged.hash }) };
+}
+
+function verdict(
+  input: JudgeInput,
+  policy: Policy,
+  { riskTags, riskLevel: level, preRefusal: refusal, stateRefusal }: Pick<Judgement, "riskTags" | "riskLevel" | "preRefusal" | "stateRefusal">,
+  known: { sandboxSpec: JsonObject | null; hash: PayloadHash } | null,
+): Pick<Judgement, "decision" | "refusal" | "hash" | "sandboxSpec"> {
   const byPolicy = refusal
     ? denied(refusal)
     : evaluatePolicy(policy, {
@@ -89,7 +117,8 @@ export function judgeScanned(input: JudgeInput, policy: Policy, scan: ScanResult
   const decided = stateRefusal && byPolicy.effect !== "deny" ? denied(stateRefusal) : byPolicy;
   const { decision, payload, requirementRefusal } = applySandboxRequirement(decided, input);
   const finalRefusal = requirementRefusal ?? refusal ?? (decided === byPolicy ? null : stateRefusal);
-  return { scanFindings, riskTags, riskLevel: level, decision, refusal: finalRefusal, hash: revisionHash(payload), sandboxSpec: payload.sandboxSpec };
+  const hash = known && JSON.stringify(known.sandboxSpec) === JSON.stringify(payload.sandboxSpec) ? known.hash : revisionHash(payload);
+  return { decision, refusal: finalRefusal, hash, sandboxSpec: payload.sandboxSpec };
 }
 
 /**

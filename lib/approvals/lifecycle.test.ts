@@ -59,7 +59,10 @@ describe("proposals", () => {
     });
     expect(outcome.state).toBe("pending");
     const action = await t.db.action.findUniqueOrThrow({ where: { id: outcome.actionId }, include: { snapshots: true, revisions: true } });
-    expect(action.snapshots[0].data).toMatchObject({ customer_email: "billing@acme.example", customer_opt_out: false });
+    expect(action.snapshots[0].data).toEqual({
+      invoice: { status: "open", currency: "USD", amount_due_minor: 2_500_000, customer_ref: "CUST-001" },
+      customer: { ref: "CUST-001", verified_domains: ["acme.example"], opt_out: false },
+    });
     expect(action.revisions[0].policyDecision).toMatchObject({ effect: "require_approval", ruleId: "send-email-verified" });
     expect(action.eligibleRoles).toEqual(["reviewer"]);
   });
@@ -398,7 +401,8 @@ describe("execution", () => {
     expect(action).toMatchObject({ status: "pending", currentRevision: 2, consumedAt: null });
     const rev2 = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId, revision: 2 } });
     const changed = (rev2.diff as { fields: Array<{ path: string }> }).fields.map((f) => f.path);
-    expect(changed).toEqual(expect.arrayContaining(["snapshot.amount_paid_minor", "snapshot.version"]));
+    // The field that moved, not the row's version counter.
+    expect(changed).toEqual(["snapshot.invoice.amount_paid_minor"]);
     expect(await t.db.refund.count({ where: { tenantId: a.id, amountMinor: 9_000 } })).toBe(0);
     expect(await auditTypes(a.id, p.actionId)).toEqual(expect.arrayContaining(["action.invalidated", "action.revised"]));
   });

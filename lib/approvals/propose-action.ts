@@ -24,6 +24,9 @@ import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-re
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
 import { agentsPausedError } from "@/lib/approvals/agents-paused-error";
 import { readSubmittedAction, type SubmittedActionRow } from "@/lib/db/statements/actions/read-submitted-action";
+import type { Judgement } from "@/lib/approvals/judge-payload";
+import { writeBudgetedProposal } from "@/lib/approvals/budgeted-proposals";
+import { policyBudgetTerms, type BudgetLine } from "@/lib/policy/evaluate-policy";
 
 export type ProposeInput = {
   tenantId: string;
@@ -51,9 +54,12 @@ export type ProposeInput = {
   submitKey?: string | null;
 };
 
+/** With a budgeted policy: each budget the call was judged against, and where it stands after it. */
+type Budgets = { budgets?: BudgetLine[] };
+
 export type ProposalOutcome =
-  | { state: "denied"; actionId: string; reason: string; ruleId: string | null; riskLevel: string }
-  | {
+  | ({ state: "denied"; actionId: string; reason: string; ruleId: string | null; riskLevel: string } & Budgets)
+  | ({
       state: "pending";
       actionId: string;
       revision: number;
@@ -62,8 +68,8 @@ export type ProposalOutcome =
       reason: string;
       riskLevel: string;
       quorum: number;
-    }
-  | { state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome }
+    } & Budgets)
+  | ({ state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome } & Budgets)
   /** The key already submitted this request under this Idempotency-Key: that action, as it is now. */
   | { state: "replayed"; actionId: string; submitted: SubmittedActionRow };
 
@@ -154,41 +160,43 @@ async function proposeUnder(
     policy,
     revision: 1,
   }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));
-  const { decision, hash } = assessment;
   const revision = 1;
   const columns = payloadColumns(tool.kind, args, assessment.datasets);
-  const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
-
   const actionId = randomUUID();
   const revisionId = randomUUID();
-  const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
   const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
   const requestSnapshotHash = snapshotHash(assessment.snapshot);
-  const event = auditBodyOf({
-    tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
-    outcome: decision.effect === "deny" ? "refused" : "ok",
-    subject: { type: "action", id: actionId }, actionId, tool: tool.name,
-    riskLevel: assessment.riskLevel, requester: input.requester.label, status,
-    data: {
-      revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
-      policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
-      taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
-    },
-  });
-  const proposal: ProposalRow = {
-    actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
-    event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
-    requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
-    requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
-    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
-    requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
-    hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
-    riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
-    ttlSeconds: decision.effect === "deny" ? null : ttl, decidedNow: decision.effect !== "require_approval",
-    statusReason: decision.reason, ...columns, sandboxSpec: assessment.sandboxSpec,
-    policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
-    scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
-    snapshotHash: requestSnapshotHash,
+  /** The proposal's row for a judgement: the assessment's, or a budgeted one's judged with its totals. */
+  const rowFor = ({ decision, hash, sandboxSpec }: Judgement): ProposalRow => {
+    const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
+    const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
+    const event = auditBodyOf({
+      tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
+      outcome: decision.effect === "deny" ? "refused" : "ok",
+      subject: { type: "action", id: actionId }, actionId, tool: tool.name,
+      riskLevel: assessment.riskLevel, requester: input.requester.label, status,
+      data: {
+        revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
+        policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
+        taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
+        ...(decision.budgets ? { budgets: decision.budgets } : {}),
+      },
+    });
+    return {
+      actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
+      event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
+      requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
+      requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
+      stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
+      requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
+      hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
+      riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
+      ttlSeconds: decision.effect === "deny" ? null : ttl, decidedNow: decision.effect !== "require_approval",
+      statusReason: decision.reason, ...columns, sandboxSpec,
+      policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
+      scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
+      snapshotHash: requestSnapshotHash,
+    };
   };
   /** Nothing was written, for `refusal`: the outcome, null to assess again, or the refusal thrown. */
   const notWritten = async (refusal: Extract<ProposalWritten, { written: false }>["refusal"]): Promise<ProposalOutcome | null> => {
@@ -214,13 +222,24 @@ async function proposeUnder(
     return null;
   };
 
+  const budgetTerms = policyBudgetTerms(policy.policy, tool.name);
+  if (budgetTerms.length > 0) {
+    // Judged again with the budgets' totals under their locks, in the transaction that writes it.
+    const { written, judged } = await writeBudgetedProposal(db, {
+      party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: requesterUserId, taskId: input.taskId ?? null },
+      tool: tool.name, args, policy: policy.policy, terms: budgetTerms, judged: assessment, judgeInput: assessment.judgeInput, rowFor,
+    });
+    if (!written.written) return notWritten(written.refusal);
+    return afterWrite(judged, written.expiresAt);
+  }
+  const { decision, hash } = assessment;
   if (decision.effect === "allow" && !input.taskId) {
     // One transaction: the proposal's statement (below), then the claim, the effect and its record.
     // A task's calls keep the shared write below: a task's proposals share-lock the task, which
     // the record of an execution then updates.
     const action: LockedAction = {
-      id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status, consumed: false, taskId: null,
-      requesterUserId, requesterApiKeyId: proposal.requesterApiKeyId, requesterLabel: proposal.requesterLabel, reason: proposal.reason,
+      id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status: "approved", consumed: false, taskId: null,
+      requesterUserId, requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, requesterLabel: input.requester.label, reason: (input.reason ?? "").slice(0, 2000),
       untrustedValues, riskLevel: assessment.riskLevel, currentRevision: revision, payloadHash: hash.hash, revisionId, revision,
       revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
       policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
@@ -228,7 +247,7 @@ async function proposeUnder(
     try {
       const execution = await executeAction(db, {
         tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor,
-        fresh: { action, write: async (tx) => (await writeProposals(tx, [proposal]))[0] },
+        fresh: { action, write: async (tx) => (await writeProposals(tx, [rowFor(assessment)]))[0] },
       });
       return { state: "allowed", actionId, reason: decision.reason, execution };
     } catch (error) {
@@ -239,22 +258,26 @@ async function proposeUnder(
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
-  const row = await writeProposal(db, proposal);
+  const row = await writeProposal(db, rowFor(assessment));
   if (!row.written) return notWritten(row.refusal);
-  void requestSeal(db, tenant.id);
-  const expiresAt = row.expiresAt;
+  return afterWrite(assessment, row.expiresAt);
 
-  if (decision.effect === "deny") {
-    return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel };
+  /** The outcome of a written proposal: refused, run now (allowed), or waiting for reviewers. */
+  async function afterWrite({ decision, hash }: Judgement, expiresAt: Date | null): Promise<ProposalOutcome> {
+    void requestSeal(db, tenant.id);
+    const budgets = decision.budgets ? { budgets: decision.budgets } : {};
+    if (decision.effect === "deny") {
+      return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel, ...budgets };
+    }
+    if (decision.effect === "allow") {
+      const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor });
+      return { state: "allowed", actionId, reason: decision.reason, execution, ...budgets };
+    }
+    return {
+      state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
+      reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum, ...budgets,
+    };
   }
-  if (decision.effect === "allow") {
-    const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor });
-    return { state: "allowed", actionId, reason: decision.reason, execution };
-  }
-  return {
-    state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
-    reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum,
-  };
 }
 
 /** A task's tool call that already has an action (`actionId`): the call waits on that one. */

@@ -39,8 +39,8 @@ describe("state changed since request", () => {
     expect((await queueRow(a, p.actionId))?.stateChanges).toBeNull();
     await refundElsewhere(a, "INV-1044", 30_000);
     const row = await queueRow(a, p.actionId);
-    expect(row?.stateChanges?.map((c) => c.path)).toEqual(expect.arrayContaining(["amount_refunded_minor", "version"]));
-    expect(row?.stateChanges?.find((c) => c.path === "amount_refunded_minor")).toMatchObject({ before: 0, after: 30_000 });
+    expect(row?.stateChanges?.map((c) => c.path)).toEqual(["invoice.amount_refunded_minor"]);
+    expect(row?.stateChanges?.find((c) => c.path === "invoice.amount_refunded_minor")).toMatchObject({ before: 0, after: 30_000 });
 
     const detail = await loadActionDetail(t.db, { tenantId: a.id, userId: a.users.reviewer.id, roles: ["reviewer"] }, p.actionId);
     expect(detail?.stateNow.state).toBe("changed");
@@ -59,7 +59,7 @@ describe("state changed since request", () => {
     expect(row).toMatchObject({ revision: 2, stateChanges: null, approvals: 0, blockedReason: null });
     const revision = await t.db.actionRevision.findFirstOrThrow({ where: { actionId: p.actionId, revision: 2 } });
     expect(revision.origin).toBe(`state re-read by ${a.users.reviewer.email}`);
-    expect(JSON.stringify(revision.diff)).toContain("snapshot.amount_refunded_minor");
+    expect(JSON.stringify(revision.diff)).toContain("snapshot.invoice.amount_refunded_minor");
     const vote = await decideAction(t.db, { tenantId: a.id, actionId: p.actionId, verdict: "approve", payloadHash: next.payloadHash, reviewer: a.users.reviewer.member });
     expect(vote.status).toBe("approved");
   });

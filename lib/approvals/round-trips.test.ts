@@ -7,6 +7,7 @@ import { createDb, type Db } from "@/lib/db/client";
 import { legacyBoundary } from "@/lib/audit/legacy-boundary";
 import { proposeAction, type ProposeInput } from "@/lib/approvals/propose-action";
 import { sealAllPending, sealAuditChain } from "@/lib/audit/seal-audit-chain";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 
 // Sealing runs beside the request, not in its path, and has a budget of its own (below): the
 // request's own statements are what is counted here.
@@ -16,12 +17,13 @@ vi.mock("@/lib/audit/seal-audit-chain", async (importOriginal) => ({
 }));
 
 /** The hot paths' budgets: a change that adds a round trip fails here (docs/BENCHMARKS.md). */
-const BUDGET = { allowedRead: 7, pendingWrite: 2, sealingPass: 4 };
+const BUDGET = { allowedRead: 7, pendingWrite: 2, budgetedPendingWrite: 6, sealingPass: 4 };
 
 let db: Db;
 let tenant: TestTenant;
 let agent: ProposeInput["requester"];
 let databaseName: string;
+let budgeted: TestTenant;
 
 const t = setUpTestDatabase();
 beforeAll(async () => {
@@ -34,6 +36,22 @@ beforeAll(async () => {
     tenantId: tenant.id, name: "counted-agent", allowedTools: ["get_invoice", "refund_invoice"], createdById: tenant.users.admin.id,
   });
   agent = { type: "api_key", apiKeyId: apiKey.id, label: `api:${apiKey.name}` };
+  // The default policy with a daily refund budget read first (issue 41), never tripped here.
+  const refundRules = DEFAULT_POLICY.tools.refund_invoice.rules;
+  budgeted = await createTestTenant(t.db, {
+    policy: {
+      ...DEFAULT_POLICY,
+      tools: {
+        ...DEFAULT_POLICY.tools,
+        refund_invoice: {
+          rules: [
+            { id: "refund-budget", effect: "deny", reason: "Over budget", when: 'budget.window("24h").sum("refund_invoice", "amount_minor", "key") + args.amount_minor > 1000000000000' },
+            ...refundRules,
+          ],
+        },
+      },
+    },
+  });
 });
 afterAll(async () => {
   await db?.$disconnect();
@@ -61,6 +79,18 @@ describe("round trips of the hot paths", () => {
     const sent = await statementsOf(databaseName, async () => void (state = (await pendingWrite()).state));
     expect(state).toBe("pending");
     expect(sent, sent.join("\n")).toHaveLength(BUDGET.pendingWrite);
+  });
+
+  it("a pending write under a budget: the TOCTOU read, then BEGIN, the budget's locks, its totals, the proposal statement, COMMIT", async () => {
+    const budgetedWrite = () => proposeAction(db, {
+      tenantId: budgeted.id, requester: budgeted.requester, tool: "refund_invoice",
+      args: { invoice_number: "INV-1044", amount_minor: 150_000, reason: "Duplicate charge" },
+    });
+    expect((await budgetedWrite()).state).toBe("pending");
+    let state = "";
+    const sent = await statementsOf(databaseName, async () => void (state = (await budgetedWrite()).state));
+    expect(state).toBe("pending");
+    expect(sent, sent.join("\n")).toHaveLength(BUDGET.budgetedPendingWrite);
   });
 
   it("a sealing pass stays within its statement budget, however many events it seals", async () => {

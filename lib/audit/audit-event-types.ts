@@ -11,6 +11,12 @@ const count = z.number().int().min(0);
 const text = z.string();
 const effect = z.enum(["allow", "require_approval", "deny"]);
 
+// A budgeted tool's budgets as the call was judged against them (lib/approvals/budgeted-proposals.ts).
+const budgetLines = z.array(z.strictObject({
+  window: text, measure: z.enum(["count", "sum"]), tool: text, argument: text.nullable(), by: z.enum(["key", "task", "requester", "tenant"]),
+  limit: z.number().int().nullable(), usedBefore: z.number().int(), usedAfter: z.number().int(),
+}));
+
 // channel: the agent surface a proposal came through, when not the HTTP API or a task (absent
 // from events written before the MCP endpoint).
 const proposed = z.strictObject({
@@ -19,6 +25,7 @@ const proposed = z.strictObject({
   channel: z.literal("mcp").optional(),
   // An agent's submit under an Idempotency-Key (POST /api/v1/actions).
   idempotencyKey: text.optional(),
+  budgets: budgetLines.optional(),
 });
 const refusal = z.strictObject({ code: text, message: text, channel: z.literal("mcp").optional() });
 const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });
@@ -62,6 +69,7 @@ export const AUDIT_EVENT_SCHEMAS = {
     fromRevision: count, revision: count, origin: text, payloadHash: hash, effect, ruleId: id.nullable(), changedFields: z.array(text),
     // Risk tags the previous revision had and this one has not, as "id (field)".
     removedTags: z.array(text).optional(),
+    budgets: budgetLines.optional(),
   }),
   "action.expired": z.strictObject({
     revision: count, detectedBy: z.enum(["decision", "execution", "sweeper"]), previousStatus: z.enum(["pending", "approved"]).optional(),

@@ -72,6 +72,19 @@ describe("audit that reads", () => {
     expect((await searchAuditEvents(t.db, { tenantId: a.id, filters: { q: "no such words anywhere" } })).events).toEqual([]);
   });
 
+  it("charts follow the search text as the events list does: arguments, notes, tool", async () => {
+    const total = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.outcomesByRisk.reduce((n, r) => n + Object.values(r.outcomes).reduce((x, y) => x + y, 0), 0);
+    const rejects = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.decisionsPerDay.reduce((n, d) => n + d.reject, 0);
+    const byArgs = await getAuditCharts(t.db, { tenantId: a.id, filter: { text: "PARCEL lost" } });
+    expect([total(byArgs), rejects(byArgs)]).toEqual([1, 1]);
+    expect(total(await getAuditCharts(t.db, { tenantId: a.id, filter: { text: "photo of the damage" } }))).toBe(1);
+    expect(total(await getAuditCharts(t.db, { tenantId: a.id, filter: { text: "get_invoice" } }))).toBe(1);
+    // Its own % and _ match themselves, not anything.
+    const none = await getAuditCharts(t.db, { tenantId: a.id, filter: { text: "no such words anywhere%" } });
+    expect([total(none), rejects(none)]).toEqual([0, 0]);
+    expect(total(await getAuditCharts(t.db, { tenantId: a.id, filter: { text: "%" } }))).toBe(0);
+  });
+
   it("charts follow the filters: tool, risk, reviewer and decision", async () => {
     const total = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.outcomesByRisk.reduce((n, r) => n + Object.values(r.outcomes).reduce((x, y) => x + y, 0), 0);
     const rejects = (c: Awaited<ReturnType<typeof getAuditCharts>>) => c.decisionsPerDay.reduce((n, d) => n + d.reject, 0);

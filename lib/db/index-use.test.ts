@@ -47,6 +47,10 @@ function wholeReadsOf(node: PlanNode, leadingColumn: Map<string, string>, into: 
 
 type Query = (this: pg.Client, ...args: unknown[]) => unknown;
 
+/** The connections of `db` below: opened with sequential scans off. */
+const isWatched = (client: pg.Client) =>
+  String((client as unknown as { connectionParameters?: { options?: string } }).connectionParameters?.options ?? "").includes("enable_seqscan=off");
+
 /**
  * While `fn` runs, every statement this process's pg clients send is first explained on the same
  * connection (inside its transaction, never executed) with `enable_seqscan=off`: a sequential scan
@@ -57,6 +61,9 @@ async function watchPlans(leadingColumn: Map<string, string>, fn: () => Promise<
   const prototype = pg.Client.prototype as unknown as { query: Query };
   const original = prototype.query;
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    // Only the watched pool's connections: the test database's own pool also serves background
+    // work (the group-commit sealer) that may run inside this window on small, seq-scanned tables.
+    if (!isWatched(this)) return original.apply(this, args);
     const config = args[0] as string | { text?: string; values?: unknown[] } | undefined;
     const text = typeof config === "string" ? config : config?.text;
     if (text && /^\s*(?:WITH|SELECT|UPDATE|INSERT|DELETE)\b/i.test(text)) {

@@ -11,6 +11,7 @@ import { waitForDecision, DECISION_POLL_MS } from "@/lib/api/wait-for-decision";
 import type { RecordedExecution } from "@/lib/api/stream-execution";
 import { readLatestExecution } from "@/lib/db/statements/executions/read-latest-execution";
 import { gatewayTools, type GatewayTool } from "@/lib/mcp/gateway-tools";
+import { budgetStanding, describeBudgetLine } from "@/lib/policy/budget-standing";
 
 /** Where a result's `_meta` says which Countersign action the call became. */
 export const ACTION_META_KEY = "countersign/action";
@@ -67,12 +68,19 @@ export async function callGatewayTool(db: Db, call: GatewayCall): Promise<CallTo
     if (!isAppError(error) || error.code === "api_key_revoked") throw error;
     return gateResult({ kind: "invalid", tool: tool.name, reason: error.message }, null);
   }
-  const at = (state: string, extra: Record<string, unknown> = {}) => actionMeta(call.origin, outcome.actionId, { state, ...extra });
+  // With a budgeted policy: each budget the call was judged against, and what is left of it.
+  const budgets = outcome.state !== "replayed" && outcome.budgets ? { budgets: outcome.budgets.map(budgetStanding) } : {};
+  const at = (state: string, extra: Record<string, unknown> = {}) => actionMeta(call.origin, outcome.actionId, { state, ...extra, ...budgets });
   switch (outcome.state) {
     case "denied":
       return gateResult(denialOutcome(tool, outcome.reason), at("denied", { ruleId: outcome.ruleId }));
-    case "allowed":
-      return executedResult(tool, call, { ...outcome.execution, id: outcome.execution.executionId, status: outcome.execution.state }, false, at);
+    case "allowed": {
+      const result = await executedResult(tool, call, { ...outcome.execution, id: outcome.execution.executionId, status: outcome.execution.state }, false, at);
+      if (!outcome.budgets?.length) return result;
+      // Said in words too, for a model that reads only the text: allowed under a budget, and what is left.
+      const left = outcome.budgets.map((line) => describeBudgetLine(line, tool.name)).join("; ");
+      return { ...result, content: [...result.content, { type: "text", text: `Allowed within the policy's budget: ${left}.` }] };
+    }
     case "pending":
       return awaitDecision(db, tool, call, { actionId: outcome.actionId, revision: outcome.revision, policyReason: outcome.reason }, at);
     case "replayed":

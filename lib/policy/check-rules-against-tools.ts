@@ -3,6 +3,7 @@ import { celArgSchema } from "./cel-arg-schema";
 import { typedArgsCelEnvironment, type CelSchema } from "./policy-cel";
 import type { Policy } from "./policy-document";
 import type { PolicyToolCatalogue } from "./policy-tool-catalogue";
+import { policyBudgetTerms } from "./evaluate-policy";
 
 type Problem = { path: string; message: string };
 
@@ -33,6 +34,7 @@ export function checkRulesAgainstTools(policy: Policy, catalogue: PolicyToolCata
       });
       continue;
     }
+    errors.push(...budgetArgumentErrors(policy, toolName, known));
     const schema = tool.inputSchema ? celArgSchema(tool.inputSchema) : null;
     const conditional = toolPolicy.rules.some((rule) => rule.when !== undefined);
     if (!schema) {
@@ -51,6 +53,24 @@ export function checkRulesAgainstTools(policy: Policy, catalogue: PolicyToolCata
     });
   }
   return { errors, notes };
+}
+
+/** A budget sums an integer argument the counted tool has (a tool without a known schema is not checked). */
+function budgetArgumentErrors(policy: Policy, toolName: string, known: ReadonlyMap<string, PolicyToolCatalogue["tools"][number]>): Problem[] {
+  const errors: Problem[] = [];
+  for (const term of policyBudgetTerms(policy, toolName)) {
+    if (term.argument === null) continue;
+    const counted = known.get(term.tool);
+    const fields = counted?.inputSchema ? celArgSchema(counted.inputSchema) : null;
+    if (!fields || fields[term.argument] === "int") continue;
+    const i = policy.tools[toolName].rules.findIndex((rule) => rule.id === term.ruleId);
+    const guess = closest(term.argument, Object.keys(fields).filter((k) => fields[k] === "int"));
+    errors.push({
+      path: `tools.${toolName}.rules.${i}.when`,
+      message: `Rule "${term.ruleId}": a budget sums ${term.tool}.${term.argument}, which is not an integer argument of ${term.tool}${guess ? ` — did you mean ${guess}?` : "."} Its arguments: ${describe(fields)}.`,
+    });
+  }
+  return errors;
 }
 
 function explain(error: unknown, toolName: string, schema: CelSchema): string {

@@ -2,6 +2,7 @@ import type { ParseResult } from "@marcbachmann/cel-js";
 import { PolicyDocumentSchema, type Policy, type PolicyRule } from "./policy-document";
 import { formatPolicyDuration, parsePolicyDuration } from "./policy-duration";
 import { policyCelEnvironment } from "./policy-cel";
+import { budgetTermsIn, type RuleBudgetTerm } from "./policy-budgets";
 
 export type PolicyValidationError = { path: string; message: string };
 /** `notes`: what could not be checked (an MCP tool without a known schema), said rather than passed as valid. */
@@ -9,8 +10,15 @@ export type PolicyValidationResult =
   | { ok: true; policy: Policy; notes: PolicyValidationError[] }
   | { ok: false; errors: PolicyValidationError[]; notes: PolicyValidationError[] };
 
-/** A validated policy with each rule's `when` compiled, keyed by rule id. */
-export type CompiledPolicy = { policy: Policy; conditions: ReadonlyMap<string, ParseResult> };
+/**
+ * A validated policy with each rule's `when` compiled, keyed by rule id, and the budget totals
+ * each tool's rules read (policy-budgets.ts), keyed by tool; a tool whose rules read none is absent.
+ */
+export type CompiledPolicy = {
+  policy: Policy;
+  conditions: ReadonlyMap<string, ParseResult>;
+  budgets: ReadonlyMap<string, Array<RuleBudgetTerm & { ruleId: string }>>;
+};
 
 export function compilePolicy(
   doc: unknown,
@@ -23,7 +31,7 @@ export function compilePolicy(
     }));
     // Report broken conditions in the same pass, so an admin fixes everything at once.
     for (const { path, id, when } of rawConditions(doc)) {
-      const message = compileError(when, () => undefined);
+      const message = compileError(when, null, () => undefined);
       if (message !== null) errors.push({ path, message: `Rule "${id}": ${message}` });
     }
     return { ok: false, errors };
@@ -32,6 +40,8 @@ export function compilePolicy(
   const errors: PolicyValidationError[] = [];
   const conditions = new Map<string, ParseResult>();
   const seen = new Map<string, string>();
+  const budgets = new Map<string, Array<RuleBudgetTerm & { ruleId: string }>>();
+  const toolNames = new Set(Object.keys(policy.tools));
 
   for (const [tool, toolPolicy] of Object.entries(policy.tools)) {
     toolPolicy.rules.forEach((rule, i) => {
@@ -57,11 +67,14 @@ export function compilePolicy(
         errors.push({ path: `${path}.sandbox`, message: `Rule "${rule.id}": sandbox has no effect on a deny rule (denied code never runs).` });
       }
       if (rule.when === undefined) return;
-      const message = compileError(rule.when, (compiled) => conditions.set(rule.id, compiled));
+      const message = compileError(rule.when, toolNames, (compiled, terms) => {
+        conditions.set(rule.id, compiled);
+        if (terms.length > 0) budgets.set(tool, [...(budgets.get(tool) ?? []), ...terms.map((t) => ({ ...t, ruleId: rule.id }))]);
+      });
       if (message !== null) errors.push({ path: `${path}.when`, message: `Rule "${rule.id}": ${message}` });
     });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: { policy, conditions } };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: { policy, conditions, budgets } };
 }
 
 /** A reminder must fall inside the approval window, or it could never fire. */
@@ -86,7 +99,11 @@ function reminderErrors(rule: PolicyRule, path: string, ttlSeconds: number): Pol
   return errors;
 }
 
-function compileError(expression: string, onCompiled: (p: ParseResult) => void): string | null {
+function compileError(
+  expression: string,
+  tools: ReadonlySet<string> | null,
+  onCompiled: (p: ParseResult, budgetTerms: RuleBudgetTerm[]) => void,
+): string | null {
   let compiled: ParseResult;
   try {
     compiled = policyCelEnvironment.parse(expression);
@@ -96,7 +113,9 @@ function compileError(expression: string, onCompiled: (p: ParseResult) => void):
   const check = compiled.check();
   if (!check.valid) return `does not type-check: ${firstLine(check.error)}`;
   if (check.type !== "bool" && check.type !== "dyn") return `must be a boolean condition, but it yields ${check.type}.`;
-  onCompiled(compiled);
+  const budget = budgetTermsIn(compiled.ast, tools);
+  if (budget.errors.length > 0) return budget.errors.join(" ");
+  onCompiled(compiled, budget.terms);
   return null;
 }
 

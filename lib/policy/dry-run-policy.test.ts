@@ -77,7 +77,7 @@ describe("dry run over what was stored", () => {
     // The arguments and the snapshot come back as text, for the pool to parse (pg would parse jsonb here).
     expect(typeof stored.argsText).toBe("string");
     expect(typeof stored.snapshotText).toBe("string");
-    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer_verified_domains: ["acme.example"] });
+    expect(JSON.parse(stored.snapshotText ?? "null")).toMatchObject({ customer: { verified_domains: ["acme.example"] } });
     // The customer's verified domains come from the recorded snapshot: the recipient is inside them,
     // so the draft decides as was recorded (without them the rule for outside domains would match).
     const [row] = (await dryRunPolicy(t.db, { tenantId: a.id, document: DEFAULT_POLICY, limit: 1, actionId: email.actionId })).rows;
@@ -108,3 +108,73 @@ describe("test a draft on a sample payload", () => {
     expect(await refusal(testPolicySample(t.db, { tenantId: a.id, document: DEFAULT_POLICY, sample: { ...sample, tool: "run_pyhton" } }))).toMatchObject({ code: "unknown_tool" });
   });
 });
+
+describe("a draft that reads budgets", () => {
+  /** Refunds past 1,000.00 a day per requester are denied; the rest as the default policy says. */
+  function dailyRefundBudget(): Policy {
+    const draft = structuredClone(DEFAULT_POLICY);
+    draft.tools.refund_invoice.rules.unshift({
+      id: "refund-budget", effect: "deny", reason: "Over the requester's daily refund budget",
+      when: 'budget.window("24h").sum("refund_invoice", "amount_minor", "requester") + args.amount_minor > 100000',
+    });
+    return draft;
+  }
+
+  it("dry run: judges each recorded call with what its requester had spent or reserved before it", async () => {
+    const { rows } = await dryRunPolicy(t.db, { tenantId: a.id, document: dailyRefundBudget(), limit: 10 });
+    const byId = new Map(rows.map((r) => [r.actionId, r]));
+    // The first refund (500.00) fits; the second (2,000.00 after 500.00 reserved) is over.
+    expect(byId.get(ids.small)).toMatchObject({ draft: { ruleId: "refund-small" }, changed: false });
+    expect(byId.get(ids.large)).toMatchObject({ draft: { effect: "deny", ruleId: "refund-budget" }, changed: true });
+    expect(byId.get(ids.large)?.rules[0]).toMatchObject({ ruleId: "refund-budget", outcome: "matched", decides: true });
+  });
+
+  it("test this policy: a tenant budget reads the organisation's totals now, and the trace evaluates it", async () => {
+    const draft = structuredClone(DEFAULT_POLICY);
+    draft.tools.refund_invoice.rules.unshift({
+      id: "tenant-budget", effect: "deny", reason: "Over the organisation's daily refund budget",
+      when: 'budget.window("24h").sum("refund_invoice", "amount_minor", "tenant") + args.amount_minor > 250000',
+    });
+    const sample = { tool: "refund_invoice", requesterRoles: ["requester"], riskLevel: "low" as const, riskTags: [] };
+    // 2,500.00 already waits for review in this organisation (500.00 + 2,000.00).
+    const fits = await testPolicySample(t.db, { tenantId: a.id, document: draft, sample: { ...sample, args: { invoice_number: "INV-1044", amount_minor: 1, reason: "one cent" } } });
+    expect(fits.decision.ruleId).toBe("tenant-budget");
+    const elsewhere = await testPolicySample(t.db, { tenantId: other.id, document: draft, sample: { ...sample, args: { invoice_number: "INV-1044", amount_minor: 1, reason: "one cent" } } });
+    expect(elsewhere.decision.ruleId).not.toBe("tenant-budget");
+    expect(elsewhere.rules[0]).toMatchObject({ ruleId: "tenant-budget", outcome: "not_matched" });
+  });
+});
+
+describe("dry run of an unchanged draft", () => {
+  it("reports nothing decided differently: state-check and scan denials are not the policy's decision", async () => {
+    const tenant = await createTestTenant(t.db);
+    const propose = (tool: string, args: Record<string, unknown>) => proposeAction(t.db, { tenantId: tenant.id, requester: tenant.requester, tool, args });
+    // More than was paid on INV-1043 (450.00): refused by the refund's state check before the policy.
+    const overRefund = await propose("refund_invoice", { invoice_number: "INV-1043", amount_minor: 50_000, reason: "goodwill" });
+    // A banned import: refused by the code scan before the policy.
+    const blocked = await propose("run_python", { code: "import os\nprint(os.listdir('/'))\n", language: "python" });
+    const fine = await propose("refund_invoice", { invoice_number: "INV-1044", amount_minor: 50_000, reason: "late delivery" });
+    expect([overRefund.state, blocked.state, fine.state]).toEqual(["denied", "denied", "pending"]);
+
+    const result = await dryRunPolicy(t.db, { tenantId: tenant.id, document: DEFAULT_POLICY, limit: 10 });
+    expect(result.changed).toBe(0);
+    const byId = new Map(result.rows.map((r) => [r.actionId, r]));
+    for (const id of [overRefund.actionId, blocked.actionId]) {
+      expect(byId.get(id)).toMatchObject({ recorded: { effect: "deny", ruleId: null }, refusedBeforePolicy: true, changed: false });
+    }
+    expect(byId.get(fine.actionId)).toMatchObject({ refusedBeforePolicy: false, changed: false });
+
+    // A real change of the policy's decision still counts, for the refused action too.
+    const result2 = await dryRunPolicy(t.db, { tenantId: tenant.id, document: denySmallRefunds(), limit: 10 });
+    expect(result2.rows.filter((r) => r.changed).map((r) => r.actionId).sort()).toEqual([overRefund.actionId, fine.actionId].sort());
+  });
+});
+
+/** The default policy with refunds up to 1,000.00 denied instead of needing one reviewer. */
+function denySmallRefunds(): Policy {
+  const draft = structuredClone(DEFAULT_POLICY);
+  const small = draft.tools.refund_invoice.rules.find((r) => r.id === "refund-small");
+  if (!small) throw new Error("default policy changed");
+  Object.assign(small, { effect: "deny", quorum: undefined, eligibleRoles: undefined });
+  return JSON.parse(JSON.stringify(draft)) as Policy;
+}

@@ -6,6 +6,7 @@ import { parsePolicyDuration } from "./policy-duration";
 import { DECIDING_ROLES } from "@/lib/roles/permissions";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { compilePolicy, type CompiledPolicy } from "./compile-policy";
+import { BudgetTotals, type BudgetScope, type BudgetTotalsInput, type RuleBudgetTerm } from "./policy-budgets";
 
 export type PolicyContext = {
   requesterRoles: string[];
@@ -24,6 +25,8 @@ export type PolicyInput = {
   context: PolicyContext;
   /** What a tool the policy does not list gets: deny (absent), or the defaults' approval for an upstream MCP tool an admin pinned. */
   unlisted?: "require_approval";
+  /** The budget totals the tool's rules read (policyBudgetTerms), by budgetTermKey; a rule reading one not given is denied. */
+  budgets?: BudgetTotalsInput;
 };
 
 export type PolicyDecision = {
@@ -51,6 +54,23 @@ export type PolicyDecision = {
   escalate?: { afterSeconds: number; role: Role; channel?: string };
   /** Warn the eligible reviewers this long before the revision expires. */
   warnBeforeExpirySeconds?: number;
+  /** The budgets the tool's rules read, as judged for this call (lib/approvals/budgeted-proposals.ts). */
+  budgets?: BudgetLine[];
+};
+
+/**
+ * One budget as a call was judged against it: the running total before the call and after it (the
+ * same when the call is not counted, e.g. denied), and the integer the rule compares it with, if any.
+ */
+export type BudgetLine = {
+  window: string;
+  measure: "count" | "sum";
+  tool: string;
+  argument: string | null;
+  by: BudgetScope;
+  limit: number | null;
+  usedBefore: number;
+  usedAfter: number;
 };
 
 const PolicyContextSchema = z.strictObject({
@@ -79,12 +99,26 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
   return from !== undefined && level >= RISK_LEVELS.indexOf(from) ? { ...decision, signature: "required" } : decision;
 }
 
-function evaluateRules(policy: Policy, input: PolicyInput): PolicyDecision {
+function compiledOf(policy: Policy): ReturnType<typeof compilePolicy> {
   let compiledResult = compiledCache.get(policy);
   if (compiledResult === undefined) {
     compiledResult = compilePolicy(policy);
     compiledCache.set(policy, compiledResult);
   }
+  return compiledResult;
+}
+
+/** The budget totals `tool`'s rules read, each with its rule (empty: no budget, and none is read). */
+export function policyBudgetTerms(policy: Policy, tool: string): ReadonlyArray<RuleBudgetTerm & { ruleId: string }> {
+  // Compiling a large policy is work for the compute pool: a tool whose rules never name `budget` reads none.
+  const rules = Object.hasOwn(policy.tools ?? {}, tool) ? policy.tools[tool].rules : [];
+  if (!Array.isArray(rules) || !rules.some((rule) => typeof rule.when === "string" && rule.when.includes("budget"))) return [];
+  const compiled = compiledOf(policy);
+  return (compiled.ok && compiled.compiled.budgets.get(tool)) || [];
+}
+
+function evaluateRules(policy: Policy, input: PolicyInput): PolicyDecision {
+  const compiledResult = compiledOf(policy);
   if (!compiledResult.ok) {
     const first = compiledResult.errors[0];
     return failClosed(null, `The tenant's policy is invalid (${first?.path}: ${first?.message}); every action is denied until it is fixed.`);
@@ -118,6 +152,7 @@ function evaluateRules(policy: Policy, input: PolicyInput): PolicyDecision {
     args: toCelValue(input.args),
     tool: input.tool,
     ctx: celCtx(context.data),
+    budget: new BudgetTotals(input.budgets),
   };
 
   for (const rule of toolPolicy.rules) {

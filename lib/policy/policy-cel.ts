@@ -2,6 +2,7 @@ import { Environment } from "@marcbachmann/cel-js";
 import type { JsonValue } from "@/lib/canonical/json-value";
 import { emailRecipientsIn } from "@/lib/risk/email-recipients";
 import { isIpLiteral } from "@/lib/risk/ip-literal";
+import { BudgetTotals, BudgetWindow, budgetTotal, type BudgetScope } from "./policy-budgets";
 
 /**
  * What rules may read from `ctx`, with CEL types, filled from the database and lib/risk. A field
@@ -22,6 +23,9 @@ export const POLICY_CEL_FUNCTIONS = {
   "emailDomains(map): list<string>":
     "Lower-cased domains of every address under a recipient-like key of args (to, cc, bcc, recipient(s), email…).",
   "isIpLiteral(string): bool": "True when a host or mail domain is an IP address in any spelling (dotted, decimal, hex, IPv6, [..]).",
+  'budget.window("24h").sum(tool, argument, by): int':
+    "Sum of an integer argument of the tool's calls in the window that ran, are approved or wait for review, by the same key, task, requester or tenant (by: \"key\", \"task\", \"requester\", \"tenant\"). Literal arguments only.",
+  'budget.window("24h").count(tool, by): int': "Number of the tool's calls in the window that ran, are approved or wait for review, by the same key, task, requester or tenant.",
 } as const;
 
 // Building an Environment is the expensive part of cel-js: the part every condition shares is
@@ -31,7 +35,16 @@ const commonEnvironment = new Environment({
 })
   .registerVariable("tool", "string")
   .registerVariable({ name: "ctx", schema: { ...POLICY_CONTEXT_FIELDS } })
-  .registerFunction("isIpLiteral(string): bool", (host: unknown) => typeof host === "string" && isIpLiteral(host));
+  .registerFunction("isIpLiteral(string): bool", (host: unknown) => typeof host === "string" && isIpLiteral(host))
+  // Budgets (policy-budgets.ts): the totals are read before the rules run and passed as `budget`.
+  .registerType("Budget", BudgetTotals)
+  .registerType("BudgetWindow", BudgetWindow)
+  .registerVariable("budget", "Budget")
+  .registerFunction("Budget.window(string): BudgetWindow", (b: BudgetTotals, window: string) => new BudgetWindow(b, window))
+  .registerFunction("BudgetWindow.sum(string, string, string): int", (w: BudgetWindow, tool: string, argument: string, by: string) =>
+    budgetTotal(w, { measure: "sum", tool, argument, by: by as BudgetScope, window: w.window }))
+  .registerFunction("BudgetWindow.count(string, string): int", (w: BudgetWindow, tool: string, by: string) =>
+    budgetTotal(w, { measure: "count", tool, argument: null, by: by as BudgetScope, window: w.window }));
 
 const emailDomains = (args: unknown) => {
   const domains = emailRecipientsIn(fromCelValue(args), { commsKeys: true }).map((r) => r.domain);

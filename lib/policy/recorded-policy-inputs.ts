@@ -4,11 +4,12 @@ import type { RecordedRevision } from "@/lib/db/statements/actions/read-recorded
 import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
 import { findTool } from "@/lib/tools/registry";
 import type { PolicyInput } from "./evaluate-policy";
+import type { BudgetTotalsInput } from "./policy-budgets";
 
 /** What of a recorded revision the policy's input is rebuilt from (its JSON columns still as text). */
 export type RecordedRevisionText = Pick<
   RecordedRevision, "tool" | "kind" | "argsText" | "code" | "language" | "riskLevel" | "riskTagsText" | "snapshotText" | "requesterRoles"
->;
+> & { budgets?: BudgetTotalsInput };
 
 const asObject = (v: unknown): JsonObject | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonObject) : null);
 
@@ -37,6 +38,7 @@ export function recordedPolicyInput(rev: RecordedRevisionText, tenantDomains: st
     tool: rev.tool,
     args,
     ...(upstream ? { unlisted: "require_approval" as const } : {}),
+    ...(rev.budgets ? { budgets: rev.budgets } : {}),
     context: {
       ...facts,
       requesterRoles: rev.requesterRoles,

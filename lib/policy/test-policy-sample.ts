@@ -8,13 +8,14 @@ import { findTenantTool } from "@/lib/tools/tenant-tools";
 import { checkToolArgs } from "@/lib/tools/parse-tool-args";
 import type { PolicyTrace } from "./trace-policy";
 import { validDraftPolicy } from "./valid-draft-policy";
+import { sampleBudgetTotals } from "@/lib/approvals/budgeted-proposals";
 
 export type PolicySample = { tool: string; args: unknown; requesterRoles: string[]; riskLevel: (typeof RISK_LEVELS)[number]; riskTags: string[] };
 
 /**
  * "Test this policy" on an admin's payload: arguments parsed and state read as for a proposal (the
  * invoice or customer must exist), then the draft decides, rule by rule. Risk is what the admin
- * says (no scan); nothing is written.
+ * says (no scan); nothing is written. Budgets read the organisation's totals now (sampleBudgetTotals).
  */
 export async function testPolicySample(db: DbTx, input: { tenantId: string; document: unknown; sample: PolicySample }): Promise<PolicyTrace> {
   const policy = await validDraftPolicy(db, input.tenantId, input.document);
@@ -32,11 +33,12 @@ export async function testPolicySample(db: DbTx, input: { tenantId: string; docu
   }
   const tenant = await db.tenant.findUniqueOrThrow({ where: { id: input.tenantId }, select: { domains: true } });
   const { amountThresholdMinor: _threshold, ...facts } = tool.policyContext?.(args, snapshot) ?? {};
+  const budgets = await sampleBudgetTotals(db, { tenantId: input.tenantId, policy, tool: tool.name });
   const [trace] = await runCompute(dryRunPolicyTask,
     {
       policyJson: JSON.stringify(policy),
       inputs: [{
-        tool: tool.name, args, unlisted: tool.unlistedEffect,
+        tool: tool.name, args, unlisted: tool.unlistedEffect, ...(budgets ? { budgets } : {}),
         context: {
           ...facts, requesterRoles: input.sample.requesterRoles, tenantDomains: tenant.domains,
           customerVerifiedDomains: facts.customerVerifiedDomains ?? [], riskLevel: input.sample.riskLevel, riskTags: input.sample.riskTags,

@@ -2,6 +2,7 @@ import { evaluatePolicy, type PolicyDecision, type PolicyInput } from "./evaluat
 import { toCelValue } from "./policy-cel";
 import type { Policy } from "./policy-document";
 import { compilePolicy } from "./compile-policy";
+import { BudgetTotals } from "./policy-budgets";
 
 /**
  * One rule of the tool, as it fared on the input: held, did not hold, or could not be evaluated
@@ -28,7 +29,7 @@ export function tracePolicy(policy: Policy, input: PolicyInput): PolicyTrace {
     ...(input.context.recipientDomain === undefined ? {} : { recipientDomain: input.context.recipientDomain.toLowerCase() }),
     ...(input.context.riskLevel === undefined ? {} : { riskLevel: input.context.riskLevel }),
   };
-  const celContext = { args: toCelValue(input.args), tool: input.tool, ctx };
+  const celContext = { args: toCelValue(input.args), tool: input.tool, ctx, budget: new BudgetTotals(input.budgets) };
   let decided = false;
   const rules = toolPolicy.rules.map((rule): RuleTrace => {
     let outcome: RuleTrace["outcome"] = "matched";

@@ -1,3 +1,4 @@
+import type { BudgetLine } from "@/lib/policy/evaluate-policy";
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
@@ -18,7 +19,11 @@ export type RevisionView = {
   /** Code: the data sets it mounts at /mnt/data, with the SHA-256 and size the approval binds. */
   datasets: { name: string; sha256: string; bytes: number }[];
   policyVersion: number;
-  policyDecision: { effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string };
+  policyDecision: {
+    effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string;
+    /** The budgets the revision was judged against (a budgeted tool's policy). */
+    budgets?: BudgetLine[];
+  };
   payloadHash: string;
   hashAlgorithm: string;
   hashVersion: number;
@@ -57,9 +62,12 @@ export type SnapshotView = { phase: string; revision: number; data: JsonValue; h
 /** The state an action rests on, read now and compared as the vote compares it (lib/review/read-states-now.ts). */
 export type StateNow =
   | { state: "none" }
-  /** `effectNow`: the effect's "before" computed from the state now (the effect table's "Now" column). */
-  | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null }
-  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null }
+  /**
+   * `effectNow` and `effectAfterNow`: the effect's "before" and "after" computed from the state now
+   * (the effect table's "Now" and "After" columns).
+   */
+  | { state: "unchanged"; data: JsonObject | null; hash: string; effectNow: JsonObject | null; effectAfterNow: JsonObject | null }
+  | { state: "changed"; data: JsonObject | null; hash: string; changes: FieldChange[]; effectNow: JsonObject | null; effectAfterNow: JsonObject | null }
   /**
    * No state to show now. `gone`: what it rests on no longer exists (a deleted record, an upstream
    * tool held or removed), a change as the vote judges it; otherwise it could not be read or compared.

@@ -34,7 +34,7 @@ const ROW_SELECT = {
   revisions: {
     where: { status: "current" },
     select: {
-      id: true, preview: true, riskTags: true, createdByUserId: true, args: true, code: true, language: true,
+      id: true, preview: true, riskTags: true, createdByUserId: true, args: true, code: true, language: true, policyDecision: true,
       snapshots: { where: { phase: "request" }, select: { data: true, hash: true }, take: 1 },
     },
   },
@@ -101,6 +101,7 @@ export async function listReviewQueue(db: Db, reviewer: ReviewerRef, options: { 
       myVote,
       stateChanges: states[index]?.listed ?? null,
       moreStateChanges: states[index]?.more ?? 0,
+      signatureRequired: isObjectWith(revision?.policyDecision, "signature", "required"),
       blockedReason: revision?.createdByUserId === reviewer.userId ? "You wrote this revision; another reviewer decides it." : null,
     };
   });
@@ -141,6 +142,10 @@ async function stateChangesOf(db: Db, tenantId: string, rows: Row[]): Promise<Ar
     const changes = changesSinceRequest(now);
     return changes ? listedChanges(changes) : null;
   });
+}
+
+function isObjectWith(value: unknown, key: string, expected: string): boolean {
+  return value !== null && typeof value === "object" && (value as Record<string, unknown>)[key] === expected;
 }
 
 export function summaryOf(preview: unknown, tool: string): string {

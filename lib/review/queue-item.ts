@@ -36,6 +36,8 @@ export type QueueItem = {
   stateChanges: FieldChange[] | null;
   /** How many more fields changed than `stateChanges` lists (it lists at most MAX_LISTED). */
   moreStateChanges: number;
+  /** The policy asks for a passkey-signed approval: approved on the action page, where the passkey signs. */
+  signatureRequired: boolean;
   /** Why this reviewer cannot decide it although it is listed (they wrote the revision), else null. */
   blockedReason: string | null;
 };

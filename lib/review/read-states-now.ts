@@ -30,7 +30,7 @@ export async function readStatesNow(q: Queryable, tenantId: string, reads: Array
   const out: StateNow[] = reads.map(() => ({ state: "none" }));
   const wanted = reads.flatMap((read, index) => (read ? [{ read, index }] : []));
   const live = await readLiveStates(q, tenantId, wanted.map(({ read }) => read));
-  const compared: Array<{ index: number; now: JsonObject | null; gone: string | null; effectNow: JsonObject | null; input: StateCompareInput }> = [];
+  const compared: Array<{ index: number; now: JsonObject | null; gone: string | null; effect: LiveEffect; input: StateCompareInput }> = [];
   wanted.forEach(({ read, index }, i) => {
     const { tool, state } = live[i];
     if (state instanceof Error) {
@@ -41,7 +41,7 @@ export async function readStatesNow(q: Queryable, tenantId: string, reads: Array
     if (state === null && read.atRequest === null) return;
     const gone = goneReason(state);
     compared.push({
-      index, now: state, gone, effectNow: gone || !tool ? null : effectOf(() => tool.preview(read.args, state).before),
+      index, now: state, gone, effect: gone || !tool ? NO_EFFECT : effectOf(() => tool.preview(read.args, state)),
       input: { atRequest: read.atRequest?.data ?? null, atRequestHash: read.atRequest?.hash ?? ABSENT, now: state },
     });
   });
@@ -51,18 +51,25 @@ export async function readStatesNow(q: Queryable, tenantId: string, reads: Array
     const result = results?.[i];
     if (!result) out[c.index] = { state: "unreadable", message: TOO_LARGE };
     else if (c.gone) out[c.index] = { state: "unreadable", message: c.gone, gone: { changes: result.changes ?? [] } };
-    else if (result.changes) out[c.index] = { state: "changed", data: c.now, hash: result.hash, changes: result.changes, effectNow: c.effectNow };
-    else out[c.index] = { state: "unchanged", data: c.now, hash: result.hash, effectNow: c.effectNow };
+    else if (result.changes) out[c.index] = { state: "changed", data: c.now, hash: result.hash, changes: result.changes, ...c.effect };
+    else out[c.index] = { state: "unchanged", data: c.now, hash: result.hash, ...c.effect };
   });
   return out;
 }
 
-/** The effect's "before" from the state now; null when it cannot be computed (the verdict does not rest on it). */
-function effectOf(before: () => JsonObject | null): JsonObject | null {
+type LiveEffect = { effectNow: JsonObject | null; effectAfterNow: JsonObject | null };
+const NO_EFFECT: LiveEffect = { effectNow: null, effectAfterNow: null };
+
+/**
+ * The effect computed from the state now, "before" and "after" alike (so "After" is what the effect
+ * would leave if it ran now); nulls when it cannot be computed (the verdict does not rest on it).
+ */
+function effectOf(preview: () => { before: JsonObject | null; after: JsonObject | null }): LiveEffect {
   try {
-    return before();
+    const { before, after } = preview();
+    return { effectNow: before, effectAfterNow: after };
   } catch {
-    return null;
+    return NO_EFFECT;
   }
 }
 

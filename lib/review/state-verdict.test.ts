@@ -47,7 +47,7 @@ const CASES: Case[] = [
   {
     name: "send_email (about an invoice)", tool: "send_email",
     args: { to: "ap@initech.example", subject: "Your invoice", body: "Hello", invoice_number: "INV-1045" },
-    change: async (tn) => void (await t.db.customer.updateMany({ where: { tenantId: tn.id, externalRef: "CUST-002" }, data: { email: "accounts@initech.example", version: { increment: 1 } } })),
+    change: async (tn) => void (await t.db.invoice.update({ where: invoice(tn, "INV-1045"), data: { status: "cancelled", amountDueMinor: 0, version: { increment: 1 } } })),
     remove: async (tn) => void (await t.db.invoice.delete({ where: invoice(tn, "INV-1045") })),
   },
   {

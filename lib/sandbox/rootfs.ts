@@ -43,7 +43,7 @@ function systemBase(): string | null {
 
 /** The spec image of the namespace sandbox for a rootfs digest ("sha256:…" or bare hex). */
 export function bwrapImageForDigest(digest: string, base: string = rootfsBaseDir()): string {
-  return BWRAP_IMAGE_PREFIX + path.join(base, bareDigest(digest));
+  return BWRAP_IMAGE_PREFIX + path.join(/*turbopackIgnore: true*/ base, bareDigest(digest));
 }
 
 /**

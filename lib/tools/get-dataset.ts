@@ -2,8 +2,9 @@ import { z } from "zod";
 import { notFound } from "@/lib/errors";
 import { readDataset } from "@/lib/db/statements/business/read-dataset";
 import { defineTool } from "@/lib/tools/tool";
+import { DatasetNameSchema } from "@/lib/tools/state-references";
 
-const Args = z.strictObject({ name: z.string().trim().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "a data set name like storage-buckets") });
+const Args = z.strictObject({ name: DatasetNameSchema });
 
 export const getDataset = defineTool({
   name: "get_dataset",

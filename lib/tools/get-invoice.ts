@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, findInvoice, invoiceSnapshot } from "@/lib/tools/invoice-state";
+import { findInvoice, invoiceFacts } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema } from "@/lib/tools/state-references";
 
 const Args = z.strictObject({ invoice_number: InvoiceNumberSchema });
 
@@ -16,7 +17,7 @@ export const getInvoice = defineTool({
     const invoice = await findInvoice(ctx, args.invoice_number);
     return {
       ok: true,
-      result: { ...invoiceSnapshot(invoice), due_date: invoice.dueDate.toISOString().slice(0, 10), customer_name: invoice.customer.name },
+      result: { ...invoiceFacts(invoice), due_date: invoice.dueDate.toISOString().slice(0, 10), customer_name: invoice.customer.name },
     };
   },
 });

@@ -1,12 +1,10 @@
-import { z } from "zod";
 import type { JsonObject } from "@/lib/canonical/json-value";
+import type { Queryable } from "@/lib/db/sql";
 import { notFound } from "@/lib/errors";
 import { readInvoice, type InvoiceRow } from "@/lib/db/statements/business/read-invoice";
 import { readInvoices } from "@/lib/db/statements/business/read-invoices";
-import type { ReadContext } from "@/lib/tools/tool";
 
-/** An invoice number as tools accept it (INV-1042). */
-export const InvoiceNumberSchema = z.string().trim().regex(/^INV-\d{1,10}$/, "looks like INV-1042");
+type ReadContext = { q: Queryable; tenantId: string; lock?: boolean };
 
 /** Loads an invoice of the tenant by number with its customer, or throws not_found. */
 export async function findInvoice(ctx: ReadContext, number: string): Promise<InvoiceRow> {
@@ -22,8 +20,8 @@ export async function findInvoices(ctx: Omit<ReadContext, "lock">, numbers: stri
   return numbers.map((number) => byNumber.get(number) ?? notFound(`Invoice ${number}`));
 }
 
-/** The invoice facts a decision rests on (the TOCTOU snapshot). */
-export function invoiceSnapshot(invoice: InvoiceRow): JsonObject {
+/** An invoice as `get_invoice` answers it (a read's result, not a snapshot). */
+export function invoiceFacts(invoice: InvoiceRow): JsonObject {
   return {
     invoice_number: invoice.number,
     status: invoice.status,
@@ -38,20 +36,3 @@ export function invoiceSnapshot(invoice: InvoiceRow): JsonObject {
     customer_opt_out: invoice.customer.optOut,
   };
 }
-
-/** The snapshot reads of a tool whose arguments name one invoice. */
-export const invoiceSnapshotReads = {
-  snapshot: async (ctx: ReadContext, args: { invoice_number: string }) => invoiceSnapshot(await findInvoice(ctx, args.invoice_number)),
-  snapshots: async (ctx: Omit<ReadContext, "lock">, all: Array<{ invoice_number: string }>) =>
-    (await findInvoices(ctx, all.map((a) => a.invoice_number))).map((row) => (row instanceof Error ? row : invoiceSnapshot(row))),
-};
-
-/** The approved invoice state an effect is conditioned on, read back from a verified snapshot. */
-export const VerifiedInvoiceSchema = z.object({
-  status: z.string(),
-  currency: z.string(),
-  version: z.number().int(),
-  amount_due_minor: z.number().int(),
-  amount_paid_minor: z.number().int(),
-  amount_refunded_minor: z.number().int(),
-});

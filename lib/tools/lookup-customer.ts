@@ -2,9 +2,10 @@ import { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
 import { readCustomer } from "@/lib/db/statements/business/read-customer";
 import { defineTool } from "@/lib/tools/tool";
+import { CustomerRefSchema } from "@/lib/tools/state-references";
 
 const Args = z.strictObject({
-  customer_ref: z.string().trim().min(1).max(64).optional(),
+  customer_ref: CustomerRefSchema.optional(),
   email: z.string().trim().toLowerCase().email().max(320).optional(),
 });
 

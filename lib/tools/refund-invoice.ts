@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { applyRefund } from "@/lib/db/statements/business/apply-refund";
 import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, VerifiedInvoiceSchema, invoiceSnapshotReads } from "@/lib/tools/invoice-state";
+import { InvoiceNumberSchema, declaredStateReads, type StateReference } from "@/lib/tools/state-references";
 import { formatMinor } from "@/lib/tools/money";
 
 const Args = z.strictObject({
@@ -10,7 +10,15 @@ const Args = z.strictObject({
   reason: z.string().trim().min(3).max(500),
 });
 
-type VerifiedInvoice = z.infer<typeof VerifiedInvoiceSchema>;
+/** What a refund rests on: what was paid and refunded, in which currency, and the status it may move. */
+const REST_ON = [
+  { key: "invoice", entity: "invoice", arg: "invoice_number", fields: ["status", "currency", "amount_paid_minor", "amount_refunded_minor"] },
+] as const satisfies readonly StateReference[];
+
+const VerifiedSchema = z.object({
+  invoice: z.object({ status: z.string(), currency: z.string(), amount_paid_minor: z.number().int(), amount_refunded_minor: z.number().int() }),
+});
+type VerifiedInvoice = z.infer<typeof VerifiedSchema>["invoice"];
 
 /** A refund may not exceed what was paid and not yet refunded. */
 function refundFindings(args: z.infer<typeof Args>, invoice: VerifiedInvoice): StateFinding[] {
@@ -32,28 +40,30 @@ export const refundInvoice = defineTool({
   description: "Refund part or all of what a customer paid on an invoice. amount_minor is in cents (45000 = 450.00).",
   classes: ["write", "financial", "irreversible"],
   args: Args,
-  ...invoiceSnapshotReads,
+  restsOn: REST_ON,
+  ...declaredStateReads(REST_ON),
   preview: (args, snapshot) => {
-    const refunded = Number(snapshot?.amount_refunded_minor ?? 0);
-    const paid = Number(snapshot?.amount_paid_minor ?? 0);
+    const invoice = VerifiedSchema.safeParse(snapshot).data?.invoice;
+    const refunded = invoice?.amount_refunded_minor ?? 0;
+    const paid = invoice?.amount_paid_minor ?? 0;
     const after = refunded + args.amount_minor;
     return {
-      summary: `Refund ${formatMinor(args.amount_minor, String(snapshot?.currency ?? "USD"))} on ${args.invoice_number}`,
-      before: { status: snapshot?.status ?? null, amount_refunded_minor: refunded },
-      after: { status: after >= paid ? "refunded" : (snapshot?.status ?? null), amount_refunded_minor: after },
+      summary: `Refund ${formatMinor(args.amount_minor, invoice?.currency ?? "USD")} on ${args.invoice_number}`,
+      before: { status: invoice?.status ?? null, amount_refunded_minor: refunded },
+      after: { status: after >= paid ? "refunded" : (invoice?.status ?? null), amount_refunded_minor: after },
     };
   },
-  stateChecks: (args, snapshot) => refundFindings(args, VerifiedInvoiceSchema.parse(snapshot)),
+  stateChecks: (args, snapshot) => refundFindings(args, VerifiedSchema.parse(snapshot).invoice),
   policyContext: (args) => ({ amountMinor: args.amount_minor }),
   async apply(ctx, args): Promise<Applied> {
-    const invoice = VerifiedInvoiceSchema.parse(ctx.verified);
+    const { invoice } = VerifiedSchema.parse(ctx.verified);
     const [finding] = refundFindings(args, invoice);
     if (finding) return { ok: false, result: { error: `${finding.reason} Nothing was refunded.` } };
     const refund = await applyRefund(ctx.q, {
       tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, invoiceNumber: args.invoice_number,
       amountMinor: args.amount_minor, reason: args.reason,
       verified: {
-        version: invoice.version, status: invoice.status,
+        status: invoice.status, currency: invoice.currency,
         amountPaidMinor: invoice.amount_paid_minor, amountRefundedMinor: invoice.amount_refunded_minor,
       },
     });

@@ -9,14 +9,13 @@ import { ARTIFACT_MOUNT, DATASET_MOUNT, datasetMaxBytes } from "@/lib/sandbox/ru
 import { runInSandbox } from "@/lib/sandbox/select-runner";
 import { parseSandboxSpec } from "@/lib/sandbox/spec";
 import { defineTool, type StoredArtifact } from "@/lib/tools/tool";
-
-const DatasetName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "a data set name like storage-buckets");
+import { DatasetNameSchema } from "@/lib/tools/state-references";
 
 const Args = z.strictObject({
   code: z.string().min(1).max(100_000),
   language: z.literal("python", { error: 'language must be "python" (Python 3 is the only language), or left out.' }).default("python"),
   datasets: z
-    .array(DatasetName)
+    .array(DatasetNameSchema)
     .min(1)
     .max(8, "at most 8 data sets per run")
     .refine((names) => new Set(names).size === names.length, "each data set once")
@@ -44,6 +43,8 @@ export const runPython = defineTool({
     `Name the tenant's data sets in \`datasets\` to read them at ${DATASET_MOUNT}/<name>.json (read-only); files the code writes under ${ARTIFACT_MOUNT} come back as artifacts (e.g. a chart as PNG, a table as CSV).`,
   classes: ["code-exec"],
   args: Args,
+  // Read by its own reader below (the bytes' hash, under the mount limit): exactly these fields.
+  restsOn: [{ key: "datasets", entity: "dataset", arg: "datasets", fields: ["name", "file", "sha256", "bytes"] }],
   // The data sets the code reads, with the hash of their bytes: reviewers approve those bytes, and
   // a data set that changes before the run invalidates the approval (read again under lock).
   async snapshot(ctx, args) {

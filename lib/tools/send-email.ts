@@ -1,13 +1,9 @@
 import nodemailer from "nodemailer";
 import { z } from "zod";
-import { notFound } from "@/lib/errors";
 import { markEmailSent } from "@/lib/db/statements/business/mark-email-sent";
 import { queueEmail } from "@/lib/db/statements/business/queue-email";
-import { readCustomer } from "@/lib/db/statements/business/read-customer";
-import { readCustomers } from "@/lib/db/statements/business/read-customers";
-import type { JsonObject } from "@/lib/canonical/json-value";
-import { defineTool, type ReadContext, type Applied, type StateFinding } from "@/lib/tools/tool";
-import { InvoiceNumberSchema, findInvoice, findInvoices } from "@/lib/tools/invoice-state";
+import { defineTool, type Applied, type StateFinding } from "@/lib/tools/tool";
+import { CustomerRefSchema, InvoiceNumberSchema, declaredStateReads, type StateReference } from "@/lib/tools/state-references";
 import { readEnv } from "@/lib/env";
 
 const Args = z.strictObject({
@@ -16,7 +12,7 @@ const Args = z.strictObject({
   body: z.string().min(1).max(20_000),
   /** The invoice or customer the email is about: its customer's verified domains and opt-out apply. */
   invoice_number: InvoiceNumberSchema.optional(),
-  customer_ref: z.string().trim().min(1).max(64).optional(),
+  customer_ref: CustomerRefSchema.optional(),
 });
 type Args = z.infer<typeof Args>;
 
@@ -25,61 +21,54 @@ export function smtpConfigured(): boolean {
   return readEnv("SMTP_URL") !== undefined;
 }
 
-type CustomerFacts = { externalRef: string; name: string; email: string; verifiedDomains: string[]; optOut: boolean; version: number };
+/**
+ * What an email rests on: the invoice it is about (is it still owed, and how much: a reminder
+ * quotes it) and the customer it is about — named, or the invoice's — (opt-out, and the verified
+ * domains the recipient is judged against).
+ */
+const REST_ON = [
+  { key: "invoice", entity: "invoice", arg: "invoice_number", fields: ["status", "currency", "amount_due_minor", "customer_ref"] },
+  { key: "customer", entity: "customer", arg: "customer_ref", fields: ["verified_domains", "opt_out"] },
+  { key: "customer", entity: "customer", arg: "invoice_number", through: "invoice", fields: ["verified_domains", "opt_out"] },
+] as const satisfies readonly StateReference[];
 
-async function customerFor(ctx: ReadContext, args: Args): Promise<CustomerFacts | null> {
-  if (args.invoice_number) return (await findInvoice(ctx, args.invoice_number)).customer;
-  if (args.customer_ref) {
-    const customer = await readCustomer(ctx.q, { tenantId: ctx.tenantId, externalRef: args.customer_ref, lock: ctx.lock });
-    if (!customer) throw notFound(`Customer ${args.customer_ref}`);
-    return customer;
-  }
-  return null;
-}
-
-/** `customerFor` for many emails: the invoices and the customers they name, one read each. */
-async function customersFor(ctx: Omit<ReadContext, "lock">, all: Args[]): Promise<Array<CustomerFacts | null | Error>> {
-  const invoices = await findInvoices(ctx, all.flatMap((a) => (a.invoice_number ? [a.invoice_number] : [])));
-  const refs = all.flatMap((a) => (!a.invoice_number && a.customer_ref ? [a.customer_ref] : []));
-  const customers = new Map((await readCustomers(ctx.q, { tenantId: ctx.tenantId, externalRefs: [...new Set(refs)] })).map((c) => [c.externalRef, c]));
-  let invoice = 0;
-  return all.map((a) => {
-    if (a.invoice_number) {
-      const row = invoices[invoice++];
-      return row instanceof Error ? row : row.customer;
-    }
-    if (a.customer_ref) return customers.get(a.customer_ref) ?? notFound(`Customer ${a.customer_ref}`);
-    return null;
-  });
-}
-
-function customerSnapshot(customer: CustomerFacts | null): JsonObject | null {
-  if (!customer) return null;
-  return {
-    customer_ref: customer.externalRef,
-    customer_email: customer.email,
-    customer_verified_domains: customer.verifiedDomains,
-    customer_opt_out: customer.optOut,
-    customer_version: customer.version,
-  };
-}
-
-/** The customer facts an email's approval rests on, read back from a verified snapshot. */
-const VerifiedCustomerSchema = z.object({
-  customer_ref: z.string(),
-  customer_name: z.string().optional(),
-  customer_opt_out: z.boolean(),
-  customer_version: z.number().int(),
+/** The state an email's approval rests on, read back from a snapshot. */
+const VerifiedSchema = z.object({
+  invoice: z.object({ status: z.string(), currency: z.string(), amount_due_minor: z.number().int(), customer_ref: z.string() }).optional(),
+  customer: z.object({ ref: z.string(), verified_domains: z.array(z.string()), opt_out: z.boolean() }).optional(),
 });
+type Verified = z.infer<typeof VerifiedSchema>;
 
-/** A customer who opted out of email gets none (whoever the address). */
-function optOutFindings(args: Args, customer: { customer_ref: string; customer_opt_out: boolean } | null): StateFinding[] {
-  if (!customer?.customer_opt_out) return [];
-  return [{
-    id: "state.customer-opted-out",
-    reason: `Customer ${customer.customer_ref} has opted out of email, so no email about them may be sent.`,
-    fields: [args.invoice_number ? "invoice_number" : "customer_ref", "to"],
-  }];
+/**
+ * A customer who opted out of email gets none (whoever the address); no email goes out about a
+ * cancelled invoice (nothing is owed on it); an email naming a customer and an invoice of another
+ * would be judged against the wrong customer.
+ */
+function emailFindings(args: Args, state: Verified): StateFinding[] {
+  const findings: StateFinding[] = [];
+  const { invoice, customer } = state;
+  if (invoice && customer && invoice.customer_ref !== customer.ref) {
+    findings.push({
+      id: "state.customer-mismatch",
+      reason: `${args.invoice_number} belongs to customer ${invoice.customer_ref}, not ${customer.ref}: name the invoice's own customer, or only one of them.`,
+      fields: ["invoice_number", "customer_ref"],
+    });
+  }
+  if (invoice?.status === "cancelled") {
+    findings.push({
+      id: "state.invoice-cancelled",
+      reason: `${args.invoice_number} is cancelled: the invoice is cancelled, so nothing is owed on it and no email about it may be sent.`,
+      fields: ["invoice_number"],
+    });
+  }
+  if (customer?.opt_out) {
+    findings.push({
+      id: "state.customer-opted-out",
+      reason: `Customer ${customer.ref} has opted out of email, so no email about them may be sent.`,
+      fields: [args.invoice_number ? "invoice_number" : "customer_ref", "to"],
+    });
+  }
+  return findings;
 }
 
 export const sendEmail = defineTool({
@@ -89,31 +78,32 @@ export const sendEmail = defineTool({
     "Send an email (through the outbox; over SMTP when configured). Name the invoice_number or customer_ref it concerns so the customer's verified domains and opt-out apply.",
   classes: ["external-comms", "pii"],
   args: Args,
-  async snapshot(ctx, args) {
-    return customerSnapshot(await customerFor(ctx, args));
-  },
-  snapshots: async (ctx, all) => (await customersFor(ctx, all)).map((c) => (c instanceof Error ? c : customerSnapshot(c))),
+  restsOn: REST_ON,
+  ...declaredStateReads(REST_ON),
   preview: (args) => ({
     summary: `Email ${args.to}: “${args.subject}”`,
     before: null,
     after: { to: args.to, subject: args.subject, body: args.body },
   }),
-  stateChecks: (args, snapshot) => optOutFindings(args, snapshot ? VerifiedCustomerSchema.parse(snapshot) : null),
+  stateChecks: (args, snapshot) => emailFindings(args, VerifiedSchema.parse(snapshot ?? {})),
   policyContext: (args, snapshot) => ({
     recipientDomain: args.to.split("@")[1],
-    customerVerifiedDomains: (snapshot?.customer_verified_domains as string[] | undefined) ?? [],
+    // A snapshot recorded before restsOn kept the domains flat; a dry run over history still reads them.
+    customerVerifiedDomains: VerifiedSchema.safeParse(snapshot ?? {}).data?.customer?.verified_domains ?? (snapshot?.customer_verified_domains as string[] | undefined) ?? [],
   }),
   async apply(ctx, args): Promise<Applied> {
     // The outbox row is the effect (unique on the key); SMTP, when configured, delivers it after
-    // the claim commits. The opt-out is checked here, on the customer locked by the gate's re-read.
-    const customer = ctx.verified ? VerifiedCustomerSchema.parse(ctx.verified) : null;
-    const [finding] = optOutFindings(args, customer);
+    // the claim commits. The findings are checked here, on the state locked by the gate's re-read.
+    const verified = VerifiedSchema.parse(ctx.verified ?? {});
+    const [finding] = emailFindings(args, verified);
     if (finding) return { ok: false, result: { error: `${finding.reason} Nothing was sent.` } };
+    const { customer, invoice } = verified;
     const queued = await queueEmail(ctx.q, {
       tenantId: ctx.tenantId, actionId: ctx.actionId, idempotencyKey: ctx.idempotencyKey, to: args.to, subject: args.subject, body: args.body,
-      customer: customer ? { externalRef: customer.customer_ref, version: customer.customer_version } : null,
+      customer: customer ? { externalRef: customer.ref } : null,
+      invoice: invoice && args.invoice_number ? { number: args.invoice_number, status: invoice.status } : null,
     });
-    if (!queued) return { stateChanged: `Customer ${customer?.customer_ref} is no longer in the state the reviewers approved.` };
+    if (!queued) return { stateChanged: `What this email is about (${args.invoice_number ?? customer?.ref}) is no longer in the state the reviewers approved.` };
     return { ok: true, result: { outbox_id: queued.outboxId, to: args.to, status: "queued" }, deliver: smtpConfigured() };
   },
   async deliver(ctx, args) {

@@ -3,6 +3,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Queryable, SqlClient } from "@/lib/db/sql";
 import type { PolicyContext } from "@/lib/policy/evaluate-policy";
 import type { ToolClass } from "@/lib/risk/risk-tags-for";
+import type { StateReference } from "@/lib/tools/state-references";
 
 export type ReadContext = {
   q: Queryable;
@@ -82,6 +83,12 @@ export type ToolDefinition<S extends z.ZodType<JsonObject> = z.ZodType<JsonObjec
   checkArgs?(args: JsonObject): Promise<string | null>;
   /** For an upstream MCP tool: its server and its own name there (absent for built-in tools). */
   upstream?: { server: string; tool: string };
+  /**
+   * The records the arguments name and the fields of each the effect and the preview depend on
+   * (state-references.ts); `snapshot` is exactly those fields. Every argument that names a record
+   * must be covered (state-references.test.ts). Absent: the tool rests on nothing (a read).
+   */
+  restsOn?: readonly StateReference[];
   /**
    * The state the decision rests on, read again under lock before execution (a change invalidates
    * the approval and queues a fresh revision). Null: rests on nothing. AppError for arguments that

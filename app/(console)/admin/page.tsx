@@ -57,7 +57,7 @@ export default async function AdminPage() {
           <MemberRoles members={members} selfUserId={member.user.id} setRoles={setMemberRolesAction} />
         </PageSection>
         <PageSection id="policy" title="Tool policy" description="What runs at once, what waits for which reviewers, and what is refused. Validated before saving; every save is a new version.">
-          <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+          <div className="grid grid-cols-1 gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
             <PolicyEditor
               baseVersion={inForce?.version ?? 0}
               initialText={JSON.stringify(currentDocument, null, 2)}

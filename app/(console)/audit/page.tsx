@@ -40,7 +40,7 @@ async function ReviewerSignals({ tenantId }: { tenantId: string }) {
 }
 
 async function Charts({ tenantId, filters }: { tenantId: string; filters: AuditFilters }) {
-  const filter = { tool: filters.tool, risk: filters.risk, requester: filters.requester, status: filters.status, reviewerId: filters.reviewer, verdict: filters.verdict };
+  const filter = { tool: filters.tool, risk: filters.risk, requester: filters.requester, status: filters.status, reviewerId: filters.reviewer, verdict: filters.verdict, text: filters.q };
   return <AuditChartsView charts={await getAuditCharts(getDb(), { tenantId, from: filters.from, to: filters.to, filter })} />;
 }
 

@@ -83,6 +83,8 @@ export function upstreamTool(row: McpToolRow): ToolDefinition {
     },
     unlistedEffect: "require_approval",
     upstream: { server: row.server, tool: row.name },
+    // The upstream resource it names is its own pinned definition (pinnedSnapshotOf: exactly these fields).
+    restsOn: [{ entity: "upstream_tool", fields: ["serverId", "server", "tool", "definitionHash", "title", "description", "annotations"] }],
     async snapshot(ctx) {
       const [now] = await readMcpTools(ctx.q, { tenantId: ctx.tenantId, qualifiedName: row.qualifiedName, lock: ctx.lock });
       return pinnedSnapshotOf(row.qualifiedName, now);

@@ -15,10 +15,10 @@ export const dynamic = "force-dynamic";
 const BATCH = 1_000;
 
 /**
- * GET /api/audit/export?format=csv|jsonl&<filters>: the tenant's events matching the filters,
+ * GET /api/audit/export?format=csv|json|jsonl&<filters>: the tenant's events matching the filters,
  * streamed in batches so memory stays flat on millions of rows. JSONL is the verifiable format
  * (lib/audit/verifiable-export.ts: leaves, signed checkpoints, proofs; check it with
- * `npm run verify`); CSV (spreadsheets) and JSON (one object per line) are for reading, newest
+ * `npm run verify`); CSV (spreadsheets) and `json` (JSON Lines too, named `.readable.jsonl`) are for reading, newest
  * first, with each event's MAC and leaf hash and, beside them, the action's summary and canonical
  * arguments, the reviewer's email, the note and the reason (computed from joins; the sealed events
  * are unchanged).

@@ -82,3 +82,15 @@ export function countedVotesSql(verdict: "approve" | "reject", payloadHash: Sql)
   return Prisma.sql`(SELECT count(DISTINCT d."reviewerId")::int FROM "Decision" d
     WHERE d."revisionId" = r.id AND ${decisionCountsSql(verdict, payloadHash)})`;
 }
+
+/**
+ * How many members could decide revision `r` of action `a` now (voterRefusalSql would refuse none
+ * of them): those an edit must leave at least the revision's quorum of, or it strands the action
+ * (write-next-revision.ts). `r` needs only "eligibleRoles" and "createdByUserId".
+ */
+export function eligibleReviewerCountSql(): Sql {
+  return Prisma.sql`(SELECT count(*)::int FROM "Membership" reviewer_m
+    WHERE reviewer_m."tenantId" = a."tenantId"
+      AND ${mayDecideNowSql(Prisma.sql`a."tenantId"`, Prisma.sql`reviewer_m."userId"`, Prisma.sql`r."eligibleRoles"`)}
+      AND ${conflictOfInterestSql(Prisma.sql`reviewer_m."userId"`)} IS NULL)`;
+}

@@ -22,6 +22,10 @@ export type RecordedRevision = {
   /** The requesting member's roles now (none for an API key, or a member no longer active). */
   requesterRoles: string[];
   summary: string;
+  /** Who asked, for the budgets a replay reads (the key, else the member) and the task, if any. */
+  requesterApiKeyId: string | null;
+  requesterUserId: string | null;
+  taskId: string | null;
   /** What was decided then, under the version then in force. */
   recorded: { effect: string; ruleId: string | null; policyVersion: number };
 };
@@ -42,6 +46,7 @@ export async function readRecordedRevisions(q: Queryable, input: { tenantId: str
         WHERE m."tenantId" = a."tenantId" AND m."userId" = a."requesterUserId"
       ), '{}') AS "requesterRoles",
       COALESCE(r.preview->>'summary', a.tool) AS summary,
+      a."requesterApiKeyId", a."requesterUserId", a."taskId",
       COALESCE(r."policyDecision"->>'effect', 'unknown') AS effect,
       CASE WHEN jsonb_typeof(r."policyDecision"->'ruleId') = 'string' THEN r."policyDecision"->>'ruleId' END AS "ruleId",
       r."policyVersion"

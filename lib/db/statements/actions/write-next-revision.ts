@@ -6,6 +6,7 @@ import type { AttestedAuditBody } from "@/lib/db/audit-body";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/tasks/wake-task";
 import { assessedCurrentSql } from "@/lib/db/statements/actions/assessment-rules";
+import { eligibleReviewerCountSql } from "@/lib/db/statements/actions/approval-rules";
 import { requesterRolesCurrentSql } from "@/lib/db/statements/actions/requester-roles";
 
 export type NextRevisionRow = {
@@ -58,22 +59,32 @@ export type NextRevisionRow = {
  * Written, or why nothing was: `stale_revision` — revision n is no longer current;
  * `stale_assessment` — the tenant's domains or policy changed since the revision was assessed
  * (assessment-rules.ts); `requester_changed` — so did the requesting member's roles; `expired` —
- * `whileOpen` and revision n's window has closed.
+ * `whileOpen` and revision n's window has closed; `too_few_reviewers` — a person's revision that
+ * needs approval would leave fewer members who may decide it than its quorum (`reviewers`).
  */
 export type NextRevisionWritten =
   | { written: true; expiresAt: Date | null }
-  | { written: false; refusal: "stale_revision" | "stale_assessment" | "requester_changed" | "expired" };
+  | { written: false; refusal: "stale_revision" | "stale_assessment" | "requester_changed" | "expired" }
+  | { written: false; refusal: "too_few_reviewers"; reviewers: number };
 
 /**
  * Revision n+1 of an action, in one statement: revision n superseded and its votes void, the new
  * revision with its request snapshot, the action pointed at it (new hash, status, expiry from the
  * database clock, unconsumed), the audit events and the task's wake-up — only if revision n is
- * still current and the assessment still holds (the tenant's policy and domains, the requester's roles). Run it in a transaction that holds `lockAction`.
+ * still current and the assessment still holds (the tenant's policy and domains, the requester's roles)
+ * and, for a revision a person wrote, enough others may decide it (its author may not): else the
+ * edit would strand the action. Run it in a transaction that holds `lockAction`.
  */
 export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Promise<NextRevisionWritten> {
-  const [result] = await query<{ assessedCurrent: boolean; requesterCurrent: boolean; open: boolean; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
-    WITH checked AS (
-      SELECT ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS assessed,
+  const [result] = await query<{ assessedCurrent: boolean; requesterCurrent: boolean; open: boolean; reviewers: number | null; written: boolean; expiresAt: Date | null }>(tx, Prisma.sql`
+    WITH counted AS (
+      -- Who could decide the new revision (its author excluded): only a person's revision that needs approval is counted.
+      SELECT ${eligibleReviewerCountSql()} AS reviewers
+      FROM "Action" a CROSS JOIN (SELECT ${row.eligibleRoles}::"Role"[] AS "eligibleRoles", ${row.createdByUserId}::uuid AS "createdByUserId") r
+      WHERE a.id = ${row.actionId}::uuid AND a."tenantId" = ${row.tenantId}::uuid AND ${row.requiresApproval} AND ${row.createdByUserId}::uuid IS NOT NULL
+    ),
+    checked AS (
+      SELECT (SELECT reviewers FROM counted) AS reviewers, ${assessedCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.domains}::text[]`, Prisma.sql`${row.policyVersion}::int`)} AS assessed,
         ${requesterRolesCurrentSql(Prisma.sql`${row.tenantId}::uuid`, Prisma.sql`${row.requesterUserId}::uuid`, Prisma.sql`${row.requesterRoles}::text[]`)} AS requester,
         (NOT ${row.whileOpen} OR EXISTS (SELECT 1 FROM "Action" a WHERE a.id = ${row.actionId}::uuid AND a."tenantId" = ${row.tenantId}::uuid
           AND a."expiresAt" > statement_timestamp())) AS open
@@ -81,7 +92,7 @@ export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Pr
     superseded AS (
       UPDATE "ActionRevision" SET status = 'superseded'
       WHERE "actionId" = ${row.actionId}::uuid AND "tenantId" = ${row.tenantId}::uuid AND revision = ${row.fromRevision} AND status = 'current'
-        AND (SELECT assessed AND requester AND open FROM checked)
+        AND (SELECT assessed AND requester AND open AND (reviewers IS NULL OR reviewers >= ${row.quorum}) FROM checked)
       RETURNING id
     ),
     voided AS (
@@ -120,8 +131,11 @@ export async function writeNextRevision(tx: SqlClient, row: NextRevisionRow): Pr
     ),
     audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.ord` })}),
     wake AS (${wakeTaskSql(Prisma.sql`SELECT "taskId" FROM moved`, Prisma.sql`${row.wake}`)})
-    SELECT c.assessed AS "assessedCurrent", c.requester AS "requesterCurrent", c.open, m.id IS NOT NULL AS written, m."expiresAt" FROM checked c LEFT JOIN moved m ON true`);
+    SELECT c.assessed AS "assessedCurrent", c.requester AS "requesterCurrent", c.open, c.reviewers, m.id IS NOT NULL AS written, m."expiresAt" FROM checked c LEFT JOIN moved m ON true`);
   if (result.written) return { written: true, expiresAt: result.expiresAt };
   if (!result.open) return { written: false, refusal: "expired" };
-  return { written: false, refusal: !result.assessedCurrent ? "stale_assessment" : !result.requesterCurrent ? "requester_changed" : "stale_revision" };
+  if (!result.assessedCurrent) return { written: false, refusal: "stale_assessment" };
+  if (!result.requesterCurrent) return { written: false, refusal: "requester_changed" };
+  if (result.reviewers !== null && result.reviewers < row.quorum) return { written: false, refusal: "too_few_reviewers", reviewers: result.reviewers };
+  return { written: false, refusal: "stale_revision" };
 }

@@ -3,7 +3,7 @@ import { query, type Queryable } from "@/lib/db/sql";
 import { auditEventColumns, auditEventConditions, auditEventSeals, type AuditEventFilter, type AuditEventRow } from "@/lib/db/statements/audit/audit-event-filter";
 
 /** `text` as an ILIKE pattern for a substring: its own %, _ and \ match themselves. */
-function substringPattern(text: string): string {
+export function substringPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 

@@ -8,12 +8,15 @@ export type RefundInput = {
   invoiceNumber: string;
   amountMinor: number;
   reason: string;
-  /** The invoice as the reviewers approved it: the refund is written only while it still is. */
-  verified: { version: number; status: string; amountPaidMinor: number; amountRefundedMinor: number };
+  /**
+   * The invoice's fields the approval rests on, as the reviewers approved them: the refund is
+   * written only while they still hold (a change to any other field does not stop it).
+   */
+  verified: { status: string; currency: string; amountPaidMinor: number; amountRefundedMinor: number };
 };
 
 /**
- * One statement: the invoice (only in exactly the approved state, and only if the amount is still
+ * One statement: the invoice (only with the approved fields unchanged, and only if the amount is still
  * refundable) and the refund row, unique on the execution's idempotency key, change together or
  * not at all. Null: the invoice is no longer in the approved state; nothing was written.
  */
@@ -25,7 +28,7 @@ export async function applyRefund(q: Queryable, input: RefundInput): Promise<{ r
         status = CASE WHEN "amountRefundedMinor" + ${input.amountMinor} >= "amountPaidMinor" THEN 'refunded'::"InvoiceStatus" ELSE status END,
         "updatedAt" = now()
       WHERE "tenantId" = ${input.tenantId}::uuid AND number = ${input.invoiceNumber}
-        AND version = ${verified.version} AND status::text = ${verified.status}
+        AND status::text = ${verified.status} AND currency = ${verified.currency}
         AND "amountPaidMinor" = ${verified.amountPaidMinor} AND "amountRefundedMinor" = ${verified.amountRefundedMinor}
         AND "amountPaidMinor" - "amountRefundedMinor" >= ${input.amountMinor}
       RETURNING id
