@@ -1,4 +1,5 @@
-// The warm pool against real Docker: a container serves one run only, the pool leaves nothing
+// The warm pool against real Docker (and gVisor): a container serves one run only, its warm
+// interpreter behaves like a cold one and its time limit starts with the code, the pool leaves nothing
 // behind, never hands out a container made for another spec, and survives its daemon restarting
 // (a private dockerd started here, never the machine's). Fails when Docker is missing unless
 // SANDBOX_TESTS=skip-docker says to skip.
@@ -10,6 +11,7 @@ import { ContainerPool } from "./container-pool";
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { settleSandboxRemovals, startContainer } from "./docker-container";
 import { containerOptions, dockerClient, pooledContainerOptions, resolveSandboxImageId, runInDocker, sandboxImageTag, type WarmContainerSource } from "./docker-runner";
+import { dockerHasGvisor } from "./gvisor";
 import { leaseRunUid, RUN_UID_BASE } from "./run-uid";
 import { buildSpec, defaultLimits, type SandboxSpec } from "./spec";
 import { readEnv } from "@/lib/env";
@@ -27,6 +29,7 @@ async function dockerSpec(docker: Docker): Promise<SandboxSpec | null> {
 }
 
 const mainSpec = await dockerSpec(dockerClient());
+const gvisorHere = mainSpec !== null && (await dockerHasGvisor(dockerClient()).catch(() => false));
 
 /** This process's sandbox containers (other test files and helpers share the daemon). */
 async function ourContainers(docker: Docker = dockerClient()): Promise<string[]> {
@@ -71,9 +74,13 @@ describe("warm container pool", () => {
           expect(info.Image).toBe(spec.image);
           expect(info.Config.Labels[SANDBOX_OWNER_LABEL]).toBe(processOwner()); // the start-up sweep can reap it after a crash
           expect(Number(info.Config.User.split(":")[0])).toBeGreaterThanOrEqual(RUN_UID_BASE);
-          // The main process waits for the program, then execs exactly the cold command.
+          // The main process is the warm interpreter (python3 -I -u, like the cold command's), which
+          // waits for the program and holds the cold run's in-container time limit.
           expect(info.Config.Cmd).toEqual(pooledContainerOptions(spec, RUN_UID_BASE).Cmd);
-          expect(info.Config.Cmd?.slice(-(cold.Cmd as string[]).length)).toEqual(cold.Cmd);
+          expect(info.Config.Cmd?.slice(0, 4)).toEqual(["python3", "-I", "-u", "-c"]);
+          expect(info.Config.Cmd?.[5]).toBe(`${String(cold.Cmd?.[4]).replace(/s$/, "")}`);
+          expect({ User: info.Config.User.split(":")[1], WorkingDir: info.Config.WorkingDir, Env: info.Config.Env, Image: info.Config.Image })
+            .toEqual({ User: String(cold.User).split(":")[1], WorkingDir: cold.WorkingDir, Env: cold.Env, Image: cold.Image });
           const h = info.HostConfig;
           const c = cold.HostConfig!;
           expect({
@@ -92,38 +99,104 @@ describe("warm container pool", () => {
       }
     }, 120_000);
 
-    it("never reuses a container: run 2 sees neither run 1's file nor its background process", async () => {
-      const pool = new ContainerPool({ size: 1 });
-      try {
-        await pool.whenFull(spec);
-        const first = await runTracked(
-          spec,
-          [
-            "import subprocess",
-            "open('/tmp/left-by-run-1', 'w').write('x')",
-            "subprocess.Popen(['sleep', '31337'], start_new_session=True)",
-            "print('planted')",
-          ].join("\n"),
-          { pool },
-        );
-        expect(first.result).toMatchObject({ exitCode: 0, stdout: "planted\n" });
-        await pool.whenFull(spec);
-        const second = await runTracked(
-          spec,
-          [
-            "import os",
-            "procs = [open(f'/proc/{p}/cmdline', 'rb').read() for p in os.listdir('/proc') if p.isdigit()]",
-            "print(os.path.exists('/tmp/left-by-run-1'), any(b'31337' in c for c in procs))",
-          ].join("\n"),
-          { pool },
-        );
-        expect(second.result).toMatchObject({ exitCode: 0, stdout: "False False\n" });
-        expect(pool.stats().handedOut).toBe(2); // both runs were pooled, not cold
-        expect(second.containerId).not.toBe(first.containerId);
-      } finally {
-        await pool.drain();
-      }
-    }, 120_000);
+    // Warm interpreters (warm-interpreter.ts) under runc and under gVisor: one container, one run.
+    describe.each(["container", "gvisor"] as const)("a warm interpreter under %s", (isolation) => {
+      const runtimeSpec = { ...spec, isolation };
+      const skip = isolation === "gvisor" && !gvisorHere;
+
+      it.skipIf(skip && SKIP_UNAVAILABLE)("has its runtime here", () => {
+        expect(skip, "runsc is not registered with Docker (scripts/ensure-system.sh as root)").toBe(false);
+      });
+
+      it.skipIf(skip)("never serves two runs: run 2 sees neither run 1's file, its background process nor its interpreter's state", async () => {
+        const pool = new ContainerPool({ size: 1 });
+        try {
+          await pool.whenFull(runtimeSpec);
+          const first = await runTracked(
+            runtimeSpec,
+            [
+              "import builtins, subprocess, sys, pandas",
+              "open('/tmp/left-by-run-1', 'w').write('x')",
+              "subprocess.Popen(['sleep', '31337'], start_new_session=True)",
+              "pandas.left_by_run_1 = True",
+              "builtins.left_by_run_1 = True",
+              "sys.modules['left_by_run_1'] = sys",
+              "print('planted')",
+            ].join("\n"),
+            { pool },
+          );
+          expect(first.result).toMatchObject({ exitCode: 0, stdout: "planted\n" });
+          await pool.whenFull(runtimeSpec);
+          const second = await runTracked(
+            runtimeSpec,
+            [
+              "import builtins, os, sys, pandas",
+              "procs = [open(f'/proc/{p}/cmdline', 'rb').read() for p in os.listdir('/proc') if p.isdigit()]",
+              "print(os.path.exists('/tmp/left-by-run-1'), any(b'31337' in c for c in procs), hasattr(pandas, 'left_by_run_1'),",
+              "      hasattr(builtins, 'left_by_run_1'), 'left_by_run_1' in sys.modules)",
+            ].join("\n"),
+            { pool },
+          );
+          expect(second.result).toMatchObject({ exitCode: 0, stdout: "False False False False False\n" });
+          expect(pool.stats().handedOut).toBe(2); // both runs were pooled, not cold
+          expect(second.containerId).not.toBe(first.containerId);
+          await settleSandboxRemovals();
+          expect(await ourContainers()).not.toContain(first.containerId); // destroyed after its run
+        } finally {
+          await pool.drain();
+        }
+      }, 180_000);
+
+      it.skipIf(skip)("counts the time limit from the code's start: a container idle past the limit still runs its program, and the limit still holds", async () => {
+        // The in-container limit is the spec's plus a 2 s grace: the container waits past both.
+        const limited = { ...runtimeSpec, timeoutMs: 1000 };
+        const pool = new ContainerPool({ size: 1 });
+        try {
+          await pool.whenFull(limited);
+          await new Promise((resolve) => setTimeout(resolve, 3500));
+          const quick = await runTracked(limited, "print('still in time')\n", { pool });
+          expect(quick.result).toMatchObject({ exitCode: 0, timedOut: false, stdout: "still in time\n" });
+          await pool.whenFull(limited);
+          await new Promise((resolve) => setTimeout(resolve, 3500));
+          const slow = await runTracked(limited, "print('looping', flush=True)\nwhile True:\n    pass\n", { pool });
+          expect(slow.result).toMatchObject({ timedOut: true, exitCode: null, stdout: "looping\n" });
+          expect(pool.stats().handedOut).toBe(2);
+        } finally {
+          await pool.drain();
+        }
+      }, 180_000);
+
+      it.skipIf(skip)("runs the program as a cold `python3 -I -u -` does: same output, traceback and exit status", async () => {
+        const pool = new ContainerPool({ size: 1 });
+        const program = [
+          "import sys",
+          "print(__name__, sys.argv, sys.flags.isolated, sys.stdin.read() == '', sorted(k for k in globals() if not k.startswith('__')))",
+          "def f():",
+          "    1/0",
+          "f()",
+        ].join("\n");
+        try {
+          await pool.whenFull(runtimeSpec);
+          const warm = await runTracked(runtimeSpec, program, { pool });
+          const cold = await runTracked(runtimeSpec, program, { pool: null });
+          expect(pool.stats().handedOut).toBe(1);
+          expect(warm.result.stdout).toBe("__main__ ['-'] 1 True ['sys']\n");
+          for (const r of [warm.result, cold.result]) expect(r.stderr).toMatch(/^Traceback \(most recent call last\):\n {2}File "<stdin>", line 5, in <module>\n/);
+          expect({ stdout: warm.result.stdout, stderr: warm.result.stderr, exitCode: warm.result.exitCode })
+            .toEqual({ stdout: cold.result.stdout, stderr: cold.result.stderr, exitCode: cold.result.exitCode });
+          expect(warm.result.exitCode).toBe(1);
+          await pool.whenFull(runtimeSpec);
+          const exit = await runTracked(runtimeSpec, "raise SystemExit(3)\n", { pool });
+          expect(exit.result).toMatchObject({ exitCode: 3, stdout: "", stderr: "" });
+          await pool.whenFull(runtimeSpec);
+          const syntax = await runTracked(runtimeSpec, "print(\n", { pool });
+          expect(syntax.result.exitCode).toBe(1);
+          expect(syntax.result.stderr).toMatch(/File "<stdin>", line 1[\s\S]*SyntaxError/);
+        } finally {
+          await pool.drain();
+        }
+      }, 180_000);
+    });
 
     it("leaves no container behind after 200 runs", async () => {
       await settleSandboxRemovals();

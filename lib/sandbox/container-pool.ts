@@ -1,7 +1,8 @@
 // The warm pool: sandbox containers created and started ahead of need, so a run costs one write
 // (its program on the already attached stdin) instead of a create and a start. Each container is
 // created with exactly the cold run's options (pooledContainerOptions: only the main process
-// differs, waiting for its program before it execs the cold command) and a uid of its own from
+// differs, a warm interpreter with the image's analysis libraries imported that waits for its
+// program, warm-interpreter.ts) and is handed out only once it is warm; a uid of its own from
 // run-uid.ts, serves exactly one run and is then destroyed; the pool never hands out a container
 // twice. Containers are keyed by everything that goes into their create options except the
 // per-run uid (image id, limits, runtime, user's group, labels): a run only ever gets a container
@@ -28,6 +29,8 @@ export const POOL_MAX_AGE_MS = 10 * 60_000;
 const REFILL_AFTER_MS = 500;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 5_000;
+/** A pooled container whose interpreter is not warm by then is discarded (the image is broken or the host swamped). */
+const WARM_TIMEOUT_MS = 60_000;
 
 export type ContainerPoolOptions = {
   /** Containers kept ready per key. */
@@ -197,16 +200,19 @@ export class ContainerPool implements WarmContainerSource {
         ready = await startContainer(this.docker, pooledContainerOptions(slot.spec, uid.uid), { uid: uid.uid, releaseUid: uid.release, pooled: true });
       } catch {
         // Daemon away or image gone: runs go cold meanwhile (and say why if they cannot); retry later.
-        this.counts.fillFailures++;
-        const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** slot.failures++);
-        slot.retryTimer = setTimeout(() => {
-          slot.retryTimer = null;
-          if (this.isCurrent(slot)) this.fill(slot);
-        }, wait);
-        slot.retryTimer.unref();
+        this.retryLater(slot);
         return;
       }
       this.counts.created++;
+      // Handed out only once its libraries are imported: a run never waits for, nor pays its time
+      // limit for, the import.
+      const warm = await Promise.race([ready.warmed.then(() => true), ready.exited.then(() => false, () => false), delay(WARM_TIMEOUT_MS).then(() => false)]);
+      if (!warm) {
+        this.counts.discarded++;
+        void ready.dispose();
+        this.retryLater(slot);
+        return;
+      }
       slot.failures = 0;
       const entry: Entry = { ready, key, dead: false, createdAt: performance.now() };
       if (this.closed || !this.isCurrent(slot) || slot.key !== key) {
@@ -225,6 +231,17 @@ export class ContainerPool implements WarmContainerSource {
       ready.exited.then(onDeath, onDeath);
       slot.ready.push(entry);
     }
+  }
+
+  /** A fill failed: runs go cold meanwhile; the slot is filled again after a growing pause. */
+  private retryLater(slot: Slot): void {
+    this.counts.fillFailures++;
+    const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** slot.failures++);
+    slot.retryTimer = setTimeout(() => {
+      slot.retryTimer = null;
+      if (this.isCurrent(slot)) this.fill(slot);
+    }, wait);
+    slot.retryTimer.unref();
   }
 
   private isCurrent(slot: Slot): boolean {

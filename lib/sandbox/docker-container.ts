@@ -6,23 +6,23 @@ import type { Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import type { OutputStream } from "./types";
+import { WARM_READY } from "./warm-interpreter";
 
 /**
- * The byte a pooled container's wrapper writes to stdout right before it execs the run's command:
- * a pooled run that ends without it never ran its code (the container was dead or its daemon gone
- * when it was handed out), so it is safe to run it again in a fresh container.
+ * The byte a pooled container's warm interpreter writes to stdout and to stderr on the go line,
+ * before the code gets the program: a pooled run that ends without it never ran its code (the
+ * container was dead or its daemon gone when it was handed out), so it is safe to run it again in a
+ * fresh container.
  */
 export const POOLED_ACK = 0x06;
 
-/** A pooled container's main process: wait for the go line, acknowledge, then exec the cold command. */
-export const POOLED_WRAPPER = 'read -r go && [ "$go" = run ] && printf "\\006" && exec "$@"';
 
 export type OutputSink = (stream: OutputStream, chunk: Buffer) => void;
 
 /** A started container waiting for its program; serves exactly one run. */
 export type ReadyContainer = {
   readonly container: Docker.Container;
-  /** Created ahead of need (its main process is POOLED_WRAPPER) rather than for this run. */
+  /** Created ahead of need (its main process is the warm interpreter, warm-interpreter.ts) rather than for this run. */
   readonly pooled: boolean;
   readonly uid: number;
   /**
@@ -31,11 +31,18 @@ export type ReadyContainer = {
    * to the daemon is lost.
    */
   readonly exited: Promise<{ StatusCode: number }>;
+  /**
+   * Resolves once the container's Python has its libraries imported and waits for the program
+   * (WARM_READY): at once for a cold container. Never rejects; it may never resolve.
+   */
+  readonly warmed: Promise<void>;
+  /** Whether the daemon sent an `oom` event for this container (the kernel's OOM killer struck in its cgroup). */
+  readonly oomReported: () => boolean;
   /** Settles when the attach stream ends. */
   readonly streamClosed: Promise<void>;
   /** Whether the code has started: always for a cold container, after POOLED_ACK for a pooled one. */
   readonly codeStarted: () => boolean;
-  /** Where stdout/stderr go from now on (a pooled container's output before POOLED_ACK is dropped). */
+  /** Where stdout/stderr go from now on (a pooled container's output before each stream's POOLED_ACK is dropped). */
   setSink(sink: OutputSink): void;
   /** Writes the program and closes stdin: the code starts. Called once. */
   sendCode(code: string): void;
@@ -76,8 +83,21 @@ export async function startContainer(
       }
       sink?.("stdout", chunk);
     });
+    let warm!: () => void;
+    const warmed = run.pooled ? new Promise<void>((resolve) => (warm = resolve)) : Promise.resolve();
+    // stderr is acknowledged on its own (Docker forwards the two streams independently, so the code's
+    // first stderr bytes may come before the stdout ack): what comes before its ack is the warm
+    // interpreter's start-up, dropped but for WARM_READY.
+    let stderrAcked = !run.pooled;
     stderr.on("data", (chunk: Buffer) => {
-      if (acked) sink?.("stderr", chunk);
+      if (!stderrAcked) {
+        if (chunk.includes(WARM_READY)) warm();
+        const at = chunk.indexOf(POOLED_ACK);
+        if (at < 0) return;
+        stderrAcked = true;
+        chunk = chunk.subarray(at + 1);
+      }
+      sink?.("stderr", chunk);
     });
     docker.modem.demuxStream(stream, stdout, stderr);
     const streamClosed = new Promise<void>((resolve) => {
@@ -102,8 +122,10 @@ export async function startContainer(
       pooled: run.pooled,
       uid: run.uid,
       exited,
+      warmed,
       streamClosed,
       codeStarted: () => acked,
+      oomReported: () => watch.ooms.has(created.id),
       setSink: (next) => {
         sink = next;
       },
@@ -116,6 +138,8 @@ export async function startContainer(
         if (!disposed) {
           destroyStream(stream);
           disposed = trackRemoval(removeContainer(created).finally(run.releaseUid));
+          // An `oom` event may trail the removal; forget the id once it no longer can.
+          void disposed.finally(() => setTimeout(() => watch.ooms.delete(created.id), 10_000).unref());
         }
         return disposed;
       },
@@ -128,11 +152,11 @@ export async function startContainer(
   }
 }
 
-type ExitWatch = { connected: boolean; connecting: boolean; waiters: Map<string, (status: number) => void> };
+type ExitWatch = { connected: boolean; connecting: boolean; waiters: Map<string, (status: number) => void>; ooms: Set<string> };
 const exitWatches = new WeakMap<Docker, ExitWatch>();
 
 /**
- * One `docker events` stream per daemon for the `die` of this process's sandbox containers: the
+ * One `docker events` stream per daemon for the `die` (and `oom`) of this process's sandbox containers: the
  * daemon reports it as soon as the streams are closed, while `wait` answers only after the
  * container's file systems are unmounted (tens to hundreds of ms later on a busy host). Opened on
  * first use and again after it drops (daemon restart); until it is open, `wait` is the answer.
@@ -141,14 +165,14 @@ const exitWatches = new WeakMap<Docker, ExitWatch>();
 function watchExits(docker: Docker): ExitWatch {
   let watch = exitWatches.get(docker);
   if (!watch) {
-    watch = { connected: false, connecting: false, waiters: new Map() };
+    watch = { connected: false, connecting: false, waiters: new Map(), ooms: new Set() };
     exitWatches.set(docker, watch);
   }
   const current = watch;
   if (current.connected || current.connecting) return current;
   current.connecting = true;
   docker
-    .getEvents({ filters: { type: ["container"], event: ["die"], label: [`${SANDBOX_OWNER_LABEL}=${processOwner()}`] } })
+    .getEvents({ filters: { type: ["container"], event: ["die", "oom"], label: [`${SANDBOX_OWNER_LABEL}=${processOwner()}`] } })
     .then((events) => {
       current.connecting = false;
       current.connected = true;
@@ -161,7 +185,12 @@ function watchExits(docker: Docker): ExitWatch {
           const line = pending.slice(0, newline);
           pending = pending.slice(newline + 1);
           try {
-            const event = JSON.parse(line) as { id?: string; Actor?: { Attributes?: Record<string, string> } };
+            const event = JSON.parse(line) as { id?: string; Action?: string; Actor?: { Attributes?: Record<string, string> } };
+            if (event.Action === "oom") {
+              // It may come just before or after the `die`; the run's result looks once it has ended.
+              if (event.id) current.ooms.add(event.id);
+              continue;
+            }
             const status = Number(event.Actor?.Attributes?.exitCode);
             if (event.id && Number.isInteger(status)) current.waiters.get(event.id)?.(status);
           } catch {

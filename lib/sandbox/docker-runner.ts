@@ -4,13 +4,15 @@
 import Docker from "dockerode";
 import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
-import { delay, POOLED_WRAPPER, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
+import { delay, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
 import { collectArtifactsFromContainer, COLLECT_WAIT_SECONDS, EndMarkerScanner, FILES_RUN_SCRIPT, filesTmpfs, newRunMarker, putDatasets } from "./docker-files";
 import { artifactCaps } from "./run-files";
 import { OutputCollector } from "./output";
 import { dockerRuntime, hostPidsLimit } from "./gvisor";
+import { oomKillsOfProcess } from "./memory-cgroup";
 import { leaseRunUid } from "./run-uid";
 import { parseUser, SANDBOX_SHM_BYTES, type SandboxSpec } from "./spec";
+import { WARM_LAUNCHER } from "./warm-interpreter";
 import { SandboxUnavailableError, type CollectedArtifacts, type RunOptions, type SandboxRunResult } from "./types";
 import { readEnv } from "@/lib/env";
 
@@ -80,7 +82,7 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
     // user site); -u: unbuffered, so output streams to the reviewer as it is printed; -: code from stdin.
     // FILES_RUN_SCRIPT (docker-files.ts) runs `timeout … python3 -I -u -` and, when the code left
     // files in /mnt/out, keeps the container up (at most COLLECT_WAIT_SECONDS) until they are read.
-    Cmd: ["sh", "-c", FILES_RUN_SCRIPT, "sh", `${(spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000}s`, String(COLLECT_WAIT_SECONDS)],
+    Cmd: ["sh", "-c", FILES_RUN_SCRIPT, "sh", `${inContainerLimitSeconds(spec)}s`, String(COLLECT_WAIT_SECONDS)],
     User: `${runUid}:${parseUser(spec.user).gid}`,
     WorkingDir: "/tmp",
     Env: CONTAINER_ENV,
@@ -120,14 +122,19 @@ export function containerOptions(spec: SandboxSpec, runUid: number = parseUser(s
 }
 
 /**
- * The create options of a pooled container: the cold run's options exactly, except that the main
- * process first waits on stdin for a go line (POOLED_WRAPPER) and then execs the cold command, so
- * the container can be created and started long before its run and the time limit still starts
- * with the code.
+ * The create options of a pooled container: the cold run's options exactly, except the main
+ * process: the warm interpreter (warm-interpreter.ts), Python with the analysis libraries imported
+ * ahead of need, which waits on stdin for the go line and the program and holds the same
+ * in-container time limit from the go line on, so the container can be started long before its run.
  */
 export function pooledContainerOptions(spec: SandboxSpec, runUid: number): Docker.ContainerCreateOptions {
   const options = containerOptions(spec, runUid);
-  return { ...options, Cmd: ["/bin/sh", "-c", POOLED_WRAPPER, "sh", ...(options.Cmd as string[])] };
+  return { ...options, Cmd: ["python3", "-I", "-u", "-c", WARM_LAUNCHER, inContainerLimitSeconds(spec), String(COLLECT_WAIT_SECONDS)] };
+}
+
+/** The in-container time limit: the runner's own, plus a grace period (the runner kills first). */
+function inContainerLimitSeconds(spec: SandboxSpec): string {
+  return String((spec.timeoutMs + IN_CONTAINER_GRACE_MS) / 1000);
 }
 
 /** What runInDocker needs from a warm pool (container-pool.ts implements it). */
@@ -214,6 +221,8 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
   ready.setSink((stream, chunk) => output.push(stream, (stream === "stdout" ? outEnd : errEnd).push(chunk)));
   // The wrapper's end line on both streams: the code has exited and all it wrote is in.
   const codeEnded = Promise.all([outEnd.ended, errEnd.ended]).then(([end]) => end);
+  let endLineSeen = false;
+  void outEnd.ended.then(() => (endLineSeen = true));
   let timedOut = false;
   let aborted = false;
   const kill = (reason: "timeout" | "abort") => {
@@ -243,6 +252,7 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
     if (opts.onContainer) await opts.onContainer(ready.container);
 
     let status: number;
+    let diedBeforeEndLine = false;
     let artifacts: CollectedArtifacts = { files: [] };
     try {
       const ended = await Promise.race([ready.exited.then(() => null), codeEnded]);
@@ -266,6 +276,7 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
         status = (await ready.exited).StatusCode;
         // The exit may be reported before the last bytes arrive through the attach stream.
         await Promise.race([ready.streamClosed, delay(2000)]);
+        diedBeforeEndLine = !endLineSeen;
       }
     } catch (err) {
       if (!ready.codeStarted()) return STALE;
@@ -280,7 +291,7 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
     output.end();
 
     // A clean exit needs no inspect; anything else may be the OOM killer's doing.
-    const oomKilled = status !== 0 && (await wasOomKilled(ready.container, status === 137 && !timedOut && !aborted));
+    const oomKilled = status !== 0 && (await wasOomKilled(ready, spec, status === 137 && !timedOut && !aborted, diedBeforeEndLine));
     const killed = timedOut || aborted || oomKilled;
     const result = output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
     return { ...result, artifacts: killed ? { files: [] } : artifacts };
@@ -310,17 +321,28 @@ function abortedResult(spec: SandboxSpec, started: number): SandboxRunResult {
 }
 
 /**
- * Docker's OOMKilled flag. The OOM killer hits the code under `timeout`, not the container's first
- * process, and the daemon may record the OOM event just after the exit: a SIGKILL (137) we did
- * not send is looked at again for a moment before it is called something else.
+ * Whether the kernel's OOM killer ended the run, asked in turn: the count in the container's memory
+ * cgroup (read on the daemon's own host while the container still exists: under runc it does, the
+ * OOM killer hits the code and the wrapper reports the SIGKILL), Docker's `oom` event and its
+ * OOMKilled flag. Under gVisor the host's OOM killer kills gVisor's kernel, the largest process in
+ * the cgroup, so the whole sandbox dies at once and its cgroup with it, and runsc may leave Docker's
+ * flag unset: a gVisor sandbox that died of SIGKILL before its wrapper's end line, which no code
+ * inside it can send (its processes live in gVisor's kernel) and the runner did not send, was killed
+ * by the OOM killer. The daemon may record the OOM just after the exit: an unexplained SIGKILL (137)
+ * is looked at again for a moment before it is called something else.
  */
-async function wasOomKilled(container: Docker.Container, unexplainedKill: boolean): Promise<boolean> {
+async function wasOomKilled(ready: ReadyContainer, spec: SandboxSpec, unexplainedKill: boolean, diedBeforeEndLine: boolean): Promise<boolean> {
+  if (unexplainedKill && diedBeforeEndLine && spec.isolation === "gvisor") return true;
   for (let attempt = 0; ; attempt++) {
+    if (ready.oomReported()) return true;
+    let info: Docker.ContainerInspectInfo;
     try {
-      if ((await container.inspect()).State.OOMKilled === true) return true;
+      info = await ready.container.inspect();
     } catch {
-      return false; // gone already: nothing says it was the OOM killer
+      return ready.oomReported(); // gone already: only the event can say
     }
+    if (info.State.OOMKilled === true) return true;
+    if (info.State.Running && (oomKillsOfProcess(info.State.Pid, info.Id) ?? 0) > 0) return true;
     if (!unexplainedKill || attempt === 10) return false;
     await delay(100);
   }

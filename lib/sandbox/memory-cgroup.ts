@@ -130,3 +130,33 @@ function removeWithRetry(dir: string, attempt: number): void {
     setTimeout(() => removeWithRetry(dir, attempt + 1), 100).unref();
   }
 }
+
+/**
+ * How many times the kernel's OOM killer struck in the memory cgroup of host process `pid`, the
+ * main process of container `containerId` on this host: the cgroup's own count (v1 memory.oom_control, v2
+ * memory.events), or null when it cannot be read (another host's daemon, the process or its cgroup
+ * gone already).
+ */
+export function oomKillsOfProcess(pid: number, containerId: string): number | null {
+  if (!Number.isInteger(pid) || pid <= 0 || containerId.length < 12) return null;
+  let lines: string[];
+  try {
+    lines = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n");
+  } catch {
+    return null;
+  }
+  const v1 = lines.find((l) => /^\d+:(?:[^:]*,)?memory(?:,[^:]*)?:/.test(l));
+  const v2 = lines.find((l) => l.startsWith("0::"));
+  let file: string;
+  if (v1) file = path.join("/sys/fs/cgroup/memory", v1.slice(v1.indexOf(":", v1.indexOf(":") + 1) + 1), "memory.oom_control");
+  else if (v2) file = path.join("/sys/fs/cgroup", v2.slice(3), "memory.events");
+  else return null;
+  // A daemon in another PID namespace numbers its processes differently: the cgroup must be the container's.
+  if (!file.includes(containerId)) return null;
+  try {
+    const match = /^oom_kill (\d+)$/m.exec(readFileSync(file, "utf8"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
