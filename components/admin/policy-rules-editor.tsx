@@ -54,39 +54,11 @@ export function PolicyRulesEditor({ text, onChange, tools, onTestRule, errors = 
   }
   const tool = chosen;
   const rules: Rule[] = doc.tools?.[tool]?.rules ?? [];
-
-  function write(next: Rule[]) {
-    const copy = structuredClone(doc) as Doc;
-    copy.tools = { ...(copy.tools ?? {}), [tool]: { ...(copy.tools?.[tool] ?? {}), rules: next } };
-    onChange(JSON.stringify(copy, null, 2));
-  }
-  function setField(i: number, field: RuleField, value: string) {
-    const next = rules.map((r) => ({ ...r }));
-    const rule = next[i];
-    if (field === "when" && value.trim() === "") delete rule.when;
-    else rule[field] = value;
-    if (field === "effect" && value !== "require_approval") for (const f of APPROVAL_ONLY) delete rule[f];
-    write(next);
-  }
-  function move(i: number, by: -1 | 1) {
-    const next = [...rules];
-    const [rule] = next.splice(i, 1);
-    next.splice(i + by, 0, rule);
-    write(next);
-  }
-  const options = [...new Set([...listed, ...tools])];
-  const problemsOf = (name: string) => errors.filter((e) => ruleAt(e.path)?.tool === name || e.path === `tools.${name}`);
+  const write = (next: Rule[]) => onChange(JSON.stringify(withRules(doc, tool, next), null, 2));
 
   return (
     <div className="space-y-2" aria-label="Rules editor" role="group">
-      <label className="block text-sm font-medium">
-        Tool
-        <select value={tool} onChange={(e) => setChosen(e.target.value)} className={fieldClass}>
-          {options.map((name) => (
-            <option key={name} value={name}>{name}{listed.includes(name) ? "" : " (not in the policy: denied)"}{problemsOf(name).length > 0 ? ` — ${problemsOf(name).length} problem${problemsOf(name).length === 1 ? "" : "s"}` : ""}</option>
-          ))}
-        </select>
-      </label>
+      <ToolPicker tool={tool} listed={listed} tools={tools} errors={errors} onChoose={setChosen} />
       <p className="text-xs text-slate-600">Rules are tried in order; the first whose condition holds decides. A rule with no condition always holds.</p>
       <ol className="space-y-2" aria-label={`Rules of ${tool}`}>
         {rules.map((rule, i) => (
@@ -95,23 +67,71 @@ export function PolicyRulesEditor({ text, onChange, tools, onTestRule, errors = 
             rule={rule}
             index={i}
             count={rules.length}
-            onField={(field, value) => setField(i, field, value)}
-            onMove={(by) => move(i, by)}
+            onField={(field, value) => write(withField(rules, i, field, value))}
+            onMove={(by) => write(moved(rules, i, by))}
             onRemove={() => write(rules.filter((_, j) => j !== i))}
             onTest={(ruleId) => onTestRule(tool, ruleId)}
             errors={errors.filter((e) => { const at = ruleAt(e.path); return at?.tool === tool && at.index === i; })}
           />
         ))}
       </ol>
-      <button
-        type="button"
-        className={buttonClass.secondary}
-        onClick={() => write([...rules, { id: `${tool.replace(/[^a-z0-9_.-]/g, "-")}-rule-${rules.length + 1}`.slice(0, 64), effect: "require_approval", reason: "Describe why this rule exists." }])}
-      >
+      <button type="button" className={buttonClass.secondary} onClick={() => write([...rules, newRuleFor(tool, rules.length)])}>
         Add a rule to {tool}
       </button>
     </div>
   );
+}
+
+/** The tool whose rules are shown: the policy's tools, then the tenant's others (denied), each with its problem count. */
+function ToolPicker({ tool, listed, tools, errors, onChoose }: {
+  tool: string;
+  listed: string[];
+  tools: string[];
+  errors: PolicyValidationError[];
+  onChoose: (tool: string) => void;
+}) {
+  const options = [...new Set([...listed, ...tools])];
+  const problemsOf = (name: string) => errors.filter((e) => ruleAt(e.path)?.tool === name || e.path === `tools.${name}`);
+  return (
+    <label className="block text-sm font-medium">
+      Tool
+      <select value={tool} onChange={(e) => onChoose(e.target.value)} className={fieldClass}>
+        {options.map((name) => (
+          <option key={name} value={name}>{name}{listed.includes(name) ? "" : " (not in the policy: denied)"}{problemsOf(name).length > 0 ? ` — ${problemsOf(name).length} problem${problemsOf(name).length === 1 ? "" : "s"}` : ""}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A copy of the policy with one tool's rules replaced; every other key kept as it was. */
+function withRules(doc: Doc, tool: string, rules: Rule[]): Doc {
+  const copy = structuredClone(doc);
+  copy.tools = { ...(copy.tools ?? {}), [tool]: { ...(copy.tools?.[tool] ?? {}), rules } };
+  return copy;
+}
+
+/** The rules with one field of rule `i` set; an empty condition is removed, and a rule that no longer asks for approval drops the approval-only fields. */
+function withField(rules: Rule[], i: number, field: RuleField, value: string): Rule[] {
+  const next = rules.map((r) => ({ ...r }));
+  const rule = next[i];
+  if (field === "when" && value.trim() === "") delete rule.when;
+  else rule[field] = value;
+  if (field === "effect" && value !== "require_approval") for (const f of APPROVAL_ONLY) delete rule[f];
+  return next;
+}
+
+/** The rules with rule `i` moved one place up (-1) or down (1). */
+function moved(rules: Rule[], i: number, by: -1 | 1): Rule[] {
+  const next = [...rules];
+  const [rule] = next.splice(i, 1);
+  next.splice(i + by, 0, rule);
+  return next;
+}
+
+/** A new rule for `tool`, numbered after its `count` rules, asking for approval until edited. */
+function newRuleFor(tool: string, count: number): Rule {
+  return { id: `${tool.replace(/[^a-z0-9_.-]/g, "-")}-rule-${count + 1}`.slice(0, 64), effect: "require_approval", reason: "Describe why this rule exists." };
 }
 
 type RuleField = "id" | "when" | "effect" | "reason";

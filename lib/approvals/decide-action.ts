@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
-import { auditBodyOf, auditTemplateOf } from "@/lib/audit/append-audit-event";
+import { auditBodyOf, auditTemplateOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { assertCanonicalizable } from "@/lib/canonical/assert-canonicalizable";
 import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import type { Db } from "@/lib/db/client";
-import { sqlTransaction } from "@/lib/db/sql";
+import { sqlTransaction, type SqlClient } from "@/lib/db/sql";
 import { urgently } from "@/lib/scheduling/urgency";
 import { slackVoteRefusal } from "@/lib/slack/slack-vote-refusal";
 import type { Verdict } from "@/lib/generated/prisma/enums";
@@ -13,7 +13,7 @@ import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { castVote, type VoteRefusal } from "@/lib/db/statements/actions/cast-vote";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
 import { sessionEndedError, slackUnlinkedError } from "@/lib/auth/session-ended";
-import { lockAction } from "@/lib/db/statements/actions/lock-action";
+import { lockAction, type LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { settleAction } from "@/lib/db/statements/actions/settle-action";
 import { memberAuditActor, type Member } from "@/lib/approvals/actors";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
@@ -108,21 +108,13 @@ function refusalError(
 export async function decideAction(db: Db, input: DecideInput): Promise<DecisionOutcome> {
   const note = input.note?.trim() || null;
   const actor = memberAuditActor(input.reviewer);
-  const base = {
+  const base: VoteAuditBase = {
     tenantId: input.tenantId, actor, subject: { type: "action", id: input.actionId }, verdict: input.verdict,
     reviewerId: input.reviewer.userId,
   };
   // Under the action's lock: ahead of new work for connections and compute threads (urgency.ts).
   const result = await sqlTransaction(db, (tx) => urgently(async (): Promise<{ ok: true; outcome: DecisionOutcome } | { ok: false; error: Error }> => {
-    const refused = async (error: Error, extra: { actionId?: string | null; tool?: string | null } = {}) => {
-      const code = error instanceof AppError ? error.code : error instanceof InvalidPayloadError ? `invalid_payload.${error.code}` : "invalid";
-      // The note is left out: a refusal is recorded even when the note itself is what was refused.
-      await insertAuditEvent(tx, auditBodyOf({
-        ...base, ...extra, type: "decision.refused", outcome: "refused", status: code,
-        data: { code, message: error.message, payloadHash: input.payloadHash, actionId: input.actionId, ...(input.channel ? { channel: input.channel } : {}) },
-      }));
-      return { ok: false as const, error };
-    };
+    const refused = (error: Error, extra: RefusalSubject = {}) => auditRefusal(tx, input, base, error, extra);
     try {
       assertCanonicalizable({ note });
     } catch (error) {
@@ -152,11 +144,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     }
     // An approval rests on the state the request snapshot recorded: read it again now, its rows
     // locked until this vote commits, and let the vote statement compare (a rejection needs no read).
-    let live: string | null = null;
-    if (input.verdict === "approve" && action.status === "pending") {
-      const tool = await findTenantTool(tx, input.tenantId, action.tool);
-      live = snapshotHash(await readLiveState(tx, { tenantId: input.tenantId, tool, args: toolArgsOf(action), lock: true }));
-    }
+    const live = input.verdict === "approve" && action.status === "pending" ? await lockedLiveSnapshotHash(tx, input.tenantId, action) : null;
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
@@ -176,14 +164,7 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     }
     const error = refusalError(vote.refusal, vote);
     if (vote.refusal === "expired") {
-      await settleAction(tx, {
-        tenantId: input.tenantId, actionId: action.id, from: ["pending"], to: "expired", reason: "The approval window closed before a decision.",
-        event: auditBodyOf({
-          tenantId: input.tenantId, actor, type: "action.expired", outcome: "ok", subject: { type: "action", id: action.id },
-          actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "expired",
-          data: { revision: action.currentRevision, detectedBy: "decision" },
-        }),
-      });
+      await expireOnDecision(tx, input.tenantId, actor, action);
       return { ok: false, error };
     }
     return refused(error, { actionId: action.id, tool: action.tool });
@@ -191,6 +172,45 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
   void requestSeal(db, input.tenantId);
   if (!result.ok) throw markAudited(result.error);
   return result.outcome;
+}
+
+type RefusalSubject = { actionId?: string | null; tool?: string | null };
+/** What every audit event of one vote shares. */
+type VoteAuditBase = { tenantId: string; actor: AuditActor; subject: { type: string; id: string }; verdict: Verdict; reviewerId: string };
+
+/** Records a refused vote in the vote's transaction and hands back the error to throw once it commits. */
+async function auditRefusal(
+  tx: SqlClient,
+  input: DecideInput,
+  base: VoteAuditBase,
+  error: Error,
+  extra: RefusalSubject,
+): Promise<{ ok: false; error: Error }> {
+  const code = error instanceof AppError ? error.code : error instanceof InvalidPayloadError ? `invalid_payload.${error.code}` : "invalid";
+  // The note is left out: a refusal is recorded even when the note itself is what was refused.
+  await insertAuditEvent(tx, auditBodyOf({
+    ...base, ...extra, type: "decision.refused", outcome: "refused", status: code,
+    data: { code, message: error.message, payloadHash: input.payloadHash, actionId: input.actionId, ...(input.channel ? { channel: input.channel } : {}) },
+  }));
+  return { ok: false, error };
+}
+
+/** The hash of the state an approval rests on, read now with its rows locked until the vote commits. */
+async function lockedLiveSnapshotHash(tx: SqlClient, tenantId: string, action: LockedAction): Promise<string> {
+  const tool = await findTenantTool(tx, tenantId, action.tool);
+  return snapshotHash(await readLiveState(tx, { tenantId, tool, args: toolArgsOf(action), lock: true }));
+}
+
+/** Marks a pending action whose approval window closed as expired, found by a vote on it. */
+async function expireOnDecision(tx: SqlClient, tenantId: string, actor: AuditActor, action: LockedAction): Promise<void> {
+  await settleAction(tx, {
+    tenantId, actionId: action.id, from: ["pending"], to: "expired", reason: "The approval window closed before a decision.",
+    event: auditBodyOf({
+      tenantId, actor, type: "action.expired", outcome: "ok", subject: { type: "action", id: action.id },
+      actionId: action.id, tool: action.tool, riskLevel: action.riskLevel, requester: action.requesterLabel, status: "expired",
+      data: { revision: action.currentRevision, detectedBy: "decision" },
+    }),
+  });
 }
 
 /** The client's figure, made a whole number of milliseconds within 0 … a day (absent → null). */
