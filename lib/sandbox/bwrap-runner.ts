@@ -39,8 +39,8 @@ const SANDBOX_PYTHON = "/usr/bin/python3";
 
 function which(binary: string): string | null {
   for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]) {
-    const candidate = path.join(dir, binary);
-    if (existsSync(candidate)) return candidate;
+    const candidate = path.join(/*turbopackIgnore: true*/ dir, binary);
+    if (existsSync(/*turbopackIgnore: true*/ candidate)) return candidate;
   }
   return null;
 }
