@@ -1,4 +1,5 @@
 import type { FieldChange } from "@/lib/approvals/payload-diff";
+import { stateFieldLabel, statusFirst } from "@/lib/review/state-verdict";
 import { formatMinor, isMinorUnitsField } from "@/lib/tools/money";
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
 
@@ -8,7 +9,7 @@ function brief(path: string, value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
-/** "State changed since request", with what changed (field: at request → now), for a queue row or the dialog. */
+/** "State changed since request", with what changed in words (field: at request → now), for a queue row or the dialog. */
 export function StateChangedNotice({ changes, more }: { changes: FieldChange[]; more: number }) {
   return (
     <div role="note" className="mt-1 rounded bg-red-50 px-2 py-1 text-xs text-red-900">
@@ -16,10 +17,10 @@ export function StateChangedNotice({ changes, more }: { changes: FieldChange[]; 
       {changes.length > 0 && (
         <span>
           {": "}
-          {changes.slice(0, 3).map((c, i) => (
+          {statusFirst(changes).slice(0, 3).map((c, i) => (
             <span key={c.path}>
               {i > 0 && "; "}
-              <span className="font-mono">{c.path}</span> <RevealedShortText text={brief(c.path, c.before)} /> → <RevealedShortText text={brief(c.path, c.after)} />
+              {stateFieldLabel(c.path)} <RevealedShortText text={brief(c.path, c.before)} /> → <RevealedShortText text={brief(c.path, c.after)} />
             </span>
           ))}
           {changes.length + more > 3 && ` (+${(changes.length + more - 3).toLocaleString("en")} more)`}

@@ -62,7 +62,7 @@ test.describe("state changed since request", () => {
     const staleRow = page.locator(`[data-action-id="${stale.id}"]`);
     const freshRow = page.locator(`[data-action-id="${fresh.id}"]`);
     await expect(staleRow.getByRole("note")).toContainText("State changed since request");
-    await expect(staleRow.getByRole("note")).toContainText("amount_refunded_minor 0.00 → 100.00");
+    await expect(staleRow.getByRole("note")).toContainText("invoice amount refunded 0.00 → 100.00");
     await expect(staleRow.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
     await expect(staleRow.getByRole("button", { name: /^Re-read state/ })).toBeVisible();
     await expect(freshRow.getByRole("button", { name: /^Approve/ })).toBeVisible();

@@ -41,7 +41,7 @@ test.describe("a live decision surface", () => {
     await refundElsewhere(tenant, 10_000);
     await expect(dialog.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
     await expect(dialog.getByRole("button", { name: "Re-read state" })).toBeVisible();
-    await expect(dialog.getByRole("note").filter({ hasText: "State changed since request" })).toContainText("amount_refunded_minor 0.00 → 100.00");
+    await expect(dialog.getByRole("note").filter({ hasText: "State changed since request" })).toContainText("invoice amount refunded 0.00 → 100.00");
     // Ctrl+Enter approves nothing either.
     await dialog.getByLabel("Note (optional)").focus();
     await page.keyboard.press("Control+Enter");

@@ -20,13 +20,24 @@ export function changesSinceRequest(now: StateNow): FieldChange[] | null {
   return null;
 }
 
+/** A snapshot path in words: "invoice.amount_refunded_minor" → "invoice amount refunded". */
+export function stateFieldLabel(path: string): string {
+  return path.replace(/_minor$/, "").split(/[._]/).join(" ");
+}
+
+/** The changes with a record's status first: what a reviewer reads first. */
+export function statusFirst<T extends { path: string }>(changes: readonly T[]): T[] {
+  const first = (c: T) => (/(?:^|\.)status$/.test(c.path) ? 0 : 1);
+  return [...changes].sort((a, b) => first(a) - first(b));
+}
+
 /**
  * A state change in words, for the page: "invoice status open → cancelled", money in major units
  * ("invoice amount refunded 0.00 → 10.00"). The snapshot's path names the record and its field.
  */
 export function describeStateChange(change: FieldChange): string {
   const minor = isMinorUnitsField(change.path);
-  const label = change.path.replace(/_minor$/, "").split(/[._]/).join(" ");
+  const label = stateFieldLabel(change.path);
   const value = (v: FieldChange["before"]) =>
     v === null ? "none" : minor && typeof v === "number" ? formatMinor(v, "").trim() : typeof v === "string" ? v : JSON.stringify(v);
   if (change.change === "added") return `${label} now ${value(change.after)}`;
@@ -39,7 +50,6 @@ export function describeStateChange(change: FieldChange): string {
  * status open → cancelled"), and how many more there are (the table below lists them all).
  */
 export function describeStateChanges(changes: readonly FieldChange[], max = 5): string {
-  const first = (c: FieldChange) => (/(?:^|\.)status$/.test(c.path) ? 0 : 1);
-  const said = [...changes].sort((a, b) => first(a) - first(b)).slice(0, max).map(describeStateChange).join("; ");
+  const said = statusFirst(changes).slice(0, max).map(describeStateChange).join("; ");
   return changes.length > max ? `${said}; and ${changes.length - max} more` : said;
 }
