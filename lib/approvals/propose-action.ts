@@ -5,7 +5,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { snapshotHash } from "@/lib/approvals/snapshot-hash";
 import type { Db } from "@/lib/db/client";
 import { AppError, describeInvalid, isAppError, markAudited, toPublicError } from "@/lib/errors";
-import { appendAuditEvent, auditBodyOf } from "@/lib/audit/append-audit-event";
+import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/append-audit-event";
 import { requestSeal } from "@/lib/audit/seal-audit-chain";
 import { taskExists } from "@/lib/db/statements/tasks/task-exists";
 import { writeProposal } from "@/lib/approvals/write-proposal";
@@ -13,9 +13,9 @@ import { RISK_RANK } from "@/lib/risk/risk-tag";
 import { resolveTool } from "@/lib/tools/tenant-tools";
 import type { ToolDefinition } from "@/lib/tools/tool";
 import type { Queryable } from "@/lib/db/sql";
-import { cachedTenantPolicy, forgetTenantPolicy } from "@/lib/approvals/active-policy";
+import { cachedTenantPolicy, forgetTenantPolicy, type TenantPolicy } from "@/lib/approvals/active-policy";
 import { payloadColumns } from "@/lib/approvals/action-revision";
-import { assessPayload } from "@/lib/approvals/assess-payload";
+import { assessPayload, type Assessment } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, ProposalNotWritten, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
@@ -109,39 +109,42 @@ export async function proposeAction(db: Db, input: ProposeInput): Promise<Propos
   throw new Error(`The proposal could not be recorded for tenant ${input.tenantId}: its policy kept changing.`);
 }
 
+/** A refusal recorder: one audit event for a proposal refused before anything was written, then the error thrown. */
+type Refuse = (error: unknown) => Promise<never>;
+
+/** One proposal, validated and assessed, with the ids its rows are written under. */
+type Proposal = {
+  db: Db;
+  input: ProposeInput;
+  tenant: TenantPolicy["tenant"];
+  policy: TenantPolicy["policy"];
+  actor: AuditActor;
+  refuse: Refuse;
+  tool: ToolDefinition;
+  args: JsonObject;
+  submitKey: string | null;
+  requestHash: string | null;
+  untrustedValues: string[];
+  assessment: Assessment;
+  columns: ReturnType<typeof payloadColumns>;
+  actionId: string;
+  revisionId: string;
+  requesterUserId: string | null;
+  requestSnapshotHash: string;
+};
+
+/** Every proposal is written as its first revision. */
+const FIRST_REVISION = 1;
+
 /**
  * Null: nothing was written, because the tenant's policy or domains are no longer `loaded`.
  * Throws `api_key_revoked` when the requesting key was revoked, whatever authenticated it.
  */
-async function proposeUnder(
-  db: Db,
-  input: ProposeInput,
-  loaded: NonNullable<Awaited<ReturnType<typeof cachedTenantPolicy>>>,
-): Promise<ProposalOutcome | null> {
+async function proposeUnder(db: Db, input: ProposeInput, loaded: TenantPolicy): Promise<ProposalOutcome | null> {
   const actor = requesterAuditActor(input.requester);
-  let validated: Awaited<ReturnType<typeof validateArgs>>;
   const { tenant, policy } = loaded;
-  // A proposal refused before anything is written leaves one audit event and nothing else.
-  const refuse = async (error: unknown): Promise<never> => {
-    const { body } = toPublicError(error, "proposeAction");
-    await appendAuditEvent(db, {
-      tenantId: tenant.id, actor, type: "action.refused", outcome: "refused",
-      subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
-      data: { code: body.code, message: body.message.slice(0, 500), ...(input.channel ? { channel: input.channel } : {}) },
-    });
-    throw markAudited(error);
-  };
-  try {
-    validated = await validateArgs(db, tenant.id, input.tool, input.args);
-    // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
-    assertCanonicalizable({ reason: input.reason ?? null, stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null });
-    if (input.taskId && !(await taskExists(db, { tenantId: tenant.id, taskId: input.taskId }))) {
-      throw new AppError("not_found", "That task was not found.", 404);
-    }
-  } catch (error) {
-    return refuse(error);
-  }
-  const { tool, args } = validated;
+  const refuse = refusalRecorder(db, input, tenant.id, actor);
+  const { tool, args } = await validateProposal(db, input, tenant.id).catch(refuse);
   const submitKey = input.requester.type === "api_key" ? (input.submitKey ?? null) : null;
   const requestHash = submitKey === null ? null : submitRequestHash({ tool: tool.name, args, reason: input.reason, untrustedValues: input.untrustedValues });
   // A retry finds its action without being assessed again; the insert below is what binds the key.
@@ -158,126 +161,168 @@ async function proposeUnder(
     untrustedValues,
     reason: (input.reason ?? "").slice(0, 2000),
     policy,
-    revision: 1,
+    revision: FIRST_REVISION,
   }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));
-  const revision = 1;
-  const columns = payloadColumns(tool.kind, args, assessment.datasets);
-  const actionId = randomUUID();
-  const revisionId = randomUUID();
-  const requesterUserId = input.requester.type === "user" ? input.requester.userId : null;
-  const requestSnapshotHash = snapshotHash(assessment.snapshot);
-  /** The proposal's row for a judgement: the assessment's, or a budgeted one's judged with its totals. */
-  const rowFor = ({ decision, hash, sandboxSpec }: Judgement): ProposalRow => {
-    const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
-    const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
-    const event = auditBodyOf({
-      tenantId: tenant.id, actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
-      outcome: decision.effect === "deny" ? "refused" : "ok",
-      subject: { type: "action", id: actionId }, actionId, tool: tool.name,
-      riskLevel: assessment.riskLevel, requester: input.requester.label, status,
-      data: {
-        revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
-        policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
-        taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
-        ...(decision.budgets ? { budgets: decision.budgets } : {}),
-      },
-    });
-    return {
-      actionId, revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
-      event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
-      requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
-      requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
-      stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: requestHash, untrustedValues, status,
-      requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
-      hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
-      riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
-      ttlSeconds: decision.effect === "deny" ? null : ttl, decidedNow: decision.effect !== "require_approval",
-      statusReason: decision.reason, ...columns, sandboxSpec,
-      policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
-      scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
-      snapshotHash: requestSnapshotHash,
-    };
-  };
-  /** Nothing was written, for `refusal`: the outcome, null to assess again, or the refusal thrown. */
-  const notWritten = async (refusal: Extract<ProposalWritten, { written: false }>["refusal"]): Promise<ProposalOutcome | null> => {
-    if (refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
-    if (refusal === "agents_paused") return refuse(agentsPausedError());
-    if (refusal === "requester_changed") {
-      return refuse(new AppError("requester_changed", "Your membership or roles in this organisation changed while this was being proposed; nothing was proposed.", 409));
-    }
-    if (refusal === "task_lease_lost") {
-      throw new AppError("task_lease_lost", "Another worker took this task over while this call was being proposed; nothing was proposed.", 409);
-    }
-    if (refusal === "call_taken" && input.taskId && input.agentCallId) {
-      // Proposed first by another worker of the task: that action is this call's.
-      const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId, agentCallId: input.agentCallId } }, select: { id: true } });
-      throw new CallTaken(taken.id);
-    }
-    if (refusal === "submit_key_taken") {
-      // A concurrent duplicate was written first: that one is this request's action.
-      const winner = await submittedUnder(db, input, tenant.id, submitKey!, requestHash!);
-      if (!winner) throw new Error(`Idempotency-Key conflict on insert, but no action holds it for key ${input.requester.label}.`);
-      return winner;
-    }
-    return null;
-  };
+  return writeProposalOf({
+    db, input, tenant, policy, actor, refuse, tool, args, submitKey, requestHash, untrustedValues, assessment,
+    columns: payloadColumns(tool.kind, args, assessment.datasets),
+    actionId: randomUUID(),
+    revisionId: randomUUID(),
+    requesterUserId: input.requester.type === "user" ? input.requester.userId : null,
+    requestSnapshotHash: snapshotHash(assessment.snapshot),
+  });
+}
 
+/** A proposal refused before anything is written leaves one audit event and nothing else. */
+function refusalRecorder(db: Db, input: ProposeInput, tenantId: string, actor: AuditActor): Refuse {
+  return async (error: unknown): Promise<never> => {
+    const { body } = toPublicError(error, "proposeAction");
+    await appendAuditEvent(db, {
+      tenantId, actor, type: "action.refused", outcome: "refused",
+      subject: { type: "action", id: null }, tool: input.tool.slice(0, 64), requester: input.requester.label,
+      data: { code: body.code, message: body.message.slice(0, 500), ...(input.channel ? { channel: input.channel } : {}) },
+    });
+    throw markAudited(error);
+  };
+}
+
+/** The tool and its parsed arguments; throws (for the refusal recorder) what makes the proposal invalid. */
+async function validateProposal(db: Db, input: ProposeInput, tenantId: string): Promise<{ tool: ToolDefinition; args: JsonObject }> {
+  const validated = await validateArgs(db, tenantId, input.tool, input.args);
+  // Text stored beside the payload is held to the payload's rules (PostgreSQL stores no NUL).
+  assertCanonicalizable({ reason: input.reason ?? null, stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null });
+  if (input.taskId && !(await taskExists(db, { tenantId, taskId: input.taskId }))) {
+    throw new AppError("not_found", "That task was not found.", 404);
+  }
+  return validated;
+}
+
+/** Writes the proposal by the path its policy calls for; null when it must be assessed again. */
+async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
+  const { db, input, tenant, policy, tool, args, assessment } = p;
+  const rowFor = (judgement: Judgement) => proposalRow(p, judgement);
   const budgetTerms = policyBudgetTerms(policy.policy, tool.name);
   if (budgetTerms.length > 0) {
     // Judged again with the budgets' totals under their locks, in the transaction that writes it.
     const { written, judged } = await writeBudgetedProposal(db, {
-      party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: requesterUserId, taskId: input.taskId ?? null },
+      party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: p.requesterUserId, taskId: input.taskId ?? null },
       tool: tool.name, args, policy: policy.policy, terms: budgetTerms, judged: assessment, judgeInput: assessment.judgeInput, rowFor,
     });
-    if (!written.written) return notWritten(written.refusal);
-    return afterWrite(judged, written.expiresAt);
+    if (!written.written) return notWritten(p, written.refusal);
+    return afterWrite(p, judged, written.expiresAt);
   }
-  const { decision, hash } = assessment;
-  if (decision.effect === "allow" && !input.taskId) {
-    // One transaction: the proposal's statement (below), then the claim, the effect and its record.
-    // A task's calls keep the shared write below: a task's proposals share-lock the task, which
-    // the record of an execution then updates.
-    const action: LockedAction = {
-      id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status: "approved", consumed: false, taskId: null,
-      requesterUserId, requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, requesterLabel: input.requester.label, reason: (input.reason ?? "").slice(0, 2000),
-      untrustedValues, riskLevel: assessment.riskLevel, currentRevision: revision, payloadHash: hash.hash, revisionId, revision,
-      revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
-      policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
-    };
-    try {
-      const execution = await executeAction(db, {
-        tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor,
-        fresh: { action, write: async (tx) => (await writeProposals(tx, [rowFor(assessment)]))[0] },
-      });
-      return { state: "allowed", actionId, reason: decision.reason, execution };
-    } catch (error) {
-      if (!(error instanceof ProposalNotWritten)) throw error;
-      return notWritten(error.refusal);
-    }
-  }
+  if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p);
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
   const row = await writeProposal(db, rowFor(assessment));
-  if (!row.written) return notWritten(row.refusal);
-  return afterWrite(assessment, row.expiresAt);
+  if (!row.written) return notWritten(p, row.refusal);
+  return afterWrite(p, assessment, row.expiresAt);
+}
 
-  /** The outcome of a written proposal: refused, run now (allowed), or waiting for reviewers. */
-  async function afterWrite({ decision, hash }: Judgement, expiresAt: Date | null): Promise<ProposalOutcome> {
-    void requestSeal(db, tenant.id);
-    const budgets = decision.budgets ? { budgets: decision.budgets } : {};
-    if (decision.effect === "deny") {
-      return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel, ...budgets };
-    }
-    if (decision.effect === "allow") {
-      const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor });
-      return { state: "allowed", actionId, reason: decision.reason, execution, ...budgets };
-    }
-    return {
-      state: "pending", actionId, revision, payloadHash: hash.hash, expiresAt: expiresAt!,
-      reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum, ...budgets,
-    };
+/**
+ * An allowed proposal outside a task, in one transaction: the proposal's statement, then the
+ * claim, the effect and its record. A task's calls keep the shared write instead: a task's
+ * proposals share-lock the task, which the record of an execution then updates.
+ */
+async function writeAndExecute(p: Proposal): Promise<ProposalOutcome | null> {
+  const { db, input, tenant, policy, tool, assessment, columns, actionId, revisionId } = p;
+  const { decision, hash } = assessment;
+  const action: LockedAction = {
+    id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status: "approved", consumed: false, taskId: null,
+    requesterUserId: p.requesterUserId, requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, requesterLabel: input.requester.label, reason: (input.reason ?? "").slice(0, 2000),
+    untrustedValues: p.untrustedValues, riskLevel: assessment.riskLevel, currentRevision: FIRST_REVISION, payloadHash: hash.hash, revisionId, revision: FIRST_REVISION,
+    revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
+    policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
+  };
+  try {
+    const execution = await executeAction(db, {
+      tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor,
+      fresh: { action, write: async (tx) => (await writeProposals(tx, [proposalRow(p, assessment)]))[0] },
+    });
+    return { state: "allowed", actionId, reason: decision.reason, execution };
+  } catch (error) {
+    if (!(error instanceof ProposalNotWritten)) throw error;
+    return notWritten(p, error.refusal);
   }
+}
+
+/** The proposal's row for a judgement: the assessment's, or a budgeted one's judged with its totals. */
+function proposalRow(p: Proposal, { decision, hash, sandboxSpec }: Judgement): ProposalRow {
+  const { input, tenant, policy, tool, assessment, submitKey, actionId, requesterUserId } = p;
+  const revision = FIRST_REVISION;
+  const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
+  const ttl = decision.effect === "allow" ? ALLOWED_EXECUTION_WINDOW_SECONDS : decision.ttlSeconds;
+  const event = auditBodyOf({
+    tenantId: tenant.id, actor: p.actor, type: decision.effect === "deny" ? "action.denied" : "action.proposed",
+    outcome: decision.effect === "deny" ? "refused" : "ok",
+    subject: { type: "action", id: actionId }, actionId, tool: tool.name,
+    riskLevel: assessment.riskLevel, requester: input.requester.label, status,
+    data: {
+      revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
+      policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
+      taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
+      ...(decision.budgets ? { budgets: decision.budgets } : {}),
+    },
+  });
+  return {
+    actionId, revisionId: p.revisionId, snapshotId: randomUUID(), tenantId: tenant.id, domains: tenant.domains, policyVersion: policy.version,
+    event, taskId: input.taskId ?? null, taskLeaseOwner: input.taskLeaseOwner ?? null, requesterUserId, requesterRoles: input.requester.type === "user" ? input.requester.roles : null,
+    requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null,
+    requesterLabel: input.requester.label, kind: tool.kind, tool: tool.name, reason: (input.reason ?? "").slice(0, 2000),
+    stepKey: input.stepKey ?? null, agentCallId: input.agentCallId ?? null, submitKey, submitRequestHash: p.requestHash, untrustedValues: p.untrustedValues, status,
+    requiresApproval: decision.effect === "require_approval", revision, payloadHash: hash.hash,
+    hashAlgorithm: hash.algorithm, hashVersion: hash.version, riskLevel: assessment.riskLevel,
+    riskRank: RISK_RANK[assessment.riskLevel], quorum: Math.max(1, decision.quorum), eligibleRoles: decision.eligibleRoles,
+    ttlSeconds: decision.effect === "deny" ? null : ttl, decidedNow: decision.effect !== "require_approval",
+    statusReason: decision.reason, ...p.columns, sandboxSpec,
+    policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
+    scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
+    snapshotHash: p.requestSnapshotHash,
+  };
+}
+
+/** Nothing was written, for `refusal`: the outcome, null to assess again, or the refusal thrown. */
+async function notWritten(p: Proposal, refusal: Extract<ProposalWritten, { written: false }>["refusal"]): Promise<ProposalOutcome | null> {
+  const { db, input } = p;
+  if (refusal === "api_key_revoked") throw new AppError("api_key_revoked", "That API key has been revoked.", 401);
+  if (refusal === "agents_paused") return p.refuse(agentsPausedError());
+  if (refusal === "requester_changed") {
+    return p.refuse(new AppError("requester_changed", "Your membership or roles in this organisation changed while this was being proposed; nothing was proposed.", 409));
+  }
+  if (refusal === "task_lease_lost") {
+    throw new AppError("task_lease_lost", "Another worker took this task over while this call was being proposed; nothing was proposed.", 409);
+  }
+  if (refusal === "call_taken" && input.taskId && input.agentCallId) {
+    // Proposed first by another worker of the task: that action is this call's.
+    const taken = await db.action.findUniqueOrThrow({ where: { taskId_agentCallId: { taskId: input.taskId, agentCallId: input.agentCallId } }, select: { id: true } });
+    throw new CallTaken(taken.id);
+  }
+  if (refusal === "submit_key_taken") {
+    // A concurrent duplicate was written first: that one is this request's action.
+    const winner = await submittedUnder(db, input, p.tenant.id, p.submitKey!, p.requestHash!);
+    if (!winner) throw new Error(`Idempotency-Key conflict on insert, but no action holds it for key ${input.requester.label}.`);
+    return winner;
+  }
+  return null;
+}
+
+/** The outcome of a written proposal: refused, run now (allowed), or waiting for reviewers. */
+async function afterWrite(p: Proposal, { decision, hash }: Judgement, expiresAt: Date | null): Promise<ProposalOutcome> {
+  const { db, tenant, actionId, assessment } = p;
+  void requestSeal(db, tenant.id);
+  const budgets = decision.budgets ? { budgets: decision.budgets } : {};
+  if (decision.effect === "deny") {
+    return { state: "denied", actionId, reason: decision.reason, ruleId: decision.ruleId, riskLevel: assessment.riskLevel, ...budgets };
+  }
+  if (decision.effect === "allow") {
+    const execution = await executeAction(db, { tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor });
+    return { state: "allowed", actionId, reason: decision.reason, execution, ...budgets };
+  }
+  return {
+    state: "pending", actionId, revision: FIRST_REVISION, payloadHash: hash.hash, expiresAt: expiresAt!,
+    reason: decision.reason, riskLevel: assessment.riskLevel, quorum: decision.quorum, ...budgets,
+  };
 }
 
 /** A task's tool call that already has an action (`actionId`): the call waits on that one. */

@@ -162,10 +162,7 @@ export async function runInBwrap(spec: SandboxSpec, code: string, opts: BwrapRun
 function runOnce(spec: SandboxSpec, code: string, opts: BwrapRunOptions, tools: BwrapTools): Promise<SandboxRunResult> {
   const started = performance.now();
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
-  // The end of stderr, kept apart from the capped copy, to recognise a MemoryError.
-  let stderrTail = "";
-  let timedOut = false;
-  let aborted = opts.signal?.aborted === true;
+  const aborted = opts.signal?.aborted === true;
   const { gid } = parseUser(spec.user);
   const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
@@ -175,112 +172,153 @@ function runOnce(spec: SandboxSpec, code: string, opts: BwrapRunOptions, tools: 
       return;
     }
     const existingTasks = asRoot ? 0 : countTasksOfUid(process.getuid?.() ?? -1);
-    const spawnOptions: SpawnOptionsWithStdioTuple<StdioPipe, StdioPipe, StdioPipe> = {
-      env: {} as NodeJS.ProcessEnv, // nothing from the host's environment (the cast: a project-wide ProcessEnv augmentation requires NODE_ENV)
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true, // own process group, so the deadline kills all of it
-    };
-    // Inside the namespace the code is the spec's user; on the host, when we can choose, the run
-    // has a uid of its own: RLIMIT_NPROC does not bind root and counts per uid host-wide, and an
-    // escape from the namespaces lands as an unprivileged uid no other run shares.
-    const runUid = asRoot ? leaseRunUid() : null;
-    if (runUid) {
-      spawnOptions.uid = runUid.uid;
-      spawnOptions.gid = gid;
-    }
-    let folder: RunFolder;
+    let run: RunResources;
     try {
-      folder = prepareRunFolder(opts.datasets ?? [], runUid?.uid ?? null, gid);
+      run = acquireRunResources(spec, opts, asRoot, gid);
     } catch (err) {
-      runUid?.release();
-      reject(new SandboxUnavailableError(`could not prepare the run's /mnt/data and /mnt/out: ${(err as Error).message}`, { cause: err }));
+      reject(err);
       return;
     }
-    const enforcement = memoryEnforcement();
-    let cgroup: RunCgroup | null = null;
-    if (enforcement.kind === "cgroup") {
-      try {
-        cgroup = createRunCgroup(enforcement, `countersign-run-${randomUUID()}`, spec.memoryBytes, runUid?.uid ?? null);
-      } catch (err) {
-        runUid?.release();
-        folder.remove();
-        reject(new SandboxUnavailableError(`could not create the run's memory cgroup: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
-        return;
-      }
-    }
-    const memory = cgroup ? "cgroup" : "rlimit-as";
-    const bwrap = [tools.bwrap, ...bwrapArgs(spec, tools.rootfs, folder)];
-    const ulimits = tools.dash && opts.limitsVia !== "prlimit" ? dashUlimits(spec, existingTasks, memory) : null;
-    // The first process joins the run's cgroup itself, before anything of the code exists, and
-    // sets the rlimits bwrap and the code inherit (dash's ulimit, else prlimit).
-    const join = cgroup ? 'echo $$ > "$0" && ' : "";
-    const child =
-      ulimits !== null && tools.dash
-        ? spawn(tools.dash, ["-c", `${join}${ulimits} && exec "$@"`, cgroup?.procsFile ?? "sh", ...bwrap], spawnOptions)
-        : cgroup
-          ? spawn("/bin/sh", ["-c", `${join}exec "$@"`, cgroup.procsFile, tools.prlimit, ...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions)
-          : spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions);
-
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // The group is already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, spec.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-
-    child.stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      output.push("stderr", chunk);
-      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2048);
-    });
-    child.stdin.on("error", () => {
-      // EPIPE when the code exits without reading all of stdin.
-    });
-    child.stdin.end(code);
-
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      killGroup();
-      runUid?.release();
-      cgroup?.remove();
-      folder.remove();
-      reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
-    });
-
-    // "close" fires after the process exited and its stdio streams ended.
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      killGroup(); // anything the code left behind in the group
-      runUid?.release(); // the pid namespace ended with bwrap (--die-with-parent)
-      output.end();
-      const oomKilled = !timedOut && !aborted && code !== 0 && (cgroup?.oomKilled() === true || /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail));
-      const killed = timedOut || aborted || signal !== null;
-      let artifacts: CollectedArtifacts;
-      try {
-        artifacts = collectArtifactsFromDir(folder.out, opts.artifactCaps ?? artifactCaps());
-      } catch (err) {
-        artifacts = { refused: `The files in ${ARTIFACT_MOUNT} could not be read (${(err as Error).message}), so none were kept.` };
-      }
-      const result = output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started });
-      resolve({ ...result, artifacts });
-      // After the result: nothing of the run is left to read or to limit.
-      cgroup?.remove();
-      folder.remove();
-    });
+    const child = spawnRun(spec, opts, tools, run, existingTasks);
+    superviseRun({ spec, code, opts, run, output, started }, child, resolve, reject);
   });
+}
+
+/** What one run holds on the host until it ends: its uid (when root), its folder, its memory cgroup. */
+type RunResources = { runUid: ReturnType<typeof leaseRunUid> | null; gid: number; folder: RunFolder; cgroup: RunCgroup | null };
+
+/** Leases what the run holds; throws SandboxUnavailableError with nothing held when one cannot be had. */
+function acquireRunResources(spec: SandboxSpec, opts: BwrapRunOptions, asRoot: boolean, gid: number): RunResources {
+  // Inside the namespace the code is the spec's user; on the host, when we can choose, the run
+  // has a uid of its own: RLIMIT_NPROC does not bind root and counts per uid host-wide, and an
+  // escape from the namespaces lands as an unprivileged uid no other run shares.
+  const runUid = asRoot ? leaseRunUid() : null;
+  let folder: RunFolder;
+  try {
+    folder = prepareRunFolder(opts.datasets ?? [], runUid?.uid ?? null, gid);
+  } catch (err) {
+    runUid?.release();
+    throw new SandboxUnavailableError(`could not prepare the run's /mnt/data and /mnt/out: ${(err as Error).message}`, { cause: err });
+  }
+  const enforcement = memoryEnforcement();
+  let cgroup: RunCgroup | null = null;
+  if (enforcement.kind === "cgroup") {
+    try {
+      cgroup = createRunCgroup(enforcement, `countersign-run-${randomUUID()}`, spec.memoryBytes, runUid?.uid ?? null);
+    } catch (err) {
+      runUid?.release();
+      folder.remove();
+      throw new SandboxUnavailableError(`could not create the run's memory cgroup: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+  return { runUid, gid, folder, cgroup };
+}
+
+/** Starts bwrap under the run's limits, as the run's uid when it has one. */
+function spawnRun(spec: SandboxSpec, opts: BwrapRunOptions, tools: BwrapTools, run: RunResources, existingTasks: number) {
+  const { runUid, cgroup } = run;
+  const spawnOptions: SpawnOptionsWithStdioTuple<StdioPipe, StdioPipe, StdioPipe> = {
+    env: {} as NodeJS.ProcessEnv, // nothing from the host's environment (the cast: a project-wide ProcessEnv augmentation requires NODE_ENV)
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true, // own process group, so the deadline kills all of it
+  };
+  if (runUid) {
+    spawnOptions.uid = runUid.uid;
+    spawnOptions.gid = run.gid;
+  }
+  const memory = cgroup ? "cgroup" : "rlimit-as";
+  const bwrap = [tools.bwrap, ...bwrapArgs(spec, tools.rootfs, run.folder)];
+  const ulimits = tools.dash && opts.limitsVia !== "prlimit" ? dashUlimits(spec, existingTasks, memory) : null;
+  // The first process joins the run's cgroup itself, before anything of the code exists, and
+  // sets the rlimits bwrap and the code inherit (dash's ulimit, else prlimit).
+  const join = cgroup ? 'echo $$ > "$0" && ' : "";
+  return ulimits !== null && tools.dash
+    ? spawn(tools.dash, ["-c", `${join}${ulimits} && exec "$@"`, cgroup?.procsFile ?? "sh", ...bwrap], spawnOptions)
+    : cgroup
+      ? spawn("/bin/sh", ["-c", `${join}exec "$@"`, cgroup.procsFile, tools.prlimit, ...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions)
+      : spawn(tools.prlimit, [...prlimitArgs(spec, existingTasks, memory), ...bwrap], spawnOptions);
+}
+
+type RunningRun = { spec: SandboxSpec; code: string; opts: BwrapRunOptions; run: RunResources; output: OutputCollector; started: number };
+
+/**
+ * Feeds the code to the started run, kills its whole group at the deadline or on abort, and
+ * settles once it ended: the result with its artifacts, then everything the run held released.
+ */
+function superviseRun(
+  { spec, code, opts, run, output, started }: RunningRun,
+  child: ReturnType<typeof spawnRun>,
+  resolve: (result: SandboxRunResult) => void,
+  reject: (error: unknown) => void,
+): void {
+  const { runUid, cgroup, folder } = run;
+  // The end of stderr, kept apart from the capped copy, to recognise a MemoryError.
+  let stderrTail = "";
+  let timedOut = false;
+  let aborted = false;
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, spec.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup();
+  };
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  child.stdout.on("data", (chunk: Buffer) => output.push("stdout", chunk));
+  child.stderr.on("data", (chunk: Buffer) => {
+    output.push("stderr", chunk);
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2048);
+  });
+  child.stdin.on("error", () => {
+    // EPIPE when the code exits without reading all of stdin.
+  });
+  child.stdin.end(code);
+
+  child.on("error", (err) => {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    killGroup();
+    runUid?.release();
+    cgroup?.remove();
+    folder.remove();
+    reject(new SandboxUnavailableError(`could not start bwrap: ${err.message}`, { cause: err }));
+  });
+
+  // "close" fires after the process exited and its stdio streams ended.
+  child.on("close", (code, signal) => {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    killGroup(); // anything the code left behind in the group
+    runUid?.release(); // the pid namespace ended with bwrap (--die-with-parent)
+    output.end();
+    const oomKilled = !timedOut && !aborted && code !== 0 && (cgroup?.oomKilled() === true || /(?:^|\n)MemoryError\b[^\n]*\n?$/.test(stderrTail));
+    const killed = timedOut || aborted || signal !== null;
+    const artifacts = artifactsOf(folder, opts);
+    const result = output.result({ isolation: "namespace", exitCode: killed ? null : code, timedOut, oomKilled, aborted, startedAt: started });
+    resolve({ ...result, artifacts });
+    // After the result: nothing of the run is left to read or to limit.
+    cgroup?.remove();
+    folder.remove();
+  });
+}
+
+/** The files the run left in /mnt/out, or why none were kept. */
+function artifactsOf(folder: RunFolder, opts: BwrapRunOptions): CollectedArtifacts {
+  try {
+    return collectArtifactsFromDir(folder.out, opts.artifactCaps ?? artifactCaps());
+  } catch (err) {
+    return { refused: `The files in ${ARTIFACT_MOUNT} could not be read (${(err as Error).message}), so none were kept.` };
+  }
 }
 
 type RunFolder = RunMounts & { remove: () => void };

@@ -5,7 +5,7 @@ import Docker from "dockerode";
 import { sandboxLimiter } from "./concurrency";
 import { ownerIsGone, processOwner, SANDBOX_OWNER_LABEL } from "./container-owner";
 import { delay, removeContainer, startContainer, type ReadyContainer } from "./docker-container";
-import { collectArtifactsFromContainer, COLLECT_WAIT_SECONDS, EndMarkerScanner, FILES_RUN_SCRIPT, filesTmpfs, newRunMarker, putDatasets } from "./docker-files";
+import { collectArtifactsFromContainer, COLLECT_WAIT_SECONDS, EndMarkerScanner, FILES_RUN_SCRIPT, filesTmpfs, newRunMarker, putDatasets, type RunEnd } from "./docker-files";
 import { artifactCaps } from "./run-files";
 import { OutputCollector } from "./output";
 import { dockerRuntime, hostPidsLimit } from "./gvisor";
@@ -212,6 +212,9 @@ async function startCold(docker: Docker, spec: SandboxSpec): Promise<ReadyContai
 
 const STALE = Symbol("stale");
 
+/** What a run's kill and its end line have set so far; read when the run has ended. */
+type RunState = { timedOut: boolean; aborted: boolean; endLineSeen: boolean };
+
 /** Runs the code in a started container; STALE when a pooled container turns out dead before its code started. */
 async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, code: string, opts: DockerRunOptions, started: number): Promise<SandboxRunResult | typeof STALE> {
   const output = new OutputCollector(spec.outputLimitChars, opts.onOutput);
@@ -221,13 +224,11 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
   ready.setSink((stream, chunk) => output.push(stream, (stream === "stdout" ? outEnd : errEnd).push(chunk)));
   // The wrapper's end line on both streams: the code has exited and all it wrote is in.
   const codeEnded = Promise.all([outEnd.ended, errEnd.ended]).then(([end]) => end);
-  let endLineSeen = false;
-  void outEnd.ended.then(() => (endLineSeen = true));
-  let timedOut = false;
-  let aborted = false;
+  const state: RunState = { timedOut: false, aborted: false, endLineSeen: false };
+  void outEnd.ended.then(() => (state.endLineSeen = true));
   const kill = (reason: "timeout" | "abort") => {
-    if (reason === "timeout") timedOut = true;
-    else aborted = true;
+    if (reason === "timeout") state.timedOut = true;
+    else state.aborted = true;
     ready.container.kill({ signal: "SIGKILL" }).catch(() => {
       // Already gone; it is removed below either way.
     });
@@ -246,42 +247,14 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
         throw new SandboxUnavailableError(`could not hand the data sets to the sandbox: ${errorMessage(err)}`, { cause: err });
       }
     }
-    if (aborted) return abortedResult(spec, started);
+    if (state.aborted) return abortedResult(spec, started);
     timer = setTimeout(() => kill("timeout"), spec.timeoutMs);
     ready.sendCode(`${marker}\n${code}`);
     if (opts.onContainer) await opts.onContainer(ready.container);
 
-    let status: number;
-    let diedBeforeEndLine = false;
-    let artifacts: CollectedArtifacts = { files: [] };
-    try {
-      const ended = await Promise.race([ready.exited.then(() => null), codeEnded]);
-      if (ended !== null) {
-        if (ended.files && !timedOut && !aborted) {
-          // Files left in /mnt/out: read them while the container waits for it.
-          artifacts = await collectArtifactsFromContainer(docker, ready.container, `${ready.uid}:${parseUser(spec.user).gid}`, opts.artifactCaps ?? artifactCaps())
-            .catch((err: unknown) => ({ refused: `The files in /mnt/out could not be read (${errorMessage(err)}), so none were kept.` }));
-        }
-        if (opts.completion === "container-exit") {
-          if (ended.files) await ready.container.kill({ signal: "SIGTERM" }).catch(() => {});
-          status = (await ready.exited).StatusCode;
-          await Promise.race([ready.streamClosed, delay(2000)]);
-        } else {
-          // Done without waiting for the daemon to notice the container's exit (tens to hundreds of
-          // ms later): the container is removed below, after the result is reported.
-          status = ended.status;
-        }
-      } else {
-        // Killed (time limit, abort, OOM) or the daemon lost: the exit status is the daemon's.
-        status = (await ready.exited).StatusCode;
-        // The exit may be reported before the last bytes arrive through the attach stream.
-        await Promise.race([ready.streamClosed, delay(2000)]);
-        diedBeforeEndLine = !endLineSeen;
-      }
-    } catch (err) {
-      if (!ready.codeStarted()) return STALE;
-      throw new SandboxUnavailableError(`lost the Docker daemon during the run: ${errorMessage(err)}`, { cause: err });
-    }
+    const ended = await awaitRunEnd(docker, ready, spec, opts, codeEnded, state);
+    if (ended === STALE) return STALE;
+    const { status, diedBeforeEndLine, artifacts } = ended;
     clearTimeout(timer);
     if (!ready.codeStarted()) return STALE;
     for (const [stream, scanner] of [["stdout", outEnd], ["stderr", errEnd]] as const) {
@@ -291,9 +264,9 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
     output.end();
 
     // A clean exit needs no inspect; anything else may be the OOM killer's doing.
-    const oomKilled = status !== 0 && (await wasOomKilled(ready, spec, status === 137 && !timedOut && !aborted, diedBeforeEndLine));
-    const killed = timedOut || aborted || oomKilled;
-    const result = output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut, oomKilled, aborted, startedAt: started });
+    const oomKilled = status !== 0 && (await wasOomKilled(ready, spec, status === 137 && !state.timedOut && !state.aborted, diedBeforeEndLine));
+    const killed = state.timedOut || state.aborted || oomKilled;
+    const result = output.result({ isolation: spec.isolation, exitCode: killed ? null : status, timedOut: state.timedOut, oomKilled, aborted: state.aborted, startedAt: started });
     return { ...result, artifacts: killed ? { files: [] } : artifacts };
   } finally {
     if (timer) clearTimeout(timer);
@@ -303,6 +276,53 @@ async function runIn(docker: Docker, ready: ReadyContainer, spec: SandboxSpec, c
     // it (PID namespace); it is never handed out again. settleSandboxRemovals waits for the removal.
     void ready.dispose();
   }
+}
+
+/**
+ * Waits for the code's end line or the container's exit: the exit status, whether the container
+ * died before the end line, and the files left in /mnt/out; STALE when the container was lost
+ * before its code started.
+ */
+async function awaitRunEnd(
+  docker: Docker,
+  ready: ReadyContainer,
+  spec: SandboxSpec,
+  opts: DockerRunOptions,
+  codeEnded: Promise<RunEnd>,
+  state: RunState,
+): Promise<{ status: number; diedBeforeEndLine: boolean; artifacts: CollectedArtifacts } | typeof STALE> {
+  let status: number;
+  let diedBeforeEndLine = false;
+  let artifacts: CollectedArtifacts = { files: [] };
+  try {
+    const ended = await Promise.race([ready.exited.then(() => null), codeEnded]);
+    if (ended !== null) {
+      if (ended.files && !state.timedOut && !state.aborted) {
+        // Files left in /mnt/out: read them while the container waits for it.
+        artifacts = await collectArtifactsFromContainer(docker, ready.container, `${ready.uid}:${parseUser(spec.user).gid}`, opts.artifactCaps ?? artifactCaps())
+          .catch((err: unknown) => ({ refused: `The files in /mnt/out could not be read (${errorMessage(err)}), so none were kept.` }));
+      }
+      if (opts.completion === "container-exit") {
+        if (ended.files) await ready.container.kill({ signal: "SIGTERM" }).catch(() => {});
+        status = (await ready.exited).StatusCode;
+        await Promise.race([ready.streamClosed, delay(2000)]);
+      } else {
+        // Done without waiting for the daemon to notice the container's exit (tens to hundreds of
+        // ms later): the container is removed below, after the result is reported.
+        status = ended.status;
+      }
+    } else {
+      // Killed (time limit, abort, OOM) or the daemon lost: the exit status is the daemon's.
+      status = (await ready.exited).StatusCode;
+      // The exit may be reported before the last bytes arrive through the attach stream.
+      await Promise.race([ready.streamClosed, delay(2000)]);
+      diedBeforeEndLine = !state.endLineSeen;
+    }
+  } catch (err) {
+    if (!ready.codeStarted()) return STALE;
+    throw new SandboxUnavailableError(`lost the Docker daemon during the run: ${errorMessage(err)}`, { cause: err });
+  }
+  return { status, diedBeforeEndLine, artifacts };
 }
 
 function abortedResult(spec: SandboxSpec, started: number): SandboxRunResult {
