@@ -40,10 +40,18 @@ async function keyFor(allowedTools: string[]) {
   return { id: apiKey.id, secret };
 }
 
-/** Another agent on the same key sends enough requests to use up its rate-limit window. */
+/**
+ * Another agent on the same key sends enough requests to use up its rate-limit window. The window is
+ * fixed to the clock (a minute from :00), so a window used up in its last seconds would open again
+ * inside the wait under test: such a moment is waited out first.
+ */
 async function useUpWindow(secret: string, actionId: string) {
   const limit = Number(process.env.COUNTERSIGN_API_RATE_LIMIT);
-  const statuses = await Promise.all(Array.from({ length: limit }, () =>
+  const windowMs = Number(process.env.COUNTERSIGN_API_RATE_WINDOW_SECONDS ?? 60) * 1_000;
+  const leftMs = windowMs - (Date.now() % windowMs);
+  if (leftMs < 15_000) await new Promise((resolve) => setTimeout(resolve, leftMs + 500));
+  // One over the limit: even a window that opened after the submit is used up.
+  const statuses = await Promise.all(Array.from({ length: limit + 1 }, () =>
     fetch(`${server.url}/api/v1/actions/${actionId}`, { headers: { Authorization: `Bearer ${secret}` } }).then((r) => r.status)));
   expect(statuses).toContain(429);
 }
