@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { refundInvoice } from "@/lib/tools/refund-invoice";
 import { effectRows, type EffectNow } from "@/lib/review/effect-rows";
 
-const invoice = (refunded: number) => ({ number: "INV-1043", status: "paid", currency: "USD", amount_paid_minor: 90_000, amount_refunded_minor: refunded, version: 1 });
+// The refund's snapshot: the invoice fields it rests on (lib/tools/state-references.ts).
+const invoice = (refunded: number) => ({ invoice: { status: "paid", currency: "USD", amount_paid_minor: 90_000, amount_refunded_minor: refunded } });
 const refund = (amount: number) => ({ invoice_number: "INV-1043", amount_minor: amount, reason: "Returned goods" });
 /** What the page computes from the state now (lib/review/read-states-now.ts): the tool's preview over it. */
 const liveOf = (state: ReturnType<typeof invoice>, args: ReturnType<typeof refund>): EffectNow => {

@@ -30,7 +30,7 @@ describe("the decision state an open decision follows", () => {
     await t.db.invoice.updateMany({ where: { tenantId: a.id, number: "INV-1044" }, data: { amountRefundedMinor: 200, version: { increment: 1 } } });
     const changed = await readDecisionState(t.db, a.id, p.actionId);
     expect(changed?.state).toBe("changed");
-    expect(changed?.changes.find((c) => c.path === "amount_refunded_minor")).toMatchObject({ before: 0, after: 200 });
+    expect(changed?.changes.find((c) => c.path === "invoice.amount_refunded_minor")).toMatchObject({ before: 0, after: 200 });
     expect(liveOffer(shown, changed)).toMatchObject({ offer: "reread" });
 
     const next = await rereadActionState(t.db, { tenantId: a.id, actionId: p.actionId, member: a.users.reviewer.member, payloadHash: p.payloadHash });
