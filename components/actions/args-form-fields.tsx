@@ -2,7 +2,7 @@
 
 import { useId } from "react";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
-import { majorTextToMinor, minorToMajorText, type ArgsFormField } from "@/lib/review/args-form";
+import { majorTextToMinor, minorToMajorText, moneyDraftProblem, type ArgsFormField } from "@/lib/review/args-form";
 
 const inputClass = "w-full rounded-md border border-slate-300 px-2 py-1.5 text-[0.9rem] focus:border-indigo-600 disabled:bg-slate-50";
 
@@ -43,7 +43,7 @@ function FieldInput({ field, value, draft, onSet, onDraft, autoFocus }: {
   const asText = value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
   const setText = (text: string) => onSet(name, text === "" && !required ? undefined : text);
   const wide = kind === "textarea" || kind === "json" ? "sm:col-span-2" : "";
-  const moneyError = kind === "money" && draft !== undefined && !(draft.trim() === "" && !required) ? moneyProblem(draft) : null;
+  const moneyError = kind === "money" ? moneyDraftProblem(draft, required) : null;
 
   let hint = field.description ?? "";
   let input: React.ReactNode;
@@ -117,11 +117,6 @@ function FieldInput({ field, value, draft, onSet, onDraft, autoFocus }: {
       <FieldHint id={hintId} name={name} text={moneyError ?? hint} error={moneyError !== null} />
     </div>
   );
-}
-
-function moneyProblem(draft: string): string | null {
-  const parsed = majorTextToMinor(draft);
-  return parsed.ok ? null : parsed.message;
 }
 
 function FieldHint({ id, name, text, error = false }: { id: string; name: string; text: string; error?: boolean }) {

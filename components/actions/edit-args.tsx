@@ -6,7 +6,7 @@ import { editFromConsole } from "@/app/(console)/actions/review-actions";
 import { ArgsFormFields } from "@/components/actions/args-form-fields";
 import { buttonClass } from "@/components/ui/button";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { argsFormFields, majorTextToMinor, parseArgsText, withArg } from "@/lib/review/args-form";
+import { argsFormFields, moneyDraftProblem, parseArgsText, withArg } from "@/lib/review/args-form";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 
 /**
@@ -51,9 +51,10 @@ export function EditArgs({ actionId, payloadHash, args, isCode, schema = null }:
       onSubmit={(event) => {
         event.preventDefault();
         const argsJson = String(new FormData(event.currentTarget).get("args") ?? "");
-        const badAmount = fields.find((f) => drafts[f.name] !== undefined && drafts[f.name].trim() !== "" && !majorTextToMinor(drafts[f.name]).ok);
+        // An amount typed wrong never reached the JSON: say so rather than submit the old amount.
+        const badAmount = fields.filter((f) => f.kind === "money").map((f) => [f.label, moneyDraftProblem(drafts[f.name], f.required)] as const).find(([, problem]) => problem);
         if (badAmount) {
-          setError(`${badAmount.label}: ${(majorTextToMinor(drafts[badAmount.name]) as { message: string }).message}`);
+          setError(`${badAmount[0]}: ${badAmount[1]}`);
           return;
         }
         setError(null);

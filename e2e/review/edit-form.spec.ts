@@ -20,6 +20,12 @@ test("a refund's amount edited through the form to 300.00 becomes a revision wit
   await expect(form.getByText("At most two decimals (cents).")).toBeVisible();
   await expect(form.getByLabel("Arguments (JSON)")).toHaveValue(/"amount_minor": 45000/);
 
+  // An emptied amount is not submitted as the old one: Save says what is wrong and writes nothing.
+  await amount.fill("");
+  await form.getByRole("button", { name: "Save as new revision" }).click();
+  await expect(form.getByRole("alert")).toHaveText("Amount: Enter an amount, like 450.00.");
+  expect((await actionRow(id)).currentRevision).toBe(1);
+
   await amount.fill("300.00");
   await expect(form.getByLabel("Arguments (JSON)")).toHaveValue(/"amount_minor": 30000/);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { argsFormFields, majorTextToMinor, minorToMajorText, parseArgsText, withArg } from "@/lib/review/args-form";
+import { argsFormFields, majorTextToMinor, minorToMajorText, moneyDraftProblem, parseArgsText, withArg } from "@/lib/review/args-form";
 import { requireTool } from "@/lib/tools/registry";
 import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 
@@ -77,6 +77,16 @@ describe("major ↔ minor units", () => {
     expect(minorToMajorText(7)).toBe("0.07");
     expect(minorToMajorText(-5)).toBe("-0.05");
     for (const minor of [0, 1, 99, 100, 45_050, 1_200_000]) expect(majorTextToMinor(minorToMajorText(minor))).toEqual({ ok: true, minor });
+  });
+});
+
+describe("moneyDraftProblem", () => {
+  it("refuses an empty required amount and a malformed one, and lets an optional amount be left empty", () => {
+    expect(moneyDraftProblem(undefined, true)).toBeNull();
+    expect(moneyDraftProblem("300.00", true)).toBeNull();
+    expect(moneyDraftProblem(" ", true)).toBe("Enter an amount, like 450.00.");
+    expect(moneyDraftProblem("", false)).toBeNull();
+    expect(moneyDraftProblem("3.001", false)).toBe("At most two decimals (cents).");
   });
 });
 

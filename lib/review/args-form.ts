@@ -106,6 +106,17 @@ export function majorTextToMinor(text: string): MajorParse {
   return { ok: true, minor };
 }
 
+/**
+ * What is wrong with a money amount as typed, or null: an empty optional amount is left out, an
+ * empty required one is refused (the JSON still holds the last valid amount, which must not be
+ * submitted unseen).
+ */
+export function moneyDraftProblem(draft: string | undefined, required: boolean): string | null {
+  if (draft === undefined || (draft.trim() === "" && !required)) return null;
+  const parsed = majorTextToMinor(draft);
+  return parsed.ok ? null : parsed.message;
+}
+
 export type ArgsParse = { ok: true; args: JsonObject } | { ok: false; message: string };
 
 /** The JSON text as an arguments object, or why the form cannot show it. */
