@@ -51,7 +51,8 @@ export function ActionView({ action, canReview = false, passkeyOrigins = [] }: {
       <BackInReviewNote action={action} />
       <StatusReasonNote action={action} />
 
-      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_23rem]">
+      {/* While the arguments are being edited, the side column takes half the width: the form needs room. */}
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_23rem] lg:has-[[data-editing]]:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
         <div className="min-w-0 space-y-4">
           <RevisionDiffSection action={action} />
 

@@ -27,7 +27,7 @@ export function DecisionSection({ action, passkeyOrigins }: { action: ActionDeta
       />
       {viewer.canEdit && (
         <div className="mt-3 border-t border-slate-100 pt-3">
-          <EditArgs actionId={action.id} payloadHash={action.payloadHash} args={current.args} isCode={action.kind === "code"} />
+          <EditArgs actionId={action.id} payloadHash={action.payloadHash} args={current.args} isCode={action.kind === "code"} schema={action.argsSchema} />
         </div>
       )}
       {action.kind === "code" && (

@@ -147,6 +147,8 @@ export type ActionDetail = {
   stateNow: StateNow;
   /** Null unless the tool is an upstream MCP tool. */
   upstream: UpstreamToolView | null;
+  /** The JSON Schema of the tool's arguments, for the edit form; null for code or an unknown tool. */
+  argsSchema: JsonObject | null;
   executions: ExecutionView[];
   viewer: ViewerCapabilities;
 };

@@ -14,7 +14,8 @@ import { decisionsAsUsed } from "@/lib/review/decisions-as-used";
 import { sortedTags } from "@/lib/review/list-review-queue";
 import type { ActionDetail, DecisionView, ExecutionView, RevisionView, ScanFindingView, SnapshotView, UpstreamToolView, ViewerCapabilities } from "@/lib/review/action-detail";
 import { effectiveHints, type UpstreamAnnotations } from "@/lib/mcp/upstream/tool-definition";
-import { isUpstreamToolName } from "@/lib/tools/tenant-tools";
+import { findTenantTool, isUpstreamToolName } from "@/lib/tools/tenant-tools";
+import { toolInputSchema } from "@/lib/tools/tool-input-schema";
 
 type Viewer = { tenantId: string; userId: string; roles: Role[] };
 
@@ -84,6 +85,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       ? await readStateNow(db, { tenantId: viewer.tenantId, tool: action.tool, args: current.args, atRequest: requestSnapshot })
       : { state: "none" },
     upstream: isUpstreamToolName(action.tool) ? upstreamViewOf(requestSnapshot?.data ?? null) : null,
+    argsSchema: await argsSchemaOf(db, viewer.tenantId, action.kind, action.tool),
     executions: action.executions.map((e) => executionViewOf(action.id, e, results)),
     viewer: capabilities(viewer, {
       status: action.status, eligibleRoles: action.eligibleRoles, kind: action.kind,
@@ -92,6 +94,13 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
   };
+}
+
+/** The schema the edit form is generated from (code is edited as JSON only). */
+async function argsSchemaOf(db: Db, tenantId: string, kind: ActionRecord["kind"], name: string): Promise<JsonObject | null> {
+  if (kind !== "tool") return null;
+  const tool = await findTenantTool(db, tenantId, name);
+  return tool ? toolInputSchema(tool) : null;
 }
 
 /** The action with its task, revisions, decisions, snapshots and executions, all of this tenant. */
