@@ -154,12 +154,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
       {signatureRequired && <p className="text-xs text-slate-700">{signatureText}</p>}
       {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
-      {stale && (
-        <div role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">
-          {STALE_TEXT}
-          {offer.offer === "reread" && offer.changes.length > 0 && <StateChangedNotice changes={offer.changes} more={offer.moreChanges} />}
-        </div>
-      )}
+      {stale && <StaleAlert offer={offer} className="text-[0.85rem]" />}
       <DecisionButtons
         approve={stale ? rereadButton : moved || closed ? null : (
           <button type="button" onClick={openConfirmation} className={`${buttonClass.approve}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
@@ -171,25 +166,11 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
       <DecisionOutcome message={message} />
     </form>
     {confirming && (
-      <ReviewDialog
-        verdict="approve"
-        names={[summary]}
-        pending={busy === "approve"}
-        error={confirming.error}
-        defaultNote={confirming.note}
-        onConfirm={(note) => void confirmApprove(note)}
-        onClose={closeConfirmation}
-        facts={
-          <div className="mt-3 space-y-2 text-[0.85rem]">
-            <p className="text-slate-700">You approve revision {shown.revision}: <RevealedShortText text={summary} /></p>
-            {signatureRequired && <p role="note" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-950">{signatureText} Your browser asks for it when you confirm.</p>}
-            {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
-            {stale && <div role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">{STALE_TEXT}{offer.offer === "reread" && offer.changes.length > 0 && <StateChangedNotice changes={offer.changes} more={offer.moreChanges} />}</div>}
-            {(moved || closed) && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">This action changed while the dialog was open. Close this and review it again.</p>}
-          </div>
-        }
-        outcome={<RereadOutcome actionId={actionId} revision={shown.revision} className="mt-2 text-sm" />}
-        approveReplacement={stale ? rereadButton : moved || closed ? <span className="self-center text-amber-900">Nothing to approve here now.</span> : passkeyElsewhere ? <span className="self-center text-amber-900">Approve on the page linked above.</span> : undefined}
+      <ApproveConfirmation
+        actionId={actionId} revision={shown.revision} summary={summary} offer={offer} stale={stale} gone={moved || closed}
+        signatureText={signatureRequired ? signatureText : null} passkeyElsewhere={passkeyElsewhere} rereadButton={rereadButton}
+        pending={busy === "approve"} error={confirming.error} note={confirming.note}
+        onConfirm={(note) => void confirmApprove(note)} onClose={closeConfirmation}
       />
     )}
     </>
@@ -209,5 +190,57 @@ function DecisionButtons({ approve, armed, busy, disabled }: {
         {busy === "reject" ? "Rejecting…" : "Reject"}
       </button>
     </div>
+  );
+}
+
+function StaleAlert({ offer, className = "" }: { offer: LiveOffer; className?: string }) {
+  return (
+    <div role="alert" className={`rounded-md bg-amber-50 px-3 py-2 text-amber-950 ${className}`}>
+      {STALE_TEXT}
+      {offer.offer === "reread" && offer.changes.length > 0 && <StateChangedNotice changes={offer.changes} more={offer.moreChanges} />}
+    </div>
+  );
+}
+
+/** The confirmation Approve opens: what is approved, what signing asks, and Re-read once the state moved. */
+function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, signatureText, passkeyElsewhere, rereadButton, pending, error, note, onConfirm, onClose }: {
+  actionId: string;
+  revision: number;
+  summary: string;
+  offer: LiveOffer;
+  stale: boolean;
+  /** Another revision is current, or the action stopped waiting. */
+  gone: boolean;
+  /** Set when the policy requires a signed approval. */
+  signatureText: string | null;
+  passkeyElsewhere: ReturnType<typeof usePasskeyElsewhere>;
+  rereadButton: React.ReactNode;
+  pending: boolean;
+  error: string | null;
+  note: string;
+  onConfirm: (note: string) => void;
+  onClose: () => void;
+}) {
+  return (
+    <ReviewDialog
+      verdict="approve"
+      names={[summary]}
+      pending={pending}
+      error={error}
+      defaultNote={note}
+      onConfirm={onConfirm}
+      onClose={onClose}
+      facts={
+        <div className="mt-3 space-y-2 text-[0.85rem]">
+          <p className="text-slate-700">You approve revision {revision}: <RevealedShortText text={summary} /></p>
+          {signatureText && <p role="note" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-950">{signatureText} Your browser asks for it when you confirm.</p>}
+          {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
+          {stale && <StaleAlert offer={offer} />}
+          {gone && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">This action changed while the dialog was open. Close this and review it again.</p>}
+        </div>
+      }
+      outcome={<RereadOutcome actionId={actionId} revision={revision} className="mt-2 text-sm" />}
+      approveReplacement={stale ? rereadButton : gone ? <span className="self-center text-amber-900">Nothing to approve here now.</span> : passkeyElsewhere ? <span className="self-center text-amber-900">Approve on the page linked above.</span> : undefined}
+    />
   );
 }
