@@ -6,7 +6,7 @@ import type { PolicyValidationError } from "@/lib/policy/compile-policy";
 
 const EFFECTS = ["allow", "require_approval", "deny"] as const;
 /** Fields that only a require_approval rule may carry (the validator refuses them elsewhere). */
-const APPROVAL_ONLY = ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry"];
+const APPROVAL_ONLY = ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry", "grantMaxTtl", "grants"];
 
 type Rule = Record<string, unknown> & { id?: unknown; when?: unknown; effect?: unknown; reason?: unknown };
 type Doc = { tools?: Record<string, { rules?: Rule[] }> } & Record<string, unknown>;

@@ -5,6 +5,7 @@ import { appendAuditEvent, auditBodyOf, type AuditActor } from "@/lib/audit/appe
 import { setAgentsPaused } from "@/lib/db/statements/tenant/set-agents-paused";
 import { AppError, markAudited } from "@/lib/errors";
 import { noLongerAdmin } from "@/lib/auth/no-longer-admin";
+import { revokeGrantsIn } from "@/lib/grants/revoke-grants";
 
 export type SetAgentsPauseInput = {
   tenantId: string;
@@ -23,8 +24,8 @@ export type SetAgentsPauseInput = {
  */
 export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promise<{ paused: boolean; pausedAt: Date | null; changed: boolean }> {
   const reason = input.paused ? (input.reason ?? "").trim().slice(0, 500) || null : null;
-  const result = await sqlTransaction(db, (tx) =>
-    setAgentsPaused(tx, {
+  const result = await sqlTransaction(db, async (tx) => {
+    const changed = await setAgentsPaused(tx, {
       tenantId: input.tenantId, paused: input.paused, byUserId: input.actor.id, reason,
       event: (pausedSince) =>
         auditBodyOf({
@@ -33,8 +34,11 @@ export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promis
             ? { type: "tenant.agents_paused", data: { reason } }
             : { type: "tenant.agents_resumed", data: { pausedSince: pausedSince?.toISOString() ?? "" } }),
         }),
-    }),
-  );
+    });
+    // The stop button also ends every standing grant, in the same transaction.
+    if (changed.outcome === "done" && input.paused) await revokeGrantsIn(tx, { tenantId: input.tenantId, grantId: null, actor: input.actor, cause: "agents_paused", reason });
+    return changed;
+  });
   if (result.outcome === "not_found") throw new AppError("not_found", "That organisation was not found.", 404);
   // Resuming, or pausing, is an admin's act like any other: one no longer an admin does neither.
   if (result.outcome === "not_admin") {
@@ -44,6 +48,6 @@ export async function setAgentsPause(db: Db, input: SetAgentsPauseInput): Promis
     });
     throw markAudited(noLongerAdmin("pause or resume agents"));
   }
-  if (result.changed) void requestSeal(db, input.tenantId);
+  if (result.changed || input.paused) void requestSeal(db, input.tenantId);
   return { paused: result.pausedAt !== null, pausedAt: result.pausedAt, changed: result.changed };
 }

@@ -1,11 +1,13 @@
 import type { Queryable } from "@/lib/db/sql";
-import { readPolicyDocument, readTenantPolicy } from "@/lib/db/statements/tenant/read-tenant-policy";
+import { readPolicyDocument, readTenantPolicy, type ActiveGrant } from "@/lib/db/statements/tenant/read-tenant-policy";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { checkPolicy } from "@/lib/policy/check-policy";
 
 export type ActivePolicy = { version: number; policy: Policy; invalid: string | null };
-export type TenantPolicy = { tenant: { id: string; domains: string[] }; policy: ActivePolicy };
+/** The tenant's standing grants in force when read, and the version the proposal's statement checks. */
+export type TenantGrants = { version: number; active: ActiveGrant[] };
+export type TenantPolicy = { tenant: { id: string; domains: string[] }; policy: ActivePolicy; grants: TenantGrants };
 
 // Policy rows are immutable (a save is a new version), so a parsed version can be kept; one check
 // per version, shared by the proposals that arrive while it runs.
@@ -44,7 +46,10 @@ function activePolicyFor(q: Queryable, policyId: string | null, version: number 
 export async function loadTenantPolicy(q: Queryable, tenantId: string): Promise<TenantPolicy | null> {
   const row = await readTenantPolicy(q, tenantId);
   if (!row) return null;
-  return { tenant: { id: row.id, domains: row.domains }, policy: await activePolicyFor(q, row.policyId, row.version) };
+  return {
+    tenant: { id: row.id, domains: row.domains }, policy: await activePolicyFor(q, row.policyId, row.version),
+    grants: { version: row.grantsVersion, active: row.grants },
+  };
 }
 
 // The proposal hot path reads a tenant's domains and policy version from this per-process cache;

@@ -10,7 +10,8 @@ import { slackVoteRefusal } from "@/lib/slack/slack-vote-refusal";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
-import { castVote, type VoteRefusal } from "@/lib/db/statements/actions/cast-vote";
+import { castVote, type MadeGrant, type VoteRefusal } from "@/lib/db/statements/actions/cast-vote";
+import { voteGrantOf } from "@/lib/grants/vote-grant";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
 import { sessionEndedError, slackUnlinkedError } from "@/lib/auth/session-ended";
 import { lockAction, type LockedAction } from "@/lib/db/statements/actions/lock-action";
@@ -37,6 +38,8 @@ export type DecideInput = {
   viewedMs?: number | null;
   /** Where the vote was cast when not the console (a Slack message's button), for the audit record. */
   channel?: "slack";
+  /** An approval of "this and calls like it": the standing grant's terms (lib/grants/grant-terms.ts), as sent. */
+  grant?: unknown;
 };
 
 /** Longest time on screen recorded (a day); the vote clamps it further to the revision's age. */
@@ -47,6 +50,8 @@ export type DecisionOutcome = {
   approvals: number;
   quorum: number;
   revision: number;
+  /** The standing grant this vote completed, if any. */
+  grant?: MadeGrant | null;
 };
 
 /** What each refusal tells the reviewer. */
@@ -72,6 +77,7 @@ const REFUSALS: Record<Exclude<VoteRefusal, "not_pending" | "stale_hash" | "min_
   signature_mismatch: { status: 409, message: "The passkey signed a receipt for something other than this revision. Reload the page and approve again." },
   signature_unverified: { status: 403, message: "Your authenticator did not verify you (PIN or biometric). Approve again and confirm with it." },
   signature_counter: { status: 403, message: "Your passkey's signature counter did not increase, so the signature may be a copy. Approve again; if it persists, remove that passkey." },
+  grant_not_allowed: { status: 403, message: "This action's policy rule allows no standing grant that long (or none at all). Shorten it, or approve this action alone." },
 };
 
 function refusalError(
@@ -145,10 +151,17 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     // An approval rests on the state the request snapshot recorded: read it again now, its rows
     // locked until this vote commits, and let the vote statement compare (a rejection needs no read).
     const live = input.verdict === "approve" && action.status === "pending" ? await lockedLiveSnapshotHash(tx, input.tenantId, action) : null;
+    let grant: ReturnType<typeof voteGrantOf> = null;
+    try {
+      grant = voteGrantOf(input, actor, action);
+    } catch (error) {
+      if (error instanceof AppError) return refused(error, { actionId: action.id, tool: action.tool });
+      throw error;
+    }
     const vote = await castVote(tx, {
       tenantId: input.tenantId, actionId: action.id, reviewerId: input.reviewer.userId, verdict: input.verdict, note,
       payloadHash: input.payloadHash, decisionId: randomUUID(),
-      signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null), liveSnapshotHash: live,
+      signed: checked?.signed ?? null, absentSnapshotHash: snapshotHash(null), liveSnapshotHash: live, grant,
       viewedMs: viewedMsOf(input.viewedMs),
       // The vote statement adds the revision, the tally, the clamped time on screen and the status it decides.
       recorded: auditTemplateOf({
@@ -156,11 +169,12 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
         type: "decision.recorded", outcome: "ok",
         data: {
           payloadHash: input.payloadHash, note, ...(checked?.ok ? { signature: checked.audit } : {}), ...(input.channel ? { channel: input.channel } : {}),
+          ...(grant ? { grant: { termsHash: grant.hash, ...grant.terms } } : {}),
         },
       }, ["revision", "approvals", "quorum", "viewedMs"], { columns: ["status"] }),
     });
     if (vote.refusal === null) {
-      return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision } };
+      return { ok: true, outcome: { status: vote.status, approvals: vote.approvals, quorum: vote.quorum, revision: vote.revision, grant: vote.grant } };
     }
     const error = refusalError(vote.refusal, vote);
     if (vote.refusal === "expired") {

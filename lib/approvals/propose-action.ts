@@ -18,7 +18,8 @@ import { payloadColumns } from "@/lib/approvals/action-revision";
 import { assessPayload, type Assessment } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, ProposalNotWritten, type ExecutionOutcome } from "@/lib/approvals/execute-action";
-import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
+import { writeProposals, type GrantLeft, type ProposalGrant, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
+import { grantedJudgement, standingGrantFor, forgetSpentGrant } from "@/lib/grants/standing-grant-for";
 import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
@@ -69,7 +70,7 @@ export type ProposalOutcome =
       riskLevel: string;
       quorum: number;
     } & Budgets)
-  | ({ state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome } & Budgets)
+  | ({ state: "allowed"; actionId: string; reason: string; execution: ExecutionOutcome; grant?: GrantLeft } & Budgets)
   /** The key already submitted this request under this Idempotency-Key: that action, as it is now. */
   | { state: "replayed"; actionId: string; submitted: SubmittedActionRow };
 
@@ -118,6 +119,7 @@ type Proposal = {
   input: ProposeInput;
   tenant: TenantPolicy["tenant"];
   policy: TenantPolicy["policy"];
+  grants: TenantPolicy["grants"];
   actor: AuditActor;
   refuse: Refuse;
   tool: ToolDefinition;
@@ -164,7 +166,7 @@ async function proposeUnder(db: Db, input: ProposeInput, loaded: TenantPolicy): 
     revision: FIRST_REVISION,
   }).catch((error: unknown) => (isAppError(error) && error.code === "too_complex" ? refuse(error) : Promise.reject(error)));
   return writeProposalOf({
-    db, input, tenant, policy, actor, refuse, tool, args, submitKey, requestHash, untrustedValues, assessment,
+    db, input, tenant, policy, grants: loaded.grants, actor, refuse, tool, args, submitKey, requestHash, untrustedValues, assessment,
     columns: payloadColumns(tool.kind, args, assessment.datasets),
     actionId: randomUUID(),
     revisionId: randomUUID(),
@@ -211,7 +213,9 @@ async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
     if (!written.written) return notWritten(p, written.refusal);
     return afterWrite(p, judged, written.expiresAt);
   }
-  if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p);
+  const granted = assessment.decision.effect === "require_approval" ? await writeGranted(p) : null;
+  if (granted !== null) return granted;
+  if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p, null);
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
@@ -225,9 +229,10 @@ async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
  * claim, the effect and its record. A task's calls keep the shared write instead: a task's
  * proposals share-lock the task, which the record of an execution then updates.
  */
-async function writeAndExecute(p: Proposal): Promise<ProposalOutcome | null> {
+async function writeAndExecute(p: Proposal, grant: ProposalGrant | null): Promise<ProposalOutcome | null> {
   const { db, input, tenant, policy, tool, assessment, columns, actionId, revisionId } = p;
-  const { decision, hash } = assessment;
+  const judgement = grant ? grantedJudgement(assessment, grant) : assessment;
+  const { decision, hash } = judgement;
   const action: LockedAction = {
     id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status: "approved", consumed: false, taskId: null,
     requesterUserId: p.requesterUserId, requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, requesterLabel: input.requester.label, reason: (input.reason ?? "").slice(0, 2000),
@@ -235,20 +240,59 @@ async function writeAndExecute(p: Proposal): Promise<ProposalOutcome | null> {
     revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
     policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
   };
+  let left: GrantLeft | null = null;
   try {
+    const write = async (tx: Parameters<typeof writeProposals>[0]) => {
+      const [written] = await writeProposals(tx, [proposalRow(p, judgement, grant)]);
+      if (written.written) left = written.grant;
+      return written;
+    };
     const execution = await executeAction(db, {
-      tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor,
-      fresh: { action, write: async (tx) => (await writeProposals(tx, [proposalRow(p, assessment)]))[0] },
+      tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor, fresh: { action, write },
     });
-    return { state: "allowed", actionId, reason: decision.reason, execution };
+    return { state: "allowed", actionId, reason: decision.reason, execution, ...(left ? { grant: left } : {}) };
   } catch (error) {
     if (!(error instanceof ProposalNotWritten)) throw error;
+    if (isGrantRefusal(error.refusal)) throw error;
     return notWritten(p, error.refusal);
   }
 }
 
+/**
+ * A call the policy sends to review, allowed instead by a standing grant in force that covers it:
+ * written (and, outside a task, run) only if its statement takes the grant. Null: no grant
+ * covers it, or the grant was spent meanwhile — the call then waits for review as it would have.
+ */
+async function writeGranted(p: Proposal): Promise<ProposalOutcome | null> {
+  const grant = standingGrantFor(p.grants, { tool: p.tool.name, args: p.args, policyVersion: p.policy.version, requester: p.input.requester, taskId: p.input.taskId ?? null, decision: p.assessment.decision });
+  if (!grant) return null;
+  try {
+    if (!p.input.taskId) return await writeAndExecute(p, grant);
+    const judgement = grantedJudgement(p.assessment, grant);
+    const [written] = await writeProposals(p.db, [proposalRow(p, judgement, grant)]);
+    if (!written.written) return isGrantRefusal(written.refusal) ? notTaken(p, grant, written.refusal) : notWritten(p, written.refusal);
+    const outcome = await afterWrite(p, judgement, written.expiresAt);
+    return outcome.state === "allowed" && written.grant ? { ...outcome, grant: written.grant } : outcome;
+  } catch (error) {
+    if (error instanceof ProposalNotWritten && isGrantRefusal(error.refusal)) return notTaken(p, grant, error.refusal);
+    throw error;
+  }
+}
+
+type Refusal = Extract<ProposalWritten, { written: false }>["refusal"];
+
+function isGrantRefusal(refusal: Refusal): refusal is "grant_spent" | "grant_unfit" {
+  return refusal === "grant_spent" || refusal === "grant_unfit";
+}
+
+/** The grant did not take the call: one that can take none is not tried again by this process. */
+function notTaken(p: Proposal, grant: ProposalGrant, refusal: "grant_spent" | "grant_unfit"): null {
+  if (refusal === "grant_spent") forgetSpentGrant(p.grants, grant.id);
+  return null;
+}
+
 /** The proposal's row for a judgement: the assessment's, or a budgeted one's judged with its totals. */
-function proposalRow(p: Proposal, { decision, hash, sandboxSpec }: Judgement): ProposalRow {
+function proposalRow(p: Proposal, { decision, hash, sandboxSpec }: Judgement, grant: ProposalGrant | null = null): ProposalRow {
   const { input, tenant, policy, tool, assessment, submitKey, actionId, requesterUserId } = p;
   const revision = FIRST_REVISION;
   const status = decision.effect === "deny" ? "denied" : decision.effect === "allow" ? "approved" : "pending";
@@ -262,7 +306,7 @@ function proposalRow(p: Proposal, { decision, hash, sandboxSpec }: Judgement): P
       revision, payloadHash: hash.hash, effect: decision.effect, ruleId: decision.ruleId, policyReason: decision.reason,
       policyVersion: policy.version, quorum: decision.quorum, riskTags: assessment.riskTags.map((t) => t.id),
       taskId: input.taskId ?? null, ...(input.channel ? { channel: input.channel } : {}), ...(submitKey === null ? {} : { idempotencyKey: submitKey }),
-      ...(decision.budgets ? { budgets: decision.budgets } : {}),
+      ...(decision.budgets ? { budgets: decision.budgets } : {}), ...(grant ? { grant: { id: grant.id } } : {}),
     },
   });
   return {
@@ -279,6 +323,8 @@ function proposalRow(p: Proposal, { decision, hash, sandboxSpec }: Judgement): P
     policyDecision: decision as unknown as JsonObject, riskTags: assessment.riskTags, preview: assessment.preview,
     scanFindings: assessment.scanFindings, createdByUserId: requesterUserId, snapshot: assessment.snapshot,
     snapshotHash: p.requestSnapshotHash,
+    // A call that would wait for review is written only while the grants it was looked for among are current.
+    grantsVersion: decision.effect === "require_approval" ? p.grants.version : null, grant,
   };
 }
 

@@ -17,6 +17,11 @@ const budgetLines = z.array(z.strictObject({
   limit: z.number().int().nullable(), usedBefore: z.number().int(), usedAfter: z.number().int(),
 }));
 
+// The terms a standing grant was approved with (lib/grants/grant-terms.ts).
+const grantTerms = {
+  constraint: text, description: text, maxCalls: count.nullable(), totalArgument: text.nullable(), maxTotal: count.nullable(), ttlSeconds: count,
+};
+
 // channel: the agent surface a proposal came through, when not the HTTP API or a task (absent
 // from events written before the MCP endpoint).
 const proposed = z.strictObject({
@@ -26,6 +31,8 @@ const proposed = z.strictObject({
   // An agent's submit under an Idempotency-Key (POST /api/v1/actions).
   idempotencyKey: text.optional(),
   budgets: budgetLines.optional(),
+  // Allowed without review under a standing grant (lib/grants): which one (its own events say the rest).
+  grant: z.strictObject({ id }).optional(),
 });
 const refusal = z.strictObject({ code: text, message: text, channel: z.literal("mcp").optional() });
 const actionRefusal = z.strictObject({ code: text, message: text, actionId: text });
@@ -51,6 +58,8 @@ const signedApproval = z.strictObject({
   receipt: z.strictObject({
     v: z.literal(1), tenant: id, action: id, revision: count, payloadHash: hash, policyVersion: count, snapshotHash: hash,
     verdict: z.literal("approve"), expiry: text.nullable(), nonce: id, reviewer: id,
+    // The standing grant the approval also approves: its terms' hash (absent: none).
+    grant: hash.optional(),
   }),
   receiptHash: hash, passkeyId: id, passkeyName: text, credentialId: id, publicKey: id, algorithm: z.number().int(),
   authenticatorData: id, clientDataJSON: id, signature: id, counter: count,
@@ -106,7 +115,16 @@ export const AUDIT_EVENT_SCHEMAS = {
     viewedMs: count.nullable().optional(),
     // A vote cast from a Slack message's button (lib/slack/); absent from console votes.
     channel: z.literal("slack").optional(),
+    // The standing grant this approval also approves: its terms and their hash (absent: none).
+    grant: z.strictObject({ termsHash: hash, ...grantTerms }).optional(),
   }),
+  // A standing grant made by the approvals of its source action (the event's action), each binding its terms.
+  "grant.approved": z.strictObject({
+    grantId: id, revision: count, termsHash: hash, ...grantTerms, scope: z.strictObject({ apiKeyId: id.optional(), taskId: id.optional() }),
+    expiresAt: text, approvedBy: z.array(id),
+  }),
+  // Revoked by a member, or by the stop button with every other active grant of the tenant.
+  "grant.revoked": z.strictObject({ grantId: id, cause: z.enum(["revoked", "agents_paused"]), usedCalls: count, usedTotal: count }),
   "decision.refused": z.strictObject({ code: text, message: text, payloadHash: text, actionId: text, channel: z.literal("slack").optional() }),
   "execution.started": z.strictObject({ executionId: id, revision: count, payloadHash: hash, idempotencyKey: text }),
   "execution.succeeded": executionEnded,

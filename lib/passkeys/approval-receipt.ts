@@ -18,6 +18,8 @@ export type ApprovalReceipt = {
   expiry: string | null;
   nonce: string;
   reviewer: string;
+  /** The standing grant the approval also approves: its terms' hash (lib/grants/grant-terms.ts). Absent: none. */
+  grant?: string;
 };
 
 /** The receipt's canonical JSON text (what is stored, and what is hashed). */

@@ -7,6 +7,7 @@ import { insertWebAuthnChallenge } from "@/lib/db/statements/auth/insert-webauth
 import { readReceiptSubject } from "@/lib/db/statements/actions/read-receipt-subject";
 import { challengeOfReceiptHash, receiptHashOf, receiptText, type ApprovalReceipt } from "@/lib/passkeys/approval-receipt";
 import type { RelyingParty } from "@/lib/passkeys/relying-party";
+import { checkGrantTerms } from "@/lib/grants/grant-terms";
 
 /** How long a reviewer has to confirm with their passkey. */
 export const APPROVAL_CHALLENGE_TTL_SECONDS = 120;
@@ -20,7 +21,7 @@ export type SignedApprovalStart = { options: PublicKeyCredentialRequestOptionsJS
  */
 export async function startSignedApproval(
   db: Db,
-  input: { tenantId: string; userId: string; sessionId: string; actionId: string; payloadHash: string; relyingParty: RelyingParty },
+  input: { tenantId: string; userId: string; sessionId: string; actionId: string; payloadHash: string; relyingParty: RelyingParty; grant?: unknown },
 ): Promise<SignedApprovalStart> {
   const subject = await readReceiptSubject(db, { tenantId: input.tenantId, actionId: input.actionId });
   if (!subject) throw new AppError("not_found", "That action was not found.", 404);
@@ -32,10 +33,15 @@ export async function startSignedApproval(
   if (passkeys.length === 0) {
     throw new AppError("passkey_missing", "Approving this action needs a passkey, and you have none: add one on your account page, then approve again.", 403);
   }
+  // The grant's terms are checked here only to hash them; the vote statement judges them again.
+  const grant = input.grant === undefined || input.grant === null
+    ? null
+    : checkGrantTerms({ ...subject, actionId: subject.id }, input.grant);
   const receipt: ApprovalReceipt = {
     v: 1, tenant: input.tenantId, action: subject.id, revision: subject.revision, payloadHash: subject.payloadHash,
     policyVersion: subject.policyVersion, snapshotHash: subject.snapshotHash ?? snapshotHash(null), verdict: "approve",
     expiry: subject.expiresAt?.toISOString() ?? null, nonce: randomBytes(16).toString("base64url"), reviewer: input.userId,
+    ...(grant ? { grant: grant.hash } : {}),
   };
   const text = receiptText(receipt);
   const hash = receiptHashOf(text);

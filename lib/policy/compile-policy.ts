@@ -53,7 +53,7 @@ export function compilePolicy(
         seen.set(rule.id, path);
       }
       if (rule.effect !== "require_approval") {
-        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry"] as const) {
+        for (const field of ["quorum", "eligibleRoles", "ttlSeconds", "signature", "minViewSeconds", "escalate", "warnBeforeExpiry", "grantMaxTtl", "grants"] as const) {
           if (rule[field] !== undefined) {
             errors.push({
               path: `${path}.${field}`,

@@ -54,6 +54,11 @@ export type PolicyDecision = {
   escalate?: { afterSeconds: number; role: Role; channel?: string };
   /** Warn the eligible reviewers this long before the revision expires. */
   warnBeforeExpirySeconds?: number;
+  /**
+   * The longest standing grant reviewers may approve from this call (seconds; 0: none may be).
+   * Absent: the 24h maximum.
+   */
+  grantMaxSeconds?: number;
   /** The budgets the tool's rules read, as judged for this call (lib/approvals/budgeted-proposals.ts). */
   budgets?: BudgetLine[];
 };
@@ -228,6 +233,7 @@ function decide(policy: Policy, rule: PolicyRule, tool: string): PolicyDecision 
     eligibleRoles: [...(rule.eligibleRoles ?? policy.defaults.eligibleRoles)],
     ...(rule.signature === "required" ? { signature: "required" as const } : {}),
     ...(rule.minViewSeconds === undefined ? {} : { minViewSeconds: rule.minViewSeconds }),
+    ...(rule.grants === "never" ? { grantMaxSeconds: 0 } : rule.grantMaxTtl === undefined ? {} : { grantMaxSeconds: parsePolicyDuration(rule.grantMaxTtl) ?? 0 }),
     ...reminders(rule),
   });
 }

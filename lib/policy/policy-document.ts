@@ -25,6 +25,8 @@ export const TTL_MIN_SECONDS = 60;
 export const TTL_MAX_SECONDS = 7 * 24 * 3600;
 export const QUORUM_MAX = 10;
 export const MIN_VIEW_SECONDS_MAX = 600;
+/** No standing grant outlives a day (issue 41); a rule may cap it lower (`grantMaxTtl`). */
+export const GRANT_TTL_MAX_SECONDS = 24 * 3600;
 
 const TtlSchema = z.number().int().min(TTL_MIN_SECONDS).max(TTL_MAX_SECONDS);
 const QuorumSchema = z.number().int().min(1).max(QUORUM_MAX);
@@ -73,6 +75,16 @@ export const PolicyRuleSchema = z.strictObject({
   escalate: EscalationSchema.optional(),
   /** Email the eligible reviewers this long before a pending action expires (it still expires). */
   warnBeforeExpiry: DurationSchema.optional(),
+  /**
+   * The longest standing grant ("this and calls like it") reviewers may approve from an action of
+   * this rule, at most 24h (the default); "0s" is refused, use grants: "never" instead.
+   */
+  grantMaxTtl: z.string({ error: `must be ${DURATION_HINT}` })
+    .refine((text) => parsePolicyDuration(text) !== null, { error: (issue) => `"${String(issue.input)}" is not ${DURATION_HINT}` })
+    .refine((text) => (parsePolicyDuration(text) ?? 0) <= GRANT_TTL_MAX_SECONDS, "must be at most 24h")
+    .optional(),
+  /** `never`: no standing grant may be approved from an action of this rule. */
+  grants: z.enum(["never"]).optional(),
   /** Shown to requesters, reviewers and the agent: why this rule exists. */
   reason: z.string().trim().min(1).max(500),
 });

@@ -83,6 +83,12 @@ export function countedVotesSql(verdict: "approve" | "reject", payloadHash: Sql)
     WHERE d."revisionId" = r.id AND ${decisionCountsSql(verdict, payloadHash)})`;
 }
 
+/** The distinct members whose counting approvals of revision `r` also bind the grant terms `termsHash`. */
+export function countedGrantVotesSql(payloadHash: Sql, termsHash: Sql): Sql {
+  return Prisma.sql`(SELECT count(DISTINCT d."reviewerId")::int FROM "Decision" d
+    WHERE d."revisionId" = r.id AND d."grantTermsHash" = ${termsHash} AND ${decisionCountsSql("approve", payloadHash)})`;
+}
+
 /**
  * How many members could decide revision `r` of action `a` now (voterRefusalSql would refuse none
  * of them): those an edit must leave at least the revision's quorum of, or it strands the action

@@ -2,13 +2,13 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Verdict } from "@/lib/generated/prisma/enums";
 import { query, type SqlClient } from "@/lib/db/sql";
 import type { AttestedAuditBody } from "@/lib/db/audit-body";
-import { countedVotesSql, decisionStillCountsSql, voterRefusalSql } from "@/lib/db/statements/actions/approval-rules";
+import { countedGrantVotesSql, countedVotesSql, decisionStillCountsSql, voterRefusalSql } from "@/lib/db/statements/actions/approval-rules";
 import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-events";
 import { wakeTaskSql } from "@/lib/db/statements/tasks/wake-task";
 
 export type VoteRefusal =
   | "not_found" | "expired" | "not_pending" | "not_eligible" | "self_approval" | "key_creator" | "own_edit" | "stale_hash" | "reason_required"
-  | "state_changed" | "already_voted" | "min_view_time"
+  | "state_changed" | "already_voted" | "min_view_time" | "grant_not_allowed"
   | SignatureRefusal;
 
 /**
@@ -65,15 +65,34 @@ export type CastVoteInput = {
    * request snapshot's hash; a rejection does not need it.
    */
   liveSnapshotHash: string | null;
+  /** The standing grant this approval also approves (lib/grants/grant-terms.ts, checked by the caller), or null. */
+  grant: VoteGrant | null;
+};
+
+/**
+ * A grant an approval carries: its terms and their hash, the id it is made under, and its
+ * `grant.approved` event (the statement fills in the expiry and who approved it).
+ */
+export type VoteGrant = {
+  id: string;
+  hash: string;
+  terms: { constraint: string; description: string; maxCalls: number | null; totalArgument: string | null; maxTotal: number | null; ttlSeconds: number };
+  scope: { apiKeyId?: string; taskId?: string };
+  /** The longest any grant may run; a rule may cap it lower (its decision's `grantMaxSeconds`). */
+  maxTtlSeconds: number;
+  approved: AttestedAuditBody;
 };
 
 export type CastVoteResult =
   | { refusal: VoteRefusal; status: string; revision: number | null; quorum: number | null; minViewSeconds?: number | null; viewedMs?: number | null }
-  | { refusal: null; status: "pending" | "approved" | "rejected"; approvals: number; quorum: number; revision: number };
+  | { refusal: null; status: "pending" | "approved" | "rejected"; approvals: number; quorum: number; revision: number; grant: MadeGrant | null };
+
+/** The grant the vote made (its quorum of approvals all bound the same terms). */
+export type MadeGrant = { id: string; expiresAt: Date };
 
 type Row = {
   refusal: VoteRefusal | null; status: string; revision: number; quorum: number; newStatus: "pending" | "approved" | "rejected" | null; approvals: number | null;
-  minViewSeconds: number | null; viewedMs: number | null;
+  minViewSeconds: number | null; viewedMs: number | null; grantId: string | null; grantExpiresAt: Date | null;
 };
 
 /**
@@ -96,6 +115,8 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
   const reviewer = Prisma.sql`${input.reviewerId}::uuid`;
   const signed = input.signed;
   const hasSig = Prisma.sql`${signed !== null}::boolean`;
+  const grant = input.verdict === "approve" ? input.grant : null;
+  const grantHash = grant?.hash ?? null;
   const [row] = await query<Row>(tx, Prisma.sql`
     WITH signer AS (
       SELECT c.id AS "challengeId", c."userId" AS "challengeUser", c."sessionId" AS "challengeSession", c."usedAt" IS NOT NULL AS used,
@@ -119,6 +140,8 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
         EXISTS (SELECT 1 FROM "Decision" d WHERE d."revisionId" = r.id AND d."reviewerId" = ${reviewer}
           AND ${decisionStillCountsSql(Prisma.sql`r."payloadHash"`)}) AS voted,
         ${countedVotesSql("approve", Prisma.sql`r."payloadHash"`)} AS approvals,
+        ${countedGrantVotesSql(Prisma.sql`r."payloadHash"`, Prisma.sql`${grantHash}::text`)} AS "grantApprovals",
+        a.tool, a."riskRank", r."policyDecision"->>'ruleId' AS "ruleId", (r."policyDecision"->>'grantMaxSeconds')::int AS "grantMaxSeconds",
         (r."policyDecision"->>'minViewSeconds')::int AS "minViewSeconds",
         LEAST(GREATEST(${input.viewedMs}::int, 0), floor(extract(epoch FROM now() - r."createdAt") * 1000)::int) AS "viewedMs"
       FROM "Action" a JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision" AND r.status = 'current'
@@ -131,6 +154,9 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
           WHEN s."voterRefusal" IS NOT NULL THEN s."voterRefusal"
           WHEN s."payloadHash" <> ${input.payloadHash} THEN 'stale_hash'
           WHEN ${input.verdict}::text = 'reject' AND ${input.note}::text IS NULL THEN 'reason_required'
+          -- The rule caps a grant's duration (24h at most, 0 for none).
+          WHEN ${grant?.terms.ttlSeconds ?? null}::int > LEAST(COALESCE(s."grantMaxSeconds", ${grant?.maxTtlSeconds ?? 0}::int), ${grant?.maxTtlSeconds ?? 0}::int)
+            THEN 'grant_not_allowed'
           WHEN ${input.verdict}::text = 'approve' AND ${input.liveSnapshotHash}::text IS DISTINCT FROM s."snapshotHash" THEN 'state_changed'
           WHEN ${hasSig} AND g."challengeId" IS NULL THEN 'signature_invalid'
           WHEN ${hasSig} AND g.used THEN 'signature_replayed'
@@ -141,7 +167,7 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
             AND g.r->>'action' = s.id::text AND g.r->>'revision' = s.revision::text AND g.r->>'payloadHash' = s."payloadHash"
             AND g.r->>'policyVersion' = s."policyVersion"::text AND g.r->>'snapshotHash' = s."snapshotHash"
             AND g.r->>'verdict' = ${input.verdict}::text AND g.r->>'reviewer' = ${input.reviewerId}
-            AND (g.r->>'expiry') IS NOT DISTINCT FROM s.expiry) THEN 'signature_mismatch'
+            AND (g.r->>'expiry') IS NOT DISTINCT FROM s.expiry AND (g.r->>'grant') IS NOT DISTINCT FROM ${grantHash}::text) THEN 'signature_mismatch'
           WHEN ${hasSig} AND g.lapsed THEN 'signature_expired'
           WHEN ${hasSig} AND NOT ${signed?.userVerified ?? false}::boolean THEN 'signature_unverified'
           WHEN ${hasSig} AND NOT (${signed?.counter ?? 0}::bigint > g."storedCounter" OR (${signed?.counter ?? 0}::bigint = 0 AND g."storedCounter" = 0))
@@ -159,11 +185,12 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
       FROM verdict v WHERE v.refusal IS NULL
     ),
     cast_vote AS (
-      INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash", "viewedMs")
+      INSERT INTO "Decision" (id, "tenantId", "actionId", "revisionId", "reviewerId", verdict, note, "payloadHash", "viewedMs", "grantTerms", "grantTermsHash")
       SELECT ${input.decisionId}::uuid, ${input.tenantId}::uuid, o.id, o."revisionId", ${reviewer}, ${input.verdict}::"Verdict",
-        ${input.note}, ${input.payloadHash}, o."viewedMs"
+        ${input.note}, ${input.payloadHash}, o."viewedMs", ${grant ? JSON.stringify(grant.terms) : null}::jsonb, ${grantHash}::text
       FROM outcome o
     ),
+    ${grantMadeSql(input)},
     signature AS (
       INSERT INTO "DecisionSignature" ("decisionId", "tenantId", "passkeyId", "credentialId", "passkeyName", "publicKeySpki", algorithm, receipt,
         "receiptHash", nonce, "authenticatorData", "clientDataJSON", signature, counter, "userVerified", "backupEligible", "backupState")
@@ -191,9 +218,14 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
         'data', ${JSON.stringify(input.recorded.data)}::jsonb || jsonb_build_object('revision', o.revision, 'approvals', o."approvalsAfter", 'quorum', o.quorum,
           'viewedMs', o."viewedMs")) AS event
       FROM outcome o
+      UNION ALL
+      SELECT ${JSON.stringify(grant?.approved ?? {})}::jsonb || jsonb_build_object('data', ${JSON.stringify(grant?.approved.data ?? {})}::jsonb
+        || jsonb_build_object('expiresAt', to_char(m."expiresAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'approvedBy', to_jsonb(m."approvedBy")))
+      FROM grant_made m
     ),
-    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`)})
-    SELECT v.refusal, v.status, v.revision, v.quorum, o."newStatus", o."approvalsAfter" AS approvals, v."minViewSeconds", v."viewedMs"
+    audit AS (${auditInsertFromJson(Prisma.sql`events`, Prisma.sql`events.event`, { order: Prisma.sql`events.event->>'type'` })})
+    SELECT v.refusal, v.status, v.revision, v.quorum, o."newStatus", o."approvalsAfter" AS approvals, v."minViewSeconds", v."viewedMs",
+      (SELECT id FROM grant_made) AS "grantId", (SELECT "expiresAt" FROM grant_made) AS "grantExpiresAt"
     FROM verdict v LEFT JOIN outcome o ON true`);
   if (!row) return { refusal: "not_found", status: "missing", revision: null, quorum: null };
   if (row.refusal || !row.newStatus || row.approvals === null) {
@@ -202,5 +234,34 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
       minViewSeconds: row.minViewSeconds, viewedMs: row.viewedMs,
     };
   }
-  return { refusal: null, status: row.newStatus, approvals: row.approvals, quorum: row.quorum, revision: row.revision };
+  const made = row.grantId && row.grantExpiresAt ? { id: row.grantId, expiresAt: row.grantExpiresAt } : null;
+  return { refusal: null, status: row.newStatus, approvals: row.approvals, quorum: row.quorum, revision: row.revision, grant: made };
+}
+
+/**
+ * `grant_made`: the grant, when this approval completes the quorum and every counting approval
+ * binds the same terms (votes with other terms, or none, do not combine into a grant). Its expiry
+ * is on the database clock; the tenant's grants version moves so every console assesses again.
+ */
+function grantMadeSql(input: CastVoteInput): Prisma.Sql {
+  const grant = input.verdict === "approve" ? input.grant : null;
+  if (!grant) return Prisma.sql`grant_made AS (SELECT NULL::uuid AS id, NULL::timestamptz AS "expiresAt", NULL::text[] AS "approvedBy" WHERE false), grant_bump AS (SELECT 1)`;
+  const t = grant.terms;
+  return Prisma.sql`grant_made AS (
+      INSERT INTO "Grant" (id, "tenantId", "sourceActionId", "sourceRevision", "apiKeyId", "taskId", tool, "policyVersion", "ruleId", "maxRiskRank",
+        signed, "constraint", description, terms, "termsHash", "maxCalls", "totalArgument", "maxTotal", "approvedBy", "expiresAt")
+      SELECT ${grant.id}::uuid, ${input.tenantId}::uuid, o.id, o.revision, ${grant.scope.apiKeyId ?? null}::uuid, ${grant.scope.taskId ?? null}::uuid,
+        o.tool, o."policyVersion", o."ruleId", o."riskRank", o."signatureRequired", ${t.constraint}, ${t.description}, ${JSON.stringify(t)}::jsonb,
+        ${grant.hash}, ${t.maxCalls}::int, ${t.totalArgument}::text, ${t.maxTotal}::bigint,
+        ARRAY(SELECT d."reviewerId"::text FROM "Decision" d WHERE d."revisionId" = o."revisionId" AND d."grantTermsHash" = ${grant.hash}
+          AND d.verdict = 'approve' AND NOT d.void ORDER BY d."createdAt") || ${input.reviewerId}::text,
+        date_trunc('milliseconds', statement_timestamp()) + make_interval(secs => ${t.ttlSeconds}::int)
+      FROM outcome o
+      WHERE o."newStatus" = 'approved' AND o."grantApprovals" + 1 >= o.quorum
+      ON CONFLICT DO NOTHING
+      RETURNING id, "expiresAt", "approvedBy"
+    ),
+    grant_bump AS (
+      UPDATE "Tenant" t SET "grantsVersion" = t."grantsVersion" + 1 FROM grant_made m WHERE t.id = ${input.tenantId}::uuid
+    )`;
 }

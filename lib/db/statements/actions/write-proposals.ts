@@ -65,7 +65,28 @@ export type ProposalRow = {
   createdByUserId: string | null;
   snapshot: JsonObject | null;
   snapshotHash: string;
+  /**
+   * A call the policy sends to review is written only if the tenant's standing grants are still at
+   * this version (a grant made meanwhile is looked for again); null: not checked.
+   */
+  grantsVersion: number | null;
+  /** Allowed by this standing grant, taken by this statement (`amount` of its total): written only if it is. */
+  grant: ProposalGrant | null;
 };
+
+/** The grant a call is allowed by, and what it would spend (docs/DESIGN.md, "Standing grants"). */
+export type ProposalGrant = {
+  id: string;
+  /** What the call adds to the grant's total (0 when it has no total). */
+  amount: number;
+  /** The rule that sent the call to review, which must be the grant's. */
+  ruleId: string | null;
+  /** The call's rule requires signed approvals: the grant's must have been. */
+  signatureRequired: boolean;
+};
+
+/** What is left of a grant after the call it allowed (null: the grant has no such limit). */
+export type GrantLeft = { id: string; callsLeft: number | null; totalLeft: number | null; expiresAt: Date };
 
 /**
  * Written, or why nothing was: `stale_assessment` — the tenant's domains or policy changed since
@@ -79,10 +100,12 @@ export type ProposalRow = {
  * that took the task over proposed it first).
  */
 export type ProposalWritten =
-  | { written: true; expiresAt: Date | null }
+  | { written: true; expiresAt: Date | null; grant: GrantLeft | null }
   | {
     written: false;
-    refusal: "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" | "task_lease_lost" | "call_taken";
+    refusal:
+      | "stale_assessment" | "api_key_revoked" | "submit_key_taken" | "agents_paused" | "requester_changed" | "task_lease_lost" | "call_taken"
+      | "grant_spent" | "grant_unfit";
   };
 
 /**
@@ -97,12 +120,14 @@ export type ProposalWritten =
  * proposal is written only while the proposing worker holds the task's lease (its row share-locked
  * until the proposal commits, so no other worker claims the task meanwhile: the claim skips locked
  * tasks), and once per tool call: the insert skips a call the task already has an action for (the
- * unique index of task and call). Its event,
+ * unique index of task and call). A call allowed by a standing grant is written only if this
+ * statement takes the grant (grantTakenSql). Its event,
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
   const written = await query<{
     id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean; taskHeld: boolean;
+    grantId: string | null; callsLeft: number | null; totalLeft: string | null; grantExpiresAt: Date | null; grantSpent: boolean | null;
   }>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
@@ -113,7 +138,8 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         "requiresApproval" boolean, revision int, "payloadHash" text, "hashAlgorithm" text, "hashVersion" int,
         "riskLevel" "RiskLevel", "riskRank" int, quorum int, "eligibleRoles" "Role"[], "ttlSeconds" int, "decidedNow" boolean,
         "statusReason" text, args jsonb, code text, language text, "sandboxSpec" jsonb, "policyDecision" jsonb,
-        "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text)
+        "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text,
+        "grantsVersion" int, "grant" jsonb)
     ),
     -- The tasks proposed for, share-locked in id order (the order a decision or the sweeper wakes
     -- them in), held by the worker that proposes.
@@ -124,7 +150,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       SELECT i.*,
         (i."requesterApiKeyId" IS NULL OR ${apiKeyIsLiveSql(Prisma.sql`i."requesterApiKeyId"`)}) AS key_live,
         ${agentsPausedSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterApiKeyId"`)} AS paused,
-        ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`)} AS assessed_current,
+        ${assessedCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i.domains`, Prisma.sql`i."policyVersion"`, Prisma.sql`i."grantsVersion"`)} AS assessed_current,
         ${requesterRolesCurrentSql(Prisma.sql`i."tenantId"`, Prisma.sql`i."requesterUserId"`, Prisma.sql`i."requesterRoles"`)} AS requester_current,
         (i."taskId" IS NULL OR EXISTS (
           SELECT 1 FROM held_tasks t WHERE t.id = i."taskId" AND t."tenantId" = i."tenantId" AND t."leaseOwner" = i."taskLeaseOwner"
@@ -132,6 +158,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       FROM input i
     ),
     current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current AND task_held),
+    ${grantTakenSql()},
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
         reason, "stepKey", "agentCallId", "submitKey", "submitRequestHash", "untrustedValues", status, "requiresApproval", "currentRevision",
@@ -142,6 +169,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         date_trunc('milliseconds', now()) + make_interval(secs => c."ttlSeconds"),
         CASE WHEN c."decidedNow" THEN now() END, c."statusReason"
       FROM current c
+      WHERE c."grant" IS NULL OR c."actionId" IN (SELECT "actionId" FROM taken)
       ORDER BY c.ord
       -- Either unique index: (key, Idempotency-Key) or (task, tool call).
       ON CONFLICT DO NOTHING
@@ -164,19 +192,55 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       WHERE c.snapshot IS NOT NULL
     )
     SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
-      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld"
-    FROM checked c LEFT JOIN a ON a.id = c."actionId"`);
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld",
+      taken.id AS "grantId", taken."callsLeft", taken."totalLeft"::text AS "totalLeft", taken."expiresAt" AS "grantExpiresAt",
+      -- Not taken: can the grant take no call at all any more (as this statement's snapshot sees it)?
+      (SELECT NOT (g.status = 'active' AND g."expiresAt" > statement_timestamp() AND (g."maxCalls" IS NULL OR g."usedCalls" < g."maxCalls")
+          AND (g."maxTotal" IS NULL OR g."usedTotal" < g."maxTotal"))
+        FROM "Grant" g WHERE g.id = (c."grant"->>'id')::uuid) AS "grantSpent"
+    FROM checked c LEFT JOIN a ON a.id = c."actionId" LEFT JOIN taken ON taken."actionId" = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row): ProposalWritten => {
     const found = byId.get(row.actionId);
-    if (found?.written) return { written: true, expiresAt: found.expiresAt };
+    if (found?.written) return { written: true, expiresAt: found.expiresAt, grant: grantLeftOf(found) };
     if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
     if (found?.paused) return { written: false, refusal: "agents_paused" };
     if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
     if (found && !found.taskHeld) return { written: false, refusal: "task_lease_lost" };
+    if (found?.assessedCurrent && row.grant !== null && found.grantId === null) {
+      return { written: false, refusal: found.grantSpent === false ? "grant_unfit" : "grant_spent" };
+    }
     if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
     if (found?.assessedCurrent && row.taskId !== null && row.agentCallId !== null) return { written: false, refusal: "call_taken" };
     return { written: false, refusal: "stale_assessment" };
   });
 }
 
+
+function grantLeftOf(row: { grantId: string | null; callsLeft: number | null; totalLeft: string | null; grantExpiresAt: Date | null }): GrantLeft | null {
+  if (row.grantId === null || row.grantExpiresAt === null) return null;
+  return { id: row.grantId, callsLeft: row.callsLeft, totalLeft: row.totalLeft === null ? null : Number(row.totalLeft), expiresAt: row.grantExpiresAt };
+}
+
+/**
+ * `taken`: the standing grants this statement takes, one call each (a batch never holds two calls of
+ * one grant: the caller writes a granted call on its own). The UPDATE is the guarantee: it waits for
+ * a concurrent taker's commit and re-checks its conditions on the row it left, so the grant's calls
+ * and total are never overspent. The grant must be active and unexpired (database clock), of the
+ * call's tenant, tool, scope (key, else task), policy version and rule, cover the call's risk, and
+ * have been signed where the call's rule requires signatures. docs/DESIGN.md, "Standing grants".
+ */
+function grantTakenSql(): Prisma.Sql {
+  return Prisma.sql`taken AS (
+      UPDATE "Grant" g SET "usedCalls" = g."usedCalls" + 1, "usedTotal" = g."usedTotal" + (c."grant"->>'amount')::bigint, "lastUsedAt" = now()
+      FROM current c
+      WHERE c."grant" IS NOT NULL AND g.id = (c."grant"->>'id')::uuid AND g."tenantId" = c."tenantId" AND g.tool = c.tool
+        AND g.status = 'active' AND g."expiresAt" > statement_timestamp()
+        AND (CASE WHEN g."apiKeyId" IS NOT NULL THEN g."apiKeyId" = c."requesterApiKeyId" ELSE g."taskId" = c."taskId" END)
+        AND g."policyVersion" = c."policyVersion" AND g."ruleId" IS NOT DISTINCT FROM c."grant"->>'ruleId'
+        AND c."riskRank" <= g."maxRiskRank" AND (g.signed OR NOT (c."grant"->>'signatureRequired')::boolean)
+        AND (g."maxCalls" IS NULL OR g."usedCalls" < g."maxCalls")
+        AND (g."maxTotal" IS NULL OR g."usedTotal" + (c."grant"->>'amount')::bigint <= g."maxTotal")
+      RETURNING g.id, c."actionId", g."maxCalls" - g."usedCalls" AS "callsLeft", g."maxTotal" - g."usedTotal" AS "totalLeft", g."expiresAt"
+    )`;
+}
