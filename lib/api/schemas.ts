@@ -87,6 +87,17 @@ const BudgetsSchema = z
   .optional()
   .describe("Present when the tool's policy rules read budgets: each budget this call was judged against, as it stands after it. Absent on a replay.");
 
+const GrantUseSchema = z
+  .object({
+    id: IdSchema.describe("The standing grant that allowed this call without review (its id is in the action's audit events)."),
+    callsLeft: z.number().int().nullable().describe("Calls the grant still allows after this one; null when it limits only a total."),
+    totalLeft: z.number().int().nullable().describe("What is left of the grant's total of its argument (integer minor units) after this call; null without a total."),
+    expiresAt: TimestampSchema.describe("When the grant ends (it may be revoked sooner)."),
+  })
+  .meta({ id: "GrantUse" })
+  .optional()
+  .describe("Present when the policy would have sent this call to review and a reviewers' standing grant allowed it instead. Absent on a replay.");
+
 export const SubmitResponseSchema = z
   .discriminatedUnion("state", [
     z.object({
@@ -116,6 +127,7 @@ export const SubmitResponseSchema = z
         .nullable()
         .describe("How the run ended. Null only on a replay whose run has not ended (or never started): POST /execute returns or awaits it."),
       budgets: BudgetsSchema,
+      grant: GrantUseSchema,
       replayed: ReplayedSchema,
       actionState: SubmittedStateSchema,
     }),

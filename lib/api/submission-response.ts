@@ -2,6 +2,7 @@ import type { ProposalOutcome } from "@/lib/approvals/propose-action";
 import type { SubmittedActionRow } from "@/lib/db/statements/actions/read-submitted-action";
 import type { SubmitResponse } from "@/lib/api/schemas";
 import { budgetStanding } from "@/lib/policy/budget-standing";
+import type { GrantLeft } from "@/lib/db/statements/actions/write-proposals";
 
 /** States in which an action the policy allowed outright has run, or may still run. */
 const ALLOWED_STATES = new Set(["approved", "executing", "succeeded", "failed", "unknown", "expired"]);
@@ -20,13 +21,13 @@ export function submissionBody(outcome: Exclude<ProposalOutcome, { state: "repla
         },
       };
     case "allowed": {
-      const { execution } = outcome;
+      const { execution, grant } = outcome;
       return {
         status: 200,
         body: {
           state: "allowed", id: outcome.actionId, policyReason: outcome.reason,
           execution: { state: execution.state, executionId: execution.executionId, result: execution.result, isolation: execution.isolation },
-          ...budgets, replayed: false, actionState: execution.state,
+          ...budgets, ...(grant ? { grant: grantUseOf(grant) } : {}), replayed: false, actionState: execution.state,
         },
       };
     }
@@ -36,6 +37,11 @@ export function submissionBody(outcome: Exclude<ProposalOutcome, { state: "repla
         body: { state: "denied", id: outcome.actionId, reason: outcome.reason, ruleId: outcome.ruleId, riskLevel: outcome.riskLevel, ...budgets, replayed: false, actionState: "denied" },
       };
   }
+}
+
+/** A grant's standing after the call it allowed, as agents are told it. */
+export function grantUseOf(grant: GrantLeft): NonNullable<Extract<SubmitResponse, { state: "allowed" }>["grant"]> {
+  return { id: grant.id, callsLeft: grant.callsLeft, totalLeft: grant.totalLeft, expiresAt: grant.expiresAt.toISOString() };
 }
 
 /**

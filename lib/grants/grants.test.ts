@@ -8,6 +8,9 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { revokeGrant } from "@/lib/grants/revoke-grants";
 import { setAgentsPause } from "@/lib/agents-pause/set-agents-pause";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import { submissionBody } from "@/lib/api/submission-response";
+import { SubmitResponseSchema } from "@/lib/api/schemas";
+import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 
 // Standing grants are taken by the proposal's own statement (write-proposals.ts; docs/DESIGN.md,
 // "Standing grants"). These tests race real PostgreSQL and check what a grant lets through.
@@ -144,5 +147,26 @@ describe("a standing grant taken by the proposal's statement", () => {
     expect(await refusal(vote({ ...PARTNER, constraint: 'emailDomains(args).all(d, d == "other.example")' }))).toMatchObject({ code: "invalid_grant" });
     expect(await refusal(vote({ ...PARTNER, ttlSeconds: 25 * 3600 }))).toMatchObject({ code: "invalid_grant" });
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
+  });
+
+  it("the API's and MCP's answers say a call was allowed by a grant, and what is left of it", async () => {
+    const { apiKey } = await createApiKey(t.db, { tenantId: a.id, name: "answers", allowedTools: ["send_email"], createdById: a.users.admin.id });
+    const agent: Agent = { type: "api_key", apiKeyId: apiKey.id, label: `api:${apiKey.name}` };
+    const grant = await grantFrom(a, await email(a, agent), { ...PARTNER, maxCalls: 3 });
+    const allowed = await email(a, agent);
+    if (allowed.state !== "allowed") throw new Error(`expected allowed, got ${allowed.state}`);
+    expect(SubmitResponseSchema.parse(submissionBody(allowed).body)).toMatchObject({
+      state: "allowed", grant: { id: grant.id, callsLeft: 2, totalLeft: null, expiresAt: grant.expiresAt.toISOString() },
+    });
+    const result = await callGatewayTool(t.db, {
+      tenantId: a.id, key: { id: apiKey.id, label: agent.label, prefix: apiKey.prefix, allowedTools: apiKey.allowedTools },
+      tool: "send_email", args: { to: "ops@partner.example", subject: "Weekly report", body: "Attached." },
+      untrustedValues: [], signal: new AbortController().signal, origin: "http://localhost:3000",
+    });
+    expect(result.isError).toBe(false);
+    expect(result.content.at(-1)).toEqual({
+      type: "text", text: `Allowed without review by standing grant ${grant.id}; it allows 1 more call until ${grant.expiresAt.toISOString()}.`,
+    });
+    expect(result._meta?.["countersign/action"]).toMatchObject({ grant: { id: grant.id, callsLeft: 1, totalLeft: null } });
   });
 });

@@ -12,6 +12,8 @@ import type { RecordedExecution } from "@/lib/api/stream-execution";
 import { readLatestExecution } from "@/lib/db/statements/executions/read-latest-execution";
 import { gatewayTools, type GatewayTool } from "@/lib/mcp/gateway-tools";
 import { budgetStanding, describeBudgetLine } from "@/lib/policy/budget-standing";
+import { grantUseOf } from "@/lib/api/submission-response";
+import type { GrantLeft } from "@/lib/db/statements/actions/write-proposals";
 
 /** Where a result's `_meta` says which Countersign action the call became. */
 export const ACTION_META_KEY = "countersign/action";
@@ -70,12 +72,14 @@ export async function callGatewayTool(db: Db, call: GatewayCall): Promise<CallTo
   }
   // With a budgeted policy: each budget the call was judged against, and what is left of it.
   const budgets = outcome.state !== "replayed" && outcome.budgets ? { budgets: outcome.budgets.map(budgetStanding) } : {};
-  const at = (state: string, extra: Record<string, unknown> = {}) => actionMeta(call.origin, outcome.actionId, { state, ...extra, ...budgets });
+  const grant = outcome.state === "allowed" && outcome.grant ? { grant: grantUseOf(outcome.grant) } : {};
+  const at = (state: string, extra: Record<string, unknown> = {}) => actionMeta(call.origin, outcome.actionId, { state, ...extra, ...budgets, ...grant });
   switch (outcome.state) {
     case "denied":
       return gateResult(denialOutcome(tool, outcome.reason), at("denied", { ruleId: outcome.ruleId }));
     case "allowed": {
       const result = await executedResult(tool, call, { ...outcome.execution, id: outcome.execution.executionId, status: outcome.execution.state }, false, at);
+      if (outcome.grant) return { ...result, content: [...result.content, { type: "text", text: describeGrantUse(outcome.grant) }] };
       if (!outcome.budgets?.length) return result;
       // Said in words too, for a model that reads only the text: allowed under a budget, and what is left.
       const left = outcome.budgets.map((line) => describeBudgetLine(line, tool.name)).join("; ");
@@ -87,6 +91,15 @@ export async function callGatewayTool(db: Db, call: GatewayCall): Promise<CallTo
       // Only a submit under an Idempotency-Key is replayed, and MCP calls carry none.
       throw new Error("An MCP call was answered as a replayed submit.");
   }
+}
+
+/** In words, for a model that reads only the text: allowed by a grant, and what is left of it. */
+function describeGrantUse(grant: GrantLeft): string {
+  const left = [
+    grant.callsLeft === null ? null : `${grant.callsLeft} more call${grant.callsLeft === 1 ? "" : "s"}`,
+    grant.totalLeft === null ? null : `${grant.totalLeft} (minor units) more in total`,
+  ].filter(Boolean).join(" and ");
+  return `Allowed without review by standing grant ${grant.id}; it allows ${left} until ${grant.expiresAt.toISOString()}.`;
 }
 
 type Meta = (state: string, extra?: Record<string, unknown>) => Record<string, unknown>;

@@ -43,6 +43,8 @@ class Submission:
     replayed: bool = False
     #: The action's state now (on a replay it may have moved on: approved, rejected, succeeded...).
     action_state: Optional[str] = None
+    #: Allowed by reviewers' standing grant instead of a review: {id, callsLeft, totalLeft, expiresAt}.
+    grant: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -141,7 +143,8 @@ class Countersign:
         return Submission(
             state=data["state"], id=data["id"], payload_hash=data.get("payloadHash"), expires_at=data.get("expiresAt"),
             risk_level=data.get("riskLevel"), reason=data.get("reason") or data.get("policyReason"),
-            execution=data.get("execution"), replayed=bool(data.get("replayed")), action_state=data.get("actionState"), raw=data,
+            execution=data.get("execution"), replayed=bool(data.get("replayed")), action_state=data.get("actionState"),
+            grant=data.get("grant"), raw=data,
         )
 
     # -- reading and waiting ----------------------------------------------------------------

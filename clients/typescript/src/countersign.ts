@@ -19,9 +19,14 @@ export type Submission = { replayed: boolean; actionState: ActionState } & (
       policyReason: string;
       /** Null only on a replay whose run has not ended: `execute()` returns or awaits it. */
       execution: { state: "succeeded" | "failed" | "unknown"; executionId: string; result: Record<string, unknown>; isolation: string | null } | null;
+      /** Allowed by reviewers' standing grant instead of a review: what is left of it (null: no such limit). Absent on a replay. */
+      grant?: GrantUse;
     }
   | { state: "denied"; id: string; reason: string; ruleId: string | null; riskLevel: string }
 );
+
+/** A standing grant's standing after the call it allowed (docs/API.md, "Standing grants"). */
+export type GrantUse = { id: string; callsLeft: number | null; totalLeft: number | null; expiresAt: string };
 
 export type Decision = {
   id: string;
