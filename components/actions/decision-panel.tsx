@@ -15,6 +15,8 @@ import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 import { PasskeyElsewhereNote, passkeyElsewhereText, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import { liveOffer, type LiveOffer } from "@/lib/review/live-decision";
+import type { GrantTerms } from "@/lib/grants/grant-terms";
+import { GrantTermsFields, grantSentence, grantTermsFrom } from "@/components/actions/grant-terms-fields";
 
 type DecisionPanelProps = {
   actionId: string;
@@ -33,6 +35,8 @@ type DecisionPanelProps = {
   stateChanged?: boolean;
   /** Where passkeys work (the relying party's origins): a signed approval opened elsewhere links there. */
   passkeyOrigins?: string[];
+  /** "This and calls like it", pre-filled; null when no standing grant can be approved from this action. */
+  grantDraft?: GrantTerms | null;
 };
 
 const STALE_TEXT = "The state changed since request: re-read it to approve the state as it is now; you can still reject this revision.";
@@ -44,7 +48,7 @@ const STALE_TEXT = "The state changed since request: re-read it to approve the s
  * to "Re-read state". The form carries only the action id, the hash shown on this page, the verdict
  * and the note; the server reloads everything else and re-checks every rule.
  */
-export function DecisionPanel({ actionId, payloadHash, revision, summary, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, stateChanged = false, passkeyOrigins = [] }: DecisionPanelProps) {
+export function DecisionPanel({ actionId, payloadHash, revision, summary, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, stateChanged = false, passkeyOrigins = [], grantDraft = null }: DecisionPanelProps) {
   const router = useRouter();
   const noteId = useId();
   const hintId = useId();
@@ -52,7 +56,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
   const formRef = useRef<HTMLFormElement>(null);
   const [message, setMessage] = useState<DecisionMessage | null>(null);
   // The open confirmation, with what the form carried when Approve was pressed (what is sent).
-  const [confirming, setConfirming] = useState<{ note: string; actionId: string; payloadHash: string; error: string | null } | null>(null);
+  const [confirming, setConfirming] = useState<{ note: string; actionId: string; payloadHash: string; error: string | null; grant?: GrantTerms } | null>(null);
   // The revision this reviewer has been reading. A live refresh may bring a newer one; the form
   // keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
   // A re-read this reviewer asked for here is the exception: its revision is the one now shown.
@@ -82,6 +86,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
     const form = new FormData(formRef.current ?? undefined);
     setConfirming({
       note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? shown.payloadHash), error: null,
+      grant: grantTermsFrom(form),
     });
   };
   const { armed, disarm, onNoteKeyDown } = useArmedVerdict({
@@ -94,7 +99,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
   });
   const confirmApprove = async (note: string) => {
     if (!confirming) return;
-    const result = await decide({ actionId: confirming.actionId, payloadHash: confirming.payloadHash, verdict: "approve", note });
+    const result = await decide({ actionId: confirming.actionId, payloadHash: confirming.payloadHash, verdict: "approve", note, grant: confirming.grant });
     if (result.ok) {
       setConfirming(null);
       return;
@@ -152,6 +157,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
         {armed && <> <span className="font-semibold text-slate-900">Ctrl/⌘+Enter rejects</span>; Esc cancels.</>}
       </p>
       {signatureRequired && <p className="text-xs text-slate-700">{signatureText}</p>}
+      {grantDraft && <GrantTermsFields draft={grantDraft} />}
       {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
       {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
       {stale && <StaleAlert offer={offer} className="text-[0.85rem]" />}
@@ -169,7 +175,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
       <ApproveConfirmation
         actionId={actionId} revision={shown.revision} summary={summary} offer={offer} stale={stale} gone={moved || closed}
         signatureText={signatureRequired ? signatureText : null} passkeyElsewhere={passkeyElsewhere} rereadButton={rereadButton}
-        pending={busy === "approve"} error={confirming.error} note={confirming.note}
+        pending={busy === "approve"} error={confirming.error} note={confirming.note} grant={confirming.grant}
         onConfirm={(note) => void confirmApprove(note)} onClose={closeConfirmation}
       />
     )}
@@ -203,7 +209,7 @@ function StaleAlert({ offer, className = "" }: { offer: LiveOffer; className?: s
 }
 
 /** The confirmation Approve opens: what is approved, what signing asks, and Re-read once the state moved. */
-function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, signatureText, passkeyElsewhere, rereadButton, pending, error, note, onConfirm, onClose }: {
+function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, signatureText, passkeyElsewhere, rereadButton, pending, error, note, grant, onConfirm, onClose }: {
   actionId: string;
   revision: number;
   summary: string;
@@ -218,6 +224,8 @@ function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, 
   pending: boolean;
   error: string | null;
   note: string;
+  /** The standing grant approved with it, if the reviewer asked for one. */
+  grant?: GrantTerms;
   onConfirm: (note: string) => void;
   onClose: () => void;
 }) {
@@ -233,6 +241,7 @@ function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, 
       facts={
         <div className="mt-3 space-y-2 text-[0.85rem]">
           <p className="text-slate-700">You approve revision {revision}: <RevealedShortText text={summary} /></p>
+          {grant && <p role="note" data-testid="grant-confirmation" className="rounded-md bg-amber-50 px-3 py-2 text-amber-950">{grantSentence(grant)}</p>}
           {signatureText && <p role="note" className="rounded-md bg-indigo-50 px-3 py-2 text-indigo-950">{signatureText} Your browser asks for it when you confirm.</p>}
           {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
           {stale && <StaleAlert offer={offer} />}

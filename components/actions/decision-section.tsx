@@ -19,6 +19,7 @@ export function DecisionSection({ action, passkeyOrigins }: { action: ActionDeta
         stateChanged={stateVerdict(action.stateNow) === "changed"}
         signatureRequired={current.policyDecision.signature === "required"}
         passkeyOrigins={passkeyOrigins}
+        grantDraft={action.grantDraft}
         staysWhenApproved={action.kind === "code"}
         blockedText={
           viewer.decideBlockedReason ??

@@ -8,11 +8,19 @@ import { carryDecisionOutcome, nextUndecided } from "@/components/actions/decide
 import type { DecisionMessage } from "@/components/actions/decision-outcome";
 import { signApprovalReceipt } from "@/components/actions/sign-approval-receipt";
 import type { Verdict } from "@/components/actions/use-armed-verdict";
+import type { GrantTerms } from "@/lib/grants/grant-terms";
 
 function recordedText(status: string, approvals: number, quorum: number): string {
   if (status === "pending") return `Your approval is recorded: ${approvals} of ${quorum} approvals. Another reviewer must approve before it can run.`;
   if (status === "approved") return `Approved (${approvals} of ${quorum}).`;
   return "Rejected. The reason goes back to the agent.";
+}
+
+/** What the reviewer is told of the grant they approved with the action. */
+function grantText(asked: GrantTerms | undefined, made: { id: string } | null | undefined): string {
+  if (!asked) return "";
+  if (made) return " The standing grant for calls like it is in force (listed on the admin page and its key).";
+  return " Calls like it are granted when the approvals that complete the quorum all ask for the same grant.";
 }
 
 /** What a decision came to: recorded, or refused with the words shown and the refusal's code. */
@@ -46,7 +54,7 @@ export function useSubmitDecision({ signatureRequired, signatureUnavailable = nu
     return { ok: false, code, text };
   };
 
-  const decide = (input: { actionId: string; payloadHash: string; verdict: Verdict; note: string }): Promise<DecideResult> => {
+  const decide = (input: { actionId: string; payloadHash: string; verdict: Verdict; note: string; grant?: GrantTerms }): Promise<DecideResult> => {
     const { actionId, payloadHash: hash, verdict } = input;
     const note = input.note.trim();
     if (window.top !== window.self) return Promise.resolve({ ok: false, code: null, text: "" });
@@ -60,16 +68,16 @@ export function useSubmitDecision({ signatureRequired, signatureUnavailable = nu
     return new Promise((resolve) => {
       startTransition(async () => {
         const viewedMs = Math.round(performance.now() - shownAt);
-        const signed = verdict === "approve" && signatureRequired ? await signApprovalReceipt(actionId, hash) : undefined;
+        const signed = verdict === "approve" && signatureRequired ? await signApprovalReceipt(actionId, hash, input.grant) : undefined;
         if (signed && !signed.ok) {
           setBusy(null);
           return resolve(refuse(signed.error));
         }
-        const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion: signed?.assertion, viewedMs });
+        const result = await decideFromConsole({ actionId, payloadHash: hash, verdict, note: note || undefined, assertion: signed?.assertion, viewedMs, grant: input.grant });
         setBusy(null);
         if (!result.ok) return resolve(refuse(decisionErrorMessage(result.error), result.error.code));
         const { status, approvals, quorum } = result.data;
-        const text = recordedText(status, approvals, quorum);
+        const text = recordedText(status, approvals, quorum) + grantText(input.grant, result.data.grant);
         // Decide and advance: on to the next action waiting for this reviewer, the outcome shown there.
         const next = staysWhenApproved && status === "approved" ? null : await nextUndecided(actionId);
         resolve({ ok: true });

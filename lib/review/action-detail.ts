@@ -1,4 +1,5 @@
 import type { BudgetLine } from "@/lib/policy/evaluate-policy";
+import type { GrantTerms } from "@/lib/grants/grant-terms";
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
@@ -23,6 +24,10 @@ export type RevisionView = {
     effect?: string; ruleId?: string | null; reason?: string; quorum?: number; eligibleRoles?: string[]; ttlSeconds?: number; tier?: string; signature?: string;
     /** The budgets the revision was judged against (a budgeted tool's policy). */
     budgets?: BudgetLine[];
+    /** The longest standing grant its rule allows (seconds; absent: 24h). */
+    grantMaxSeconds?: number;
+    /** The standing grant that allowed it without review. */
+    grant?: { id: string };
   };
   payloadHash: string;
   hashAlgorithm: string;
@@ -151,4 +156,6 @@ export type ActionDetail = {
   argsSchema: JsonObject | null;
   executions: ExecutionView[];
   viewer: ViewerCapabilities;
+  /** "This and calls like it", pre-filled for the reviewer (lib/grants/grant-draft.ts); null when no grant can be approved from it. */
+  grantDraft: GrantTerms | null;
 };

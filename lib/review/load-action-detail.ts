@@ -1,3 +1,4 @@
+import { draftGrantTerms } from "@/lib/grants/grant-draft";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { decodeStoredText } from "@/lib/db/stored-text";
@@ -93,6 +94,9 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
+    grantDraft: action.status === "pending" && action.kind === "tool"
+      ? draftGrantTerms({ args: current.args, agentCall: action.requesterApiKeyId !== null || action.taskId !== null, grantMaxSeconds: current.policyDecision.grantMaxSeconds })
+      : null,
   };
 }
 

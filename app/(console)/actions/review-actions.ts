@@ -12,6 +12,7 @@ import { InvalidPayloadError } from "@/lib/canonical/invalid-payload-error";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 import { AuthenticationResponseSchema } from "@/lib/passkeys/webauthn-schemas";
 import { consoleRelyingParty } from "@/lib/server/relying-party";
+import { GrantTermsSchema } from "@/lib/grants/grant-terms";
 
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, "a payload hash is 64 hex digits");
 
@@ -25,6 +26,8 @@ const DecideSchema = z.strictObject({
   assertion: AuthenticationResponseSchema.optional(),
   /** Milliseconds the page showed the arguments before this decision (the vote clamps it). */
   viewedMs: z.number().min(0).optional(),
+  /** "This and calls like it": the standing grant's terms, approved with the action (lib/grants). */
+  grant: GrantTermsSchema.optional(),
 });
 
 export const decideFromConsole = memberAction(
@@ -39,16 +42,17 @@ export const decideFromConsole = memberAction(
       payloadHash: input.payloadHash,
       viewedMs: input.viewedMs ?? null,
       assertion: input.assertion ? { sessionId: member.session.id, response: input.assertion, relyingParty: await consoleRelyingParty() } : null,
+      grant: input.grant,
     }),
 );
 
 /** The receipt and passkey request for a signed approval (the server builds the receipt from what it stores). */
 export const beginSignedApproval = memberAction(
-  { name: "beginSignedApproval", permission: "actions:decide", input: z.strictObject({ actionId: z.uuid(), payloadHash: HashSchema }) },
+  { name: "beginSignedApproval", permission: "actions:decide", input: z.strictObject({ actionId: z.uuid(), payloadHash: HashSchema, grant: GrantTermsSchema.optional() }) },
   async (input, member) =>
     startSignedApproval(getDb(), {
       tenantId: member.tenant.id, userId: member.user.id, sessionId: member.session.id, actionId: input.actionId, payloadHash: input.payloadHash,
-      relyingParty: await consoleRelyingParty(),
+      relyingParty: await consoleRelyingParty(), grant: input.grant,
     }),
 );
 

@@ -17,6 +17,7 @@ import { checkPolicy } from "@/lib/policy/check-policy";
 import { policyToolCatalogue } from "@/lib/policy/policy-tool-catalogue";
 import { memberAction, type ActionResult } from "@/lib/server/boundary";
 import type { ActingMember } from "@/lib/auth/acting-member";
+import { revokeGrant } from "@/lib/grants/revoke-grants";
 
 const actorOf = (member: ActingMember) => ({ type: "user" as const, id: member.user.id, label: member.user.email });
 
@@ -119,4 +120,16 @@ const pauseAgents = memberAction(
 );
 export async function setAgentsPausedAction(raw: unknown): Promise<ActionResult<{ paused: boolean }>> {
   return pauseAgents(raw);
+}
+
+const revokeGrantOf = memberAction(
+  { name: "admin.revoke_grant", permission: "admin:manage", input: z.strictObject({ id: z.uuid() }) },
+  async ({ id }, member) => {
+    await revokeGrant(getDb(), { tenantId: member.tenant.id, grantId: id, actor: actorOf(member) });
+    revalidatePath("/admin");
+    return { id };
+  },
+);
+export async function revokeGrantAction(raw: unknown): Promise<ActionResult<{ id: string }>> {
+  return revokeGrantOf(raw);
 }

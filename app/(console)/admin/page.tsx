@@ -17,8 +17,10 @@ import { PolicyHistory } from "@/components/admin/policy-history";
 import { ToolCatalog } from "@/components/admin/tool-catalog";
 import { AgentsPause } from "@/components/admin/agents-pause";
 import { readAgentsPause } from "@/lib/agents-pause/read-agents-pause";
+import { listGrants } from "@/lib/grants/list-grants";
+import { Grants } from "@/components/admin/grants";
 import {
-  createApiKeyAction, revokeApiKeyAction, savePolicyAction, setAgentsPausedAction, setApiKeyPausedAction, setMemberRolesAction, validatePolicyAction,
+  createApiKeyAction, revokeApiKeyAction, revokeGrantAction, savePolicyAction, setAgentsPausedAction, setApiKeyPausedAction, setMemberRolesAction, validatePolicyAction,
 } from "./actions";
 import { dryRunPolicyAction, testPolicyAction } from "./policy-actions";
 
@@ -27,13 +29,14 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const member = await requirePageMember("admin:manage", "/admin");
   const db = getDb();
-  const [members, versions, inForce, keys, tools, pause] = await Promise.all([
+  const [members, versions, inForce, keys, tools, pause, grants] = await Promise.all([
     listMembers(db, member.tenant.id),
     listPolicyVersions(db, member.tenant.id),
     readPolicyVersion(db, member.tenant.id, null),
     listApiKeys(db, member.tenant.id),
     toolsForTenant(db, member.tenant.id),
     readAgentsPause(db, member.tenant.id),
+    listGrants(db, member.tenant.id),
   ]);
   const currentDocument = inForce ? inForce.document : DEFAULT_POLICY;
   const policyTools = (currentDocument as Partial<Policy>).tools ?? {};
@@ -47,7 +50,7 @@ export default async function AdminPage() {
         </span>
       </PageHeader>
       <div className="space-y-5">
-        <PageSection id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume. Single API keys can be paused below.">
+        <PageSection id="stop" title="Stop agents" description="Pauses every agent at once: proposals are refused, approved actions wait unexecuted and tasks stop before their next tool call, until you resume; every standing grant is revoked. Single API keys can be paused below.">
           <AgentsPause
             paused={pause && { at: pause.at.toISOString(), by: pause.by, reason: pause.reason }}
             setPaused={setAgentsPausedAction}
@@ -96,6 +99,9 @@ export default async function AdminPage() {
             revoke={revokeApiKeyAction}
             setPaused={setApiKeyPausedAction}
           />
+        </PageSection>
+        <PageSection id="grants" title="Standing grants" description="Calls reviewers approved in advance with an action: same key (or task) and tool, arguments within the constraint, up to the limits, until the expiry. Revoking takes effect at once; Stop agents revokes them all.">
+          <Grants grants={grants} revoke={revokeGrantAction} />
         </PageSection>
       </div>
     </>

@@ -1,0 +1,33 @@
+import type { Queryable } from "@/lib/db/sql";
+import { readGrants } from "@/lib/db/statements/grants/read-grants";
+
+/** A grant as the admin page lists it. */
+export type GrantListing = {
+  id: string;
+  tool: string;
+  sourceActionId: string;
+  /** Whose calls it covers: the key's name, or the task. */
+  scope: string;
+  description: string;
+  constraint: string;
+  calls: string;
+  total: string | null;
+  state: "active" | "expired" | "revoked";
+  expiresAt: string;
+};
+
+const MAX_LISTED = 200;
+
+/** The tenant's standing grants, those in force first and grouped by key. */
+export async function listGrants(q: Queryable, tenantId: string): Promise<GrantListing[]> {
+  const rows = await readGrants(q, { tenantId, limit: MAX_LISTED });
+  return rows.map((g) => ({
+    id: g.id, tool: g.tool, sourceActionId: g.sourceActionId,
+    scope: g.apiKeyId ? `key ${g.keyName ?? g.apiKeyId}` : `task ${g.taskId}`,
+    description: g.description, constraint: g.constraint,
+    calls: g.maxCalls === null ? `${g.usedCalls} used` : `${g.usedCalls} of ${g.maxCalls}`,
+    total: g.maxTotal === null ? null : `${g.totalArgument}: ${g.usedTotal} of ${g.maxTotal}`,
+    state: g.status === "revoked" ? "revoked" : g.expired ? "expired" : "active",
+    expiresAt: g.expiresAt.toISOString(),
+  }));
+}
