@@ -24,7 +24,7 @@ export function Grants({ grants, revoke }: { grants: GrantListing[]; revoke: Rev
   return (
     <div className="space-y-2">
       {message && <p role="alert" className="rounded-md bg-red-50 px-3 py-1.5 text-sm text-red-800">{message.text}</p>}
-      <DataTable caption="Standing grants" columns={["Scope", "Tool", "Calls like", "Used", "Until", "State"]} actionsColumn>
+      <DataTable caption="Grants by key" columns={["Scope", "Tool", "Calls like", "Used", "Until", "State"]} actionsColumn>
         {grants.map((grant) => (
           <tr key={grant.id} className="border-t border-slate-100 align-top" data-testid="grant-row">
             <th scope="row" className="px-3 py-2 text-left font-medium">{grant.scope}</th>
