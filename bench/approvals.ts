@@ -18,6 +18,7 @@ import { decideAction } from "@/lib/approvals/decide-action";
 import { executeAction } from "@/lib/approvals/execute-action";
 import { sealAllPending } from "@/lib/audit/seal-audit-chain";
 import { createTestTenant } from "@/tests/factories";
+import { createApiKey } from "@/lib/api-keys/create-api-key";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 
@@ -56,8 +57,21 @@ const budgetedPolicy: Policy = {
   },
 };
 const budgeted = await createTestTenant(db, { policy: budgetedPolicy });
+// A standing grant in force (issue 41): an API key's emails to partner.example run without review,
+// taken from the grant in the proposal's own statement and executed in its transaction.
+const granted = await createTestTenant(db);
+const { apiKey: grantedKey } = await createApiKey(db, { tenantId: granted.id, name: "bench-granted", allowedTools: ["send_email"], createdById: granted.users.admin.id });
+const grantedAgent = { type: "api_key" as const, apiKeyId: grantedKey.id, label: "api:bench-granted" };
+const proposeEmailAs = () =>
+  proposeAction(db, { tenantId: granted.id, requester: grantedAgent, tool: "send_email", args: { to: "ops@partner.example", subject: "Report", body: "Attached." } });
+const source = await proposeEmailAs();
+if (source.state !== "pending") throw new Error(`the grant's source email was ${source.state}, not pending`);
+await decideAction(db, {
+  tenantId: granted.id, actionId: source.actionId, verdict: "approve", payloadHash: source.payloadHash, reviewer: granted.users.reviewer.member,
+  grant: { constraint: 'emailDomains(args).all(d, d == "partner.example")', description: "partner.example", maxCalls: 100_000, totalArgument: null, maxTotal: null, ttlSeconds: 86_400 },
+});
 // A large paid invoice so every refund proposal is valid.
-for (const t of [tenant, budgeted]) {
+for (const t of [tenant, budgeted, granted]) {
   await db.invoice.updateMany({ where: { tenantId: t.id, number: "INV-1044" }, data: { amountPaidMinor: 900_000_000 } });
 }
 
@@ -82,6 +96,8 @@ const proposeTo = (t: typeof tenant) => () =>
   });
 const propose = proposeTo(tenant);
 const proposeBudgeted = proposeTo(budgeted);
+// The plain policy's proposals in the tenant where the grant is in force (it does not cover them).
+const proposeBesideGrant = proposeTo(granted);
 
 // The same rows a proposal writes (action, revision, snapshot, audit event, and the event's seal),
 // as plain INSERTs in one transaction.
@@ -127,20 +143,31 @@ async function rawInsert() {
 }
 
 console.log(`Countersign approval-core benchmark — ${os.cpus().length} cores, ${SECONDS}s per level, real PostgreSQL 17, pool of ${embeddedPoolSize()} connections\n`);
-console.log("callers  proposals/s  budgeted/s  ×plain  raw INSERT/s  ratio");
-const results: Record<number, { proposals: number; budgeted: number; raw: number }> = {};
+console.log("callers  proposals/s  budgeted/s  ×plain  grant in force/s  ×plain  granted+run/s  ×plain  raw INSERT/s  ratio");
+const results: Record<number, { proposals: number; budgeted: number; beside: number; granted: number; raw: number }> = {};
 for (const callers of LEVELS) {
   await forDuration(callers, 1, () => propose().then(() => {})); // warm-up
   await forDuration(callers, 1, () => proposeBudgeted().then(() => {}));
+  await forDuration(callers, 1, () => proposeEmailAs().then(() => {}));
+  await forDuration(callers, 1, () => proposeBesideGrant().then(() => {}));
   const proposals = await forDuration(callers, SECONDS, () => propose().then(() => {}));
   // One scope (one requester): every budgeted proposal of the run waits for the same lock.
   const budgetedRate = await forDuration(callers, SECONDS, () => proposeBudgeted().then((o) => {
     if (o.state !== "pending") throw new Error(`a budgeted proposal was ${o.state}, not pending`);
   }));
+  const beside = await forDuration(callers, SECONDS, () => proposeBesideGrant().then((o) => {
+    if (o.state !== "pending") throw new Error(`a proposal beside the grant was ${o.state}, not pending`);
+  }));
+  // Every call taken from the one grant (its row is each call's lock) and run: proposal and execution.
+  const grantedRate = await forDuration(callers, SECONDS, () => proposeEmailAs().then((o) => {
+    if (o.state !== "allowed") throw new Error(`a granted proposal was ${o.state}, not allowed`);
+  }));
   const raw = await forDuration(callers, SECONDS, rawInsert);
-  results[callers] = { proposals, budgeted: budgetedRate, raw };
+  results[callers] = { proposals, budgeted: budgetedRate, beside, granted: grantedRate, raw };
   console.log(
     `${String(callers).padStart(7)}  ${proposals.toFixed(0).padStart(11)}  ${budgetedRate.toFixed(0).padStart(10)}  ${(budgetedRate / proposals).toFixed(2).padStart(6)}` +
+      `  ${beside.toFixed(0).padStart(16)}  ${(beside / proposals).toFixed(2).padStart(6)}` +
+      `  ${grantedRate.toFixed(0).padStart(13)}  ${(grantedRate / proposals).toFixed(2).padStart(6)}` +
       `  ${raw.toFixed(0).padStart(12)}  ${(proposals / raw).toFixed(2).padStart(5)}`,
   );
 }
@@ -197,6 +224,7 @@ console.log("\nTargets on 2 cores:");
 console.log(`  ≥ 1,000 proposals/s at 16 callers: ${at16.proposals.toFixed(0)} → ${at16.proposals >= 1000 ? "met" : "NOT met"}`);
 console.log(`  ≥ 0.25 × raw INSERT rate at 16 callers: ${(at16.proposals / at16.raw).toFixed(2)} → ${at16.proposals / at16.raw >= 0.25 ? "met" : "NOT met"}`);
 console.log(`  budgeted ≥ 0.8 × plain proposals/s at 16 callers: ${(at16.budgeted / at16.proposals).toFixed(2)} → ${at16.budgeted >= 0.8 * at16.proposals ? "met" : "NOT met"}`);
+console.log(`  with a grant in force ≥ 0.8 × plain proposals/s at 16 callers: ${(at16.beside / at16.proposals).toFixed(2)} → ${at16.beside >= 0.8 * at16.proposals ? "met" : "NOT met"}`);
 console.log(`  p99 decision→execution-start ≤ 50 ms at 64 callers: ${latency[64].p99.toFixed(1)} ms → ${latency[64].p99 <= 50 ? "met" : "NOT met"}`);
 
 await sealAllPending(db);

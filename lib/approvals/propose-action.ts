@@ -215,7 +215,7 @@ async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
   }
   const granted = assessment.decision.effect === "require_approval" ? await writeGranted(p) : null;
   if (granted !== null) return granted;
-  if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p, null);
+  if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p);
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
@@ -229,10 +229,9 @@ async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
  * claim, the effect and its record. A task's calls keep the shared write instead: a task's
  * proposals share-lock the task, which the record of an execution then updates.
  */
-async function writeAndExecute(p: Proposal, grant: ProposalGrant | null): Promise<ProposalOutcome | null> {
+async function writeAndExecute(p: Proposal): Promise<ProposalOutcome | null> {
   const { db, input, tenant, policy, tool, assessment, columns, actionId, revisionId } = p;
-  const judgement = grant ? grantedJudgement(assessment, grant) : assessment;
-  const { decision, hash } = judgement;
+  const { decision, hash } = assessment;
   const action: LockedAction = {
     id: actionId, tenantId: tenant.id, kind: tool.kind, tool: tool.name, status: "approved", consumed: false, taskId: null,
     requesterUserId: p.requesterUserId, requesterApiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, requesterLabel: input.requester.label, reason: (input.reason ?? "").slice(0, 2000),
@@ -240,43 +239,34 @@ async function writeAndExecute(p: Proposal, grant: ProposalGrant | null): Promis
     revisionHash: hash.hash, args: columns.args, code: columns.code, language: columns.language, sandboxSpec: assessment.sandboxSpec,
     policyVersion: policy.version, riskTags: assessment.riskTags as unknown as JsonObject[], requestSnapshot: assessment.snapshot,
   };
-  let left: GrantLeft | null = null;
   try {
-    const write = async (tx: Parameters<typeof writeProposals>[0]) => {
-      const [written] = await writeProposals(tx, [proposalRow(p, judgement, grant)]);
-      if (written.written) left = written.grant;
-      return written;
-    };
     const execution = await executeAction(db, {
-      tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor, fresh: { action, write },
+      tenantId: tenant.id, actionId, payloadHash: hash.hash, executor: { type: "requester" }, actor: p.actor,
+      fresh: { action, write: async (tx) => (await writeProposals(tx, [proposalRow(p, assessment)]))[0] },
     });
-    return { state: "allowed", actionId, reason: decision.reason, execution, ...(left ? { grant: left } : {}) };
+    return { state: "allowed", actionId, reason: decision.reason, execution };
   } catch (error) {
     if (!(error instanceof ProposalNotWritten)) throw error;
-    if (isGrantRefusal(error.refusal)) throw error;
     return notWritten(p, error.refusal);
   }
 }
 
 /**
  * A call the policy sends to review, allowed instead by a standing grant in force that covers it:
- * written (and, outside a task, run) only if its statement takes the grant. Null: no grant
- * covers it, or the grant was spent meanwhile — the call then waits for review as it would have.
+ * written approved only if its own statement takes the grant, then executed in a transaction of
+ * its own (as a budgeted allowed call is), so the grant's row is locked for one statement only.
+ * Null: no grant covers it, or the grant did not take it — the call then waits for review.
  */
 async function writeGranted(p: Proposal): Promise<ProposalOutcome | null> {
-  const grant = standingGrantFor(p.grants, { tool: p.tool.name, args: p.args, policyVersion: p.policy.version, requester: p.input.requester, taskId: p.input.taskId ?? null, decision: p.assessment.decision });
+  const grant = standingGrantFor(p.grants, {
+    tool: p.tool.name, args: p.args, policyVersion: p.policy.version, requester: p.input.requester, taskId: p.input.taskId ?? null, decision: p.assessment.decision,
+  });
   if (!grant) return null;
-  try {
-    if (!p.input.taskId) return await writeAndExecute(p, grant);
-    const judgement = grantedJudgement(p.assessment, grant);
-    const [written] = await writeProposals(p.db, [proposalRow(p, judgement, grant)]);
-    if (!written.written) return isGrantRefusal(written.refusal) ? notTaken(p, grant, written.refusal) : notWritten(p, written.refusal);
-    const outcome = await afterWrite(p, judgement, written.expiresAt);
-    return outcome.state === "allowed" && written.grant ? { ...outcome, grant: written.grant } : outcome;
-  } catch (error) {
-    if (error instanceof ProposalNotWritten && isGrantRefusal(error.refusal)) return notTaken(p, grant, error.refusal);
-    throw error;
-  }
+  const judgement = grantedJudgement(p.assessment, grant);
+  const [written] = await writeProposals(p.db, [proposalRow(p, judgement, grant)]);
+  if (!written.written) return isGrantRefusal(written.refusal) ? notTaken(p, grant, written.refusal) : notWritten(p, written.refusal);
+  const outcome = await afterWrite(p, judgement, written.expiresAt);
+  return outcome.state === "allowed" && written.grant ? { ...outcome, grant: written.grant } : outcome;
 }
 
 type Refusal = Extract<ProposalWritten, { written: false }>["refusal"];

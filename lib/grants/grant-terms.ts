@@ -91,7 +91,10 @@ export function grantAmountOf(totalArgument: string | null, args: JsonObject): n
  */
 export function checkGrantTerms(source: GrantSource, raw: unknown): { terms: GrantTerms; hash: string; scope: GrantScope } {
   const parsed = GrantTermsSchema.safeParse(raw);
-  if (!parsed.success) throw new AppError("invalid_grant", `The grant's terms are not valid: ${parsed.error.issues[0]?.message}.`, 400);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AppError("invalid_grant", `The grant's terms are not valid: ${issue?.path.join(".") || "terms"}: ${issue?.message}.`, 400);
+  }
   const terms = parsed.data;
   const scope = scopeOf(source);
   if (!scope || !source.args) throw new AppError("invalid_grant", "Only an agent's tool calls (an API key's or a task's) can be approved with calls like them.", 400);
