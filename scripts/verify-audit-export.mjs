@@ -736,6 +736,10 @@ export function signedApprovalProblem(leaf) {
   for (const [field, expected] of bound) {
     if (receipt[field] !== expected) return `the receipt's ${field} ${JSON.stringify(receipt[field])} is not the event's ${JSON.stringify(expected)}`;
   }
+  // A standing grant the approval also approves: the receipt signs its terms' hash.
+  if ((receipt.grant ?? null) !== (leaf.data.grant?.termsHash ?? null)) {
+    return `the receipt's grant ${JSON.stringify(receipt.grant ?? null)} is not the event's ${JSON.stringify(leaf.data.grant?.termsHash ?? null)}`;
+  }
   const authData = strictBase64url(sig.authenticatorData);
   const clientDataBytes = strictBase64url(sig.clientDataJSON);
   const signature = strictBase64url(sig.signature);

@@ -13,6 +13,12 @@ import { relyingPartyOf } from "@/lib/passkeys/relying-party";
 import { startPasskeyRegistration } from "@/lib/passkeys/start-passkey-registration";
 import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { checkpointAuditLog } from "@/lib/audit/checkpoint-audit-log";
+import { verifiableExportLines } from "@/lib/audit/verifiable-export";
 
 // A grant needs what its action needs: here two approvals, each signed with a passkey over a
 // receipt that binds the grant's terms (cast-vote.ts; docs/DESIGN.md, "Standing grants").
@@ -94,5 +100,19 @@ describe("a grant under a rule that requires two signed approvals", () => {
 
     const call = await proposeAction(t.db, { tenantId: a.id, requester: agent, tool: "send_email", args: { to: "ap@partner.example", subject: "Report", body: "Again." } });
     expect(call).toMatchObject({ state: "allowed", grant: { id: grant.id, callsLeft: 4 } });
+
+    // The offline verifier checks each receipt's grant against its vote's event.
+    type Verifier = { verifyExport: (file: string) => Promise<{ ok: boolean; signedApprovals: number }>; signedApprovalProblem: (leaf: unknown) => string | null };
+    const verifier = (await import(/* @vite-ignore */ pathToFileURL(path.join(process.cwd(), "scripts", "verify-audit-export.mjs")).href)) as Verifier;
+    expect(await checkpointAuditLog(t.db, a.id)).toMatchObject({ state: "signed" });
+    let text = "";
+    for await (const line of verifiableExportLines(t.db, { tenantId: a.id, filters: {} })) text += line;
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "countersign-grants-")), "export.jsonl");
+    writeFileSync(file, text);
+    expect(await verifier.verifyExport(file)).toMatchObject({ ok: true, signedApprovals: 4 });
+    const recorded = await t.db.auditEvent.findFirstOrThrow({ where: { tenantId: a.id, actionId: second.actionId, type: "decision.recorded", reviewerId: a.users.reviewer2.id } });
+    const leaf = { ...recorded, tenantId: a.id, data: recorded.data as { grant: Record<string, unknown> } };
+    expect(verifier.signedApprovalProblem(leaf)).toBeNull();
+    expect(verifier.signedApprovalProblem({ ...leaf, data: { ...leaf.data, grant: { ...leaf.data.grant, termsHash: "0".repeat(64) } } })).toMatch(/receipt's grant/);
   });
 });
