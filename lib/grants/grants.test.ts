@@ -11,12 +11,21 @@ import type { GrantTerms } from "@/lib/grants/grant-terms";
 import { submissionBody } from "@/lib/api/submission-response";
 import { SubmitResponseSchema } from "@/lib/api/schemas";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { loadActionDetail } from "@/lib/review/load-action-detail";
 
 // Standing grants are taken by the proposal's own statement (write-proposals.ts; docs/DESIGN.md,
 // "Standing grants"). These tests race real PostgreSQL and check what a grant lets through.
 
 const t = setUpTestDatabase();
 const a = setUpTestTenant(t);
+// Emails that always wait for review, whose rule caps grants at 30 minutes.
+const capped = setUpTestTenant(t, {
+  policy: {
+    ...DEFAULT_POLICY,
+    tools: { ...DEFAULT_POLICY.tools, send_email: { rules: [{ id: "send-email-capped", effect: "require_approval", grantMaxTtl: "30m", reason: "Every email is reviewed" }] } },
+  },
+});
 
 type Agent = Extract<ProposeInput["requester"], { type: "api_key" }>;
 
@@ -168,5 +177,20 @@ describe("a standing grant taken by the proposal's statement", () => {
       type: "text", text: `Allowed without review by standing grant ${grant.id}; it allows 1 more call until ${grant.expiresAt.toISOString()}.`,
     });
     expect(result._meta?.["countersign/action"]).toMatchObject({ grant: { id: grant.id, callsLeft: 1, totalLeft: null } });
+  });
+
+  it("holds a grant to its rule's cap: longer is refused by the vote, and the page offers no more than the cap", async () => {
+    const agent = await agentOf(capped, "capped");
+    const p = pendingOf(await email(capped, agent));
+    const viewer = { tenantId: capped.id, userId: capped.users.reviewer.id, roles: capped.users.reviewer.roles };
+    expect((await loadActionDetail(t.db, viewer, p.actionId))?.grantDraft).toMatchObject({
+      constraint: 'emailDomains(args).all(d, d in ["partner.example"])', ttlSeconds: 1800, maxCalls: 10,
+    });
+    const vote = (ttlSeconds: number) => decideAction(t.db, {
+      tenantId: capped.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: capped.users.reviewer.member,
+      grant: { ...PARTNER, ttlSeconds },
+    });
+    expect(await refusal(vote(3600))).toMatchObject({ code: "grant_not_allowed", status: 403 });
+    expect(await vote(1800)).toMatchObject({ status: "approved", grant: { id: expect.any(String) } });
   });
 });
