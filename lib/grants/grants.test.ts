@@ -193,4 +193,18 @@ describe("a standing grant taken by the proposal's statement", () => {
     expect(await refusal(vote(3600))).toMatchObject({ code: "grant_not_allowed", status: 403 });
     expect(await vote(1800)).toMatchObject({ status: "approved", grant: { id: expect.any(String) } });
   });
+
+  it("a grant whose approver lost the standing to decide allows nothing more, and does again once it is given back", async () => {
+    const agent = await agentOf(a, "demoted");
+    await grantFrom(a, await email(a, agent), PARTNER);
+    expect((await email(a, agent)).state).toBe("allowed");
+    const membership = { tenantId: a.id, userId: a.users.reviewer.id };
+    await t.db.membership.updateMany({ where: membership, data: { roles: ["auditor"] } });
+    try {
+      expect((await email(a, agent)).state).toBe("pending");
+    } finally {
+      await t.db.membership.updateMany({ where: membership, data: { roles: ["reviewer"] } });
+    }
+    expect((await email(a, agent)).state).toBe("allowed");
+  });
 });

@@ -90,6 +90,22 @@ export function countedGrantVotesSql(payloadHash: Sql, termsHash: Sql): Sql {
 }
 
 /**
+ * Whether the approvals that made grant `g` still make its quorum now: those of its source
+ * revision that bind its terms, by members who may still decide it (voterRefusalSql) and, for a
+ * signed grant, whose signing passkey was not removed. A later revision (the source action re-queued
+ * after it ran into changed state) does not void them: they approved the grant's terms.
+ */
+export function grantApprovalsCountSql(grant: Sql): Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM "ActionRevision" r JOIN "Action" a ON a.id = r."actionId"
+    WHERE r."actionId" = ${grant}."sourceActionId" AND r.revision = ${grant}."sourceRevision"
+      AND (SELECT count(DISTINCT d."reviewerId") FROM "Decision" d
+        WHERE d."revisionId" = r.id AND d.verdict = 'approve' AND d."grantTermsHash" = ${grant}."termsHash"
+          AND ${voterRefusalSql(Prisma.sql`d."reviewerId"`)} IS NULL
+          AND (NOT ${grant}.signed OR EXISTS (SELECT 1 FROM "DecisionSignature" ds JOIN "Passkey" p ON p.id = ds."passkeyId"
+            WHERE ds."decisionId" = d.id AND p."removedAt" IS NULL))) >= r.quorum)`;
+}
+
+/**
  * How many members could decide revision `r` of action `a` now (voterRefusalSql would refuse none
  * of them): those an edit must leave at least the revision's quorum of, or it strands the action
  * (write-next-revision.ts). `r` needs only "eligibleRoles" and "createdByUserId".

@@ -7,6 +7,7 @@ import { auditInsertFromJson } from "@/lib/db/statements/audit/insert-audit-even
 import { apiKeyIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
 import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";
 import { assessedCurrentSql } from "@/lib/db/statements/actions/assessment-rules";
+import { grantApprovalsCountSql } from "@/lib/db/statements/actions/approval-rules";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -227,8 +228,9 @@ function grantLeftOf(row: { grantId: string | null; callsLeft: number | null; to
  * one grant: the caller writes a granted call on its own). The UPDATE is the guarantee: it waits for
  * a concurrent taker's commit and re-checks its conditions on the row it left, so the grant's calls
  * and total are never overspent. The grant must be active and unexpired (database clock), of the
- * call's tenant, tool, scope (key, else task), policy version and rule, cover the call's risk, and
- * have been signed where the call's rule requires signatures. docs/DESIGN.md, "Standing grants".
+ * call's tenant, tool, scope (key, else task), policy version and rule, cover the call's risk,
+ * have been signed where the call's rule requires signatures, and its approvals must still count
+ * (a member who lost the standing to decide, or a removed passkey, ends it as it would an approval). docs/DESIGN.md, "Standing grants".
  */
 function grantTakenSql(): Prisma.Sql {
   return Prisma.sql`taken AS (
@@ -241,6 +243,7 @@ function grantTakenSql(): Prisma.Sql {
         AND c."riskRank" <= g."maxRiskRank" AND (g.signed OR NOT (c."grant"->>'signatureRequired')::boolean)
         AND (g."maxCalls" IS NULL OR g."usedCalls" < g."maxCalls")
         AND (g."maxTotal" IS NULL OR g."usedTotal" + (c."grant"->>'amount')::bigint <= g."maxTotal")
+        AND ${grantApprovalsCountSql(Prisma.sql`g`)}
       RETURNING g.id, c."actionId", g."maxCalls" - g."usedCalls" AS "callsLeft", g."maxTotal" - g."usedTotal" AS "totalLeft", g."expiresAt"
     )`;
 }
