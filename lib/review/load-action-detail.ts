@@ -94,7 +94,8 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
-    grantDraft: action.status === "pending" && action.kind === "tool"
+    // A budgeted tool's calls take no grant (docs/DESIGN.md, "Standing grants").
+    grantDraft: action.status === "pending" && action.kind === "tool" && !current.policyDecision.budgets
       ? draftGrantTerms({ args: current.args, agentCall: action.requesterApiKeyId !== null || action.taskId !== null, grantMaxSeconds: current.policyDecision.grantMaxSeconds })
       : null,
   };
