@@ -17,6 +17,8 @@ export type ApiKeyRow = {
   lastUsedAt: string | null;
   revokedAt: string | null;
   pausedAt: string | null;
+  /** Standing grants in force for the key's calls (listed under Standing grants). */
+  grantsInForce: number;
 };
 
 type Create = (raw: unknown) => Promise<ActionResult<{ name: string; prefix: string; secret: string }>>;
@@ -109,7 +111,7 @@ function NewKeySecret({ created }: { created: { name: string; secret: string } }
 
 function ApiKeyTable({ keys, pending, onTogglePause, onRevoke }: { keys: ApiKeyRow[]; pending: boolean; onTogglePause: (key: ApiKeyRow) => void; onRevoke: (key: ApiKeyRow) => void }) {
   return (
-    <DataTable caption="API keys" columns={["Name", "Prefix", "Tools", "Created", "Last used", "State"]} actionsColumn>
+    <DataTable caption="API keys" columns={["Name", "Prefix", "Tools", "Created", "Last used", "Grants", "State"]} actionsColumn>
       {keys.map((key) => (
         <tr key={key.id} className="border-t border-slate-100 align-top">
           <th scope="row" className="px-3 py-2 text-left font-medium">{key.name}</th>
@@ -117,6 +119,7 @@ function ApiKeyTable({ keys, pending, onTogglePause, onRevoke }: { keys: ApiKeyR
           <td className="px-3 py-2 font-mono text-xs">{key.allowedTools.join(", ")}</td>
           <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.createdAt)}</td>
           <td className="whitespace-nowrap px-3 py-2 text-xs">{when(key.lastUsedAt)}</td>
+          <td className="px-3 py-2 text-xs">{key.grantsInForce > 0 ? <a href="#grants" className="underline">{key.grantsInForce} in force</a> : "none"}</td>
           <td className="px-3 py-2"><KeyState apiKey={key} /></td>
           <td className="px-3 py-2 text-right">
             {!key.revokedAt && (

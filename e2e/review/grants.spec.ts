@@ -45,6 +45,8 @@ test.describe("standing grants", () => {
     const adminPage = await admin.newPage();
     await signIn(adminPage, tenant.users.admin.email, TEST_PASSWORD);
     await adminPage.goto("/admin");
+    // Listed under its key too.
+    await expect(adminPage.getByRole("row", { name: new RegExp(agent.name) }).getByRole("link", { name: "1 in force" })).toBeVisible();
     const row = adminPage.getByRole("region", { name: "Standing grants" }).getByTestId("grant-row");
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(`key ${agent.name}`);

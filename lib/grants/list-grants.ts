@@ -6,6 +6,7 @@ export type GrantListing = {
   id: string;
   tool: string;
   sourceActionId: string;
+  apiKeyId: string | null;
   /** Whose calls it covers: the key's name, or the task. */
   scope: string;
   description: string;
@@ -22,7 +23,7 @@ const MAX_LISTED = 200;
 export async function listGrants(q: Queryable, tenantId: string): Promise<GrantListing[]> {
   const rows = await readGrants(q, { tenantId, limit: MAX_LISTED });
   return rows.map((g) => ({
-    id: g.id, tool: g.tool, sourceActionId: g.sourceActionId,
+    id: g.id, tool: g.tool, sourceActionId: g.sourceActionId, apiKeyId: g.apiKeyId,
     scope: g.apiKeyId ? `key ${g.keyName ?? g.apiKeyId}` : `task ${g.taskId}`,
     description: g.description, constraint: g.constraint,
     calls: g.maxCalls === null ? `${g.usedCalls} used` : `${g.usedCalls} of ${g.maxCalls}`,

@@ -93,6 +93,7 @@ export default async function AdminPage() {
             keys={keys.map((k) => ({
               id: k.id, name: k.name, prefix: k.prefix, allowedTools: k.allowedTools, createdAt: k.createdAt.toISOString(),
               lastUsedAt: k.lastUsedAt?.toISOString() ?? null, revokedAt: k.revokedAt?.toISOString() ?? null, pausedAt: k.pausedAt?.toISOString() ?? null,
+              grantsInForce: grants.filter((g) => g.apiKeyId === k.id && g.state === "active").length,
             }))}
             tools={tools.map((t) => t.name)}
             create={createApiKeyAction}
