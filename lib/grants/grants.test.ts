@@ -13,6 +13,8 @@ import { SubmitResponseSchema } from "@/lib/api/schemas";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
+import { startTask } from "@/lib/tasks/start-task";
+import { holdTask } from "@/tests/factories";
 
 // Standing grants are taken by the proposal's own statement (write-proposals.ts; docs/DESIGN.md,
 // "Standing grants"). These tests race real PostgreSQL and check what a grant lets through.
@@ -228,5 +230,24 @@ describe("a standing grant taken by the proposal's statement", () => {
     }));
     expect(refused).toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/budgets/) });
     expect(await t.db.auditEvent.count({ where: { tenantId: budgeted.id, type: "decision.refused", status: "invalid_grant" } })).toBe(1);
+  });
+
+  it("a grant from a task's call covers that task's calls like it, not another task's", async () => {
+    const taskOf = async () => {
+      const { taskId } = await startTask(t.db, {
+        tenantId: a.id, requester: { userId: a.users.requester.id, label: a.users.requester.email }, instruction: "Send the weekly report", planner: "offline",
+      });
+      return { taskId, taskLeaseOwner: await holdTask(t.db, taskId) };
+    };
+    const mine = await taskOf();
+    const other = await taskOf();
+    const send = (task: { taskId: string; taskLeaseOwner: string }, call: string) => proposeAction(t.db, {
+      tenantId: a.id, requester: a.requester, tool: "send_email", args: { to: "ops@partner.example", subject: "Weekly report", body: "Attached." },
+      ...task, agentCallId: call,
+    });
+    const grant = await grantFrom(a, await send(mine, "call-1"), PARTNER);
+    expect(grant).toMatchObject({ taskId: mine.taskId, apiKeyId: null });
+    expect(await send(mine, "call-2")).toMatchObject({ state: "allowed", grant: { id: grant.id, callsLeft: 9 } });
+    expect((await send(other, "call-1")).state).toBe("pending");
   });
 });
