@@ -3,6 +3,8 @@ import { isolationLabel } from "@/lib/sandbox/isolation-label";
 import { DecisionSection } from "@/components/actions/decision-section";
 import { DecisionHistory, RevisionHistory } from "@/components/actions/histories";
 import { JsonBlock, Section } from "@/components/actions/section";
+import { Grants } from "@/components/admin/grants";
+import { revokeGrantFromConsole } from "@/app/(console)/actions/review-actions";
 
 /** The action page's side column: the decision, what it is bound to, and its history. */
 export function ActionAside({ action, passkeyOrigins }: { action: ActionDetail; passkeyOrigins: string[] }) {
@@ -10,6 +12,11 @@ export function ActionAside({ action, passkeyOrigins }: { action: ActionDetail; 
   return (
     <aside className="min-w-0 space-y-4" aria-label="Decide and record">
       <DecisionSection action={action} passkeyOrigins={passkeyOrigins} />
+      {action.grants.length > 0 && (
+        <Section title="Standing grants" id="grants">
+          <Grants grants={action.grants} revoke={revokeGrantFromConsole} />
+        </Section>
+      )}
       <HashAndPolicySection current={current} payloadHash={action.payloadHash} />
       {current.sandboxSpec && <SandboxSpecSection spec={current.sandboxSpec} />}
       <Section title="Decision history" id="decisions">

@@ -32,6 +32,8 @@ test.describe("standing grants", () => {
     await expect(dialog.getByTestId("grant-confirmation")).toContainText("at most 2 calls");
     await dialog.getByRole("button", { name: "Approve", exact: true }).click();
     await expect(page.getByRole("status").filter({ hasText: "The standing grant for calls like it is in force" })).toBeVisible();
+    // The action's page lists the grant made from it.
+    await expect(page.getByRole("region", { name: "Standing grants" }).getByTestId("grant-row")).toContainText("0 of 2");
 
     // The agent's next call like it runs without review, and says how much of the grant is left.
     const granted = await request.post("/api/v1/actions", { data: report("billing@partner.example"), headers: agent.headers });

@@ -112,6 +112,11 @@ describe("a standing grant taken by the proposal's statement", () => {
     expect(await refund(a, agent, 3001)).toMatchObject({ state: "pending" });
     const allowed = await refund(a, agent, 3000);
     expect(allowed).toMatchObject({ state: "allowed", grant: { id: grant.id, callsLeft: null, totalLeft: 2000 } });
+    // Its page names the grant it ran under, as its revision records it.
+    const viewer = { tenantId: a.id, userId: a.users.reviewer.id, roles: a.users.reviewer.roles };
+    const detail = await loadActionDetail(t.db, viewer, allowed.actionId);
+    expect(detail?.current.policyDecision).toMatchObject({ effect: "allow", grant: { id: grant.id } });
+    expect(detail?.grants).toEqual([expect.objectContaining({ id: grant.id, total: "amount_minor: 3000 of 5000", state: "active" })]);
     expect(await refund(a, agent, 2001)).toMatchObject({ state: "pending" });
     expect(await refund(a, agent, 2000)).toMatchObject({ state: "allowed", grant: { totalLeft: 0 } });
   });

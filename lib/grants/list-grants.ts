@@ -19,9 +19,13 @@ export type GrantListing = {
 
 const MAX_LISTED = 200;
 
-/** The tenant's standing grants, those in force first and grouped by key. */
-export async function listGrants(q: Queryable, tenantId: string): Promise<GrantListing[]> {
-  const rows = await readGrants(q, { tenantId, limit: MAX_LISTED });
+/**
+ * The tenant's standing grants, those in force first and grouped by key; with `action`, those made
+ * from that action and the one that allowed it.
+ */
+export async function listGrants(q: Queryable, tenantId: string, action?: { id: string; grantId: string | null }): Promise<GrantListing[]> {
+  const only = action ? { actionId: action.id, grantIds: action.grantId ? [action.grantId] : [] } : {};
+  const rows = await readGrants(q, { tenantId, limit: MAX_LISTED, ...only });
   return rows.map((g) => ({
     id: g.id, tool: g.tool, sourceActionId: g.sourceActionId, apiKeyId: g.apiKeyId,
     scope: g.apiKeyId ? `key ${g.keyName ?? g.apiKeyId}` : `task ${g.taskId}`,

@@ -40,7 +40,7 @@ export function grantedJudgement(judged: Judgement, grant: ProposalGrant): Judge
   return {
     ...judged,
     decision: {
-      ...decision, effect: "allow",
+      ...decision, effect: "allow", grant: { id: grant.id },
       reason: `Allowed without review by standing grant ${grant.id}, approved by reviewers for calls like this one. The policy alone would have asked: ${decision.reason}`,
     },
   };

@@ -59,6 +59,8 @@ export type PolicyDecision = {
    * Absent: the 24h maximum.
    */
   grantMaxSeconds?: number;
+  /** The standing grant that allowed this call instead of a review (lib/grants). */
+  grant?: { id: string };
   /** The budgets the tool's rules read, as judged for this call (lib/approvals/budgeted-proposals.ts). */
   budgets?: BudgetLine[];
 };

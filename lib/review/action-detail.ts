@@ -1,5 +1,6 @@
 import type { BudgetLine } from "@/lib/policy/evaluate-policy";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import type { GrantListing } from "@/lib/grants/list-grants";
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { FieldChange, LineChange, RemovedTag } from "@/lib/approvals/payload-diff";
@@ -158,4 +159,6 @@ export type ActionDetail = {
   viewer: ViewerCapabilities;
   /** "This and calls like it", pre-filled for the reviewer (lib/grants/grant-draft.ts); null when no grant can be approved from it. */
   grantDraft: GrantTerms | null;
+  /** Standing grants made from this action, and the one it ran under. */
+  grants: GrantListing[];
 };

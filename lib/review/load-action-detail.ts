@@ -1,4 +1,5 @@
 import { draftGrantTerms } from "@/lib/grants/grant-draft";
+import { listGrants } from "@/lib/grants/list-grants";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { decodeStoredText } from "@/lib/db/stored-text";
@@ -98,6 +99,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
     grantDraft: action.status === "pending" && action.kind === "tool" && !current.policyDecision.budgets
       ? draftGrantTerms({ args: current.args, agentCall: action.requesterApiKeyId !== null || action.taskId !== null, grantMaxSeconds: current.policyDecision.grantMaxSeconds })
       : null,
+    grants: await listGrants(db, viewer.tenantId, { id: action.id, grantId: current.policyDecision.grant?.id ?? null }),
   };
 }
 

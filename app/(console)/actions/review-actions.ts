@@ -13,6 +13,7 @@ import { startSignedApproval } from "@/lib/passkeys/start-signed-approval";
 import { AuthenticationResponseSchema } from "@/lib/passkeys/webauthn-schemas";
 import { consoleRelyingParty } from "@/lib/server/relying-party";
 import { GrantTermsSchema } from "@/lib/grants/grant-terms";
+import { revokeGrant } from "@/lib/grants/revoke-grants";
 
 const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, "a payload hash is 64 hex digits");
 
@@ -84,5 +85,14 @@ export const editFromConsole = memberAction(
       args,
     });
     return { revision: next.revision, status: next.status };
+  },
+);
+
+/** Revokes a standing grant from its action's page: the statement lets members who may decide, or admins, do it. */
+export const revokeGrantFromConsole = memberAction(
+  { name: "revokeGrantFromConsole", permission: "actions:read", input: z.strictObject({ id: z.uuid() }) },
+  async (input, member) => {
+    await revokeGrant(getDb(), { tenantId: member.tenant.id, grantId: input.id, actor: { type: "user", id: member.user.id, label: member.user.email } });
+    return { id: input.id };
   },
 );
