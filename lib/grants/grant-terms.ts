@@ -55,10 +55,21 @@ function scopeOf(source: GrantSource): GrantScope | null {
 
 const compiled = new Map<string, ParseResult>();
 
+/**
+ * A grant's constraint is evaluated in the request thread (for arguments within INLINE_CHARS), so
+ * its cost must be bounded by the arguments' size: no regex (`matches` may backtrack without end)
+ * and at most one comprehension, as the policy's inline judge requires of its conditions.
+ */
+const UNBOUNDED_CEL = /\bmatches\s*\(/;
+const COMPREHENSION = /\.\s*(?:all|exists|exists_one|map|filter)\s*\(/g;
+
 /** The constraint compiled (cached by text): throws when it does not parse or is not a condition. */
 function compiledConstraint(constraint: string): ParseResult {
   const cached = compiled.get(constraint);
   if (cached) return cached;
+  if (UNBOUNDED_CEL.test(constraint) || (constraint.match(COMPREHENSION)?.length ?? 0) > 1) {
+    throw new Error("it may use no matches() and at most one comprehension (all, exists, map, filter)");
+  }
   const parsed = policyCelEnvironment.parse(constraint);
   const check = parsed.check();
   if (!check.valid) throw new Error(check.error?.message.split("\n")[0] ?? "does not type-check");

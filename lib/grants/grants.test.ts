@@ -172,6 +172,8 @@ describe("a standing grant taken by the proposal's statement", () => {
     });
     expect(await refusal(vote({ ...PARTNER, constraint: 'emailDomains(args).all(d, d == "other.example")' }))).toMatchObject({ code: "invalid_grant" });
     expect(await refusal(vote({ ...PARTNER, ttlSeconds: 25 * 3600 }))).toMatchObject({ code: "invalid_grant" });
+    // Evaluated in the request thread: no regex, which may backtrack without end.
+    expect(await refusal(vote({ ...PARTNER, constraint: 'args.to.matches("^(a+)+$") || true' }))).toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/matches/) });
     expect(await t.db.decision.count({ where: { actionId: p.actionId } })).toBe(0);
   });
 
