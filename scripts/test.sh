@@ -33,7 +33,7 @@ fi
 # the disk, and lint and typecheck need none of it: it runs beside them, its output kept for after.
 system_log="$(mktemp)"
 system_began=$SECONDS
-echo "› System packages, Docker and the sandbox image: beside lint and typecheck"
+echo "› System packages, Docker and the sandbox image: beside lint, typecheck and the build"
 (
   t0=$SECONDS
   status=0
