@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { createDb, embeddedPoolSize } from "@/lib/db/client";
-import { BundledPostgresError, startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
+import { BundledPostgresError, preferredPortFor, startEmbeddedPostgres } from "@/lib/db/embedded-postgres";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { seedDemoTenant } from "@/lib/demo/seed";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
@@ -19,7 +19,8 @@ import { consoleServerCommand } from "@/lib/server/console-command";
 
 const root = process.cwd();
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-e2e-"));
-const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 57_000, ephemeral: true }).catch((error: unknown) => {
+// 57000–57999 by the checkout's path: two checkouts' servers starting at once ask for different ports.
+const cluster = await startEmbeddedPostgres({ dataDir: dir, port: 3_000 + preferredPortFor(root), ephemeral: true }).catch((error: unknown) => {
   rmSync(dir, { recursive: true, force: true });
   if (!(error instanceof BundledPostgresError)) throw error;
   // An expected reason (see lib/db/embedded-postgres.ts): its one line, not a stack trace.

@@ -102,8 +102,9 @@ serve() {
   stop_console || fail "$what did not stop on Ctrl-C"
 }
 
+# check_as USER CONSOLE_PORT E2E_PORT: the first free ports from these are the clone's.
 check_as() {
-  local who=$1 private clone port t0=$SECONDS
+  local who=$1 console_port=$2 e2e_port=$3 private clone port t0=$SECONDS
   if [ "$who" = root ]; then
     private="$(mktemp -d)"
   else
@@ -140,7 +141,7 @@ check_as() {
   fi
 
   echo "› As $who: bash scripts/up.sh, then GET /api/health and Ctrl-C"
-  port="$(free_port 3900)"
+  port="$(free_port "$console_port")"
   serve "as $who, the console" "http://localhost:$port/api/health" "$private/up.log" "Countersign is running" \
     "${AS[@]}" PORT="$port" bash scripts/up.sh
   grep -E '^ *(Countersign is running|Data in|Sandbox:)' "$private/up.log" | sed 's/^ */  /'
@@ -151,7 +152,7 @@ check_as() {
   fi
 
   echo "› As $who: Playwright's server (e2e/serve.ts), then GET /api/health and Ctrl-C"
-  port="$(free_port 3960)"
+  port="$(free_port "$e2e_port")"
   serve "as $who, e2e/serve.ts" "http://127.0.0.1:$port/api/health" "$private/e2e-serve.log" "" \
     "${AS[@]}" E2E_PORT="$port" node --import tsx e2e/serve.ts
   echo "› As $who: passed in $((SECONDS - t0)) s"
@@ -165,6 +166,23 @@ if [ -f "$repo/.next/BUILD_ID" ] && [ -z "$(git -C "$repo" status --porcelain --
   echo "› Reusing this checkout's build ($repo/.next) for the clones"
 fi
 
-check_as root
-check_as "$ci_user"
+if [ -z "$built" ]; then
+  # Root's clone builds; the user's starts from that build.
+  check_as root 3900 3960
+  check_as "$ci_user" 3900 3960
+else
+  # Both start from the suite's build, so they run side by side (each with its own ports, clone and
+  # clean-up), their output kept apart and shown in turn.
+  logs="$(mktemp -d)"
+  (trap cleanup EXIT; check_as root 3900 3960) >"$logs/root" 2>&1 &
+  root_pid=$!
+  (trap cleanup EXIT; check_as "$ci_user" 3930 3990) >"$logs/user" 2>&1 &
+  user_pid=$!
+  root_status=0 user_status=0
+  wait "$root_pid" || root_status=$?
+  wait "$user_pid" || user_status=$?
+  cat "$logs/root" "$logs/user"
+  rm -rf "$logs"
+  [ "$root_status" = 0 ] && [ "$user_status" = 0 ] || fail "a clone did not start (its output is above)"
+fi
 echo "› Private clones start as root and as $ci_user ($((SECONDS - began)) s)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: npm packages, system packages, then what `npm test` runs
-# (lint, typecheck, unit and integration tests against real PostgreSQL and the real sandboxes,
-# the production build, and Playwright in Debian's Chromium), each step timed.
+# (lint, typecheck, the production build, unit and integration tests against real PostgreSQL and
+# the real sandboxes, and Playwright in Debian's Chromium), each step timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -33,7 +33,7 @@ fi
 # the disk, and lint and typecheck need none of it: it runs beside them, its output kept for after.
 system_log="$(mktemp)"
 system_began=$SECONDS
-echo "› System packages, Docker and the sandbox image: beside lint and typecheck"
+echo "› System packages, Docker and the sandbox image: beside lint, typecheck and the build"
 (
   t0=$SECONDS
   status=0
@@ -42,21 +42,24 @@ echo "› System packages, Docker and the sandbox image: beside lint and typeche
   exit "$status"
 ) >"$system_log" 2>&1 &
 system_pid=$!
-# The steps of `npm test` (package.json), one by one so each is timed.
+# The steps of `npm test` (package.json), one by one so each is timed. The production build needs
+# neither the system step nor the database, so it runs here too, beside the system step, and the
+# Playwright step below uses it instead of building again.
 for step in lint typecheck; do
   timed "$step" npm run "$step"
 done
-lint_typecheck_seconds=$((SECONDS - system_began))
 # Checked just now, route types included: the production build skips its own second check.
 export COUNTERSIGN_TYPECHECKED=1
+timed "build" npm run build
+lint_typecheck_seconds=$((SECONDS - system_began))
 system_status=0
 wait "$system_pid" || system_status=$?
 system_pid=""
 sed 's/^/  /' "$system_log"
-timings+=("$(printf '%-22s %4d s (beside lint and typecheck, which it held up %d s)' "system packages" \
+timings+=("$(printf '%-22s %4d s (beside lint, typecheck and build, which it held up %d s)' "system packages" \
   "$(cat "$system_log.seconds" 2>/dev/null || echo 0)" $((SECONDS - system_began - ${lint_typecheck_seconds:-0})))")
 rm -f "$system_log" "$system_log.seconds"
 [ "$system_status" = 0 ] || { echo "✖ scripts/ensure-system.sh failed (its output is above)"; exit "$system_status"; }
-for step in test:unit test:e2e; do
-  timed "$step" npm run "$step"
-done
+timed "test:unit" npm run test:unit
+# `npm run test:e2e` is the build and then this; the build above is of the same sources.
+timed "test:e2e (playwright)" npx playwright test

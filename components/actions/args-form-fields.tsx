@@ -51,25 +51,10 @@ function FieldInput({ field, value, draft, onSet, onDraft, autoFocus }: {
     case "textarea":
       input = <textarea id={id} rows={6} value={asText} onChange={(e) => setText(e.target.value)} aria-describedby={hintId} autoFocus={autoFocus} className={inputClass} />;
       break;
-    case "money": {
+    case "money":
       hint = `In major units, like 450.00; saved as ${name} in minor units${typeof value === "number" ? ` (now ${value})` : ""}.`;
-      const shown = draft ?? (typeof value === "number" && Number.isInteger(value) ? minorToMajorText(value) : asText);
-      input = (
-        <input
-          id={id} type="text" inputMode="decimal" autoComplete="off" value={shown}
-          aria-invalid={moneyError ? true : undefined} aria-describedby={hintId} autoFocus={autoFocus}
-          onChange={(e) => {
-            const text = e.target.value;
-            onDraft(name, text);
-            const parsed = majorTextToMinor(text);
-            if (parsed.ok) onSet(name, parsed.minor);
-            else if (text.trim() === "" && !required) onSet(name, undefined);
-          }}
-          className={`${inputClass} font-mono tabular-nums`}
-        />
-      );
+      input = <MoneyInput id={id} hintId={hintId} field={field} value={value} asText={asText} draft={draft} invalid={moneyError !== null} autoFocus={autoFocus} onSet={onSet} onDraft={onDraft} />;
       break;
-    }
     case "integer":
     case "number":
       input = (
@@ -90,16 +75,9 @@ function FieldInput({ field, value, draft, onSet, onDraft, autoFocus }: {
           </div>
         </div>
       );
-    case "enum": {
-      const options = typeof value === "string" && !field.options.includes(value) ? [value, ...field.options] : field.options;
-      input = (
-        <select id={id} value={typeof value === "string" ? value : ""} onChange={(e) => onSet(name, e.target.value === "" ? undefined : e.target.value)} aria-describedby={hintId} autoFocus={autoFocus} className={inputClass}>
-          {(!required || typeof value !== "string") && <option value="">{required ? "(choose one)" : "(not set)"}</option>}
-          {options.map((option) => <option key={option} value={option}>{option}</option>)}
-        </select>
-      );
+    case "enum":
+      input = <EnumSelect id={id} hintId={hintId} field={field} value={value} autoFocus={autoFocus} onSet={onSet} />;
       break;
-    }
     case "json":
       return (
         <div className={wide}>
@@ -116,6 +94,56 @@ function FieldInput({ field, value, draft, onSet, onDraft, autoFocus }: {
       {input}
       <FieldHint id={hintId} name={name} text={moneyError ?? hint} error={moneyError !== null} />
     </div>
+  );
+}
+
+/** A money amount typed in major units; the arguments get minor units once it parses, the draft keeps the text. */
+function MoneyInput({ id, hintId, field, value, asText, draft, invalid, autoFocus, onSet, onDraft }: {
+  id: string;
+  hintId: string;
+  field: ArgsFormField;
+  value: JsonValue | undefined;
+  asText: string;
+  draft: string | undefined;
+  invalid: boolean;
+  autoFocus: boolean;
+  onSet: (name: string, value: JsonValue | undefined) => void;
+  onDraft: (name: string, text: string) => void;
+}) {
+  const { name, required } = field;
+  const shown = draft ?? (typeof value === "number" && Number.isInteger(value) ? minorToMajorText(value) : asText);
+  return (
+    <input
+      id={id} type="text" inputMode="decimal" autoComplete="off" value={shown}
+      aria-invalid={invalid ? true : undefined} aria-describedby={hintId} autoFocus={autoFocus}
+      onChange={(e) => {
+        const text = e.target.value;
+        onDraft(name, text);
+        const parsed = majorTextToMinor(text);
+        if (parsed.ok) onSet(name, parsed.minor);
+        else if (text.trim() === "" && !required) onSet(name, undefined);
+      }}
+      className={`${inputClass} font-mono tabular-nums`}
+    />
+  );
+}
+
+/** The schema's choices; a value outside them (as the agent sent it) is listed first rather than lost. */
+function EnumSelect({ id, hintId, field, value, autoFocus, onSet }: {
+  id: string;
+  hintId: string;
+  field: ArgsFormField;
+  value: JsonValue | undefined;
+  autoFocus: boolean;
+  onSet: (name: string, value: JsonValue | undefined) => void;
+}) {
+  const { name, required } = field;
+  const options = typeof value === "string" && !field.options.includes(value) ? [value, ...field.options] : field.options;
+  return (
+    <select id={id} value={typeof value === "string" ? value : ""} onChange={(e) => onSet(name, e.target.value === "" ? undefined : e.target.value)} aria-describedby={hintId} autoFocus={autoFocus} className={inputClass}>
+      {(!required || typeof value !== "string") && <option value="">{required ? "(choose one)" : "(not set)"}</option>}
+      {options.map((option) => <option key={option} value={option}>{option}</option>)}
+    </select>
   );
 }
 

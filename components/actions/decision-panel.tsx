@@ -1,20 +1,19 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useId, useRef, useState, type KeyboardEventHandler, type RefObject } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { FRAMED_MESSAGE, useFramed } from "@/components/ui/use-framed";
 import { DecisionOutcome, type DecisionMessage } from "@/components/actions/decision-outcome";
 import { useArmedVerdict, type Verdict } from "@/components/actions/use-armed-verdict";
 import { useSubmitDecision } from "@/components/actions/use-submit-decision";
-import { useLiveDecisionState } from "@/components/actions/use-live-decision-state";
+import { useDecisionOffer, type DecisionOffer } from "@/components/actions/use-decision-offer";
 import { RereadStateButton } from "@/components/actions/reread-state-button";
-import { RereadOutcome, useRereadOutcome } from "@/components/actions/reread-outcome";
+import { RereadOutcome } from "@/components/actions/reread-outcome";
 import { ReviewDialog } from "@/components/queue/review-dialog";
 import { StateChangedNotice } from "@/components/queue/state-changed-notice";
 import { PasskeyElsewhereNote, passkeyElsewhereText, usePasskeyElsewhere } from "@/components/ui/passkey-elsewhere";
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
-import { liveOffer, type LiveOffer } from "@/lib/review/live-decision";
+import type { LiveOffer } from "@/lib/review/live-decision";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
 import { GrantTermsFields, grantSentence, grantTermsFrom } from "@/components/actions/grant-terms-fields";
 
@@ -40,52 +39,101 @@ type DecisionPanelProps = {
 };
 
 const STALE_TEXT = "The state changed since request: re-read it to approve the state as it is now; you can still reject this revision.";
+const SIGNATURE_TEXT = "The policy requires a signed approval: your passkey signs a receipt of this revision's payload hash, policy version and state snapshot.";
+
+type PasskeyElsewhere = ReturnType<typeof usePasskeyElsewhere>;
 
 /**
  * Approve (confirmed in a dialog, as in the queue; note optional) or Reject (reason required, sent
- * back to the agent). While open it follows the action (lib/review/live-decision.ts): the moment
- * the state it rests on changes, or after the vote refused an approval as stale, Approve gives way
- * to "Re-read state". The form carries only the action id, the hash shown on this page, the verdict
- * and the note; the server reloads everything else and re-checks every rule.
+ * back to the agent). While open it follows the action (useDecisionOffer). The form carries only the
+ * action id, the hash shown on this page, the verdict and the note; the server reloads everything
+ * else and re-checks every rule.
  */
 export function DecisionPanel({ actionId, payloadHash, revision, summary, canDecide, blockedText, signatureRequired = false, staysWhenApproved = false, stateChanged = false, passkeyOrigins = [], grantDraft = null }: DecisionPanelProps) {
-  const router = useRouter();
-  const noteId = useId();
-  const hintId = useId();
-  const noteRef = useRef<HTMLTextAreaElement>(null);
-  const formRef = useRef<HTMLFormElement>(null);
-  const [message, setMessage] = useState<DecisionMessage | null>(null);
-  // The open confirmation, with what the form carried when Approve was pressed (what is sent).
-  const [confirming, setConfirming] = useState<{ note: string; actionId: string; payloadHash: string; error: string | null; grant?: GrantTerms } | null>(null);
-  // The revision this reviewer has been reading. A live refresh may bring a newer one; the form
-  // keeps sending the hash first shown, so the server refuses instead of approving unseen changes.
-  // A re-read this reviewer asked for here is the exception: its revision is the one now shown.
-  const [shown, setShown] = useState({ payloadHash, revision });
-  const reread = useRereadOutcome(actionId);
-  if (reread?.tone === "ok" && reread.revision === revision && shown.payloadHash !== payloadHash) setShown({ payloadHash, revision });
-  // Approvals of this revision the vote refused because its state changed: Approve would be refused again.
-  const [refusedStale, setRefusedStale] = useState<string | null>(null);
-  const live = useLiveDecisionState(actionId, canDecide);
-  const offer: LiveOffer = liveOffer(shown, live, refusedStale === shown.payloadHash);
-  const moved = shown.payloadHash !== payloadHash || offer.offer === "moved";
-  const stale = !moved && ((stateChanged && shown.payloadHash === payloadHash) || offer.offer === "reread");
-  const closed = offer.offer === "closed";
-  // The moment the live read moves on, the page behind catches up (the state, the diff, the status).
-  useEffect(() => {
-    if (offer.offer !== "approve") router.refresh();
-  }, [offer.offer, router]);
-
+  const decision = useDecisionOffer({ actionId, payloadHash, revision, canDecide, stateChanged });
+  const { shown, offer, moved, stale, closed } = decision;
   // Decisions never act from inside a frame (clickjacking); see use-framed.ts.
   const framed = useFramed();
   const elsewhere = usePasskeyElsewhere(passkeyOrigins);
   const passkeyElsewhere = signatureRequired ? elsewhere : null;
-  const approveBlocked = stale || moved || closed;
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const controls = useDecisionControls({ actionId, decision, canDecide, signatureRequired, staysWhenApproved, passkeyElsewhere, noteRef, formRef });
+  const { busy, confirming } = controls;
+
+  // After a decision the page refreshes and the form may give way to "you already voted"; this
+  // component stays mounted, so the outcome message stays on screen.
+  if (!canDecide) {
+    return (
+      <div className="space-y-2">
+        <DecisionOutcome message={controls.message} />
+        <p className="text-[0.85rem] text-slate-700">{blockedText}</p>
+      </div>
+    );
+  }
+  const rereadButton = <RereadStateButton actionId={actionId} revision={shown.revision} payloadHash={shown.payloadHash} label={summary} />;
+  const disabled = busy !== null || framed !== false;
+  return (
+    <>
+    {/* On a small screen the form is a bar fixed to the bottom, so the decision is always in view; the spacer keeps the page's end readable above it. */}
+    <div aria-hidden="true" className="h-64 lg:hidden" />
+    <form ref={formRef} onSubmit={controls.submit} aria-label="Decision" data-testid="decision-form"
+      className="space-y-2 max-lg:fixed max-lg:inset-x-0 max-lg:bottom-0 max-lg:z-30 max-lg:max-h-[60vh] max-lg:overflow-y-auto max-lg:border-t max-lg:border-slate-300 max-lg:bg-white max-lg:px-4 max-lg:py-3 max-lg:shadow-[0_-4px_16px_rgba(15,23,42,0.12)]">
+      <input type="hidden" name="actionId" value={actionId} />
+      <input type="hidden" name="payloadHash" value={shown.payloadHash} />
+      <NoLongerWaiting moved={moved} offer={offer} revision={revision} />
+      <NoteField noteRef={noteRef} revision={shown.revision} armed={controls.armed} onKeyDown={controls.onNoteKeyDown} />
+      {signatureRequired && <p className="text-xs text-slate-700">{SIGNATURE_TEXT}</p>}
+      {grantDraft && <GrantTermsFields draft={grantDraft} />}
+      {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
+      {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
+      {stale && <StaleAlert offer={offer} className="text-[0.85rem]" />}
+      <DecisionButtons
+        approve={stale ? rereadButton : moved || closed ? null : (
+          <ApproveButton onClick={controls.openConfirmation} disabled={disabled} busy={busy} signatureRequired={signatureRequired} />
+        )}
+        armed={controls.armed} busy={busy} disabled={disabled}
+      />
+      <DecisionOutcome message={controls.message} />
+    </form>
+    {confirming && (
+      <ApproveConfirmation
+        actionId={actionId} revision={shown.revision} summary={summary} offer={offer} stale={stale} gone={moved || closed}
+        signatureText={signatureRequired ? SIGNATURE_TEXT : null} passkeyElsewhere={passkeyElsewhere} rereadButton={rereadButton}
+        pending={busy === "approve"} error={confirming.error} note={confirming.note} grant={confirming.grant}
+        onConfirm={(note) => void controls.confirmApprove(note)} onClose={controls.closeConfirmation}
+      />
+    )}
+    </>
+  );
+}
+
+/** The open confirmation, with what the form carried when Approve was pressed (what is sent). */
+type Confirming = { note: string; actionId: string; payloadHash: string; error: string | null; grant?: GrantTerms };
+
+/**
+ * The form's moving parts: the verdict armed from the keyboard, the submission, and Approve's
+ * confirmation, whose refusal is said once in the dialog and moves to the form when it closes.
+ */
+function useDecisionControls({ actionId, decision, canDecide, signatureRequired, staysWhenApproved, passkeyElsewhere, noteRef, formRef }: {
+  actionId: string;
+  decision: DecisionOffer;
+  canDecide: boolean;
+  signatureRequired: boolean;
+  staysWhenApproved: boolean;
+  passkeyElsewhere: PasskeyElsewhere;
+  noteRef: RefObject<HTMLTextAreaElement | null>;
+  formRef: RefObject<HTMLFormElement | null>;
+}) {
+  const [message, setMessage] = useState<DecisionMessage | null>(null);
+  const [confirming, setConfirming] = useState<Confirming | null>(null);
+  const approveBlocked = decision.stale || decision.moved || decision.closed;
   const openConfirmation = () => {
     if (approveBlocked) return;
     // Read before the dialog re-renders the form: what the form carries is what is sent, as for a rejection.
     const form = new FormData(formRef.current ?? undefined);
     setConfirming({
-      note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? shown.payloadHash), error: null,
+      note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? decision.shown.payloadHash), error: null,
       grant: grantTermsFrom(form),
     });
   };
@@ -104,7 +152,7 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
       setConfirming(null);
       return;
     }
-    if (result.code === "state_changed") setRefusedStale(shown.payloadHash);
+    if (result.code === "state_changed") decision.refusedAsStale();
     // Said once, in the dialog; it moves to the form when the dialog closes.
     setMessage(null);
     setConfirming((open) => (open ? { ...open, error: result.text } : open));
@@ -113,33 +161,33 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
     if (confirming?.error) setMessage({ tone: "error", text: confirming.error });
     setConfirming(null);
   };
+  return { message, confirming, openConfirmation, confirmApprove, closeConfirmation, armed, onNoteKeyDown, busy, submit };
+}
 
-  // After a decision the page refreshes and the form may give way to "you already voted"; this
-  // component stays mounted, so the outcome message stays on screen.
-  if (!canDecide) {
-    return (
-      <div className="space-y-2">
-        <DecisionOutcome message={message} />
-        <p className="text-[0.85rem] text-slate-700">{blockedText}</p>
-      </div>
-    );
-  }
-  const rereadButton = <RereadStateButton actionId={actionId} revision={shown.revision} payloadHash={shown.payloadHash} label={summary} />;
-  const signatureText = "The policy requires a signed approval: your passkey signs a receipt of this revision's payload hash, policy version and state snapshot.";
+/** Why this revision can no longer be decided here: another is current, or the action stopped waiting. */
+function NoLongerWaiting({ moved, offer, revision }: { moved: boolean; offer: LiveOffer; revision: number }) {
   return (
     <>
-    {/* On a small screen the form is a bar fixed to the bottom, so the decision is always in view; the spacer keeps the page's end readable above it. */}
-    <div aria-hidden="true" className="h-64 lg:hidden" />
-    <form ref={formRef} onSubmit={submit} aria-label="Decision" data-testid="decision-form"
-      className="space-y-2 max-lg:fixed max-lg:inset-x-0 max-lg:bottom-0 max-lg:z-30 max-lg:max-h-[60vh] max-lg:overflow-y-auto max-lg:border-t max-lg:border-slate-300 max-lg:bg-white max-lg:px-4 max-lg:py-3 max-lg:shadow-[0_-4px_16px_rgba(15,23,42,0.12)]">
-      <input type="hidden" name="actionId" value={actionId} />
-      <input type="hidden" name="payloadHash" value={shown.payloadHash} />
       {moved && (
         <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">
           This action changed while you were reading it (revision {offer.offer === "moved" ? offer.revision : revision} is current now). Reload the page to review and decide the current revision.
         </p>
       )}
-      {closed && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">This action no longer waits for a decision: it is {offer.status.replaceAll("_", " ")}.</p>}
+      {offer.offer === "closed" && <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-[0.85rem] text-amber-950">This action no longer waits for a decision: it is {offer.status.replaceAll("_", " ")}.</p>}
+    </>
+  );
+}
+
+function NoteField({ noteRef, revision, armed, onKeyDown }: {
+  noteRef: RefObject<HTMLTextAreaElement | null>;
+  revision: number;
+  armed: "reject" | null;
+  onKeyDown: KeyboardEventHandler<HTMLTextAreaElement>;
+}) {
+  const noteId = useId();
+  const hintId = useId();
+  return (
+    <>
       <label htmlFor={noteId} className="block font-medium">Note or reason</label>
       <textarea
         ref={noteRef}
@@ -150,36 +198,21 @@ export function DecisionPanel({ actionId, payloadHash, revision, summary, canDec
         aria-describedby={hintId}
         className="w-full rounded-md border border-slate-300 px-2 py-1.5 focus:border-indigo-600"
         placeholder="Optional for an approval; required for a rejection."
-        onKeyDown={onNoteKeyDown}
+        onKeyDown={onKeyDown}
       />
       <p id={hintId} className="text-xs text-slate-600" aria-live="polite">
-        You decide revision {shown.revision}. Approve asks you to confirm; a rejection&apos;s reason is sent back to the agent.
+        You decide revision {revision}. Approve asks you to confirm; a rejection&apos;s reason is sent back to the agent.
         {armed && <> <span className="font-semibold text-slate-900">Ctrl/⌘+Enter rejects</span>; Esc cancels.</>}
       </p>
-      {signatureRequired && <p className="text-xs text-slate-700">{signatureText}</p>}
-      {grantDraft && <GrantTermsFields draft={grantDraft} />}
-      {passkeyElsewhere && <PasskeyElsewhereNote elsewhere={passkeyElsewhere} />}
-      {framed && <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{FRAMED_MESSAGE}</p>}
-      {stale && <StaleAlert offer={offer} className="text-[0.85rem]" />}
-      <DecisionButtons
-        approve={stale ? rereadButton : moved || closed ? null : (
-          <button type="button" onClick={openConfirmation} className={`${buttonClass.approve}`} disabled={busy !== null || framed !== false} aria-busy={busy === "approve"}>
-            {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
-          </button>
-        )}
-        armed={armed} busy={busy} disabled={busy !== null || framed !== false}
-      />
-      <DecisionOutcome message={message} />
-    </form>
-    {confirming && (
-      <ApproveConfirmation
-        actionId={actionId} revision={shown.revision} summary={summary} offer={offer} stale={stale} gone={moved || closed}
-        signatureText={signatureRequired ? signatureText : null} passkeyElsewhere={passkeyElsewhere} rereadButton={rereadButton}
-        pending={busy === "approve"} error={confirming.error} note={confirming.note} grant={confirming.grant}
-        onConfirm={(note) => void confirmApprove(note)} onClose={closeConfirmation}
-      />
-    )}
     </>
+  );
+}
+
+function ApproveButton({ onClick, disabled, busy, signatureRequired }: { onClick: () => void; disabled: boolean; busy: Verdict | null; signatureRequired: boolean }) {
+  return (
+    <button type="button" onClick={onClick} className={`${buttonClass.approve}`} disabled={disabled} aria-busy={busy === "approve"}>
+      {busy === "approve" ? (signatureRequired ? "Confirm with your passkey…" : "Approving…") : "Approve"}
+    </button>
   );
 }
 
@@ -219,7 +252,7 @@ function ApproveConfirmation({ actionId, revision, summary, offer, stale, gone, 
   gone: boolean;
   /** Set when the policy requires a signed approval. */
   signatureText: string | null;
-  passkeyElsewhere: ReturnType<typeof usePasskeyElsewhere>;
+  passkeyElsewhere: PasskeyElsewhere;
   rereadButton: React.ReactNode;
   pending: boolean;
   error: string | null;

@@ -6,7 +6,7 @@ import { editFromConsole } from "@/app/(console)/actions/review-actions";
 import { ArgsFormFields } from "@/components/actions/args-form-fields";
 import { buttonClass } from "@/components/ui/button";
 import type { JsonObject } from "@/lib/canonical/json-value";
-import { argsFormFields, moneyDraftProblem, parseArgsText, withArg } from "@/lib/review/args-form";
+import { argsFormFields, moneyDraftProblem, parseArgsText, withArg, type ArgsFormField } from "@/lib/review/args-form";
 import { decisionErrorMessage } from "@/lib/review/decision-messages";
 
 /**
@@ -21,7 +21,6 @@ export function EditArgs({ actionId, payloadHash, args, isCode, schema = null }:
   schema?: JsonObject | null;
 }) {
   const router = useRouter();
-  const fieldId = useId();
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -52,9 +51,9 @@ export function EditArgs({ actionId, payloadHash, args, isCode, schema = null }:
         event.preventDefault();
         const argsJson = String(new FormData(event.currentTarget).get("args") ?? "");
         // An amount typed wrong never reached the JSON: say so rather than submit the old amount.
-        const badAmount = fields.filter((f) => f.kind === "money").map((f) => [f.label, moneyDraftProblem(drafts[f.name], f.required)] as const).find(([, problem]) => problem);
+        const badAmount = moneyDraftsProblem(fields, drafts);
         if (badAmount) {
-          setError(`${badAmount[0]}: ${badAmount[1]}`);
+          setError(badAmount);
           return;
         }
         setError(null);
@@ -83,20 +82,7 @@ export function EditArgs({ actionId, payloadHash, args, isCode, schema = null }:
           />
         </fieldset>
       )}
-      <details open className="space-y-1">
-        <summary className="cursor-pointer text-sm font-medium text-slate-700">{fields.length > 0 ? "Advanced: JSON" : "JSON"}</summary>
-        <label htmlFor={fieldId} className="mt-1 block font-medium">Arguments (JSON{isCode ? ": code and language" : ""})</label>
-        <textarea
-          id={fieldId}
-          name="args"
-          rows={Math.min(24, text.split("\n").length + 2)}
-          value={text}
-          onChange={(e) => { setText(e.target.value); setDrafts({}); }}
-          spellCheck={false}
-          autoFocus={fields.length === 0}
-          className="w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-[0.8rem] focus:border-indigo-600"
-        />
-      </details>
+      <JsonArgsField text={text} isCode={isCode} withForm={fields.length > 0} onChange={(typed) => { setText(typed); setDrafts({}); }} />
       <p className="text-xs text-slate-600">Saving creates a new revision. Approvals of the current revision become void.</p>
       {error && <p role="alert" className="whitespace-pre-wrap rounded-md bg-red-50 px-3 py-2 text-[0.85rem] text-red-800">{error}</p>}
       <div className="flex gap-2">
@@ -104,5 +90,32 @@ export function EditArgs({ actionId, payloadHash, args, isCode, schema = null }:
         <button type="button" className={buttonClass.secondary} onClick={() => { setOpen(false); setError(null); }}>Cancel</button>
       </div>
     </form>
+  );
+}
+
+/** An amount typed wrong never reached the JSON: the first such field and its problem, or null. */
+function moneyDraftsProblem(fields: ArgsFormField[], drafts: Record<string, string>): string | null {
+  const badAmount = fields.filter((f) => f.kind === "money").map((f) => [f.label, moneyDraftProblem(drafts[f.name], f.required)] as const).find(([, problem]) => problem);
+  return badAmount ? `${badAmount[0]}: ${badAmount[1]}` : null;
+}
+
+/** The arguments as JSON: the source of truth, and what is submitted (`args`). */
+function JsonArgsField({ text, isCode, withForm, onChange }: { text: string; isCode: boolean; withForm: boolean; onChange: (text: string) => void }) {
+  const fieldId = useId();
+  return (
+    <details open className="space-y-1">
+      <summary className="cursor-pointer text-sm font-medium text-slate-700">{withForm ? "Advanced: JSON" : "JSON"}</summary>
+      <label htmlFor={fieldId} className="mt-1 block font-medium">Arguments (JSON{isCode ? ": code and language" : ""})</label>
+      <textarea
+        id={fieldId}
+        name="args"
+        rows={Math.min(24, text.split("\n").length + 2)}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        spellCheck={false}
+        autoFocus={!withForm}
+        className="w-full rounded-md border border-slate-300 px-2 py-1.5 font-mono text-[0.8rem] focus:border-indigo-600"
+      />
+    </details>
   );
 }

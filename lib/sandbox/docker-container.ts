@@ -53,6 +53,8 @@ export type ReadyContainer = {
   dispose(): Promise<boolean>;
 };
 
+type ContainerRun = { uid: number; releaseUid: () => void; pooled: boolean };
+
 /**
  * Creates, attaches and starts a container with `options`. `releaseUid` is called once the container
  * is removed (its processes are gone with it). On failure nothing is left behind.
@@ -60,7 +62,7 @@ export type ReadyContainer = {
 export async function startContainer(
   docker: Docker,
   options: Docker.ContainerCreateOptions,
-  run: { uid: number; releaseUid: () => void; pooled: boolean },
+  run: ContainerRun,
 ): Promise<ReadyContainer> {
   let container: Docker.Container | null = null;
   let attached: NodeJS.ReadWriteStream | null = null;
@@ -71,85 +73,128 @@ export async function startContainer(
     const stream = (await created.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
     attached = stream;
     stream.on("error", () => {}); // a lost connection shows as `exited` rejecting and `streamClosed`
-    let sink: OutputSink | null = null;
-    let acked = !run.pooled;
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    stdout.on("data", (chunk: Buffer) => {
-      if (!acked) {
-        // Nothing but the wrapper writes to stdout before the code runs, so the ack is the first byte.
-        acked = true;
-        if (chunk[0] === POOLED_ACK) chunk = chunk.subarray(1);
-      }
-      sink?.("stdout", chunk);
-    });
-    let warm!: () => void;
-    const warmed = run.pooled ? new Promise<void>((resolve) => (warm = resolve)) : Promise.resolve();
-    // stderr is acknowledged on its own (Docker forwards the two streams independently, so the code's
-    // first stderr bytes may come before the stdout ack): what comes before its ack is the warm
-    // interpreter's start-up, dropped but for WARM_READY.
-    let stderrAcked = !run.pooled;
-    stderr.on("data", (chunk: Buffer) => {
-      if (!stderrAcked) {
-        if (chunk.includes(WARM_READY)) warm();
-        const at = chunk.indexOf(POOLED_ACK);
-        if (at < 0) return;
-        stderrAcked = true;
-        chunk = chunk.subarray(at + 1);
-      }
-      sink?.("stderr", chunk);
-    });
-    docker.modem.demuxStream(stream, stdout, stderr);
-    const streamClosed = new Promise<void>((resolve) => {
-      stream.once("end", resolve);
-      stream.once("close", resolve);
-      stream.once("error", () => resolve());
-    });
-    const waited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
-    const watch = watchExits(docker);
-    const died = new Promise<{ StatusCode: number }>((resolve) => watch.waiters.set(created.id, (StatusCode) => resolve({ StatusCode })));
-    const exited = Promise.race([waited, died]);
-    void exited.then(
-      () => watch.waiters.delete(created.id),
-      () => watch.waiters.delete(created.id), // observed by whoever uses the container; never unhandled
-    );
+    const output = demuxOutput(docker, stream, run.pooled);
+    const streamClosed = streamEnded(stream);
+    const exit = watchExit(docker, created);
     await created.start();
     if (leftovers.size > 0) void trackRemoval(removeLeftovers()); // the daemon answers again
-    let disposed: Promise<boolean> | null = null;
-    let sent = false;
-    return {
-      container: created,
-      pooled: run.pooled,
-      uid: run.uid,
-      exited,
-      warmed,
-      streamClosed,
-      codeStarted: () => acked,
-      oomReported: () => watch.ooms.has(created.id),
-      setSink: (next) => {
-        sink = next;
-      },
-      sendCode: (code) => {
-        if (sent) throw new Error("a sandbox container runs one program");
-        sent = true;
-        stream.end(run.pooled ? `run\n${code}` : code); // then EOF; code is never written to the image or a mount
-      },
-      dispose: () => {
-        if (!disposed) {
-          destroyStream(stream);
-          disposed = trackRemoval(removeContainer(created).finally(run.releaseUid));
-          // An `oom` event may trail the removal; forget the id once it no longer can.
-          void disposed.finally(() => setTimeout(() => watch.ooms.delete(created.id), 10_000).unref());
-        }
-        return disposed;
-      },
-    };
+    return readyContainer(created, stream, run, output, exit, streamClosed);
   } catch (err) {
     if (attached) destroyStream(attached);
     if (container) await trackRemoval(removeContainer(container));
     run.releaseUid();
     throw err;
   }
+}
+
+type ContainerOutput = Pick<ReadyContainer, "warmed" | "codeStarted" | "setSink">;
+
+/**
+ * Splits the attach stream into stdout and stderr for the sink. A pooled container's output before
+ * each stream's POOLED_ACK is the warm interpreter's, not the code's: dropped, but for WARM_READY.
+ */
+function demuxOutput(docker: Docker, stream: NodeJS.ReadWriteStream, pooled: boolean): ContainerOutput {
+  let sink: OutputSink | null = null;
+  let acked = !pooled;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on("data", (chunk: Buffer) => {
+    if (!acked) {
+      // Nothing but the wrapper writes to stdout before the code runs, so the ack is the first byte.
+      acked = true;
+      if (chunk[0] === POOLED_ACK) chunk = chunk.subarray(1);
+    }
+    sink?.("stdout", chunk);
+  });
+  let warm!: () => void;
+  const warmed = pooled ? new Promise<void>((resolve) => (warm = resolve)) : Promise.resolve();
+  // stderr is acknowledged on its own (Docker forwards the two streams independently, so the code's
+  // first stderr bytes may come before the stdout ack): what comes before its ack is the warm
+  // interpreter's start-up, dropped but for WARM_READY.
+  let stderrAcked = !pooled;
+  stderr.on("data", (chunk: Buffer) => {
+    if (!stderrAcked) {
+      if (chunk.includes(WARM_READY)) warm();
+      const at = chunk.indexOf(POOLED_ACK);
+      if (at < 0) return;
+      stderrAcked = true;
+      chunk = chunk.subarray(at + 1);
+    }
+    sink?.("stderr", chunk);
+  });
+  docker.modem.demuxStream(stream, stdout, stderr);
+  return {
+    warmed,
+    codeStarted: () => acked,
+    setSink: (next) => {
+      sink = next;
+    },
+  };
+}
+
+function streamEnded(stream: NodeJS.ReadWriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", () => resolve());
+  });
+}
+
+type ContainerExit = Pick<ReadyContainer, "exited" | "oomReported"> & { forgetOom: () => void };
+
+/** The container's exit: the daemon's `die` event or `wait`, whichever answers first (watchExits). */
+function watchExit(docker: Docker, created: Docker.Container): ContainerExit {
+  const waited = created.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+  const watch = watchExits(docker);
+  const died = new Promise<{ StatusCode: number }>((resolve) => watch.waiters.set(created.id, (StatusCode) => resolve({ StatusCode })));
+  const exited = Promise.race([waited, died]);
+  void exited.then(
+    () => watch.waiters.delete(created.id),
+    () => watch.waiters.delete(created.id), // observed by whoever uses the container; never unhandled
+  );
+  return {
+    exited,
+    oomReported: () => watch.ooms.has(created.id),
+    forgetOom: () => watch.ooms.delete(created.id),
+  };
+}
+
+/** The started container as a run sees it: one program in, removed once (dispose). */
+function readyContainer(
+  created: Docker.Container,
+  stream: NodeJS.ReadWriteStream,
+  run: ContainerRun,
+  output: ContainerOutput,
+  exit: ContainerExit,
+  streamClosed: Promise<void>,
+): ReadyContainer {
+  let disposed: Promise<boolean> | null = null;
+  let sent = false;
+  return {
+    container: created,
+    pooled: run.pooled,
+    uid: run.uid,
+    exited: exit.exited,
+    warmed: output.warmed,
+    streamClosed,
+    codeStarted: output.codeStarted,
+    oomReported: exit.oomReported,
+    setSink: output.setSink,
+    sendCode: (code) => {
+      if (sent) throw new Error("a sandbox container runs one program");
+      sent = true;
+      stream.end(run.pooled ? `run\n${code}` : code); // then EOF; code is never written to the image or a mount
+    },
+    dispose: () => {
+      if (!disposed) {
+        destroyStream(stream);
+        disposed = trackRemoval(removeContainer(created).finally(run.releaseUid));
+        // An `oom` event may trail the removal; forget the id once it no longer can.
+        void disposed.finally(() => setTimeout(exit.forgetOom, 10_000).unref());
+      }
+      return disposed;
+    },
+  };
 }
 
 type ExitWatch = { connected: boolean; connecting: boolean; waiters: Map<string, (status: number) => void>; ooms: Set<string> };

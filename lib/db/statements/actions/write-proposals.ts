@@ -126,10 +126,7 @@ export type ProposalWritten =
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<{
-    id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean; taskHeld: boolean;
-    grantId: string | null; callsLeft: number | null; totalLeft: string | null; grantExpiresAt: Date | null; grantSpent: boolean | null;
-  }>(q, Prisma.sql`
+  const written = await query<WrittenRow>(q, Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
@@ -193,30 +190,39 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       WHERE c.snapshot IS NOT NULL
     )
     SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
-      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld",
-      taken.id AS "grantId", taken."callsLeft", taken."totalLeft"::text AS "totalLeft", taken."expiresAt" AS "grantExpiresAt",
-      -- Not taken: can the grant take no call at all any more (as this statement's snapshot sees it)?
-      (SELECT NOT (g.status = 'active' AND g."expiresAt" > statement_timestamp() AND (g."maxCalls" IS NULL OR g."usedCalls" < g."maxCalls")
-          AND (g."maxTotal" IS NULL OR g."usedTotal" < g."maxTotal"))
-        FROM "Grant" g WHERE g.id = (c."grant"->>'id')::uuid) AS "grantSpent"
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld", ${grantColumnsSql()}
     FROM checked c LEFT JOIN a ON a.id = c."actionId" LEFT JOIN taken ON taken."actionId" = c."actionId"`);
   const byId = new Map(written.map((row) => [row.id, row]));
-  return rows.map((row): ProposalWritten => {
-    const found = byId.get(row.actionId);
-    if (found?.written) return { written: true, expiresAt: found.expiresAt, grant: grantLeftOf(found) };
-    if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
-    if (found?.paused) return { written: false, refusal: "agents_paused" };
-    if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
-    if (found && !found.taskHeld) return { written: false, refusal: "task_lease_lost" };
-    if (found?.assessedCurrent && row.grant !== null && found.grantId === null) {
-      return { written: false, refusal: found.grantSpent === false ? "grant_unfit" : "grant_spent" };
-    }
-    if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
-    if (found?.assessedCurrent && row.taskId !== null && row.agentCallId !== null) return { written: false, refusal: "call_taken" };
-    return { written: false, refusal: "stale_assessment" };
-  });
+  return rows.map((row) => writtenOf(row, byId.get(row.actionId)));
 }
 
+type WrittenRow = {
+  id: string; written: boolean; expiresAt: Date | null; keyLive: boolean; paused: boolean; assessedCurrent: boolean; requesterCurrent: boolean; taskHeld: boolean;
+  grantId: string | null; callsLeft: number | null; totalLeft: string | null; grantExpiresAt: Date | null; grantSpent: boolean | null;
+};
+
+/** What the statement did with one proposal: written, or the first reason it was not. */
+function writtenOf(row: ProposalRow, found: WrittenRow | undefined): ProposalWritten {
+  if (found?.written) return { written: true, expiresAt: found.expiresAt, grant: grantLeftOf(found) };
+  if (found && !found.keyLive) return { written: false, refusal: "api_key_revoked" };
+  if (found?.paused) return { written: false, refusal: "agents_paused" };
+  if (found && !found.requesterCurrent) return { written: false, refusal: "requester_changed" };
+  if (found && !found.taskHeld) return { written: false, refusal: "task_lease_lost" };
+  if (found?.assessedCurrent && row.grant !== null && found.grantId === null) {
+    return { written: false, refusal: found.grantSpent === false ? "grant_unfit" : "grant_spent" };
+  }
+  if (found?.assessedCurrent && row.submitKey !== null) return { written: false, refusal: "submit_key_taken" };
+  if (found?.assessedCurrent && row.taskId !== null && row.agentCallId !== null) return { written: false, refusal: "call_taken" };
+  return { written: false, refusal: "stale_assessment" };
+}
+
+/** The grant each row took and what is left of it; for one not taken, whether the grant can take no call at all any more (as this statement sees it). */
+function grantColumnsSql(): Prisma.Sql {
+  return Prisma.sql`taken.id AS "grantId", taken."callsLeft", taken."totalLeft"::text AS "totalLeft", taken."expiresAt" AS "grantExpiresAt",
+      (SELECT NOT (g.status = 'active' AND g."expiresAt" > statement_timestamp() AND (g."maxCalls" IS NULL OR g."usedCalls" < g."maxCalls")
+          AND (g."maxTotal" IS NULL OR g."usedTotal" < g."maxTotal"))
+        FROM "Grant" g WHERE g.id = (c."grant"->>'id')::uuid) AS "grantSpent"`;
+}
 
 function grantLeftOf(row: { grantId: string | null; callsLeft: number | null; totalLeft: string | null; grantExpiresAt: Date | null }): GrantLeft | null {
   if (row.grantId === null || row.grantExpiresAt === null) return null;
