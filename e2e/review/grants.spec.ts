@@ -4,6 +4,9 @@ import { TEST_PASSWORD } from "@/e2e/support/factories";
 import { e2eDb } from "@/e2e/support/runtime";
 import { seedAgent } from "@/e2e/api/agent-fixtures";
 import { expectNoSeriousA11yViolations } from "@/e2e/tasks/task-helpers";
+import { approveOnActionPage, signInAs } from "@/e2e/review/fixtures";
+import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
+import { E2E_PORT } from "@/e2e/support/config";
 
 // An email outside the customer's and the tenant's domains: the default policy sends it to review.
 const report = (to: string) => ({ tool: "send_email", args: { to, subject: "Weekly report", body: "Attached." }, reason: "Weekly report" });
@@ -62,5 +65,48 @@ test.describe("standing grants", () => {
     const after = await request.post("/api/v1/actions", { data: report("ap@partner.example"), headers: agent.headers });
     expect(after.status(), await after.text()).toBe(201);
     expect(await after.json()).toMatchObject({ state: "pending" });
+  });
+
+  test.describe("signed", () => {
+    // An IP address cannot be a WebAuthn RP id: opened at the console's host name, as passkey.spec.ts does.
+    test.use({ baseURL: `http://localhost:${E2E_PORT}` });
+
+    test("where the rule requires a signed approval, the reviewer's passkey signs the grant's terms with the action", async ({ page, request }) => {
+      const agent = await seedAgent(["send_email"]);
+      const { tenant } = agent;
+      await e2eDb().toolPolicy.create({
+        data: {
+          tenantId: tenant.id, version: 2,
+          document: { ...DEFAULT_POLICY, version: 2, tools: { ...DEFAULT_POLICY.tools, send_email: { rules: [{ id: "send-email-signed", effect: "require_approval", signature: "required", reason: "Signed" }] } } },
+        },
+      });
+      const first = await request.post("/api/v1/actions", { data: report("ops@partner.example"), headers: agent.headers });
+      expect(first.status(), await first.text()).toBe(201);
+      const { id } = (await first.json()) as { id: string };
+      await signInAs(page, tenant.users.reviewer.email);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("WebAuthn.enable");
+      await cdp.send("WebAuthn.addVirtualAuthenticator", {
+        options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+      });
+      await page.goto("/account");
+      await page.getByLabel("Passkey name").fill("Laptop");
+      await page.getByRole("button", { name: "Add passkey" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Passkey “Laptop” added." })).toBeVisible();
+
+      await page.goto(`/actions/${id}`);
+      const terms = page.getByTestId("grant-terms");
+      await terms.getByText("Also approve calls like this one…").click();
+      await terms.getByRole("checkbox").check();
+      await approveOnActionPage(page);
+      await expect(page.getByRole("status").filter({ hasText: "The standing grant for calls like it is in force" })).toBeVisible();
+      const grant = await e2eDb().grant.findFirstOrThrow({ where: { sourceActionId: id } });
+      expect(grant).toMatchObject({ signed: true, maxCalls: 10 });
+      const signature = await e2eDb().decisionSignature.findFirstOrThrow({ where: { decision: { actionId: id } } });
+      expect(JSON.parse(signature.receipt)).toMatchObject({ action: id, grant: grant.termsHash });
+
+      const granted = await request.post("/api/v1/actions", { data: report("billing@partner.example"), headers: agent.headers });
+      expect(await granted.json()).toMatchObject({ state: "allowed", grant: { id: grant.id, callsLeft: 9 } });
+    });
   });
 });
