@@ -17,9 +17,10 @@ function recordedText(status: string, approvals: number, quorum: number): string
 }
 
 /** What the reviewer is told of the grant they approved with the action. */
-function grantText(asked: GrantTerms | undefined, made: { id: string } | null | undefined): string {
+function grantText(asked: GrantTerms | undefined, status: string, made: { id: string } | null | undefined): string {
   if (!asked) return "";
   if (made) return " The standing grant for calls like it is in force (listed on the admin page and its key).";
+  if (status === "approved") return " No standing grant was made: the other approvals asked for other terms, or agents are stopped.";
   return " Calls like it are granted when the approvals that complete the quorum all ask for the same grant.";
 }
 
@@ -77,7 +78,7 @@ export function useSubmitDecision({ signatureRequired, signatureUnavailable = nu
         setBusy(null);
         if (!result.ok) return resolve(refuse(decisionErrorMessage(result.error), result.error.code));
         const { status, approvals, quorum } = result.data;
-        const text = recordedText(status, approvals, quorum) + grantText(input.grant, result.data.grant);
+        const text = recordedText(status, approvals, quorum) + grantText(input.grant, status, result.data.grant);
         // Decide and advance: on to the next action waiting for this reviewer, the outcome shown there.
         const next = staysWhenApproved && status === "approved" ? null : await nextUndecided(actionId);
         resolve({ ok: true });

@@ -138,6 +138,19 @@ describe("a standing grant taken by the proposal's statement", () => {
     expect(await t.db.grant.findUniqueOrThrow({ where: { id: stopped.id } })).toMatchObject({ status: "revoked" });
     expect((await email(a, agent)).state).toBe("pending");
 
+    // While agents are stopped, an approval makes no grant (the action is approved alone).
+    await setAgentsPause(t.db, { tenantId: a.id, paused: true, reason: "incident", actor: admin });
+    const during = await email(a, agent).catch((error: unknown) => error);
+    expect(during).toMatchObject({ code: "agents_paused" });
+    await setAgentsPause(t.db, { tenantId: a.id, paused: false, actor: admin });
+    const held = pendingOf(await email(a, agent));
+    await setAgentsPause(t.db, { tenantId: a.id, paused: true, reason: "incident", actor: admin });
+    expect(await decideAction(t.db, {
+      tenantId: a.id, actionId: held.actionId, verdict: "approve", payloadHash: held.payloadHash, reviewer: a.users.reviewer.member, grant: PARTNER,
+    })).toMatchObject({ status: "approved", grant: null });
+    await setAgentsPause(t.db, { tenantId: a.id, paused: false, actor: admin });
+    expect(await t.db.grant.count({ where: { sourceActionId: held.actionId } })).toBe(0);
+
     const expiring = await grantFrom(a, await email(a, agent), PARTNER);
     expect((await email(a, agent)).state).toBe("allowed");
     await t.db.grant.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() - 1000) } });

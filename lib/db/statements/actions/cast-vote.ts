@@ -241,14 +241,20 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
 
 /**
  * `grant_made`: the grant, when this approval completes the quorum and every counting approval
- * binds the same terms (votes with other terms, or none, do not combine into a grant). Its expiry
+ * binds the same terms (votes with other terms, or none, do not combine into a grant), and the
+ * tenant's agents are not stopped. Its expiry
  * is on the database clock; the tenant's grants version moves so every console assesses again.
  */
 function grantMadeSql(input: CastVoteInput): Prisma.Sql {
   const grant = input.verdict === "approve" ? input.grant : null;
   if (!grant) return Prisma.sql`grant_made AS (SELECT NULL::uuid AS id, NULL::timestamptz AS "expiresAt", NULL::text[] AS "approvedBy" WHERE false), grant_bump AS (SELECT 1)`;
   const t = grant.terms;
-  return Prisma.sql`grant_made AS (
+  // No grant while the stop button holds the tenant's agents: its row is locked here, so a vote
+  // under way when the button is pressed waits for it, then finds the agents paused.
+  return Prisma.sql`grant_tenant AS (
+      SELECT t.id FROM "Tenant" t WHERE t.id = ${input.tenantId}::uuid AND t."agentsPausedAt" IS NULL FOR NO KEY UPDATE
+    ),
+    grant_made AS (
       INSERT INTO "Grant" (id, "tenantId", "sourceActionId", "sourceRevision", "apiKeyId", "taskId", tool, "policyVersion", "ruleId", "maxRiskRank",
         signed, "constraint", description, terms, "termsHash", "maxCalls", "totalArgument", "maxTotal", "approvedBy", "expiresAt")
       SELECT ${grant.id}::uuid, ${input.tenantId}::uuid, o.id, o.revision, ${grant.scope.apiKeyId ?? null}::uuid, ${grant.scope.taskId ?? null}::uuid,
@@ -257,7 +263,7 @@ function grantMadeSql(input: CastVoteInput): Prisma.Sql {
         ARRAY(SELECT d."reviewerId"::text FROM "Decision" d WHERE d."revisionId" = o."revisionId" AND d."grantTermsHash" = ${grant.hash}
           AND d.verdict = 'approve' AND NOT d.void ORDER BY d."createdAt") || ${input.reviewerId}::text,
         date_trunc('milliseconds', statement_timestamp()) + make_interval(secs => ${t.ttlSeconds}::int)
-      FROM outcome o
+      FROM outcome o, grant_tenant
       WHERE o."newStatus" = 'approved' AND o."grantApprovals" + 1 >= o.quorum
       ON CONFLICT DO NOTHING
       RETURNING id, "expiresAt", "approvedBy"
