@@ -15,6 +15,7 @@ import { PasskeyElsewhereNote, passkeyElsewhereText, usePasskeyElsewhere } from 
 import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import type { LiveOffer } from "@/lib/review/live-decision";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import type { GrantDraft } from "@/lib/grants/grant-draft";
 import { GrantTermsFields, grantSentence, grantTermsFrom } from "@/components/actions/grant-terms-fields";
 
 type DecisionPanelProps = {
@@ -35,7 +36,7 @@ type DecisionPanelProps = {
   /** Where passkeys work (the relying party's origins): a signed approval opened elsewhere links there. */
   passkeyOrigins?: string[];
   /** "This and calls like it", pre-filled; null when no standing grant can be approved from this action. */
-  grantDraft?: GrantTerms | null;
+  grantDraft?: GrantDraft | null;
 };
 
 const STALE_TEXT = "The state changed since request: re-read it to approve the state as it is now; you can still reject this revision.";

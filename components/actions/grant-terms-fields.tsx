@@ -1,6 +1,7 @@
 "use client";
 
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import type { GrantDraft } from "@/lib/grants/grant-draft";
 
 const field = "w-full rounded-md border border-slate-300 px-2 py-1 focus:border-indigo-600";
 
@@ -8,7 +9,7 @@ const field = "w-full rounded-md border border-slate-300 px-2 py-1 focus:border-
  * "This and calls like it": the standing grant's terms, pre-filled from the action, sent with an
  * approval when ticked. The server checks them against the action and the vote statement again.
  */
-export function GrantTermsFields({ draft }: { draft: GrantTerms }) {
+export function GrantTermsFields({ draft }: { draft: GrantDraft }) {
   return (
     <details className="rounded-md border border-slate-200 px-3 py-2 text-[0.85rem]" data-testid="grant-terms">
       <summary className="cursor-pointer font-medium">Also approve calls like this one…</summary>
@@ -33,8 +34,8 @@ export function GrantTermsFields({ draft }: { draft: GrantTerms }) {
               <input type="hidden" name="grantTotalArgument" value={draft.totalArgument} />
             </label>
           )}
-          <label className="block">For minutes
-            <input type="number" name="grantMinutes" min={1} max={draft.ttlSeconds >= 3600 ? 1440 : Math.floor(draft.ttlSeconds / 60)} defaultValue={Math.floor(draft.ttlSeconds / 60)} className={`${field} w-24`} />
+          <label className="block">For minutes (at most {Math.floor(draft.maxTtlSeconds / 60)})
+            <input type="number" name="grantMinutes" min={1} max={Math.floor(draft.maxTtlSeconds / 60)} defaultValue={Math.floor(draft.ttlSeconds / 60)} className={`${field} w-24`} />
           </label>
         </div>
       </div>

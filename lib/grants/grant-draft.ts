@@ -3,6 +3,9 @@ import { emailRecipientsIn } from "@/lib/risk/email-recipients";
 import { GRANT_TTL_MAX_SECONDS } from "@/lib/policy/policy-document";
 import { constraintHolds, type GrantTerms } from "@/lib/grants/grant-terms";
 
+/** The terms offered, and the longest grant the action's rule allows (the form's limit). */
+export type GrantDraft = GrantTerms & { maxTtlSeconds: number };
+
 /** A grant's default length when the rule allows that much: an hour. */
 const DEFAULT_TTL_SECONDS = 3600;
 /** Default limits: ten calls, and ten times this call's amount. */
@@ -18,7 +21,7 @@ const isIdentifier = (value: unknown): value is string => typeof value === "stri
  * same identifiers; ten calls; an hour, or less where the rule caps it. Null: no grant can be
  * approved from it (not an agent's call, or the rule allows none).
  */
-export function draftGrantTerms(input: { args: JsonObject; agentCall: boolean; grantMaxSeconds: number | undefined }): GrantTerms | null {
+export function draftGrantTerms(input: { args: JsonObject; agentCall: boolean; grantMaxSeconds: number | undefined }): GrantDraft | null {
   const cap = Math.min(input.grantMaxSeconds ?? GRANT_TTL_MAX_SECONDS, GRANT_TTL_MAX_SECONDS);
   if (!input.agentCall || cap < 60) return null;
   const code: string[] = [];
@@ -45,6 +48,6 @@ export function draftGrantTerms(input: { args: JsonObject; agentCall: boolean; g
   return {
     constraint, description: words.length > 0 ? words.join(", ") : "any arguments",
     maxCalls: DEFAULT_CALLS, totalArgument: amount && amount[1] > 0 ? amount[0] : null, maxTotal: amount && amount[1] > 0 ? amount[1] * DEFAULT_CALLS : null,
-    ttlSeconds: Math.min(DEFAULT_TTL_SECONDS, cap),
+    ttlSeconds: Math.min(DEFAULT_TTL_SECONDS, cap), maxTtlSeconds: cap,
   };
 }

@@ -1,5 +1,5 @@
 import type { BudgetLine } from "@/lib/policy/evaluate-policy";
-import type { GrantTerms } from "@/lib/grants/grant-terms";
+import type { GrantDraft } from "@/lib/grants/grant-draft";
 import type { GrantListing } from "@/lib/grants/list-grants";
 import type { ArtifactView } from "@/lib/executions/artifact-view";
 import type { JsonObject, JsonValue } from "@/lib/canonical/json-value";
@@ -158,7 +158,7 @@ export type ActionDetail = {
   executions: ExecutionView[];
   viewer: ViewerCapabilities;
   /** "This and calls like it", pre-filled for the reviewer (lib/grants/grant-draft.ts); null when no grant can be approved from it. */
-  grantDraft: GrantTerms | null;
+  grantDraft: GrantDraft | null;
   /** Standing grants made from this action, and the one it ran under. */
   grants: GrantListing[];
 };
