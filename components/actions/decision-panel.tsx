@@ -16,7 +16,7 @@ import { RevealedShortText } from "@/components/ui/revealed-short-text";
 import type { LiveOffer } from "@/lib/review/live-decision";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
 import type { GrantDraft } from "@/lib/grants/grant-draft";
-import { GrantTermsFields, grantSentence, grantTermsFrom } from "@/components/actions/grant-terms-fields";
+import { GrantTermsFields, grantSentence, grantTermsFrom, grantTermsProblem } from "@/components/actions/grant-terms-fields";
 
 type DecisionPanelProps = {
   actionId: string;
@@ -133,6 +133,11 @@ function useDecisionControls({ actionId, decision, canDecide, signatureRequired,
     if (approveBlocked) return;
     // Read before the dialog re-renders the form: what the form carries is what is sent, as for a rejection.
     const form = new FormData(formRef.current ?? undefined);
+    const problem = grantTermsProblem(form);
+    if (problem) {
+      setMessage({ tone: "error", text: problem });
+      return;
+    }
     setConfirming({
       note: String(form.get("note") ?? ""), actionId: String(form.get("actionId") ?? actionId), payloadHash: String(form.get("payloadHash") ?? decision.shown.payloadHash), error: null,
       grant: grantTermsFrom(form),

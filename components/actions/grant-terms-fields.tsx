@@ -1,7 +1,10 @@
 "use client";
 
 import type { GrantTerms } from "@/lib/grants/grant-terms";
+import { grantAmount, grantArgumentName } from "@/lib/grants/grant-amount";
 import type { GrantDraft } from "@/lib/grants/grant-draft";
+import { majorTextToMinor, minorToMajorText } from "@/lib/review/args-form";
+import { isMinorUnitsField } from "@/lib/tools/money";
 
 const field = "w-full rounded-md border border-slate-300 px-2 py-1 focus:border-indigo-600";
 
@@ -28,12 +31,7 @@ export function GrantTermsFields({ draft }: { draft: GrantDraft }) {
           <label className="block">At most calls
             <input type="number" name="grantMaxCalls" min={1} defaultValue={draft.maxCalls ?? ""} className={`${field} w-24`} />
           </label>
-          {draft.totalArgument && (
-            <label className="block">Total of {draft.totalArgument} at most
-              <input type="number" name="grantMaxTotal" min={1} defaultValue={draft.maxTotal ?? ""} className={`${field} w-32`} />
-              <input type="hidden" name="grantTotalArgument" value={draft.totalArgument} />
-            </label>
-          )}
+          {draft.totalArgument && <TotalField argument={draft.totalArgument} maxTotal={draft.maxTotal} />}
           <label className="block">For minutes (at most {Math.floor(draft.maxTtlSeconds / 60)})
             <input type="number" name="grantMinutes" min={1} max={Math.floor(draft.maxTtlSeconds / 60)} defaultValue={Math.floor(draft.ttlSeconds / 60)} className={`${field} w-24`} />
           </label>
@@ -41,6 +39,34 @@ export function GrantTermsFields({ draft }: { draft: GrantDraft }) {
       </div>
     </details>
   );
+}
+
+/** The total's limit: money in minor units is typed in major units ("300.00"), as in the argument editor. */
+function TotalField({ argument, maxTotal }: { argument: string; maxTotal: number | null }) {
+  const money = isMinorUnitsField(argument);
+  return (
+    <label className="block">Total of {grantArgumentName(argument)} at most
+      {money
+        ? <input type="text" inputMode="decimal" name="grantMaxTotal" defaultValue={maxTotal === null ? "" : minorToMajorText(maxTotal)} className={`${field} w-32`} />
+        : <input type="number" name="grantMaxTotal" min={1} defaultValue={maxTotal ?? ""} className={`${field} w-32`} />}
+      <input type="hidden" name="grantTotalArgument" value={argument} />
+    </label>
+  );
+}
+
+/** What the ticked grant's total says, as typed: null when empty (no total), else its minor units or why it is not an amount. */
+function typedTotal(form: FormData, argument: string): { value: number | null; problem: string | null } {
+  const text = String(form.get("grantMaxTotal") ?? "").trim();
+  if (text === "") return { value: null, problem: null };
+  if (!isMinorUnitsField(argument)) return { value: Number(text), problem: null };
+  const parsed = majorTextToMinor(text);
+  return parsed.ok ? { value: parsed.minor, problem: null } : { value: null, problem: `The grant's total: ${parsed.message}` };
+}
+
+/** Why the ticked grant's terms cannot be sent as typed, or null (the server checks the rest). */
+export function grantTermsProblem(form: FormData): string | null {
+  const totalArgument = String(form.get("grantTotalArgument") ?? "");
+  return form.get("grant") === "on" && totalArgument ? typedTotal(form, totalArgument).problem : null;
 }
 
 /** The grant terms the form carries when its box is ticked (the server refuses what does not fit). */
@@ -51,7 +77,7 @@ export function grantTermsFrom(form: FormData): GrantTerms | undefined {
     return text === "" ? null : Number(text);
   };
   const totalArgument = String(form.get("grantTotalArgument") ?? "") || null;
-  const maxTotal = totalArgument ? number("grantMaxTotal") : null;
+  const maxTotal = totalArgument ? typedTotal(form, totalArgument).value : null;
   return {
     constraint: String(form.get("grantConstraint") ?? ""), description: String(form.get("grantDescription") ?? ""),
     maxCalls: number("grantMaxCalls"), totalArgument: maxTotal === null ? null : totalArgument, maxTotal,
@@ -63,7 +89,8 @@ export function grantTermsFrom(form: FormData): GrantTerms | undefined {
 export function grantSentence(grant: GrantTerms): string {
   const limits = [
     grant.maxCalls === null ? null : `at most ${grant.maxCalls} calls`,
-    grant.maxTotal === null ? null : `a total ${grant.totalArgument} of at most ${grant.maxTotal}`,
+    grant.maxTotal === null || grant.totalArgument === null ? null
+      : `a total ${grantArgumentName(grant.totalArgument)} of at most ${grantAmount(grant.totalArgument, grant.maxTotal)}`,
   ].filter(Boolean).join(" and ");
   return `You also approve calls like it for ${Math.round(grant.ttlSeconds / 60)} minutes: ${grant.description} (${grant.constraint}), ${limits}.`;
 }

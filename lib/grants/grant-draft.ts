@@ -2,6 +2,7 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import { emailRecipientsIn } from "@/lib/risk/email-recipients";
 import { GRANT_TTL_MAX_SECONDS } from "@/lib/policy/policy-document";
 import { constraintHolds, type GrantTerms } from "@/lib/grants/grant-terms";
+import { grantAmount, grantArgumentName } from "@/lib/grants/grant-amount";
 
 /** The terms offered, and the longest grant the action's rule allows (the form's limit). */
 export type GrantDraft = GrantTerms & { maxTtlSeconds: number };
@@ -34,7 +35,7 @@ export function draftGrantTerms(input: { args: JsonObject; agentCall: boolean; g
   const amount = Object.entries(input.args).find(([key, value]) => isAmount(key, value)) as [string, number] | undefined;
   if (amount) {
     code.push(`args.${amount[0]} <= ${amount[1]}`);
-    words.push(`${amount[0]} at most ${amount[1]}`);
+    words.push(`${grantArgumentName(amount[0])} at most ${grantAmount(amount[0], amount[1])}`);
   }
   if (code.length === 0) {
     for (const [key, value] of Object.entries(input.args)) {

@@ -116,7 +116,7 @@ describe("a standing grant taken by the proposal's statement", () => {
     const viewer = { tenantId: a.id, userId: a.users.reviewer.id, roles: a.users.reviewer.roles };
     const detail = await loadActionDetail(t.db, viewer, allowed.actionId);
     expect(detail?.current.policyDecision).toMatchObject({ effect: "allow", grant: { id: grant.id } });
-    expect(detail?.grants).toEqual([expect.objectContaining({ id: grant.id, total: "amount_minor: 3000 of 5000", state: "active" })]);
+    expect(detail?.grants).toEqual([expect.objectContaining({ id: grant.id, total: "amount: 30.00 of 50.00", state: "active" })]);
     expect(await refund(a, agent, 2001)).toMatchObject({ state: "pending" });
     expect(await refund(a, agent, 2000)).toMatchObject({ state: "allowed", grant: { totalLeft: 0 } });
   });

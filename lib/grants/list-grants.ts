@@ -1,5 +1,6 @@
 import type { Queryable } from "@/lib/db/sql";
 import { readGrants } from "@/lib/db/statements/grants/read-grants";
+import { grantAmount, grantArgumentName } from "@/lib/grants/grant-amount";
 
 /** A grant as the admin page lists it. */
 export type GrantListing = {
@@ -31,7 +32,8 @@ export async function listGrants(q: Queryable, tenantId: string, action?: { id: 
     scope: g.apiKeyId ? `key ${g.keyName ?? g.apiKeyId}` : `task ${g.taskId}`,
     description: g.description, constraint: g.constraint,
     calls: g.maxCalls === null ? `${g.usedCalls} used` : `${g.usedCalls} of ${g.maxCalls}`,
-    total: g.maxTotal === null ? null : `${g.totalArgument}: ${g.usedTotal} of ${g.maxTotal}`,
+    total: g.maxTotal === null || g.totalArgument === null ? null
+      : `${grantArgumentName(g.totalArgument)}: ${grantAmount(g.totalArgument, g.usedTotal)} of ${grantAmount(g.totalArgument, g.maxTotal)}`,
     state: g.status === "revoked" ? "revoked" : g.expired ? "expired" : "active",
     expiresAt: g.expiresAt.toISOString(),
   }));
