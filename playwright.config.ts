@@ -22,7 +22,10 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
-    trace: "retain-on-failure",
+    // A failed test keeps its trace (DOM snapshots, actions, network, console) and one screenshot;
+    // the trace's screencast would cost every passing test its frames for nothing.
+    trace: { mode: "retain-on-failure", screenshots: false },
+    screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromium,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],

@@ -48,7 +48,13 @@ docker version --format '{{.Server.Version}}' >/dev/null 2>&1 || {
 REPO_ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
 # bubblewrap runs this image's rootfs, extracted once to a directory named by the image's layer digest.
+# The extraction runs the project's tsx: scripts/test.sh starts this step beside `npm ci` and says
+# in COUNTERSIGN_NPM_READY which file appears once the packages are in place (or the install failed).
 extract_bwrap_rootfs() {
+  if [ -n "${COUNTERSIGN_NPM_READY:-}" ]; then
+    for _ in $(seq 1 1800); do [ -e "$COUNTERSIGN_NPM_READY" ] && break; sleep 0.5; done
+    [ "$(cat "$COUNTERSIGN_NPM_READY" 2>/dev/null)" = ok ] || { log "npm packages missing: bubblewrap rootfs not extracted"; return; }
+  fi
   (cd "$REPO_ROOT" && SANDBOX_IMAGE="$IMAGE" node --import tsx scripts/sandbox-rootfs.ts) | sed 's/^/  /' \
     || log "bubblewrap rootfs not extracted (bubblewrap stays unavailable until it is)"
 }
