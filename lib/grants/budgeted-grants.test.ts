@@ -8,6 +8,7 @@ import { cancelAction } from "@/lib/approvals/cancel-action";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { submissionBody } from "@/lib/api/submission-response";
 import { SubmitResponseSchema } from "@/lib/api/schemas";
+import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import type { GrantTerms } from "@/lib/grants/grant-terms";
@@ -104,7 +105,7 @@ describe("a standing grant of a budgeted tool", () => {
     expect(await refund(deny, agent, 10_000)).toMatchObject({ state: "allowed", grant: { id: grant.id, callsLeft: 18 } });
   });
 
-  it("the page offers a grant for a budgeted call, the vote makes it, and the API's answer carries the budget and the grant", async () => {
+  it("the page offers a grant for a budgeted call, the vote makes it, and the API's and MCP's answers carry the budget and the grant", async () => {
     const agent = await agentOf(review, "voted");
     const source = pendingOf(await refund(review, agent, 30_000));
     const viewer = { tenantId: review.id, userId: review.users.reviewer.id, roles: review.users.reviewer.roles };
@@ -125,7 +126,19 @@ describe("a standing grant of a budgeted tool", () => {
       budgets: [{ window: "24h", measure: "sum", by: "key", used: 60_000, limit: 100_000, remaining: 40_000 }],
       grant: { id: grant.id, callsLeft: 9, totalLeft: 270_000 },
     });
-    expect(await refund(review, agent, 30_000)).toMatchObject({ state: "allowed" });
+    // Through MCP, said in words and in _meta: the grant and the budget.
+    const key = await t.db.apiKey.findUniqueOrThrow({ where: { id: agent.apiKeyId } });
+    const mcp = await callGatewayTool(t.db, {
+      tenantId: review.id, key: { id: key.id, label: agent.label, prefix: key.prefix, allowedTools: key.allowedTools },
+      tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 30_000, reason: "Duplicate charge" },
+      untrustedValues: [], signal: new AbortController().signal, origin: "http://localhost:3000",
+    });
+    expect(mcp.isError).toBe(false);
+    expect(mcp.content.slice(-2)).toEqual([
+      { type: "text", text: expect.stringContaining(`Allowed without review by standing grant ${grant.id}; it allows 8 more calls`) },
+      { type: "text", text: expect.stringMatching(/^Allowed within the policy's budget: .*900\.00 of 1,000\.00/) },
+    ]);
+    expect(mcp._meta?.["countersign/action"]).toMatchObject({ grant: { id: grant.id, callsLeft: 8 }, budgets: [{ used: 90_000, remaining: 10_000 }] });
     expect(await refund(review, agent, 30_000)).toMatchObject({ state: "pending", reason: expect.stringMatching(/refund-over-budget/) });
     expect(await t.db.grant.findUniqueOrThrow({ where: { id: grant.id } })).toMatchObject({ usedCalls: 2, usedTotal: 60_000n });
   });
