@@ -7,10 +7,11 @@ import { query, type Queryable } from "@/lib/db/sql";
  * so two budget transactions taking the same grants never wait for each other in a circle.
  */
 export async function lockGrants(q: Queryable, grants: ReadonlyArray<{ tenantId: string; grantId: string }>): Promise<void> {
-  if (grants.length === 0) return;
+  const unique = [...new Map(grants.map((g) => [g.grantId, g])).values()];
+  if (unique.length === 0) return;
   await query(q, Prisma.sql`
     SELECT g.id FROM "Grant" g
-    JOIN unnest(${grants.map((g) => g.tenantId)}::uuid[], ${grants.map((g) => g.grantId)}::uuid[]) AS w("tenantId", id)
+    JOIN unnest(${unique.map((g) => g.tenantId)}::uuid[], ${unique.map((g) => g.grantId)}::uuid[]) AS w("tenantId", id)
       ON g."tenantId" = w."tenantId" AND g.id = w.id
     ORDER BY g.id
     FOR UPDATE OF g`);
