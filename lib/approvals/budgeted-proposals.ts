@@ -2,8 +2,9 @@ import type { JsonObject } from "@/lib/canonical/json-value";
 import type { Db } from "@/lib/db/client";
 import { sqlTransaction, type Queryable } from "@/lib/db/sql";
 import { createWriteBatcher, type WriteBatcher } from "@/lib/db/write-batcher";
-import { lockBudgets, readBudgetTotals, type BudgetTotalQuery } from "@/lib/db/statements/actions/budget-totals";
-import { writeProposals, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
+import { lockBudgets, readBudgetTotals, readBudgetTotalsAndGrantsVersion, type BudgetTotalQuery } from "@/lib/db/statements/actions/budget-totals";
+import { writeProposals, type ProposalGrant, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
+import { lockGrants } from "@/lib/db/statements/grants/lock-grants";
 import { rejudgeWithBudgets, type JudgeInput, type Judgement } from "@/lib/approvals/judge-payload";
 import { budgetTermKey, type BudgetTerm, type BudgetTotalsInput, type RuleBudgetTerm } from "@/lib/policy/policy-budgets";
 import type { Policy } from "@/lib/policy/policy-document";
@@ -137,52 +138,124 @@ export type BudgetedProposal = {
   terms: ReadonlyArray<RuleBudgetTerm>;
   judged: Judgement;
   judgeInput: JudgeInput;
-  /** The proposal's row for the final judgement (its status, decision, event and hash follow it). */
-  rowFor: (judged: Judgement) => ProposalRow;
+  /** The standing grants in force the call might take, locked before it is judged, and the version they were read at. */
+  grantIds: readonly string[];
+  grantsVersion: number;
+  /** The grant in force that seems to cover the call as judged with the totals, and the judgement it allows; null: none. */
+  grantFor: (judged: Judgement) => Granted | null;
+  /** The proposal's row for the final judgement (its status, decision, event and hash follow it), taking `grant` if any. */
+  rowFor: (judged: Judgement, grant: ProposalGrant | null) => ProposalRow;
 };
 
-export type BudgetedWritten = { written: ProposalWritten; judged: Judgement };
+type Granted = { grant: ProposalGrant; judged: Judgement };
+
+/** Written (or not); `spentGrantId`: a grant the statement found spent, not to be tried again. */
+export type BudgetedWritten = { written: ProposalWritten; judged: Judgement; spentGrantId: string | null };
+
+/** A call judged with the budgets' totals so far, and the grant that would allow it. */
+type JudgedCall = { judged: Judgement; granted: Granted | null };
 
 /**
  * Judges and writes budgeted proposals in one transaction: the budgets' locks (one per tenant,
- * counted tool and scope, in key order), then the totals (a statement after the locks, so it sees
- * every spend committed before them), then each proposal judged in turn with the totals so far —
- * each counted one adds to them for the next — then all written in the proposal statement. The
- * locks are held to the commit: no other proposal of these scopes reads a total meanwhile.
- * docs/DESIGN.md, "Budgets".
+ * counted tool and scope, in key order), the grants' locks (id order), then the totals (a statement
+ * after the locks, so it sees every spend committed before them), then each proposal judged in turn
+ * with the totals so far — each counted one adds to them for the next — then all written by the
+ * proposal statement. The locks are held to the commit: no other proposal of these scopes reads a
+ * total, and none takes these grants, meanwhile. docs/DESIGN.md, "Budgets" and "Standing grants".
  */
 async function writeBudgetedBatch(db: Db, items: BudgetedProposal[]): Promise<BudgetedWritten[]> {
   return sqlTransaction(db, async (tx) => {
-    const reads: Read = { lockKeys: [], queries: new Map() };
-    const byTenant = new Map<string, Read>();
-    for (const item of items) {
-      readsFor(item.terms, item.party, reads);
-      const tenantReads = byTenant.get(item.party.tenantId) ?? { lockKeys: [], queries: new Map() };
-      byTenant.set(item.party.tenantId, readsFor(item.terms, item.party, tenantReads));
+    const running = await lockAndReadTotals(tx, items);
+    const calls = items.map((item) => judgeInTurn(item, running));
+    return writeInRounds(tx, items, calls);
+  });
+}
+
+/** A tenant's totals so far by query id, and its grants version as the totals' snapshot saw it. */
+type Running = Map<string, { totals: Map<string, bigint>; grantsVersion: number | null }>;
+
+/** Takes the batch's locks (budgets, then grants) and reads its totals, by tenant. */
+async function lockAndReadTotals(tx: Queryable, items: BudgetedProposal[]): Promise<Running> {
+  const reads: Read = { lockKeys: [], queries: new Map() };
+  const byTenant = new Map<string, Read>();
+  for (const item of items) {
+    readsFor(item.terms, item.party, reads);
+    const tenantReads = byTenant.get(item.party.tenantId) ?? { lockKeys: [], queries: new Map() };
+    byTenant.set(item.party.tenantId, readsFor(item.terms, item.party, tenantReads));
+  }
+  await lockBudgets(tx, reads.lockKeys);
+  await lockGrants(tx, items.flatMap((item) => item.grantIds.map((grantId) => ({ tenantId: item.party.tenantId, grantId }))));
+  const running: Running = new Map();
+  for (const [tenantId, tenantReads] of byTenant) {
+    const read = await readBudgetTotalsAndGrantsVersion(tx, { tenantId, excludeActionId: null, totals: [...tenantReads.queries.values()] });
+    running.set(tenantId, { totals: new Map([...read.totals].map(([id, total]) => [id, BigInt(total)])), grantsVersion: read.grantsVersion });
+  }
+  return running;
+}
+
+/**
+ * One call judged with the totals so far, which it then adds to if it counts. A grant is looked
+ * for only with this verdict: one the budget's rules deny stays denied, and a grant allows only a
+ * call its rule sends to review with this call counted. A granted call counts as a pending one would.
+ */
+function judgeInTurn(item: BudgetedProposal, running: Running): JudgedCall | "stale" {
+  const tenant = running.get(item.party.tenantId) ?? { totals: new Map<string, bigint>(), grantsVersion: null };
+  const scoped = tenant.totals;
+  const totals = totalsForCall(item.terms, item.party, scoped);
+  const rejudged = rejudgeWithBudgets(item.judgeInput, item.policy, item.judged, totals);
+  // A call for review that looked among older grants goes back to be assessed again, uncounted:
+  // the proposal statement would refuse it (assessedCurrentSql) after it was counted for the next.
+  const stale = rejudged.decision.effect === "require_approval" && tenant.grantsVersion !== null && tenant.grantsVersion !== item.grantsVersion;
+  if (stale) return "stale";
+  const counted = rejudged.decision.effect !== "deny";
+  const judged: Judgement = { ...rejudged, decision: { ...rejudged.decision, budgets: budgetLines(item.terms, totals, counted, item.tool, item.args) } };
+  if (counted) {
+    for (const term of item.terms) {
+      const id = `${budgetTermKey(term)}@${scopeOf(term, item.party).name}`;
+      scoped.set(id, (scoped.get(id) ?? 0n) + contribution(term, item.tool, item.args));
     }
-    await lockBudgets(tx, reads.lockKeys);
-    // Running totals by tenant and query id; each counted proposal adds to them for the next.
-    const running = new Map<string, Map<string, bigint>>();
-    for (const [tenantId, tenantReads] of byTenant) {
-      const totals = await readBudgetTotals(tx, { tenantId, excludeActionId: null, totals: [...tenantReads.queries.values()] });
-      running.set(tenantId, new Map([...totals].map(([id, total]) => [id, BigInt(total)])));
+  }
+  return { judged, granted: judged.decision.effect === "require_approval" ? item.grantFor(judged) : null };
+}
+
+/**
+ * Writes the judged calls with the proposal statement, in rounds: a statement takes one call of a
+ * grant (grantTakenSql), so the n-th call of one grant goes in the n-th round (one round without
+ * grants). A call whose grant its statement did not take (spent, revoked, not fitting) is written
+ * in the next round as the policy judged it: waiting for review, its share of the budget unchanged.
+ */
+async function writeInRounds(tx: Queryable, items: BudgetedProposal[], calls: Array<JudgedCall | "stale">): Promise<BudgetedWritten[]> {
+  const out: BudgetedWritten[] = [];
+  const judged: JudgedCall[] = [];
+  const uses = new Map<string, number>();
+  const rounds: Array<Array<{ i: number; granted: Granted | null }>> = [];
+  calls.forEach((call, i) => {
+    if (call === "stale") {
+      out[i] = { written: { written: false, refusal: "stale_assessment" }, judged: items[i].judged, spentGrantId: null };
+      return;
     }
-    const judgedRows = items.map((item) => {
-      const scoped = running.get(item.party.tenantId) ?? new Map<string, bigint>();
-      const totals = totalsForCall(item.terms, item.party, scoped);
-      const rejudged = rejudgeWithBudgets(item.judgeInput, item.policy, item.judged, totals);
-      const counted = rejudged.decision.effect !== "deny";
-      const judged: Judgement = { ...rejudged, decision: { ...rejudged.decision, budgets: budgetLines(item.terms, totals, counted, item.tool, item.args) } };
-      if (counted) {
-        for (const term of item.terms) {
-          const id = `${budgetTermKey(term)}@${scopeOf(term, item.party).name}`;
-          scoped.set(id, (scoped.get(id) ?? 0n) + contribution(term, item.tool, item.args));
-        }
+    judged[i] = call;
+    const n = call.granted ? (uses.get(call.granted.grant.id) ?? 0) : 0;
+    if (call.granted) uses.set(call.granted.grant.id, n + 1);
+    (rounds[n] ??= []).push({ i, granted: call.granted });
+  });
+  const spent = new Set<string>();
+  for (let r = 0; r < rounds.length; r++) {
+    const round = rounds[r].map((e) => (e.granted && spent.has(e.granted.grant.id) ? { ...e, granted: null } : e));
+    const written = await writeProposals(tx, round.map(({ i, granted }) => (granted ? items[i].rowFor(granted.judged, granted.grant) : items[i].rowFor(judged[i].judged, null))));
+    round.forEach(({ i, granted }, k) => {
+      const w = written[k];
+      if (granted && !w.written && (w.refusal === "grant_spent" || w.refusal === "grant_unfit")) {
+        if (w.refusal === "grant_spent") spent.add(granted.grant.id);
+        (rounds[r + 1] ??= []).push({ i, granted: null });
+        return;
       }
-      return { judged, row: item.rowFor(judged) };
+      out[i] = { written: w, judged: granted ? granted.judged : judged[i].judged, spentGrantId: null };
     });
-    const written = await writeProposals(tx, judgedRows.map((r) => r.row));
-    return judgedRows.map((r, i) => ({ judged: r.judged, written: written[i] }));
+  }
+  return out.map((w, i) => {
+    const grantId = judged[i]?.granted?.grant.id;
+    return grantId && spent.has(grantId) ? { ...w, spentGrantId: grantId } : w;
   });
 }
 

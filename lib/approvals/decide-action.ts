@@ -12,8 +12,6 @@ import { AppError, markAudited } from "@/lib/errors";
 import { insertAuditEvent } from "@/lib/db/statements/audit/append-audit-event";
 import { castVote, type MadeGrant, type VoteRefusal } from "@/lib/db/statements/actions/cast-vote";
 import { voteGrantOf } from "@/lib/grants/vote-grant";
-import { cachedTenantPolicy } from "@/lib/approvals/active-policy";
-import { policyBudgetTerms } from "@/lib/policy/evaluate-policy";
 import { lockActingMembership } from "@/lib/db/statements/tenant/lock-acting-membership";
 import { sessionEndedError, slackUnlinkedError } from "@/lib/auth/session-ended";
 import { lockAction, type LockedAction } from "@/lib/db/statements/actions/lock-action";
@@ -155,7 +153,6 @@ export async function decideAction(db: Db, input: DecideInput): Promise<Decision
     const live = input.verdict === "approve" && action.status === "pending" ? await lockedLiveSnapshotHash(tx, input.tenantId, action) : null;
     let grant: ReturnType<typeof voteGrantOf> = null;
     try {
-      if (input.grant && input.verdict === "approve") await refuseBudgetedGrant(db, input.tenantId, action.tool);
       grant = voteGrantOf(input, actor, action);
     } catch (error) {
       if (error instanceof AppError) return refused(error, { actionId: action.id, tool: action.tool });
@@ -228,17 +225,6 @@ async function expireOnDecision(tx: SqlClient, tenantId: string, actor: AuditAct
       data: { revision: action.currentRevision, detectedBy: "decision" },
     }),
   });
-}
-
-/**
- * A budgeted tool's calls are written by the budget's path, which takes no grant: a grant of one
- * would never allow anything, so none is approved (the vote is refused, and audited).
- */
-async function refuseBudgetedGrant(db: Db, tenantId: string, tool: string): Promise<void> {
-  const loaded = await cachedTenantPolicy(db, tenantId);
-  if (loaded && policyBudgetTerms(loaded.policy.policy, tool).length > 0) {
-    throw new AppError("invalid_grant", "This tool's policy reads budgets, and budgets and standing grants do not combine yet: approve this action alone.", 400);
-  }
 }
 
 /** The client's figure, made a whole number of milliseconds within 0 … a day (absent → null). */

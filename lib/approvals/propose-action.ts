@@ -19,7 +19,7 @@ import { assessPayload, type Assessment } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, ProposalNotWritten, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { writeProposals, type GrantLeft, type ProposalGrant, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
-import { grantedJudgement, standingGrantFor, forgetSpentGrant } from "@/lib/grants/standing-grant-for";
+import { grantedJudgement, grantsInReach, standingGrantFor, forgetSpentGrant } from "@/lib/grants/standing-grant-for";
 import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
@@ -201,27 +201,42 @@ async function validateProposal(db: Db, input: ProposeInput, tenantId: string): 
 
 /** Writes the proposal by the path its policy calls for; null when it must be assessed again. */
 async function writeProposalOf(p: Proposal): Promise<ProposalOutcome | null> {
-  const { db, input, tenant, policy, tool, args, assessment } = p;
-  const rowFor = (judgement: Judgement) => proposalRow(p, judgement);
+  const { db, input, policy, tool, assessment } = p;
   const budgetTerms = policyBudgetTerms(policy.policy, tool.name);
-  if (budgetTerms.length > 0) {
-    // Judged again with the budgets' totals under their locks, in the transaction that writes it.
-    const { written, judged } = await writeBudgetedProposal(db, {
-      party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: p.requesterUserId, taskId: input.taskId ?? null },
-      tool: tool.name, args, policy: policy.policy, terms: budgetTerms, judged: assessment, judgeInput: assessment.judgeInput, rowFor,
-    });
-    if (!written.written) return notWritten(p, written.refusal);
-    return afterWrite(p, judged, written.expiresAt);
-  }
+  if (budgetTerms.length > 0) return writeBudgeted(p, budgetTerms);
   const granted = assessment.decision.effect === "require_approval" ? await writeGranted(p) : null;
   if (granted !== null) return granted;
   if (assessment.decision.effect === "allow" && !input.taskId) return writeAndExecute(p);
   // One statement (shared with concurrent proposals): the audit event, the action, its first
   // revision and the TOCTOU snapshot, written only if the tenant's policy and domains are still
   // those this proposal was assessed under, and the requesting API key (if any) is not revoked.
-  const row = await writeProposal(db, rowFor(assessment));
+  const row = await writeProposal(db, proposalRow(p, assessment));
   if (!row.written) return notWritten(p, row.refusal);
   return afterWrite(p, assessment, row.expiresAt);
+}
+
+/**
+ * A budgeted tool's call, judged again with the budgets' totals under their locks in the
+ * transaction that writes it; a standing grant may allow it there only if that verdict sends it to
+ * review and the statement takes the grant (budgeted-proposals.ts). Executed after, if allowed.
+ */
+async function writeBudgeted(p: Proposal, terms: ReturnType<typeof policyBudgetTerms>): Promise<ProposalOutcome | null> {
+  const { db, input, tenant, policy, tool, args, assessment } = p;
+  const call = { tool: tool.name, args, policyVersion: policy.version, requester: input.requester, taskId: input.taskId ?? null };
+  const { written, judged, spentGrantId } = await writeBudgetedProposal(db, {
+    party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: p.requesterUserId, taskId: input.taskId ?? null },
+    tool: tool.name, args, policy: policy.policy, terms, judged: assessment, judgeInput: assessment.judgeInput,
+    grantIds: grantsInReach(p.grants, call), grantsVersion: p.grants.version,
+    grantFor: (judgement) => {
+      const grant = standingGrantFor(p.grants, { ...call, decision: judgement.decision });
+      return grant ? { grant, judged: grantedJudgement(judgement, grant) } : null;
+    },
+    rowFor: (judgement, grant) => proposalRow(p, judgement, grant),
+  });
+  if (spentGrantId !== null) forgetSpentGrant(p.grants, spentGrantId);
+  if (!written.written) return notWritten(p, written.refusal);
+  const outcome = await afterWrite(p, judged, written.expiresAt);
+  return outcome.state === "allowed" && written.grant ? { ...outcome, grant: written.grant } : outcome;
 }
 
 /**
@@ -252,7 +267,7 @@ async function writeAndExecute(p: Proposal): Promise<ProposalOutcome | null> {
 }
 
 /**
- * A call the policy sends to review, allowed instead by a standing grant in force that covers it:
+ * A call the policy sends to review (no budget read), allowed instead by a standing grant in force that covers it:
  * written approved only if its own statement takes the grant, then executed in a transaction of
  * its own (as a budgeted allowed call is), so the grant's row is locked for one statement only.
  * Null: no grant covers it, or the grant did not take it — the call then waits for review.

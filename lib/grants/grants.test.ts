@@ -22,16 +22,6 @@ import { holdTask } from "@/tests/factories";
 const t = setUpTestDatabase();
 const a = setUpTestTenant(t);
 // Emails that always wait for review, whose rule caps grants at 30 minutes.
-// Refunds under a budget (never reached) that always wait for review.
-const budgeted = setUpTestTenant(t, {
-  policy: {
-    ...DEFAULT_POLICY,
-    tools: {
-      ...DEFAULT_POLICY.tools,
-      refund_invoice: { rules: [{ id: "refund-budgeted", when: 'budget.window("24h").count("refund_invoice", "key") >= 0', effect: "require_approval", reason: "Reviewed" }] },
-    },
-  },
-});
 const capped = setUpTestTenant(t, {
   policy: {
     ...DEFAULT_POLICY,
@@ -238,18 +228,6 @@ describe("a standing grant taken by the proposal's statement", () => {
       await t.db.membership.updateMany({ where: membership, data: { roles: ["reviewer"] } });
     }
     expect((await email(a, agent)).state).toBe("allowed");
-  });
-
-  it("offers and approves no grant for a tool whose rules read budgets (its calls would never take one)", async () => {
-    const agent = await agentOf(budgeted, "budgeted");
-    const p = pendingOf(await refund(budgeted, agent, 3000));
-    const viewer = { tenantId: budgeted.id, userId: budgeted.users.reviewer.id, roles: budgeted.users.reviewer.roles };
-    expect((await loadActionDetail(t.db, viewer, p.actionId))?.grantDraft).toBeNull();
-    const refused = await refusal(decideAction(t.db, {
-      tenantId: budgeted.id, actionId: p.actionId, verdict: "approve", payloadHash: p.payloadHash, reviewer: budgeted.users.reviewer.member, grant: SMALL_REFUNDS,
-    }));
-    expect(refused).toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/budgets/) });
-    expect(await t.db.auditEvent.count({ where: { tenantId: budgeted.id, type: "decision.refused", status: "invalid_grant" } })).toBe(1);
   });
 
   it("a grant from a task's call covers that task's calls like it, not another task's", async () => {

@@ -79,11 +79,11 @@ export async function callGatewayTool(db: Db, call: GatewayCall): Promise<CallTo
       return gateResult(denialOutcome(tool, outcome.reason), at("denied", { ruleId: outcome.ruleId }));
     case "allowed": {
       const result = await executedResult(tool, call, { ...outcome.execution, id: outcome.execution.executionId, status: outcome.execution.state }, false, at);
-      if (outcome.grant) return { ...result, content: [...result.content, { type: "text", text: describeGrantUse(outcome.grant) }] };
-      if (!outcome.budgets?.length) return result;
-      // Said in words too, for a model that reads only the text: allowed under a budget, and what is left.
-      const left = outcome.budgets.map((line) => describeBudgetLine(line, tool.name)).join("; ");
-      return { ...result, content: [...result.content, { type: "text", text: `Allowed within the policy's budget: ${left}.` }] };
+      // Said in words too, for a model that reads only the text: the grant that allowed it and the
+      // budget it was allowed within (both, for a budgeted call a grant allowed), and what is left.
+      const left = outcome.budgets?.length ? outcome.budgets.map((line) => describeBudgetLine(line, tool.name)).join("; ") : null;
+      const words = [outcome.grant ? describeGrantUse(outcome.grant) : null, left === null ? null : `Allowed within the policy's budget: ${left}.`];
+      return { ...result, content: [...result.content, ...words.flatMap((text) => (text === null ? [] : [{ type: "text" as const, text }]))] };
     }
     case "pending":
       return awaitDecision(db, tool, call, { actionId: outcome.actionId, revision: outcome.revision, policyReason: outcome.reason }, at);

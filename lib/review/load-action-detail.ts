@@ -95,8 +95,7 @@ export async function loadActionDetail(db: Db, viewer: Viewer, actionId: string)
       // A vote of theirs that stopped counting leaves them free to decide again (cast-vote.ts).
       myVote: currentVotes.find((d) => d.reviewerId === viewer.userId && d.counts)?.verdict ?? null,
     }),
-    // A budgeted tool's calls take no grant (docs/DESIGN.md, "Standing grants").
-    grantDraft: action.status === "pending" && action.kind === "tool" && !current.policyDecision.budgets
+    grantDraft: action.status === "pending" && action.kind === "tool"
       ? draftGrantTerms({ args: current.args, agentCall: action.requesterApiKeyId !== null || action.taskId !== null, grantMaxSeconds: current.policyDecision.grantMaxSeconds })
       : null,
     grants: await listGrants(db, viewer.tenantId, { id: action.id, grantId: current.policyDecision.grant?.id ?? null }),

@@ -38,20 +38,27 @@ export type BudgetTotalQuery = {
   asOf?: string;
 };
 
+type TotalsInput = { tenantId: string; excludeActionId: string | null; totals: BudgetTotalQuery[]; replay?: boolean };
+
 /** The totals by query id, as exact decimal strings; `excludeActionId` (a revision's own action) is not counted. */
-export async function readBudgetTotals(
-  q: Queryable,
-  input: { tenantId: string; excludeActionId: string | null; totals: BudgetTotalQuery[]; replay?: boolean },
-): Promise<Map<string, string>> {
-  if (input.totals.length === 0) return new Map();
+export async function readBudgetTotals(q: Queryable, input: TotalsInput): Promise<Map<string, string>> {
+  return (await readBudgetTotalsAndGrantsVersion(q, input)).totals;
+}
+
+/**
+ * The totals, and the tenant's standing grants version as the same snapshot sees it (null: no
+ * totals read): the budget path sends back a call assessed under older grants before counting it.
+ */
+export async function readBudgetTotalsAndGrantsVersion(q: Queryable, input: TotalsInput): Promise<{ totals: Map<string, string>; grantsVersion: number | null }> {
+  if (input.totals.length === 0) return { totals: new Map(), grantsVersion: null };
   // A replay counts, before each recorded moment, every call that was not refused outright: what
   // was reserved then, as far as the record still says (a later rejection or expiry is not undone).
   const until = input.replay ? Prisma.sql`COALESCE(t."asOf", now())` : Prisma.sql`now()`;
   const counted = input.replay
     ? Prisma.sql`a.status <> 'denied' AND a."createdAt" < ${until}`
     : Prisma.sql`a.status::text = ANY(${[...SPENDING_STATUSES]}::text[])`;
-  const rows = await query<{ id: string; total: string }>(q, Prisma.sql`
-    SELECT t.id, (
+  const rows = await query<{ id: string; total: string; grantsVersion: number }>(q, Prisma.sql`
+    SELECT t.id, (SELECT tn."grantsVersion" FROM "Tenant" tn WHERE tn.id = ${input.tenantId}::uuid) AS "grantsVersion", (
       SELECT COALESCE(sum(CASE
         WHEN t.argument IS NULL THEN 1
         WHEN jsonb_typeof(r.args -> t.argument) = 'number' THEN trunc((r.args ->> t.argument)::numeric)
@@ -68,5 +75,5 @@ export async function readBudgetTotals(
     ) AS total
     FROM jsonb_to_recordset(${JSON.stringify(input.totals)}::jsonb)
       AS t(id text, "windowSeconds" int, tool text, argument text, "apiKeyId" uuid, "userId" uuid, "taskId" uuid, "asOf" timestamptz)`);
-  return new Map(rows.map((row) => [row.id, row.total]));
+  return { totals: new Map(rows.map((row) => [row.id, row.total])), grantsVersion: rows[0]?.grantsVersion ?? null };
 }
