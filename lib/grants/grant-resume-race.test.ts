@@ -21,6 +21,7 @@ const PARTNER: GrantTerms = {
 };
 
 const admin = (tenant: TestTenant) => ({ type: "user" as const, id: tenant.users.admin.id, label: tenant.users.admin.email });
+const pause = (tenant: TestTenant) => setAgentsPause(t.db, { tenantId: tenant.id, paused: true, reason: "incident", actor: admin(tenant) });
 const resume = (tenant: TestTenant) => setAgentsPause(t.db, { tenantId: tenant.id, paused: false, actor: admin(tenant) });
 
 /** A task's call waiting for review (an email outside the tenant's domains), with its task. */
@@ -69,5 +70,57 @@ describe("a grant vote on a task's action and a resume of the stop button at onc
     expect(await t.db.grant.findMany({ where: { sourceActionId: call.actionId } })).toMatchObject([{ status: "active", taskId: call.taskId }]);
     // Woken twice: by the resume and by the decision.
     expect(await wakeSeqOf(call.taskId)).toBe(before + 2);
+  });
+
+  it("a grant vote behind a resume that waits for the task: the vote waits for the resume, then finds the agents running and makes the grant", async () => {
+    const tenant = await createTestTenant(t.db);
+    const call = await pendingTaskCall(tenant);
+    await pause(tenant);
+    const { resuming, voting } = await whileHolding(t.url, [[`SELECT 1 FROM "Task" WHERE id = $1 FOR NO KEY UPDATE`, [call.taskId]]], async (waiters) => {
+      const resuming = settled(resume(tenant));
+      await waiters(1); // the resume holds the tenant's row and waits to wake the task
+      const voting = settled(grantVote(tenant, call));
+      await waiters(2);
+      return { resuming, voting };
+    });
+    const [resumed, voted] = [await resuming, await voting];
+    expect([failureOf(resumed), failureOf(voted)]).toEqual([null, null]);
+    // Recorded after the resume, the vote was judged after it: never "stopped" on a stale read.
+    expect(voted).toMatchObject({ value: { status: "approved", grant: { id: expect.any(String) } } });
+  });
+
+  it("40 rounds of a grant vote racing a pause and its resume: neither fails; the grant follows the button at the vote's moment; the task is woken", async () => {
+    const tenant = await createTestTenant(t.db);
+    const eventId = async (type: string, actionId?: string) => (await t.db.auditEvent.findFirstOrThrow({
+      where: { tenantId: tenant.id, type, ...(actionId ? { actionId } : {}) }, orderBy: { id: "desc" },
+    })).id;
+    const seen = { before: 0, during: 0, after: 0 };
+    for (let round = 0; round < 40; round++) {
+      const call = await pendingTaskCall(tenant);
+      const before = await wakeSeqOf(call.taskId);
+      // The vote starts a little later each round, so it meets the pause, the resume, or neither.
+      const [voted, button] = await Promise.all([
+        settled(new Promise((ok) => setTimeout(ok, (round % 8) * 4)).then(() => grantVote(tenant, call))),
+        settled(pause(tenant).then(() => resume(tenant))),
+      ]);
+      expect([failureOf(voted), failureOf(button)]).toEqual([null, null]);
+      expect(voted).toMatchObject({ value: { status: "approved" } });
+      // The audit log's order is the order the tenant's row was held in.
+      const [decided, paused, resumed] = [await eventId("decision.recorded", call.actionId), await eventId("tenant.agents_paused"), await eventId("tenant.agents_resumed")];
+      const grant = await t.db.grant.findFirst({ where: { sourceActionId: call.actionId } });
+      if (decided < paused) {
+        seen.before++;
+        expect(grant).toMatchObject({ status: "revoked" }); // made while running, ended by the pause
+      } else if (decided < resumed) {
+        seen.during++;
+        expect(grant).toBeNull(); // the agents were stopped: the action is approved alone
+      } else {
+        seen.after++;
+        expect(grant).toMatchObject({ status: "active", taskId: call.taskId });
+      }
+      expect(await wakeSeqOf(call.taskId)).toBe(before + 2);
+    }
+    expect(seen.before + seen.during + seen.after).toBe(40);
+    console.info("grant vote against pause and resume, where the vote fell:", seen);
   });
 });
