@@ -118,6 +118,9 @@ export async function castVote(tx: SqlClient, input: CastVoteInput): Promise<Cas
   const hasSig = Prisma.sql`${signed !== null}::boolean`;
   const grant = input.verdict === "approve" ? input.grant : null;
   const grantHash = grant?.hash ?? null;
+  // A grant vote locks the tenant's row before the task it wakes, as a resume does; one statement
+  // orders its CTEs as PostgreSQL likes, so the tenant is locked first in a statement of its own.
+  if (grant) await query(tx, Prisma.sql`SELECT id FROM "Tenant" WHERE id = ${input.tenantId}::uuid FOR NO KEY UPDATE`);
   const [row] = await query<Row>(tx, Prisma.sql`
     WITH signer AS (
       SELECT c.id AS "challengeId", c."userId" AS "challengeUser", c."sessionId" AS "challengeSession", c."usedAt" IS NOT NULL AS used,
@@ -249,8 +252,8 @@ function grantMadeSql(input: CastVoteInput): Prisma.Sql {
   const grant = input.verdict === "approve" ? input.grant : null;
   if (!grant) return Prisma.sql`grant_made AS (SELECT NULL::uuid AS id, NULL::timestamptz AS "expiresAt", NULL::text[] AS "approvedBy" WHERE false), grant_bump AS (SELECT 1)`;
   const t = grant.terms;
-  // No grant while the stop button holds the tenant's agents: its row is locked here, so a vote
-  // under way when the button is pressed waits for it, then finds the agents paused.
+  // No grant while the stop button holds the tenant's agents: judged on its row, locked (castVote
+  // took it first), so a vote under way when the button is pressed waits for it and sees it.
   return Prisma.sql`grant_tenant AS (
       SELECT t.id FROM "Tenant" t WHERE t.id = ${input.tenantId}::uuid AND t."agentsPausedAt" IS NULL FOR NO KEY UPDATE
     ),
