@@ -220,7 +220,7 @@ export const ENVIRONMENT = {
   COUNTERSIGN_TEST_PG_APP: declare("Tests", opt(z.string()), "Set by Vitest's global set-up: that cluster as the app role, which test files connect as.", { secret: true }),
   E2E_PORT: declare("Tests", opt(int(1, 65_535)), "The port of Playwright's console.", { shownDefault: "3917" }),
   E2E_RUNTIME_FILE: declare("Tests", opt(z.string()), "Where Playwright's server says how to reach its database.", { shownDefault: "`e2e/.runtime.json`" }),
-  CHROMIUM_PATH: declare("Tests", opt(z.string()), "The Chromium Playwright drives.", { shownDefault: "`/usr/bin/chromium`" }),
+  CHROMIUM_PATH: declare("Tests", opt(z.string()), "The Chromium Playwright drives.", { shownDefault: "`/usr/bin/chromium-headless-shell`, else `/usr/bin/chromium`" }),
   SANDBOX_TESTS: declare("Tests", opt(z.enum(["skip-docker"])), "`skip-docker`: the sandbox tests do not require Docker here (by default they fail when it is missing)."),
 } as const;
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs and starts what Countersign needs from the machine, where it can: Debian's Chromium
-# (browser tests), Docker and the sandbox image, gVisor (runsc, registered as a Docker runtime),
+# headless shell (browser tests), Docker and the sandbox image, gVisor (runsc, registered as a Docker runtime),
 # bubblewrap (the fallback sandbox) on the image's rootfs. Idempotent; without root it only
 # reports what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=(chromium bubblewrap debootstrap docker.io runsc)
+want=(chromium-headless-shell bubblewrap debootstrap docker.io runsc)
 [ "${COUNTERSIGN_SKIP_BROWSER:-}" = "1" ] && want=(bubblewrap debootstrap docker.io runsc)
 missing=()
 for pkg in "${want[@]}"; do
