@@ -13,6 +13,9 @@ export default defineConfig({
     maxWorkers: 2,
     // The tests' upstream MCP servers and webhook receivers listen on loopback, which the console
     // refuses unless the operator allows it (upstream-destination.ts, destination-guard.ts).
-    env: { MCP_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_PRIVATE_HOSTS: "127.0.0.1" },
+    // One compute thread per test file (compute-pool.test.ts tests several): each thread loads every
+    // task module (policy, pre-scan parser, validators) as it starts, a few CPU-seconds per file
+    // that a 2-core CI spends over again for every one of ~100 files that proposes an action.
+    env: { MCP_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_PRIVATE_HOSTS: "127.0.0.1", COUNTERSIGN_COMPUTE_THREADS: "1" },
   },
 });

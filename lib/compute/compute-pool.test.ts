@@ -7,6 +7,10 @@ import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import { urgently } from "@/lib/scheduling/urgency";
 import type * as TestTasks from "@/tests/compute-test-tasks";
 
+// The other test files run on one compute thread (vitest.config.ts); this one tests the pool as the
+// console runs it on two cores: several threads, each busy, with work queued behind them.
+process.env.COUNTERSIGN_COMPUTE_THREADS = "2";
+
 const sleepTask = computeTask<typeof TestTasks, "sleep">("tests/compute-test-tasks.ts", "sleep");
 
 const payload = (args: RevisionPayload["args"]): RevisionPayload => ({
