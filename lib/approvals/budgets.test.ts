@@ -10,6 +10,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionFacts } from "@/components/actions/action-facts";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
+import { createDb, type Db } from "@/lib/db/client";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -91,6 +92,28 @@ describe("a budget judged with the proposal's write", () => {
     expect(decided("deny")).toHaveLength(40);
     expect(count(outcomes, "denied")).toBe(40);
     for (const o of outcomes.filter((x) => x.state === "denied")) expect(o).toMatchObject({ ruleId: "refund-over-budget" });
+  });
+
+  it("the race from four clients of the database, as from four processes: still exactly 10 allowed", async () => {
+    // Each client judges its own batches from what it last saw: only the proposal statement, which
+    // checks the totals under the budget's lock, keeps the clients from spending the same share.
+    const clients: Db[] = [t.db, ...[1, 2, 3].map(() => createDb(t.url, { max: 4 }))];
+    try {
+      const agent = await agentOf(deny, "racer-four-clients");
+      const proposeOn = (db: Db) =>
+        proposeAction(db, { tenantId: deny.id, requester: agent, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 10_000, reason: "Duplicate charge" } });
+      // A first call on each client, so that each remembers totals the others will move.
+      for (const db of clients) expect((await proposeOn(db)).state).toBe("allowed");
+      const settled = await Promise.allSettled(Array.from({ length: 46 }, (_, i) => proposeOn(clients[i % clients.length])));
+      for (const s of settled) if (s.status === "rejected") expect(String(s.reason)).toMatch(/state this approval rested on changed/);
+      const first = await t.db.actionRevision.findMany({ where: { tenantId: deny.id, revision: 1, action: { requesterApiKeyId: agent.type === "api_key" ? agent.apiKeyId : "" } } });
+      expect(first).toHaveLength(50);
+      const decided = (effect: string) => first.filter((r) => (r.policyDecision as { effect: string }).effect === effect);
+      expect(decided("allow")).toHaveLength(10);
+      expect(decided("deny")).toHaveLength(40);
+    } finally {
+      await Promise.all(clients.slice(1).map((db) => db.$disconnect()));
+    }
   });
 
   it("a pending call holds its share of the budget until it is rejected; the answer says what is left", async () => {
