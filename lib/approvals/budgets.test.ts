@@ -11,6 +11,7 @@ import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionFacts } from "@/components/actions/action-facts";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
 import { createDb, type Db } from "@/lib/db/client";
+import pg from "pg";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -113,6 +114,39 @@ describe("a budget judged with the proposal's write", () => {
       expect(decided("deny")).toHaveLength(40);
     } finally {
       await Promise.all(clients.slice(1).map((db) => db.$disconnect()));
+    }
+  });
+
+  it("a spend committed while the proposal statement waits for the budget's lock is counted by that statement", async () => {
+    // The statement's snapshot predates the lock it waits for: the totals must be read after it (budget_totals is VOLATILE).
+    const agent = await agentOf(deny, "lock-waiter");
+    if (agent.type !== "api_key") throw new Error("expected a key");
+    const [x, y] = [createDb(t.url, { max: 2 }), createDb(t.url, { max: 2 })];
+    const owner = new pg.Client({ connectionString: t.ownerUrl });
+    await owner.connect();
+    try {
+      const proposeOn = (db: Db, amountMinor: number) =>
+        proposeAction(db, { tenantId: deny.id, requester: agent, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: amountMinor, reason: "Duplicate charge" } });
+      expect((await proposeOn(x, 10_000)).state).toBe("allowed"); // x remembers 100.00 spent
+      const held = await proposeOn(y, 60_000); // a reserved 600.00 that x does not know of
+      expect(held.state).toBe("pending");
+      await t.ownerDb.$executeRaw`UPDATE "Action" SET status = 'rejected' WHERE id = ${held.actionId}::uuid`;
+      // Another holder of the budget's lock reserves the 600.00 again, and commits only once x's statement waits for the lock.
+      await owner.query("BEGIN");
+      await owner.query("SELECT pg_advisory_xact_lock(hashtextextended('countersign.budget:' || $1, 0))", [`${deny.id}:refund_invoice:key:${agent.apiKeyId}`]);
+      await owner.query(`UPDATE "Action" SET status = 'pending' WHERE id = $1`, [held.actionId]);
+      const waiting = proposeOn(x, 50_000);
+      for (let i = 0; i < 200; i++) {
+        const [waiters] = await t.ownerDb.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+        if (Number(waiters.n) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await owner.query("COMMIT");
+      // 100.00 spent + 600.00 reserved + 500.00 is over 1,000.00.
+      expect(await waiting).toMatchObject({ state: "denied", ruleId: "refund-over-budget", budgets: [expect.objectContaining({ usedBefore: 70_000 })] });
+    } finally {
+      await owner.end();
+      await Promise.all([x.$disconnect(), y.$disconnect()]);
     }
   });
 
