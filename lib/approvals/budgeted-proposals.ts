@@ -205,7 +205,7 @@ const MAX_ATTEMPTS = 8;
 async function writeBudgetedBatch(db: Db, items: BudgetedProposal[], known: KnownTotals): Promise<BudgetedWritten[]> {
   const read = readOf(items);
   const first = knownFor(known, items, read) ?? await readBudgetTotalsAndGrantsVersions(db, { exclude: read.exclude, totals: read.totals });
-  const batch: Batch = { items, read, judgedFrom: first.totals, grantsVersions: first.grantsVersions, known, out: [], writtenAdds: new Map(), spentGrants: new Set(), holdAcrossRounds: false };
+  const batch: Batch = { items, read, judgedFrom: first.totals, grantsVersions: first.grantsVersions, out: [], writtenAdds: new Map(), spentGrants: new Set(), holdAcrossRounds: false };
   let waiting = items.map((_, i) => i);
   for (let attempt = 0; waiting.length > 0; attempt++) {
     if (attempt >= MAX_ATTEMPTS) throw new Error(`The budgets of ${items.length} proposals kept moving: nothing more was written.`);
@@ -230,7 +230,6 @@ type Batch = {
   grantsVersions: Map<string, number>;
   /** Each call as written, and the grant its judgement looked for (if spent, the process stops trying it). */
   out: Array<{ written: ProposalWritten; judged: Judgement; triedGrantId: string | null }>;
-  known: KnownTotals;
   /** What the batch's written, counted calls add to judgedFrom. */
   writtenAdds: Map<string, bigint>;
   spentGrants: Set<string>;
@@ -280,8 +279,6 @@ async function writeRounds(q: Queryable, batch: Batch, waiting: number[], held: 
     batch.holdAcrossRounds = true;
     return waiting;
   }
-  // The next batch is judged while this one is written, from the totals this one will leave.
-  for (const [id, total] of running) batch.known.totals.set(id, String(total));
   for (let r = 0; r < rounds.length; r++) {
     const round = rounds[r].map((e) => (e.granted && batch.spentGrants.has(e.granted.grant.id) ? { ...e, granted: null } : e));
     const rows = round.map(({ i, granted }) => (granted ? items[i].rowFor(granted.judged, granted.grant) : items[i].rowFor(judged.get(i)!.judged, null)));
@@ -307,9 +304,8 @@ async function writeRounds(q: Queryable, batch: Batch, waiting: number[], held: 
 
 /**
  * The totals and grants versions as this process's last batch left them (what its statement found,
- * plus what it wrote) or will leave them (while it is written): the next batch is judged from them
- * without reading them first. Only a hint — the statement checks them under the locks, and a total
- * another batch or process moved costs a second try.
+ * plus what it wrote): the next batch is judged from them without reading them first. Only a hint —
+ * the statement checks them under the locks, and a total another process moved costs a second try.
  */
 type KnownTotals = { totals: Map<string, string>; grantsVersions: Map<string, number> };
 
@@ -343,8 +339,11 @@ const batchers = new WeakMap<Db, WriteBatcher<BudgetedProposal, BudgetedWritten>
 export function writeBudgetedProposal(db: Db, item: BudgetedProposal): Promise<BudgetedWritten> {
   let batcher = batchers.get(db);
   if (!batcher) {
+    // One batch at a time, each judged from the totals the last one left. Two in flight, each judged
+    // from what the other would leave, raced for the lock: a statement that took it out of turn
+    // found the totals moved, and so did the next batch judged from its guess (measured: most did).
     const known: KnownTotals = { totals: new Map(), grantsVersions: new Map() };
-    batcher = createWriteBatcher((items: BudgetedProposal[]) => writeBudgetedBatch(db, items, known), { maxInFlight: 2, maxRows: 64 });
+    batcher = createWriteBatcher((items: BudgetedProposal[]) => writeBudgetedBatch(db, items, known), { maxInFlight: 1, maxRows: 64 });
     batchers.set(db, batcher);
   }
   return batcher.write(item);
