@@ -192,7 +192,8 @@ const OPTIMISTIC_ATTEMPTS = 2;
 const MAX_ATTEMPTS = 8;
 
 /**
- * Judges and writes budgeted proposals. The totals are read (no lock), each proposal judged in turn
+ * Judges and writes budgeted proposals. The totals are those the process's last batch left, else
+ * read (no lock); each proposal is judged in turn
  * with the totals so far — a counted one adds to them for the next — and the proposal statement
  * (writeBudgetedProposals) takes the budgets' locks, reads the totals again and writes only if they
  * are the ones the batch was judged from: the guarantee is held by that one statement, and its locks
@@ -207,19 +208,38 @@ async function writeBudgetedBatch(db: Db, items: BudgetedProposal[], known: Know
   const first = knownFor(known, items, read) ?? await readBudgetTotalsAndGrantsVersions(db, { exclude: read.exclude, totals: read.totals });
   const batch: Batch = { items, read, judgedFrom: first.totals, grantsVersions: first.grantsVersions, out: [], writtenAdds: new Map(), spentGrants: new Set(), holdAcrossRounds: false };
   let waiting = items.map((_, i) => i);
-  for (let attempt = 0; waiting.length > 0; attempt++) {
-    if (attempt >= MAX_ATTEMPTS) throw new Error(`The budgets of ${items.length} proposals kept moving: nothing more was written.`);
-    waiting = attempt < OPTIMISTIC_ATTEMPTS && !batch.holdAcrossRounds
-      ? await writeRounds(db, batch, waiting, false)
-      : await sqlTransaction(db, async (tx) => {
-        batch.judgedFrom = await readLockedBudgetTotals(tx, read);
-        return writeRounds(tx, batch, waiting, true);
-      });
+  try {
+    for (let attempt = 0; waiting.length > 0; attempt++) {
+      if (attempt >= MAX_ATTEMPTS) throw new Error(`The budgets of ${items.length} proposals kept moving: nothing more was written.`);
+      waiting = attempt < OPTIMISTIC_ATTEMPTS && !batch.holdAcrossRounds
+        ? await writeRounds(db, batch, waiting, false)
+        : await inTransaction(db, batch, async (tx) => {
+          batch.judgedFrom = await readLockedBudgetTotals(tx, read);
+          return writeRounds(tx, batch, waiting, true);
+        });
+    }
+  } catch (error) {
+    // Nothing committed yet: the batcher sends each proposal again alone. Once a statement has
+    // committed some, sending those again would not write them twice but would misreport them:
+    // the rest go back to be assessed again (stale_assessment), as new proposals.
+    if (!batch.out.some((w) => w?.written.written)) throw error;
+    items.forEach((item, i) => (batch.out[i] ??= { written: { written: false, refusal: "stale_assessment" }, judged: item.judged, triedGrantId: null }));
   }
   remember(known, batch);
   return batch.out.map((w) => ({
     written: w.written, judged: w.judged, spentGrantId: w.triedGrantId !== null && batch.spentGrants.has(w.triedGrantId) ? w.triedGrantId : null,
   }));
+}
+
+/** A transaction of the batch's: what it wrote is forgotten if it rolls back. */
+async function inTransaction(db: Db, batch: Batch, fn: (tx: Queryable) => Promise<number[]>): Promise<number[]> {
+  const before = { out: batch.out.slice(), writtenAdds: new Map(batch.writtenAdds) };
+  try {
+    return await sqlTransaction(db, fn);
+  } catch (error) {
+    Object.assign(batch, before);
+    throw error;
+  }
 }
 
 type Batch = {
