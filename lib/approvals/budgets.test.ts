@@ -10,6 +10,8 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { loadActionDetail } from "@/lib/review/load-action-detail";
 import { ActionFacts } from "@/components/actions/action-facts";
 import { callGatewayTool } from "@/lib/mcp/call-gateway-tool";
+import { createDb, type Db } from "@/lib/db/client";
+import pg from "pg";
 import { DEFAULT_POLICY } from "@/lib/policy/default-policy";
 import type { Policy } from "@/lib/policy/policy-document";
 import { submissionBody } from "@/lib/api/submission-response";
@@ -91,6 +93,61 @@ describe("a budget judged with the proposal's write", () => {
     expect(decided("deny")).toHaveLength(40);
     expect(count(outcomes, "denied")).toBe(40);
     for (const o of outcomes.filter((x) => x.state === "denied")) expect(o).toMatchObject({ ruleId: "refund-over-budget" });
+  });
+
+  it("the race from four clients of the database, as from four processes: still exactly 10 allowed", async () => {
+    // Each client judges its own batches from what it last saw: only the proposal statement, which
+    // checks the totals under the budget's lock, keeps the clients from spending the same share.
+    const clients: Db[] = [t.db, ...[1, 2, 3].map(() => createDb(t.url, { max: 4 }))];
+    try {
+      const agent = await agentOf(deny, "racer-four-clients");
+      const proposeOn = (db: Db) =>
+        proposeAction(db, { tenantId: deny.id, requester: agent, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: 10_000, reason: "Duplicate charge" } });
+      // A first call on each client, so that each remembers totals the others will move.
+      for (const db of clients) expect((await proposeOn(db)).state).toBe("allowed");
+      const settled = await Promise.allSettled(Array.from({ length: 46 }, (_, i) => proposeOn(clients[i % clients.length])));
+      for (const s of settled) if (s.status === "rejected") expect(String(s.reason)).toMatch(/state this approval rested on changed/);
+      const first = await t.db.actionRevision.findMany({ where: { tenantId: deny.id, revision: 1, action: { requesterApiKeyId: agent.type === "api_key" ? agent.apiKeyId : "" } } });
+      expect(first).toHaveLength(50);
+      const decided = (effect: string) => first.filter((r) => (r.policyDecision as { effect: string }).effect === effect);
+      expect(decided("allow")).toHaveLength(10);
+      expect(decided("deny")).toHaveLength(40);
+    } finally {
+      await Promise.all(clients.slice(1).map((db) => db.$disconnect()));
+    }
+  });
+
+  it("a spend committed while the proposal statement waits for the budget's lock is counted by that statement", async () => {
+    // The statement's snapshot predates the lock it waits for: the totals must be read after it (budget_totals is VOLATILE).
+    const agent = await agentOf(deny, "lock-waiter");
+    if (agent.type !== "api_key") throw new Error("expected a key");
+    const [x, y] = [createDb(t.url, { max: 2 }), createDb(t.url, { max: 2 })];
+    const owner = new pg.Client({ connectionString: t.ownerUrl });
+    await owner.connect();
+    try {
+      const proposeOn = (db: Db, amountMinor: number) =>
+        proposeAction(db, { tenantId: deny.id, requester: agent, tool: "refund_invoice", args: { invoice_number: "INV-1044", amount_minor: amountMinor, reason: "Duplicate charge" } });
+      expect((await proposeOn(x, 10_000)).state).toBe("allowed"); // x remembers 100.00 spent
+      const held = await proposeOn(y, 60_000); // a reserved 600.00 that x does not know of
+      expect(held.state).toBe("pending");
+      await t.ownerDb.$executeRaw`UPDATE "Action" SET status = 'rejected' WHERE id = ${held.actionId}::uuid`;
+      // Another holder of the budget's lock reserves the 600.00 again, and commits only once x's statement waits for the lock.
+      await owner.query("BEGIN");
+      await owner.query("SELECT pg_advisory_xact_lock(hashtextextended('countersign.budget:' || $1, 0))", [`${deny.id}:refund_invoice:key:${agent.apiKeyId}`]);
+      await owner.query(`UPDATE "Action" SET status = 'pending' WHERE id = $1`, [held.actionId]);
+      const waiting = proposeOn(x, 50_000);
+      for (let i = 0; i < 200; i++) {
+        const [waiters] = await t.ownerDb.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+        if (Number(waiters.n) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await owner.query("COMMIT");
+      // 100.00 spent + 600.00 reserved + 500.00 is over 1,000.00.
+      expect(await waiting).toMatchObject({ state: "denied", ruleId: "refund-over-budget", budgets: [expect.objectContaining({ usedBefore: 70_000 })] });
+    } finally {
+      await owner.end();
+      await Promise.all([x.$disconnect(), y.$disconnect()]);
+    }
   });
 
   it("a pending call holds its share of the budget until it is rejected; the answer says what is left", async () => {

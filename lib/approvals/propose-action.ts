@@ -19,7 +19,7 @@ import { assessPayload, type Assessment } from "@/lib/approvals/assess-payload";
 import { requesterAuditActor, type Requester } from "@/lib/approvals/actors";
 import { executeAction, ProposalNotWritten, type ExecutionOutcome } from "@/lib/approvals/execute-action";
 import { writeProposals, type GrantLeft, type ProposalGrant, type ProposalRow, type ProposalWritten } from "@/lib/db/statements/actions/write-proposals";
-import { grantedJudgement, grantsInReach, standingGrantFor, forgetSpentGrant } from "@/lib/grants/standing-grant-for";
+import { grantedJudgement, standingGrantFor, forgetSpentGrant } from "@/lib/grants/standing-grant-for";
 import type { LockedAction } from "@/lib/db/statements/actions/lock-action";
 import { ALLOWED_EXECUTION_WINDOW_SECONDS } from "@/lib/approvals/create-next-revision";
 import { submitRequestHash } from "@/lib/approvals/submit-request-hash";
@@ -225,8 +225,8 @@ async function writeBudgeted(p: Proposal, terms: ReturnType<typeof policyBudgetT
   const call = { tool: tool.name, args, policyVersion: policy.version, requester: input.requester, taskId: input.taskId ?? null };
   const { written, judged, spentGrantId } = await writeBudgetedProposal(db, {
     party: { tenantId: tenant.id, apiKeyId: input.requester.type === "api_key" ? input.requester.apiKeyId : null, userId: p.requesterUserId, taskId: input.taskId ?? null },
-    tool: tool.name, args, policy: policy.policy, terms, judged: assessment, judgeInput: assessment.judgeInput,
-    grantIds: grantsInReach(p.grants, call), grantsVersion: p.grants.version,
+    actionId: p.actionId, tool: tool.name, args, policy: policy.policy, terms, judged: assessment, judgeInput: assessment.judgeInput,
+    grantsVersion: p.grants.version,
     grantFor: (judgement) => {
       const grant = standingGrantFor(p.grants, { ...call, decision: judgement.decision });
       return grant ? { grant, judged: grantedJudgement(judgement, grant) } : null;

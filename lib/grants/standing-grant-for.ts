@@ -32,20 +32,6 @@ export function standingGrantFor(
   return null;
 }
 
-/**
- * The grants in force any call of this tool, scope and policy version might take, whichever rule
- * sends it to review: the budget path locks them before it judges (budgeted-proposals.ts).
- */
-export function grantsInReach(
-  grants: TenantGrants,
-  call: { tool: string; policyVersion: number; requester: Requester; taskId: string | null },
-): string[] {
-  const apiKeyId = call.requester.type === "api_key" ? call.requester.apiKeyId : null;
-  return grants.active
-    .filter((g) => g.tool === call.tool && g.policyVersion === call.policyVersion && (g.apiKeyId !== null ? g.apiKeyId === apiKeyId : g.taskId === call.taskId))
-    .map((g) => g.id);
-}
-
 /** A grant its statement found spent (or revoked, or expired): not tried again by this process until the grants are read again. */
 export function forgetSpentGrant(grants: TenantGrants, grantId: string): void {
   const at = grants.active.findIndex((g) => g.id === grantId);

@@ -6,20 +6,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
  * `unknown`) and what is reserved (`approved`, `pending`). Refused, rejected, expired, cancelled,
  * invalidated and failed actions release what they held.
  */
-const SPENDING_STATUSES = ["pending", "approved", "executing", "succeeded", "unknown"] as const;
-
-/**
- * Takes the budgets' locks (transaction-scoped advisory locks, one per key, in key order so two
- * transactions never wait for each other). Its own statement: the totals must be read by a later
- * one, whose snapshot sees every spend committed before the lock was granted.
- */
-export async function lockBudgets(q: Queryable, lockKeys: readonly string[]): Promise<void> {
-  const keys = [...new Set(lockKeys)].sort();
-  if (keys.length === 0) return;
-  await query(q, Prisma.sql`
-    SELECT count(pg_advisory_xact_lock(hashtextextended('countersign.budget:' || k, 0)))
-    FROM (SELECT k FROM unnest(${keys}::text[]) AS k ORDER BY k) keys`);
-}
+export const SPENDING_STATUSES = ["pending", "approved", "executing", "succeeded", "unknown"] as const;
 
 /**
  * One running total to read: `argument` null counts the tool's actions, otherwise sums that
@@ -28,6 +15,7 @@ export async function lockBudgets(q: Queryable, lockKeys: readonly string[]): Pr
  */
 export type BudgetTotalQuery = {
   id: string;
+  tenantId: string;
   windowSeconds: number;
   tool: string;
   argument: string | null;
@@ -38,42 +26,56 @@ export type BudgetTotalQuery = {
   asOf?: string;
 };
 
-type TotalsInput = { tenantId: string; excludeActionId: string | null; totals: BudgetTotalQuery[]; replay?: boolean };
+/**
+ * What a `budget_totals` call reads (prisma/migrations/…_budget_totals_function): the locks it takes
+ * first (none: a read that judges nothing), the actions it does not count, and the totals.
+ */
+export type BudgetRead = { lockKeys: readonly string[]; exclude: readonly string[]; totals: BudgetTotalQuery[]; replay?: boolean };
 
-/** The totals by query id, as exact decimal strings; `excludeActionId` (a revision's own action) is not counted. */
-export async function readBudgetTotals(q: Queryable, input: TotalsInput): Promise<Map<string, string>> {
-  return (await readBudgetTotalsAndGrantsVersion(q, input)).totals;
+/**
+ * The function call, as an SQL fragment: the one place the budgets' locks are taken and their
+ * totals summed. The function is VOLATILE, so its totals see every spend committed before its locks
+ * were granted, even inside a statement that began before them (write-proposals.ts relies on it).
+ */
+export function budgetTotalsSql(read: BudgetRead): Prisma.Sql {
+  return Prisma.sql`budget_totals(${[...read.lockKeys]}::text[], ${[...SPENDING_STATUSES]}::text[], ${[...read.exclude]}::uuid[],
+    ${read.replay === true}::boolean, ${JSON.stringify(read.totals)}::jsonb)`;
 }
 
 /**
- * The totals, and the tenant's standing grants version as the same snapshot sees it (null: no
- * totals read): the budget path sends back a call assessed under older grants before counting it.
+ * Takes the budgets' locks (transaction-scoped: held to the commit) and reads the totals in one
+ * statement, for a revision written later in the same transaction.
  */
-export async function readBudgetTotalsAndGrantsVersion(q: Queryable, input: TotalsInput): Promise<{ totals: Map<string, string>; grantsVersion: number | null }> {
-  if (input.totals.length === 0) return { totals: new Map(), grantsVersion: null };
-  // A replay counts, before each recorded moment, every call that was not refused outright: what
-  // was reserved then, as far as the record still says (a later rejection or expiry is not undone).
-  const until = input.replay ? Prisma.sql`COALESCE(t."asOf", now())` : Prisma.sql`now()`;
-  const counted = input.replay
-    ? Prisma.sql`a.status <> 'denied' AND a."createdAt" < ${until}`
-    : Prisma.sql`a.status::text = ANY(${[...SPENDING_STATUSES]}::text[])`;
-  const rows = await query<{ id: string; total: string; grantsVersion: number }>(q, Prisma.sql`
-    SELECT t.id, (SELECT tn."grantsVersion" FROM "Tenant" tn WHERE tn.id = ${input.tenantId}::uuid) AS "grantsVersion", (
-      SELECT COALESCE(sum(CASE
-        WHEN t.argument IS NULL THEN 1
-        WHEN jsonb_typeof(r.args -> t.argument) = 'number' THEN trunc((r.args ->> t.argument)::numeric)
-        ELSE 0 END), 0)::text
-      FROM "Action" a
-      JOIN "ActionRevision" r ON r."actionId" = a.id AND r.revision = a."currentRevision"
-      WHERE a."tenantId" = ${input.tenantId}::uuid AND a.tool = t.tool
-        AND a."createdAt" > ${until} - make_interval(secs => t."windowSeconds")
-        AND ${counted}
-        AND a.id IS DISTINCT FROM ${input.excludeActionId}::uuid
-        AND (t."apiKeyId" IS NULL OR a."requesterApiKeyId" = t."apiKeyId")
-        AND (t."userId" IS NULL OR (a."requesterUserId" = t."userId" AND a."requesterApiKeyId" IS NULL))
-        AND (t."taskId" IS NULL OR a."taskId" = t."taskId")
-    ) AS total
-    FROM jsonb_to_recordset(${JSON.stringify(input.totals)}::jsonb)
-      AS t(id text, "windowSeconds" int, tool text, argument text, "apiKeyId" uuid, "userId" uuid, "taskId" uuid, "asOf" timestamptz)`);
-  return { totals: new Map(rows.map((row) => [row.id, row.total])), grantsVersion: rows[0]?.grantsVersion ?? null };
+export async function readLockedBudgetTotals(q: Queryable, read: BudgetRead): Promise<Map<string, string>> {
+  if (read.totals.length === 0 && read.lockKeys.length === 0) return new Map();
+  const rows = await query<{ id: string; total: string }>(q, Prisma.sql`SELECT b.id, b.total::text AS total FROM ${budgetTotalsSql(read)} b`);
+  return new Map(rows.map((row) => [row.id, row.total]));
+}
+
+/** The totals by query id, as exact decimal strings, taking no lock. */
+export async function readBudgetTotals(q: Queryable, read: Omit<BudgetRead, "lockKeys">): Promise<Map<string, string>> {
+  return (await readBudgetTotalsAndGrantsVersions(q, read)).totals;
+}
+
+/**
+ * The totals, taking no lock, and each tenant's standing grants version as the same statement sees
+ * it: the budget path sends back a call assessed under older grants before counting it.
+ */
+export async function readBudgetTotalsAndGrantsVersions(
+  q: Queryable,
+  read: Omit<BudgetRead, "lockKeys">,
+): Promise<{ totals: Map<string, string>; grantsVersions: Map<string, number> }> {
+  if (read.totals.length === 0) return { totals: new Map(), grantsVersions: new Map() };
+  const tenantIds = [...new Set(read.totals.map((t) => t.tenantId))];
+  const rows = await query<{ id: string; total: string | null; grantsVersion: number | null }>(q, Prisma.sql`
+    SELECT b.id, b.total::text AS total, NULL::int AS "grantsVersion" FROM ${budgetTotalsSql({ ...read, lockKeys: [] })} b
+    UNION ALL
+    SELECT tn.id::text, NULL, tn."grantsVersion" FROM "Tenant" tn WHERE tn.id = ANY(${tenantIds}::uuid[])`);
+  const totals = new Map<string, string>();
+  const grantsVersions = new Map<string, number>();
+  for (const row of rows) {
+    if (row.grantsVersion !== null) grantsVersions.set(row.id, row.grantsVersion);
+    else totals.set(row.id, row.total ?? "0");
+  }
+  return { totals, grantsVersions };
 }

@@ -8,6 +8,7 @@ import { apiKeyIsLiveSql } from "@/lib/db/statements/api-keys/api-key-rules";
 import { agentsPausedSql } from "@/lib/db/statements/tenant/agent-pause-rules";
 import { assessedCurrentSql } from "@/lib/db/statements/actions/assessment-rules";
 import { grantApprovalsCountSql } from "@/lib/db/statements/actions/approval-rules";
+import { budgetTotalsSql, type BudgetRead } from "@/lib/db/statements/actions/budget-totals";
 
 /** Everything one proposal writes: its audit event, the action, its first revision and the TOCTOU snapshot. */
 export type ProposalRow = {
@@ -126,7 +127,43 @@ export type ProposalWritten =
  * revision and snapshot are written only with the action. The expiry comes from the database clock.
  */
 export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise<ProposalWritten[]> {
-  const written = await query<WrittenRow>(q, Prisma.sql`
+  const written = await query<WrittenRow>(q, proposalStatement(rows, null));
+  const byId = new Map(written.map((row) => [row.id, row]));
+  return rows.map((row) => writtenOf(row, byId.get(row.actionId)));
+}
+
+/** The budgets a statement of budgeted proposals holds: what it reads, and the totals its rows were judged from. */
+export type BudgetHold = { read: BudgetRead; judgedFrom: ReadonlyMap<string, string> };
+
+/**
+ * Written only if the budgets still stand where they were judged from: `moved` — a total changed
+ * (another proposal spent, or a call released its share), so nothing was written, and `seen` holds
+ * the totals as the statement read them under the locks, to judge the proposals again from.
+ */
+export type BudgetedStatement = { moved: false; written: ProposalWritten[] } | { moved: true; seen: Map<string, string> };
+
+/**
+ * Writes budgeted proposals (budgeted-proposals.ts) in one statement that holds their budgets:
+ * first the budgets' locks and their totals (budget_totals, which reads them after the locks are
+ * granted), then the grants the rows take (id order), then everything writeProposals checks and
+ * writes — only if every total is the one the rows were judged from. The locks are held until the
+ * statement commits, so no other proposal of these budgets is judged and written in between.
+ */
+export async function writeBudgetedProposals(q: Queryable, rows: ProposalRow[], hold: BudgetHold): Promise<BudgetedStatement> {
+  const written = await query<WrittenRow & { budgetHeld: boolean; budgetSeen: Record<string, string> | null }>(q, proposalStatement(rows, hold));
+  const held = written[0];
+  if (held && !held.budgetHeld) return { moved: true, seen: new Map(Object.entries(held.budgetSeen ?? {})) };
+  const byId = new Map(written.map((row) => [row.id, row]));
+  return { moved: false, written: rows.map((row) => writtenOf(row, byId.get(row.actionId))) };
+}
+
+/**
+ * The proposal statement; with `hold`, its budgets' CTEs come first and every lock the statement
+ * takes after them waits on them (the order of docs/DESIGN.md, "Budgets", "Lock order").
+ */
+function proposalStatement(rows: ProposalRow[], hold: BudgetHold | null): Prisma.Sql {
+  const { budget, afterBudget, budgetColumns } = hold === null ? { budget: Prisma.empty, afterBudget: Prisma.empty, budgetColumns: Prisma.empty } : budgetHoldSql(hold);
+  return Prisma.sql`
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...row, ord })))}::jsonb) AS x(
         ord int, "actionId" uuid, "revisionId" uuid, "snapshotId" uuid, "tenantId" uuid, domains text[], "policyVersion" int,
@@ -139,10 +176,11 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         "riskTags" jsonb, preview jsonb, "scanFindings" jsonb, "createdByUserId" uuid, snapshot jsonb, "snapshotHash" text,
         "grantsVersion" int, "grant" jsonb)
     ),
+    ${budget}
     -- The tasks proposed for, share-locked in id order (the order a decision or the sweeper wakes
     -- them in), held by the worker that proposes.
     held_tasks AS MATERIALIZED (
-      SELECT t.id, t."tenantId", t."leaseOwner" FROM "Task" t WHERE t.id IN (SELECT "taskId" FROM input) ORDER BY t.id FOR SHARE OF t
+      SELECT t.id, t."tenantId", t."leaseOwner" FROM "Task" t WHERE t.id IN (SELECT "taskId" FROM input) ${afterBudget} ORDER BY t.id FOR SHARE OF t
     ),
     checked AS (
       SELECT i.*,
@@ -155,7 +193,7 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
         )) AS task_held
       FROM input i
     ),
-    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current AND task_held),
+    current AS (SELECT * FROM checked WHERE key_live AND NOT paused AND assessed_current AND requester_current AND task_held ${afterBudget}),
     ${grantTakenSql()},
     a AS (
       INSERT INTO "Action" (id, "tenantId", "taskId", "requesterUserId", "requesterApiKeyId", "requesterLabel", kind, tool,
@@ -190,10 +228,36 @@ export async function writeProposals(q: Queryable, rows: ProposalRow[]): Promise
       WHERE c.snapshot IS NOT NULL
     )
     SELECT c."actionId" AS id, a.id IS NOT NULL AS written, a."expiresAt", c.key_live AS "keyLive", c.paused,
-      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld", ${grantColumnsSql()}
-    FROM checked c LEFT JOIN a ON a.id = c."actionId" LEFT JOIN taken ON taken."actionId" = c."actionId"`);
-  const byId = new Map(written.map((row) => [row.id, row]));
-  return rows.map((row) => writtenOf(row, byId.get(row.actionId)));
+      c.assessed_current AS "assessedCurrent", c.requester_current AS "requesterCurrent", c.task_held AS "taskHeld", ${grantColumnsSql()}${budgetColumns}
+    FROM checked c LEFT JOIN a ON a.id = c."actionId" LEFT JOIN taken ON taken."actionId" = c."actionId"`;
+}
+
+/**
+ * A statement's budget hold: `budget` — the budgets' locks and totals (budget_totals), whether every
+ * total is the one the rows were judged from, and the rows' grants locked after them (id order);
+ * `afterBudget` — the condition that makes a later CTE wait on them (so its locks come after);
+ * `budgetColumns` — whether the budgets held, and if not, the totals seen.
+ */
+function budgetHoldSql(hold: BudgetHold): { budget: Prisma.Sql; afterBudget: Prisma.Sql; budgetColumns: Prisma.Sql } {
+  return {
+    budget: Prisma.sql`
+    budget AS MATERIALIZED (SELECT b.id, b.total FROM ${budgetTotalsSql(hold.read)} b),
+    budget_held AS MATERIALIZED (
+      SELECT NOT EXISTS (
+        SELECT 1 FROM budget b FULL JOIN jsonb_each_text(${JSON.stringify(Object.fromEntries(hold.judgedFrom))}::jsonb) e ON e.key = b.id
+        WHERE b.total IS DISTINCT FROM e.value::numeric
+      ) AS held
+    ),
+    held_grants AS MATERIALIZED (
+      SELECT g.id FROM "Grant" g
+      WHERE g.id IN (SELECT ("grant"->>'id')::uuid FROM input) AND (SELECT held FROM budget_held)
+      ORDER BY g.id FOR UPDATE OF g
+    ),`,
+    afterBudget: Prisma.sql`AND (SELECT held FROM budget_held) AND (SELECT count(*) FROM held_grants) >= 0`,
+    budgetColumns: Prisma.sql`,
+      (SELECT held FROM budget_held) AS "budgetHeld",
+      CASE WHEN NOT (SELECT held FROM budget_held) THEN (SELECT jsonb_object_agg(b.id, b.total::text) FROM budget b) END AS "budgetSeen"`,
+  };
 }
 
 type WrittenRow = {
