@@ -14,8 +14,8 @@ export default defineConfig({
     // The tests' upstream MCP servers and webhook receivers listen on loopback, which the console
     // refuses unless the operator allows it (upstream-destination.ts, destination-guard.ts).
     // One compute thread per test file (compute-pool.test.ts tests several): each thread loads every
-    // task module (policy, pre-scan parser, validators) as it starts, a few CPU-seconds per file
-    // that a 2-core CI spends over again for every one of ~100 files that proposes an action.
+    // task module (policy, pre-scan parser, validators) as it starts: a second thread
+    // costs each file about 2 CPU-seconds more (six approval files on a quiet machine), ~100 files.
     env: { MCP_PRIVATE_HOSTS: "127.0.0.1", WEBHOOK_PRIVATE_HOSTS: "127.0.0.1", COUNTERSIGN_COMPUTE_THREADS: "1" },
   },
 });
